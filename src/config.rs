@@ -1,0 +1,180 @@
+//! Where the engine keeps its things and how it is tuned.
+//!
+//! The data directory holds the config file, logs, the project database and
+//! installed model assets. It is chosen by, in order: an explicit path (the
+//! CLI's `--data-dir`), the `REVOICE_DATA_DIR` environment variable, and the
+//! platform's data directory. The config file (`config.toml` inside it) is
+//! written with defaults on first use; unknown keys are an error that names
+//! the file, so a typo never silently falls back to a default.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// Environment variable that overrides the data directory.
+pub const DATA_DIR_ENV: &str = "REVOICE_DATA_DIR";
+/// Name of the config file inside the data directory.
+pub const CONFIG_FILE_NAME: &str = "config.toml";
+
+/// Settings a user may change in `config.toml`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct Settings {
+    pub log: LogSettings,
+    pub audio: AudioSettings,
+}
+
+/// Logging settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LogSettings {
+    /// A `tracing` filter such as `info` or `revoice=debug,info`.
+    /// `RUST_LOG`, when set, takes precedence.
+    pub filter: String,
+}
+
+impl Default for LogSettings {
+    fn default() -> Self {
+        LogSettings {
+            filter: "info".to_string(),
+        }
+    }
+}
+
+/// Audio output settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct AudioSettings {
+    /// Output device id as `host:device` (for example `alsa:null`);
+    /// empty means the system's default output device.
+    pub output_device: String,
+}
+
+/// Everything `Engine::open` needs: where the data lives and the settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineConfig {
+    pub data_dir: PathBuf,
+    pub settings: Settings,
+}
+
+impl EngineConfig {
+    /// Resolves the data directory, creates it if needed and loads (or
+    /// writes the default) `config.toml` from it.
+    pub fn load(data_dir_override: Option<PathBuf>) -> Result<EngineConfig> {
+        let data_dir = resolve_data_dir(data_dir_override)?;
+        Self::load_from(data_dir)
+    }
+
+    /// Loads the config from a known data directory, creating both if missing.
+    pub fn load_from(data_dir: PathBuf) -> Result<EngineConfig> {
+        std::fs::create_dir_all(&data_dir)
+            .map_err(|e| Error::io("create the data directory", &data_dir, e))?;
+        let path = data_dir.join(CONFIG_FILE_NAME);
+        let settings = match std::fs::read_to_string(&path) {
+            Ok(text) => parse_settings(&path, &text)?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let settings = Settings::default();
+                write_default_config(&path, &settings)?;
+                settings
+            }
+            Err(e) => return Err(Error::io("read", &path, e)),
+        };
+        Ok(EngineConfig { data_dir, settings })
+    }
+
+    /// The config file's path.
+    pub fn config_file(&self) -> PathBuf {
+        self.data_dir.join(CONFIG_FILE_NAME)
+    }
+}
+
+/// Picks the data directory: explicit override, then `REVOICE_DATA_DIR`,
+/// then the platform's data directory.
+pub fn resolve_data_dir(data_dir_override: Option<PathBuf>) -> Result<PathBuf> {
+    if let Some(dir) = data_dir_override {
+        return Ok(dir);
+    }
+    if let Some(dir) = std::env::var_os(DATA_DIR_ENV).filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    dirs::data_dir()
+        .map(|d| d.join("revoice-studio"))
+        .ok_or_else(|| Error::InvalidInput {
+            input: "data directory".into(),
+            reason: format!(
+                "this system reports no data directory; set {DATA_DIR_ENV} or pass --data-dir"
+            ),
+        })
+}
+
+fn parse_settings(path: &Path, text: &str) -> Result<Settings> {
+    toml::from_str(text).map_err(|e| Error::Config {
+        path: path.to_path_buf(),
+        reason: e.to_string().trim_end().to_string(),
+    })
+}
+
+fn write_default_config(path: &Path, settings: &Settings) -> Result<()> {
+    let body = toml::to_string_pretty(settings).expect("default settings serialise");
+    let text = format!(
+        "# Revoice Studio settings. Delete this file to get the defaults back.\n\n{body}"
+    );
+    crate::fsutil::write_atomically(path, text.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fresh_data_dir_gets_a_default_config_file_that_loads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let data_dir = dir.path().join("studio");
+        let first = EngineConfig::load_from(data_dir.clone()).unwrap();
+        assert_eq!(first.settings, Settings::default());
+        assert!(first.config_file().exists());
+        let again = EngineConfig::load_from(data_dir).unwrap();
+        assert_eq!(again, first);
+    }
+
+    #[test]
+    fn edited_settings_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(CONFIG_FILE_NAME),
+            "[audio]\noutput_device = \"alsa:null\"\n",
+        )
+        .unwrap();
+        let cfg = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
+        assert_eq!(cfg.settings.audio.output_device, "alsa:null");
+        assert_eq!(cfg.settings.log, LogSettings::default());
+    }
+
+    #[test]
+    fn an_unknown_key_is_an_error_naming_the_file_and_the_key() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(CONFIG_FILE_NAME), "[audio]\noutput_devcie = \"x\"\n")
+            .unwrap();
+        let err = EngineConfig::load_from(dir.path().to_path_buf()).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains(CONFIG_FILE_NAME), "{text}");
+        assert!(text.contains("output_devcie"), "{text}");
+    }
+
+    #[test]
+    fn broken_toml_is_an_error_and_the_file_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(CONFIG_FILE_NAME);
+        std::fs::write(&path, "[audio\n").unwrap();
+        assert!(EngineConfig::load_from(dir.path().to_path_buf()).is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "[audio\n");
+    }
+
+    #[test]
+    fn an_explicit_data_dir_wins() {
+        let chosen = resolve_data_dir(Some(PathBuf::from("/tmp/explicit"))).unwrap();
+        assert_eq!(chosen, PathBuf::from("/tmp/explicit"));
+    }
+}
