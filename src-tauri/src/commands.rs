@@ -1,0 +1,29 @@
+//! Commands the editor UI invokes. Each one hands the work to the engine and
+//! returns its answer, or an error message a person can act on.
+
+use revoice::Diagnosis;
+use tauri::State;
+use tauri_plugin_opener::OpenerExt;
+
+use crate::studio::Studio;
+
+/// The engine's health report: version, data folder, database, models, audio.
+#[tauri::command]
+pub async fn diagnose(studio: State<'_, Studio>) -> Result<Diagnosis, String> {
+    let engine = studio.engine()?;
+    Ok(engine.diagnose().await)
+}
+
+/// Shows the data folder in the system's file manager.
+#[tauri::command]
+pub fn open_data_dir(app: tauri::AppHandle, studio: State<'_, Studio>) -> Result<(), String> {
+    let engine = studio.engine()?;
+    reveal(&app, engine.data_dir())
+}
+
+/// Opens a folder in the file manager, with an error that names it.
+pub fn reveal(app: &tauri::AppHandle, dir: &std::path::Path) -> Result<(), String> {
+    app.opener()
+        .open_path(dir.to_string_lossy(), None::<&str>)
+        .map_err(|e| format!("Could not open {} in the file manager: {e}", dir.display()))
+}

@@ -1,0 +1,112 @@
+// A small W3C WebDriver client over fetch, enough to drive the studio's
+// window through tauri-driver: sessions, elements, clicks, text, screenshots.
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+
+const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
+
+/** A free TCP port on loopback. */
+export async function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls `probe` until it returns a truthy value or `timeoutMs` passes. */
+export async function waitFor(what, probe, timeoutMs = 20000, intervalMs = 100) {
+  const deadline = Date.now() + timeoutMs;
+  let lastError;
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe();
+      if (value) return value;
+    } catch (e) {
+      lastError = e;
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+  throw new Error(`timed out waiting for ${what}${lastError ? `: ${lastError.message}` : ""}`);
+}
+
+/** Starts tauri-driver (with WebKitWebDriver underneath) on a free port. */
+export async function startTauriDriver({ driver = "tauri-driver", nativeDriver = "/usr/bin/WebKitWebDriver" } = {}) {
+  const port = await freePort();
+  const nativePort = await freePort();
+  const child = spawn(
+    driver,
+    ["--port", String(port), "--native-port", String(nativePort), "--native-driver", nativeDriver],
+    { stdio: ["ignore", "inherit", "inherit"] },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor("tauri-driver to listen", async () => (await fetch(`${url}/status`)).ok, 30000, 200);
+  return { url, stop: () => child.kill("SIGTERM") };
+}
+
+async function call(url, method, path, body) {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await res.json().catch(() => ({}));
+  if (!res.ok) {
+    const v = json.value ?? {};
+    throw new Error(`${method} ${path}: ${res.status} ${v.error ?? ""} ${v.message ?? ""}`.trim());
+  }
+  return json.value;
+}
+
+/** Opens the app at `application` with `args` and returns a session. */
+export async function openApp(driverUrl, application, args = []) {
+  const value = await call(driverUrl, "POST", "/session", {
+    capabilities: { alwaysMatch: { "tauri:options": { application, args } } },
+  });
+  return new Session(driverUrl, value.sessionId);
+}
+
+export class Session {
+  constructor(url, id) {
+    this.url = url;
+    this.id = id;
+  }
+
+  cmd(method, path, body) {
+    return call(this.url, method, `/session/${this.id}${path}`, body);
+  }
+
+  async find(css) {
+    const value = await this.cmd("POST", "/element", { using: "css selector", value: css });
+    return value[ELEMENT];
+  }
+
+  /** Text of the first element matching `css`. */
+  async text(css) {
+    return this.cmd("GET", `/element/${await this.find(css)}/text`);
+  }
+
+  /** Waits until the element matching `css` exists and its text passes `accept`. */
+  async waitForText(css, accept, timeoutMs = 20000) {
+    return waitFor(`${css} to show the expected text`, async () => {
+      const text = await this.text(css);
+      return accept(text) ? text : null;
+    }, timeoutMs);
+  }
+
+  async click(css) {
+    await this.cmd("POST", `/element/${await this.find(css)}/click`, {});
+  }
+
+  /** A PNG of the window, as bytes. */
+  async screenshot() {
+    return Buffer.from(await this.cmd("GET", "/screenshot"), "base64");
+  }
+
+  async close() {
+    await this.cmd("DELETE", "").catch(() => {});
+  }
+}
