@@ -1,0 +1,81 @@
+# Shared set-up for scripts/studio, scripts/test and scripts/screenshot.
+# Source it; every function is safe to run again (it skips what is there).
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export PATH="$HOME/.cargo/bin:$PATH"
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# Debian/Ubuntu packages the app builds and runs with.
+APP_PACKAGES=(libwebkit2gtk-4.1-dev build-essential curl wget file libxdo-dev libssl-dev
+  libayatana-appindicator3-dev librsvg2-dev pkg-config libasound2-dev)
+# Extra packages the tests need: a virtual display, screenshots, the WebDriver for WebKitGTK.
+TEST_PACKAGES=(xvfb xauth imagemagick webkit2gtk-driver fonts-dejavu-core)
+
+# Installs the Debian packages that are missing, as root or through sudo.
+ensure_apt_packages() {
+  local missing=()
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || die "missing packages ${missing[*]}: run as root or install sudo"
+    sudo="sudo"
+  fi
+  say "installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# Rust (through rustup) and Node.js with npm.
+ensure_toolchains() {
+  if ! command -v cargo >/dev/null; then
+    die "cargo is missing: install Rust from rustup (https://rustup.rs) and run this again"
+  fi
+  if ! command -v npm >/dev/null; then
+    ensure_apt_packages nodejs npm
+  fi
+}
+
+# The UI's npm packages, exactly as locked.
+ensure_npm_packages() {
+  if [ ! -d "$ROOT/node_modules" ] || [ "$ROOT/package-lock.json" -nt "$ROOT/node_modules/.package-lock.json" ]; then
+    say "installing npm packages"
+    (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+}
+
+# tauri-driver, the WebDriver bridge the end-to-end test drives the app with.
+TAURI_DRIVER_VERSION=2.1.0
+ensure_tauri_driver() {
+  if ! tauri-driver --version 2>/dev/null | grep -q "$TAURI_DRIVER_VERSION"; then
+    say "installing tauri-driver $TAURI_DRIVER_VERSION"
+    cargo install tauri-driver --version "$TAURI_DRIVER_VERSION" --locked --quiet
+  fi
+}
+
+# Builds ui/dist, which the app embeds (it must exist before cargo builds the app).
+build_ui() {
+  say "building the UI"
+  (cd "$ROOT" && npm run --silent build >/dev/null)
+}
+
+# Points ALSA at a null output device so audio code runs without a sound card.
+use_null_audio() {
+  local conf="$ROOT/target/alsa-null.conf"
+  mkdir -p "$ROOT/target"
+  printf '</usr/share/alsa/alsa.conf>\npcm.!default { type null }\n' >"$conf"
+  export ALSA_CONFIG_PATH="$conf"
+}
+
+# Runs "$@" with a virtual display when there is no display.
+with_display() {
+  if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then
+    "$@"
+  else
+    xvfb-run -a -s "-screen 0 1440x900x24" "$@"
+  fi
+}
