@@ -11,6 +11,8 @@ pub mod fsutil;
 pub mod logging;
 pub mod model;
 pub mod store;
+pub mod synth;
+pub mod text;
 
 use std::path::{Path, PathBuf};
 

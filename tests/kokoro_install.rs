@@ -2,29 +2,15 @@
 //! into `target/test-data` (or `$REVOICE_TEST_DATA_DIR`). These tests never
 //! skip: without the install they fail and say how to make it.
 
-use std::path::PathBuf;
+mod common;
 
+use common::test_data_dir;
 use revoice::model::assets::{self, AssetState};
 use revoice::model::install::{downloads_dir, install_kokoro, InstallOutcome, NoProgress, Source};
 use revoice::model::kokoro::convert::{VOCAB_FILE, VOICES_FILE, WEIGHTS_FILE};
 use revoice::model::kokoro::release::{stock_voices, KokoroRelease, STYLE_DIM, VOICE_ROWS};
 use revoice::model::kokoro::weights::expected_weights;
 use safetensors::SafeTensors;
-
-fn test_data_dir() -> PathBuf {
-    let dir = std::env::var_os("REVOICE_TEST_DATA_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/test-data"));
-    let state = assets::KOKORO.status(&dir).state;
-    assert!(
-        matches!(state, AssetState::Installed { .. }),
-        "Kokoro is not installed in {} ({state:?}): run scripts/test, or \
-         `cargo run --bin revoice -- --data-dir {} models install`",
-        dir.display(),
-        dir.display()
-    );
-    dir
-}
 
 #[test]
 fn the_installed_weights_are_every_kokoro_tensor_with_its_shape() {

@@ -2,6 +2,9 @@
 //! which one playback will use. Decoding, resampling, WAV and playback join
 //! here as modules of their own.
 
+pub mod compare;
 pub mod devices;
+pub mod playback;
+pub mod wav;
 
 pub use devices::{list_output_devices, OutputDevice, OutputDevices};

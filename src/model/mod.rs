@@ -7,5 +7,6 @@ pub mod assets;
 pub mod install;
 pub mod kokoro;
 pub mod onnx;
+pub mod speech;
 
 pub use assets::{AssetState, ModelAsset, ModelAssetStatus};

@@ -32,6 +32,29 @@ enum Command {
         #[arg(long)]
         strict: bool,
     },
+    /// Speak text with a voice: write a WAV file and/or play it.
+    Say {
+        /// The text to speak (or --stdin).
+        text: Option<String>,
+        /// Read the text from standard input.
+        #[arg(long, conflicts_with = "text")]
+        stdin: bool,
+        /// A stock voice (see `revoice voices list`) or a blend like `af_heart:0.7,af_bella:0.3`.
+        #[arg(long, default_value = "af_heart")]
+        voice: String,
+        /// Speaking rate, 0.25 to 4.0.
+        #[arg(long, default_value_t = 1.0)]
+        speed: f32,
+        /// Seed for the vocoder's noise (same seed, same audio); without it the render has no noise.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Write a 16-bit WAV file here.
+        #[arg(short = 'o', long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Play through the configured audio output.
+        #[arg(long)]
+        play: bool,
+    },
     /// The stock voices.
     Voices {
         #[command(subcommand)]
@@ -107,6 +130,30 @@ async fn run(cli: Cli) -> revoice::Result<ExitCode> {
             }
         }
         Command::Models { command } => run_models(&engine, command).await?,
+        Command::Say { text, stdin, voice, speed, seed, output, play } => {
+            let text = match (text, stdin) {
+                (Some(t), _) => t,
+                (None, true) => {
+                    let mut t = String::new();
+                    std::io::Read::read_to_string(&mut std::io::stdin(), &mut t)
+                        .map_err(|e| revoice::Error::io("read", "standard input", e))?;
+                    t
+                }
+                (None, false) => {
+                    return Err(revoice::Error::InvalidInput { input: "text".into(), reason: "missing: give it as an argument or use --stdin".into() })
+                }
+            };
+            if output.is_none() && !play {
+                return Err(revoice::Error::InvalidInput { input: "say".into(), reason: "nowhere to put the audio: pass -o FILE and/or --play".into() });
+            }
+            let data_dir = engine.data_dir().to_path_buf();
+            let device = engine.config().settings.audio.output_device.clone();
+            let request = revoice::synth::SayRequest { text, voice, speed, seed };
+            tokio::task::spawn_blocking(move || say(&data_dir, &request, output.as_deref(), play.then_some(device.as_str())))
+                .await
+                .expect("synthesis thread")?;
+            ExitCode::SUCCESS
+        }
         Command::Voices { command: VoicesCommand::List { language, json } } => {
             list_voices(language.as_deref(), json);
             ExitCode::SUCCESS
@@ -162,6 +209,38 @@ async fn run_models(engine: &revoice::Engine, command: ModelsCommand) -> revoice
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn say(data_dir: &std::path::Path, request: &revoice::synth::SayRequest, output: Option<&std::path::Path>, play: Option<&str>) -> revoice::Result<()> {
+    let started = std::time::Instant::now();
+    let synth = revoice::synth::Synthesizer::load(data_dir)?;
+    let rate = synth.sample_rate();
+    eprintln!("model loaded in {:.2} s", started.elapsed().as_secs_f64());
+    let mut all = Vec::new();
+    let render_start = std::time::Instant::now();
+    let mut first_audio = None;
+    synth.say(request, |chunk| {
+        let seconds = chunk.samples.len() as f64 / rate as f64;
+        first_audio.get_or_insert(render_start.elapsed());
+        eprintln!("  {:.2} s of audio: {}", seconds, chunk.phonemes);
+        all.extend_from_slice(&chunk.samples);
+        Ok(())
+    })?;
+    let render = render_start.elapsed().as_secs_f64();
+    let audio_seconds = all.len() as f64 / rate as f64;
+    eprintln!(
+        "{audio_seconds:.2} s of audio in {render:.2} s (real-time factor {:.2}, first sentence after {:.2} s)",
+        render / audio_seconds.max(1e-9),
+        first_audio.map(|d| d.as_secs_f64()).unwrap_or(0.0)
+    );
+    if let Some(path) = output {
+        revoice::audio::wav::write_pcm16(path, &all, rate)?;
+        eprintln!("wrote {}", path.display());
+    }
+    if let Some(device) = play {
+        revoice::audio::playback::play_blocking(&all, rate, device)?;
+    }
+    Ok(())
 }
 
 fn list_voices(language: Option<&str>, json: bool) {

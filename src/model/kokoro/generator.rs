@@ -1,0 +1,121 @@
+//! The iSTFTNet generator: decoder features plus the harmonic source become
+//! a magnitude/phase spectrogram at n_fft 20, hop 5, and the inverse STFT
+//! makes 24 kHz audio. Two transposed-conv upsampling stages (×10, ×6),
+//! each fed the source's spectrum through a noise conv and residual block.
+
+use candle_core::{Module, Result, Tensor};
+use candle_nn::VarBuilder;
+
+use super::config::Config;
+use super::layers::{leaky_relu, Conv1d, ConvTranspose1d};
+use super::residual::AdaInResBlock1;
+use super::source::{HarmonicSource, SourceNoise};
+use super::stft::Stft;
+
+#[derive(Debug, Clone)]
+struct UpsampleStage {
+    up: ConvTranspose1d,
+    noise_conv: Conv1d,
+    noise_res: AdaInResBlock1,
+    resblocks: Vec<AdaInResBlock1>,
+}
+
+pub struct Generator {
+    source: HarmonicSource,
+    stages: Vec<UpsampleStage>,
+    conv_post: Conv1d,
+    stft: Stft,
+    span: tracing::Span,
+}
+
+/// What the generator made, with the pieces tests compare.
+pub struct GeneratorOutput {
+    pub audio: Vec<f32>,
+    /// `conv_post`'s output `[1, n_fft + 2, frames]`, before `exp`/`sin`.
+    pub post: Tensor,
+    /// The harmonic source, one value per sample.
+    pub source: Vec<f32>,
+}
+
+impl Generator {
+    /// Loads from the `decoder.generator` prefix.
+    pub fn new(cfg: &Config, vb: VarBuilder) -> Result<Self> {
+        let ist = &cfg.istft;
+        let mut stages = Vec::new();
+        let n_stages = ist.upsample_rates.len();
+        for (i, (&u, &k)) in ist.upsample_rates.iter().zip(&ist.upsample_kernel_sizes).enumerate() {
+            let noise_conv = if i + 1 < n_stages {
+                let stride: usize = ist.upsample_rates[i + 1..].iter().product();
+                Conv1d::new(vb.pp(format!("noise_convs.{i}")), true, (stride + 1) / 2, stride, 1, 1)?
+            } else {
+                Conv1d::new(vb.pp(format!("noise_convs.{i}")), true, 0, 1, 1, 1)?
+            };
+            let resblocks = (0..ist.resblock_kernel_sizes.len())
+                .map(|j| AdaInResBlock1::new(vb.pp(format!("resblocks.{}", i * ist.resblock_kernel_sizes.len() + j)), &ist.resblock_dilations))
+                .collect::<Result<Vec<_>>>()?;
+            stages.push(UpsampleStage {
+                up: ConvTranspose1d::new(vb.pp(format!("ups.{i}")), (k - u) / 2, 0, u, 1)?,
+                noise_conv,
+                noise_res: AdaInResBlock1::new(vb.pp(format!("noise_res.{i}")), &ist.resblock_dilations)?,
+                resblocks,
+            });
+        }
+        Ok(Generator {
+            source: HarmonicSource::new(vb.pp("m_source"), cfg.sample_rate, cfg.samples_per_f0_frame())?,
+            stages,
+            conv_post: Conv1d::same(vb.pp("conv_post"), true, 1)?,
+            stft: Stft::new(ist.n_fft, ist.hop),
+            span: tracing::span!(tracing::Level::TRACE, "generator"),
+        })
+    }
+
+    /// The source's spectrum `[1, 2·bins, frames]` (magnitudes, then phases)
+    /// for an F0 curve, and the source itself.
+    pub fn source_spectrum(&self, f0: &[f32], noise: SourceNoise, dev: &candle_core::Device) -> Result<(Tensor, Vec<f32>)> {
+        let source = self.source.generate(f0, noise);
+        Ok((self.spectrum_of(&source, dev)?, source))
+    }
+
+    /// The `[1, 2·bins, frames]` spectrum (magnitudes, then phases) of a source signal.
+    pub fn spectrum_of(&self, source: &[f32], dev: &candle_core::Device) -> Result<Tensor> {
+        let (mag, phase, frames) = self.stft.forward(source);
+        let bins = self.stft.bins();
+        Tensor::cat(&[Tensor::from_vec(mag, (1, bins, frames), dev)?, Tensor::from_vec(phase, (1, bins, frames), dev)?], 1)
+    }
+
+    /// `x` `[1, C, 2F]`, `style` `[1, style_dim]`, `f0` one value per F0 frame.
+    pub fn forward(&self, x: &Tensor, style: &Tensor, f0: &[f32], noise: SourceNoise) -> Result<GeneratorOutput> {
+        let _enter = self.span.enter();
+        let (har, source) = self.source_spectrum(f0, noise, x.device())?;
+        let (post, audio) = self.from_spectrum(x, style, &har)?;
+        Ok(GeneratorOutput { audio, post, source })
+    }
+
+    /// The filter half: features and the source's spectrum → (`conv_post` output, audio).
+    pub fn from_spectrum(&self, x: &Tensor, style: &Tensor, har: &Tensor) -> Result<(Tensor, Vec<f32>)> {
+        let bins = self.stft.bins();
+        let mut x = x.clone();
+        let last = self.stages.len() - 1;
+        for (i, stage) in self.stages.iter().enumerate() {
+            x = leaky_relu(&x, 0.1)?;
+            let from_source = stage.noise_res.forward(&stage.noise_conv.forward(har)?, style)?;
+            x = stage.up.forward(&x)?;
+            if i == last {
+                // Reflection pad one step on the left.
+                x = Tensor::cat(&[&x.narrow(2, 1, 1)?, &x], 2)?;
+            }
+            x = (x + from_source)?;
+            let mut sum = stage.resblocks[0].forward(&x, style)?;
+            for block in &stage.resblocks[1..] {
+                sum = (sum + block.forward(&x, style)?)?;
+            }
+            x = (sum / stage.resblocks.len() as f64)?;
+        }
+        let post = self.conv_post.forward(&leaky_relu(&x, 0.01)?)?;
+        let frames = post.dim(2)?;
+        let magnitude = post.narrow(1, 0, bins)?.exp()?.flatten_all()?.to_vec1::<f32>()?;
+        let phase = post.narrow(1, bins, bins)?.sin()?.flatten_all()?.to_vec1::<f32>()?;
+        let audio = self.stft.inverse(&magnitude, &phase, frames);
+        Ok((post, audio))
+    }
+}

@@ -1,0 +1,116 @@
+//! Text to speech for the engine's faces: text → sentences → phonemes →
+//! model rows → audio, sentence by sentence so the first audio is ready
+//! after the first sentence. Owns the loaded model, voices and G2P.
+
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::model::assets;
+use crate::model::kokoro::convert::{VOCAB_FILE, VOICES_FILE, WEIGHTS_FILE};
+use crate::model::kokoro::release::stock_voices;
+use crate::model::kokoro::voices::{StockVoices, VoicePack};
+use crate::model::kokoro::KokoroModel;
+use crate::model::speech::{SpeechModel, SpeechRow};
+use crate::text::{Accent, EnglishPhonemizer, Tokenizer};
+
+/// What to say and how.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SayRequest {
+    pub text: String,
+    /// A stock voice (`af_heart`) or a blend (`af_heart:0.7,af_bella:0.3`).
+    pub voice: String,
+    pub speed: f32,
+    /// Seed for the vocoder's noise; `None` renders without noise.
+    pub seed: Option<u64>,
+}
+
+/// One synthesised sentence (or part of one).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpokenChunk {
+    pub text: String,
+    pub phonemes: String,
+    pub samples: Vec<f32>,
+    pub token_seconds: Vec<f32>,
+}
+
+/// Loaded model, voices and text front end.
+pub struct Synthesizer {
+    model: KokoroModel,
+    voices: StockVoices,
+    tokenizer: Tokenizer,
+    us: EnglishPhonemizer,
+    gb: EnglishPhonemizer,
+}
+
+impl Synthesizer {
+    /// Loads Kokoro from a data directory's installed model.
+    pub fn load(data_dir: &Path) -> Result<Synthesizer> {
+        let status = assets::KOKORO.status(data_dir);
+        if !matches!(status.state, assets::AssetState::Installed { .. }) {
+            return Err(Error::InvalidInput {
+                input: status.dir.display().to_string(),
+                reason: "Kokoro is not installed (or the install is damaged): run `revoice models install`".into(),
+            });
+        }
+        let dir = status.dir;
+        let model = KokoroModel::load(&dir.join(WEIGHTS_FILE))?;
+        let voices = StockVoices::load(&dir.join(VOICES_FILE))?;
+        let vocab = crate::model::install::vocab::read(&dir.join(VOCAB_FILE))?;
+        let tokenizer = Tokenizer::new(vocab, model.max_phonemes());
+        Ok(Synthesizer { model, voices, tokenizer, us: EnglishPhonemizer::new(Accent::Us), gb: EnglishPhonemizer::new(Accent::Gb) })
+    }
+
+    /// Output sample rate.
+    pub fn sample_rate(&self) -> u32 {
+        self.model.sample_rate()
+    }
+
+    /// Resolves a voice name or blend to its pack and its language.
+    pub fn resolve_voice(&self, voice: &str) -> Result<(VoicePack, &'static str)> {
+        let voice = if voice.trim().is_empty() || voice == "default" { "af_heart" } else { voice.trim() };
+        let parts: Vec<(&str, f32)> = voice
+            .split(',')
+            .map(|part| match part.split_once(':') {
+                Some((name, w)) => w
+                    .trim()
+                    .parse::<f32>()
+                    .map(|w| (name.trim(), w))
+                    .map_err(|_| Error::InvalidInput { input: format!("voice {voice:?}"), reason: format!("weight {w:?} is not a number") }),
+                None => Ok((part.trim(), 1.0)),
+            })
+            .collect::<Result<_>>()?;
+        let pack = if parts.len() == 1 { self.voices.get(parts[0].0)?.clone() } else { self.voices.blend(&parts)? };
+        let language = stock_voices().into_iter().find(|v| v.name == parts[0].0).map(|v| v.language).unwrap_or("en-US");
+        Ok((pack, language))
+    }
+
+    /// Says `request.text`, handing each sentence's audio to `on_chunk` as
+    /// soon as it is ready. Returns the number of chunks.
+    pub fn say(&self, request: &SayRequest, mut on_chunk: impl FnMut(SpokenChunk) -> Result<()>) -> Result<usize> {
+        let (pack, language) = self.resolve_voice(&request.voice)?;
+        let phonemizer = match language {
+            "en-US" => &self.us,
+            "en-GB" => &self.gb,
+            other => {
+                return Err(Error::InvalidInput {
+                    input: format!("voice {:?}", request.voice),
+                    reason: format!("speaks {other}; this build reads English text only (US and GB voices)"),
+                })
+            }
+        };
+        let chunks = self.tokenizer.chunks(&request.text, |s| phonemizer.phonemize(s))?;
+        let count = chunks.len();
+        for chunk in chunks {
+            let row = SpeechRow {
+                style: pack.style_for(chunk.tokens.len() - 2).to_vec(),
+                tokens: chunk.tokens,
+                speed: request.speed,
+                seed: request.seed,
+                target_seconds: None,
+            };
+            let audio = self.model.generate(std::slice::from_ref(&row)).pop().expect("one row in, one out")?;
+            on_chunk(SpokenChunk { text: chunk.text, phonemes: chunk.phonemes, samples: audio.samples, token_seconds: audio.token_seconds })?;
+        }
+        Ok(count)
+    }
+}

@@ -1,0 +1,145 @@
+//! English G2P: misaki-rs (lexicons and POS tagger compiled in) with an
+//! out-of-lexicon fallback that runs the `espeak-ng` program and rewrites
+//! its IPA into Kokoro's English phoneme set.
+
+use std::process::Command;
+
+use misaki_rs::fallback::{Fallback, FallbackError};
+use misaki_rs::{Language, G2P};
+
+use crate::error::{Error, Result};
+
+/// Which English.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Accent {
+    Us,
+    Gb,
+}
+
+/// Text → phoneme string for one accent.
+pub struct EnglishPhonemizer {
+    g2p: G2P,
+}
+
+impl EnglishPhonemizer {
+    /// With the espeak-ng fallback when the program is installed.
+    pub fn new(accent: Accent) -> EnglishPhonemizer {
+        let language = match accent {
+            Accent::Us => Language::EnglishUS,
+            Accent::Gb => Language::EnglishGB,
+        };
+        let fallback: Option<Box<dyn Fallback>> = which::which("espeak-ng")
+            .ok()
+            .map(|program| Box::new(EspeakProgram { program, accent }) as Box<dyn Fallback>);
+        EnglishPhonemizer { g2p: G2P::with_fallback(language, fallback) }
+    }
+
+    /// Phonemes for `text`; words nothing could read are dropped, and an
+    /// error says so when nothing at all is left.
+    pub fn phonemize(&self, text: &str) -> Result<String> {
+        let (phonemes, _) = self.g2p.g2p(text).map_err(|e| Error::InvalidInput {
+            input: format!("text {:?}", shorten(text)),
+            reason: format!("cannot be read as English: {e}"),
+        })?;
+        Ok(phonemes.replace('❓', "").trim().to_string())
+    }
+}
+
+fn shorten(text: &str) -> String {
+    let mut s: String = text.chars().take(40).collect();
+    if text.chars().count() > 40 {
+        s.push('…');
+    }
+    s
+}
+
+/// Runs `espeak-ng -q --ipa` for one word.
+struct EspeakProgram {
+    program: std::path::PathBuf,
+    accent: Accent,
+}
+
+impl Fallback for EspeakProgram {
+    fn phonemize(&self, word: &str) -> std::result::Result<String, FallbackError> {
+        let word: String = word.chars().filter(|c| !c.is_control()).collect();
+        if word.trim().is_empty() {
+            return Ok(String::new());
+        }
+        let voice = match self.accent {
+            Accent::Us => "en-us",
+            Accent::Gb => "en-gb",
+        };
+        let out = Command::new(&self.program)
+            .args(["-q", "--ipa", "-v", voice, "--"])
+            .arg(&word)
+            .output()
+            .map_err(|e| FallbackError::Espeak { word: word.clone(), error: e.to_string() })?;
+        if !out.status.success() {
+            return Err(FallbackError::Espeak { word, error: String::from_utf8_lossy(&out.stderr).into_owned() });
+        }
+        let ipa = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        if ipa.is_empty() {
+            return Err(FallbackError::NoPhonemes { word });
+        }
+        Ok(ipa_to_kokoro(&ipa, self.accent))
+    }
+}
+
+/// Rewrites espeak-ng's English IPA into the symbols Kokoro's English
+/// voices were trained on (misaki's set: diphthongs as single capitals,
+/// affricates as ligatures, the flap as `T`).
+pub fn ipa_to_kokoro(ipa: &str, accent: Accent) -> String {
+    let o_diphthong = match accent {
+        Accent::Us => "O",
+        Accent::Gb => "Q",
+    };
+    let mut s = ipa.replace(['\n', '\u{200d}'], " ");
+    for (from, to) in [
+        ("aɪ", "I"),
+        ("aʊ", "W"),
+        ("eɪ", "A"),
+        ("ɔɪ", "Y"),
+        ("oʊ", o_diphthong),
+        ("əʊ", o_diphthong),
+        ("dʒ", "ʤ"),
+        ("tʃ", "ʧ"),
+        ("ɚ", "əɹ"),
+        ("ɝ", "ɜɹ"),
+        ("ᵻ", "ɪ"),
+        ("ɐ", "ə"),
+        ("ɾ", "T"),
+        ("ʔ", "t"),
+        ("r", "ɹ"),
+        ("ː", ""),
+        ("ɡ", "ɡ"),
+    ] {
+        s = s.replace(from, to);
+    }
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn espeak_ipa_is_rewritten_into_kokoros_symbols() {
+        assert_eq!(ipa_to_kokoro("kjˈuːbɚnˌiːts", Accent::Us), "kjˈubəɹnˌits");
+        assert_eq!(ipa_to_kokoro("ɹᵻvˈɔɪs", Accent::Us), "ɹɪvˈYs");
+        assert_eq!(ipa_to_kokoro("ɡˈoʊ", Accent::Us), "ɡˈO");
+        assert_eq!(ipa_to_kokoro("ɡˈəʊ", Accent::Gb), "ɡˈQ");
+    }
+
+    #[test]
+    fn lexicon_words_come_from_misaki() {
+        let g2p = EnglishPhonemizer::new(Accent::Us);
+        assert_eq!(g2p.phonemize("Hello world!").unwrap(), "həlˈO wˈɜɹld!");
+    }
+
+    #[test]
+    fn numbers_are_read_as_words() {
+        let g2p = EnglishPhonemizer::new(Accent::Us);
+        let ps = g2p.phonemize("I have 3 cats.").unwrap();
+        assert!(ps.contains("θɹˈi"), "{ps}");
+    }
+}
