@@ -222,6 +222,19 @@ pub(crate) fn check_webview(lib_dirs: &[&Path]) -> Check {
     }
 }
 
+/// The `espeak-ng` program, which reads English words outside the lexicon.
+pub(crate) fn check_espeak(found: Option<std::path::PathBuf>) -> Check {
+    match found {
+        Some(path) => check("Phonemizer fallback", CheckStatus::Ok, format!("espeak-ng ({})", path.display()), None),
+        None => check(
+            "Phonemizer fallback",
+            CheckStatus::Warning,
+            "espeak-ng not found: English words outside the lexicon (names, jargon) are skipped".into(),
+            Some("install it: sudo apt-get install espeak-ng"),
+        ),
+    }
+}
+
 /// Library folders searched for the web view on Linux.
 pub(crate) const LINUX_LIB_DIRS: [&str; 5] = [
     "/usr/lib/x86_64-linux-gnu",

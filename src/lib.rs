@@ -86,6 +86,7 @@ impl Engine {
             std::env::var("WAYLAND_DISPLAY").ok().filter(|v| !v.is_empty()),
         ));
         checks.push(doctor::check_webview(&lib_dirs));
+        checks.push(doctor::check_espeak(which::which("espeak-ng").ok()));
 
         Diagnosis {
             engine_version: ENGINE_VERSION.to_string(),
