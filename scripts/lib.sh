@@ -56,7 +56,8 @@ ensure_npm_packages() {
 # tauri-driver, the WebDriver bridge the end-to-end test drives the app with.
 TAURI_DRIVER_VERSION=2.1.0
 ensure_tauri_driver() {
-  if ! tauri-driver --version 2>/dev/null | grep -q "$TAURI_DRIVER_VERSION"; then
+  # tauri-driver has no --version; cargo's install list says which one is there.
+  if ! cargo install --list 2>/dev/null | grep -q "^tauri-driver v$TAURI_DRIVER_VERSION:"; then
     say "installing tauri-driver $TAURI_DRIVER_VERSION"
     cargo install tauri-driver --version "$TAURI_DRIVER_VERSION" --locked --quiet
   fi

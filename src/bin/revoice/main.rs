@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod bench;
 mod progress;
 use revoice::{CheckStatus, Diagnosis};
 
@@ -55,6 +56,11 @@ enum Command {
         #[arg(long)]
         play: bool,
     },
+    /// Measure the engine: `revoice bench synth`.
+    Bench {
+        #[command(subcommand)]
+        command: BenchCommand,
+    },
     /// The stock voices.
     Voices {
         #[command(subcommand)]
@@ -64,6 +70,22 @@ enum Command {
     Models {
         #[command(subcommand)]
         command: ModelsCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// Real-time factor, per-block time and peak memory of synthesis; with a Python that has
+    /// kokoro-onnx, the same lines through onnxruntime in the same run.
+    Synth {
+        #[arg(long, default_value = "af_heart")]
+        voice: String,
+        /// Python with kokoro-onnx and onnxruntime (default: $REVOICE_ORT_PYTHON, then python3).
+        #[arg(long)]
+        reference_python: Option<String>,
+        /// onnxruntime threads for the reference.
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
     },
 }
 
@@ -152,6 +174,16 @@ async fn run(cli: Cli) -> revoice::Result<ExitCode> {
             tokio::task::spawn_blocking(move || say(&data_dir, &request, output.as_deref(), play.then_some(device.as_str())))
                 .await
                 .expect("synthesis thread")?;
+            ExitCode::SUCCESS
+        }
+        Command::Bench { command: BenchCommand::Synth { voice, reference_python, threads } } => {
+            let data_dir = engine.data_dir().to_path_buf();
+            tokio::task::spawn_blocking(move || {
+                let python = bench::find_reference_python(reference_python);
+                bench::synth(&data_dir, &voice, python.as_deref(), threads)
+            })
+            .await
+            .expect("bench thread")?;
             ExitCode::SUCCESS
         }
         Command::Voices { command: VoicesCommand::List { language, json } } => {

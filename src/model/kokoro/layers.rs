@@ -6,10 +6,14 @@ use candle_core::{DType, Module, Result, Tensor, D};
 use candle_nn::{Linear, VarBuilder};
 
 /// A 1-D convolution with its geometry (weight norm already folded).
+/// Stride-1 convolutions run as one accumulating GEMM per kernel tap
+/// (`conv_by_taps`); the rest use candle's `conv1d`.
 #[derive(Debug, Clone)]
 pub struct Conv1d {
-    weight: Tensor,
-    bias: Option<Tensor>,
+    /// `[out, in/groups, k]`, row-major.
+    weight: Vec<f32>,
+    shape: (usize, usize, usize),
+    bias: Option<Vec<f32>>,
     padding: usize,
     stride: usize,
     dilation: usize,
@@ -19,27 +23,98 @@ pub struct Conv1d {
 impl Conv1d {
     /// Loads `weight` `[out, in/groups, k]` and, if `bias`, `bias` `[out]`.
     pub fn new(vb: VarBuilder, bias: bool, padding: usize, stride: usize, dilation: usize, groups: usize) -> Result<Self> {
-        let weight = vb.get_unchecked_dtype("weight", DType::F32)?;
-        let bias = if bias { Some(vb.get_unchecked_dtype("bias", DType::F32)?) } else { None };
-        Ok(Conv1d { weight, bias, padding, stride, dilation, groups })
+        let w = vb.get_unchecked_dtype("weight", DType::F32)?;
+        let shape = w.dims3()?;
+        let weight = w.flatten_all()?.to_vec1::<f32>()?;
+        let bias = if bias { Some(vb.get_unchecked_dtype("bias", DType::F32)?.to_vec1::<f32>()?) } else { None };
+        Ok(Conv1d { weight, shape, bias, padding, stride, dilation, groups })
     }
 
     /// A stride-1 convolution that keeps the length: padding `dilation·(k−1)/2`.
     pub fn same(vb: VarBuilder, bias: bool, dilation: usize) -> Result<Self> {
         let conv = Self::new(vb, bias, 0, 1, dilation, 1)?;
-        let k = conv.weight.dim(2)?;
+        let k = conv.shape.2;
         Ok(Conv1d { padding: dilation * (k - 1) / 2, ..conv })
     }
 }
 
 impl Module for Conv1d {
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        let y = x.conv1d(&self.weight, self.padding, self.stride, self.dilation, self.groups)?;
+        let (b, c_in, t) = x.dims3()?;
+        let (c_out, _, _) = self.shape;
+        if self.stride == 1 && self.groups == 1 && b == 1 {
+            let data = x.flatten_all()?.to_vec1::<f32>()?;
+            let (out, t_out) = conv_by_taps(&data, c_in, t, &self.weight, self.shape, self.padding, self.dilation, self.bias.as_deref());
+            return Tensor::from_vec(out, (1, c_out, t_out), x.device());
+        }
+        let weight = Tensor::from_slice(&self.weight, self.shape, x.device())?;
+        let y = x.conv1d(&weight, self.padding, self.stride, self.dilation, self.groups)?;
         match &self.bias {
-            Some(b) => y.broadcast_add(&b.reshape((1, (), 1))?),
+            Some(bias) => y.broadcast_add(&Tensor::from_slice(bias, (1, c_out, 1), x.device())?),
             None => Ok(y),
         }
     }
+}
+
+/// Stride-1 convolution of one row as `k` accumulating GEMMs, one per tap:
+/// `out[o, t] = bias[o] + Σ_j W[o, :, j] · x_padded[:, t + j·dilation]`.
+/// Reads the weight and the padded input in place (strided), so nothing
+/// is unfolded; returns the output and its length.
+#[allow(clippy::too_many_arguments)]
+fn conv_by_taps(
+    x: &[f32],
+    c_in: usize,
+    t: usize,
+    weight: &[f32],
+    (c_out, w_in, k): (usize, usize, usize),
+    padding: usize,
+    dilation: usize,
+    bias: Option<&[f32]>,
+) -> (Vec<f32>, usize) {
+    assert_eq!(c_in, w_in, "input channels");
+    let t_pad = t + 2 * padding;
+    let t_out = t_pad - dilation * (k - 1);
+    let mut padded = vec![0f32; c_in * t_pad];
+    for i in 0..c_in {
+        padded[i * t_pad + padding..i * t_pad + padding + t].copy_from_slice(&x[i * t..(i + 1) * t]);
+    }
+    let mut out = vec![0f32; c_out * t_out];
+    if let Some(b) = bias {
+        for (o, row) in out.chunks_mut(t_out.max(1)).enumerate().take(c_out) {
+            row.fill(b[o]);
+        }
+    }
+    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let parallelism = if threads > 1 { gemm::Parallelism::Rayon(threads) } else { gemm::Parallelism::None };
+    for j in 0..k {
+        // SAFETY: every pointer covers the m×k, k×n and m×n ranges the strides
+        // describe: weight rows of c_in·k with tap j at offset j; padded rows of
+        // t_pad with the tap's shift j·dilation + t_out ≤ t_pad; out rows of t_out.
+        unsafe {
+            gemm::gemm(
+                c_out,
+                t_out,
+                c_in,
+                out.as_mut_ptr(),
+                1,
+                t_out as isize,
+                true,
+                weight.as_ptr().add(j),
+                k as isize,
+                (c_in * k) as isize,
+                padded.as_ptr().add(j * dilation),
+                1,
+                t_pad as isize,
+                1.0,
+                1.0,
+                false,
+                false,
+                false,
+                parallelism,
+            );
+        }
+    }
+    (out, t_out)
 }
 
 /// A 1-D transposed convolution (weight `[in, out/groups, k]`, with bias).
@@ -235,6 +310,33 @@ mod tests {
         assert_eq!(got.len(), want.len());
         for (g, w) in got.iter().zip(&want) {
             assert!((g - w).abs() < 1e-5, "{got:?} vs {want:?}");
+        }
+    }
+
+    #[test]
+    fn a_convolution_by_taps_equals_candles_conv1d() {
+        let dev = Device::Cpu;
+        for (c_in, c_out, t, k, pad, dil) in [(3usize, 4usize, 17usize, 3usize, 1usize, 1usize), (5, 2, 30, 7, 9, 3), (2, 3, 8, 1, 0, 1)] {
+            let x = Tensor::randn(0f32, 1.0, (1, c_in, t), &dev).unwrap();
+            let w = Tensor::randn(0f32, 1.0, (c_out, c_in, k), &dev).unwrap();
+            let want = x.conv1d(&w, pad, 1, dil, 1).unwrap();
+            let bias: Vec<f32> = (0..c_out).map(|o| o as f32 * 0.5).collect();
+            let want = want.broadcast_add(&Tensor::from_slice(&bias, (1, c_out, 1), &dev).unwrap()).unwrap();
+            let (got, t_out) = conv_by_taps(
+                &x.flatten_all().unwrap().to_vec1().unwrap(),
+                c_in,
+                t,
+                &w.flatten_all().unwrap().to_vec1().unwrap(),
+                (c_out, c_in, k),
+                pad,
+                dil,
+                Some(&bias),
+            );
+            assert_eq!(t_out, want.dim(2).unwrap());
+            let want: Vec<f32> = want.flatten_all().unwrap().to_vec1().unwrap();
+            for (g, w) in got.iter().zip(&want) {
+                assert!((g - w).abs() < 1e-4, "{g} vs {w}");
+            }
         }
     }
 
