@@ -5,7 +5,7 @@
 use candle_core::{DType, Module, Result, Tensor};
 use candle_nn::VarBuilder;
 
-use super::layers::{leaky_relu, snake, AdaIn1d, Conv1d, ConvTranspose1d};
+use super::layers::{leaky_relu, AdaIn1d, Conv1d, ConvTranspose1d};
 
 /// Residual block with adaptive instance norms, from StyleTTS 2.
 #[derive(Debug, Clone)]
@@ -69,10 +69,10 @@ pub struct AdaInResBlock1 {
 #[derive(Debug, Clone)]
 struct SnakeStage {
     adain1: AdaIn1d,
-    alpha1: Tensor,
+    alpha1: Vec<f32>,
     conv1: Conv1d,
     adain2: AdaIn1d,
-    alpha2: Tensor,
+    alpha2: Vec<f32>,
     conv2: Conv1d,
 }
 
@@ -84,10 +84,10 @@ impl AdaInResBlock1 {
             .map(|(j, &d)| {
                 Ok(SnakeStage {
                     adain1: AdaIn1d::new(vb.pp(format!("adain1.{j}")))?,
-                    alpha1: vb.get_unchecked_dtype(&format!("alpha1.{j}"), DType::F32)?,
+                    alpha1: vb.get_unchecked_dtype(&format!("alpha1.{j}"), DType::F32)?.flatten_all()?.to_vec1()?,
                     conv1: Conv1d::same(vb.pp(format!("convs1.{j}")), true, d)?,
                     adain2: AdaIn1d::new(vb.pp(format!("adain2.{j}")))?,
-                    alpha2: vb.get_unchecked_dtype(&format!("alpha2.{j}"), DType::F32)?,
+                    alpha2: vb.get_unchecked_dtype(&format!("alpha2.{j}"), DType::F32)?.flatten_all()?.to_vec1()?,
                     conv2: Conv1d::same(vb.pp(format!("convs2.{j}")), true, 1)?,
                 })
             })
@@ -98,9 +98,9 @@ impl AdaInResBlock1 {
     pub fn forward(&self, x: &Tensor, style: &Tensor) -> Result<Tensor> {
         let mut x = x.clone();
         for s in &self.stages {
-            let t = snake(&s.adain1.forward(&x, style)?, &s.alpha1)?;
+            let t = s.adain1.forward_snake(&x, style, &s.alpha1)?;
             let t = s.conv1.forward(&t)?;
-            let t = snake(&s.adain2.forward(&t, style)?, &s.alpha2)?;
+            let t = s.adain2.forward_snake(&t, style, &s.alpha2)?;
             let t = s.conv2.forward(&t)?;
             x = (t + x)?;
         }
