@@ -3,6 +3,7 @@
 //! misaki-rs with espeak-ng (the program) for words outside its lexicon.
 
 pub mod english;
+pub mod normalize;
 pub mod sentences;
 pub mod tokens;
 

@@ -38,13 +38,13 @@ impl Tokenizer {
     /// Text → chunks: sentences, phonemized by `phonemize`, split further
     /// when a sentence is longer than one pass.
     pub fn chunks(&self, text: &str, phonemize: impl Fn(&str) -> Result<String>) -> Result<Vec<PhonemeChunk>> {
-        let visible: String = text.chars().filter(|c| !c.is_control() || *c == '\n').collect();
-        if visible.trim().is_empty() {
+        if text.trim().is_empty() {
             return Err(Error::InvalidInput {
                 input: "text".into(),
                 reason: "is empty: there is nothing to say".into(),
             });
         }
+        let visible = super::normalize::speakable(text);
         let mut chunks = Vec::new();
         for sentence in split_sentences(&visible) {
             let phonemes = phonemize(&sentence)?;
@@ -57,7 +57,7 @@ impl Tokenizer {
         }
         if chunks.is_empty() {
             return Err(Error::InvalidInput {
-                input: format!("text {:?}", visible.chars().take(40).collect::<String>()),
+                input: format!("text {:?}", text.chars().take(40).collect::<String>()),
                 reason: "has no words that can be spoken (only symbols or unsupported characters)".into(),
             });
         }
@@ -85,6 +85,20 @@ mod tests {
         let same = |s: &str| Ok(s.to_string());
         assert!(t.chunks("  \n\t ", same).unwrap_err().to_string().contains("empty"));
         assert!(t.chunks("😀😀", same).unwrap_err().to_string().contains("no words that can be spoken"));
+    }
+
+    #[test]
+    fn twenty_thousand_characters_of_real_english_split_into_passes_quickly() {
+        let g2p = crate::text::EnglishPhonemizer::new(crate::text::Accent::Us);
+        let vocab: BTreeMap<String, u32> = "abcdefghijklmnopqrstuvwxyzæðŋɑɔəɛɜɪɹʃʊʌʒʤʧˈˌAIOWYT .,!?".chars().enumerate().map(|(i, c)| (c.to_string(), i as u32 + 1)).collect();
+        let t = Tokenizer::new(vocab, 510);
+        let sentence = "The quick brown fox jumps over the lazy dog while seven bright stars shine above the quiet hills, ";
+        let text: String = sentence.repeat(20_000 / sentence.len() + 1).chars().take(20_000).collect();
+        let start = std::time::Instant::now();
+        let chunks = t.chunks(&text, |s| g2p.phonemize(s)).unwrap();
+        assert!(chunks.len() > 20, "{}", chunks.len());
+        assert!(chunks.iter().all(|c| c.tokens.len() <= 512));
+        eprintln!("{} chunks in {:?}", chunks.len(), start.elapsed());
     }
 
     #[test]
