@@ -11,6 +11,7 @@ use crate::model::kokoro::release::stock_voices;
 use crate::model::kokoro::voices::{StockVoices, VoicePack};
 use crate::model::kokoro::KokoroModel;
 use crate::model::speech::{SpeechModel, SpeechRow};
+use crate::text::espeak::EspeakPhonemizer;
 use crate::text::{Accent, EnglishPhonemizer, Tokenizer};
 
 /// What to say and how.
@@ -88,17 +89,21 @@ impl Synthesizer {
     /// soon as it is ready. Returns the number of chunks.
     pub fn say(&self, request: &SayRequest, mut on_chunk: impl FnMut(SpokenChunk) -> Result<()>) -> Result<usize> {
         let (pack, language) = self.resolve_voice(&request.voice)?;
-        let phonemizer = match language {
-            "en-US" => &self.us,
-            "en-GB" => &self.gb,
-            other => {
-                return Err(Error::InvalidInput {
+        let espeak = EspeakPhonemizer::voice_for(language).map(EspeakPhonemizer::new);
+        let phonemize = |s: &str| -> Result<String> {
+            match (language, &espeak) {
+                ("en-US", _) => self.us.phonemize(s),
+                ("en-GB", _) => self.gb.phonemize(s),
+                (_, Some(e)) => e.phonemize(s),
+                (other, None) => Err(Error::InvalidInput {
                     input: format!("voice {:?}", request.voice),
-                    reason: format!("speaks {other}; this build reads English text only (US and GB voices)"),
-                })
+                    reason: format!(
+                        "speaks {other}, which this build cannot read yet (it reads English, Spanish, French, Italian, Brazilian Portuguese and Hindi)"
+                    ),
+                }),
             }
         };
-        let chunks = self.tokenizer.chunks(&request.text, |s| phonemizer.phonemize(s))?;
+        let chunks = self.tokenizer.chunks(&request.text, phonemize)?;
         let count = chunks.len();
         for chunk in chunks {
             let row = SpeechRow {
