@@ -34,6 +34,14 @@ pub struct SpokenChunk {
     pub token_seconds: Vec<f32>,
 }
 
+/// A line ready for the model: where it came from and its resolved row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreparedLine {
+    pub text: String,
+    pub phonemes: String,
+    pub row: SpeechRow,
+}
+
 /// Loaded model, voices and text front end.
 pub struct Synthesizer {
     model: KokoroModel,
@@ -85,9 +93,15 @@ impl Synthesizer {
         Ok((pack, language))
     }
 
-    /// Says `request.text`, handing each sentence's audio to `on_chunk` as
-    /// soon as it is ready. Returns the number of chunks.
-    pub fn say(&self, request: &SayRequest, mut on_chunk: impl FnMut(SpokenChunk) -> Result<()>) -> Result<usize> {
+    /// The loaded network.
+    pub fn model(&self) -> &KokoroModel {
+        &self.model
+    }
+
+    /// Text → model rows: cleaned, split into sentences (and clauses when a
+    /// sentence is longer than one pass), phonemized for the voice's
+    /// language, tokenized, each with the voice's style for its length.
+    pub fn prepare(&self, request: &SayRequest) -> Result<Vec<PreparedLine>> {
         let (pack, language) = self.resolve_voice(&request.voice)?;
         let espeak = EspeakPhonemizer::voice_for(language).map(EspeakPhonemizer::new);
         let phonemize = |s: &str| -> Result<String> {
@@ -104,17 +118,30 @@ impl Synthesizer {
             }
         };
         let chunks = self.tokenizer.chunks(&request.text, phonemize)?;
-        let count = chunks.len();
-        for chunk in chunks {
-            let row = SpeechRow {
-                style: pack.style_for(chunk.tokens.len() - 2).to_vec(),
-                tokens: chunk.tokens,
-                speed: request.speed,
-                seed: request.seed,
-                target_seconds: None,
-            };
-            let audio = self.model.generate(std::slice::from_ref(&row)).pop().expect("one row in, one out")?;
-            on_chunk(SpokenChunk { text: chunk.text, phonemes: chunk.phonemes, samples: audio.samples, token_seconds: audio.token_seconds })?;
+        Ok(chunks
+            .into_iter()
+            .map(|chunk| PreparedLine {
+                row: SpeechRow {
+                    style: pack.style_for(chunk.tokens.len() - 2).to_vec(),
+                    tokens: chunk.tokens,
+                    speed: request.speed,
+                    seed: request.seed,
+                    target_seconds: None,
+                },
+                text: chunk.text,
+                phonemes: chunk.phonemes,
+            })
+            .collect())
+    }
+
+    /// Says `request.text`, handing each sentence's audio to `on_chunk` as
+    /// soon as it is ready. Returns the number of chunks.
+    pub fn say(&self, request: &SayRequest, mut on_chunk: impl FnMut(SpokenChunk) -> Result<()>) -> Result<usize> {
+        let lines = self.prepare(request)?;
+        let count = lines.len();
+        for line in lines {
+            let audio = self.model.generate(std::slice::from_ref(&line.row)).pop().expect("one row in, one out")?;
+            on_chunk(SpokenChunk { text: line.text, phonemes: line.phonemes, samples: audio.samples, token_seconds: audio.token_seconds })?;
         }
         Ok(count)
     }

@@ -8,11 +8,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use revoice::model::kokoro::convert::{VOCAB_FILE, VOICES_FILE, WEIGHTS_FILE};
 use revoice::model::kokoro::source::SourceNoise;
-use revoice::model::kokoro::voices::StockVoices;
-use revoice::model::kokoro::KokoroModel;
-use revoice::text::{Accent, EnglishPhonemizer, Tokenizer};
+use revoice::synth::{SayRequest, Synthesizer};
 use revoice::Result;
 
 /// The fixed lines: short, medium, long, numbers, a question.
@@ -41,30 +38,28 @@ fn memory_mib() -> (f64, f64) {
 
 /// Runs the benchmark and prints the report.
 pub fn synth(data_dir: &Path, voice: &str, reference_python: Option<&str>, threads: usize) -> Result<()> {
-    let model_dir = revoice::model::assets::KOKORO.dir(data_dir);
     let load_start = Instant::now();
-    let model = KokoroModel::load(&model_dir.join(WEIGHTS_FILE))?;
-    let voices = StockVoices::load(&model_dir.join(VOICES_FILE))?;
-    let tokenizer = Tokenizer::new(revoice::model::install::vocab::read(&model_dir.join(VOCAB_FILE))?, model.config().max_phonemes());
-    let g2p = EnglishPhonemizer::new(Accent::Us);
+    let synth = Synthesizer::load(data_dir)?;
     let load_seconds = load_start.elapsed().as_secs_f64();
     let (_, rss_loaded) = memory_mib();
-    let pack = voices.get(voice)?;
+    let mut lines = Vec::new();
+    for text in LINES {
+        let request = SayRequest { text: text.to_string(), voice: voice.to_string(), speed: 1.0, seed: None };
+        lines.extend(synth.prepare(&request)?);
+    }
+    let model = synth.model();
+    // Warm-up (first touch of the weights, the allocator).
+    model.synthesize(&lines[0].row.tokens, &lines[0].row.style, 1.0, SourceNoise::Off)?;
+    let phonemes: Vec<String> = lines.iter().map(|l| l.phonemes.clone()).collect();
 
-    let phonemes: Vec<String> = LINES.iter().map(|l| g2p.phonemize(l)).collect::<Result<_>>()?;
-    // Warm-up (first-touch of weights, allocator).
-    let warm = tokenizer.tokens(&phonemes[0]);
-    model.synthesize(&warm, pack.style_for(warm.len() - 2), 1.0, SourceNoise::Off)?;
-
-    println!("revoice bench synth: Kokoro-82M v1.0 on candle (CPU), voice {voice}, {} lines", LINES.len());
+    println!("revoice bench synth: Kokoro-82M v1.0 on candle (CPU), voice {voice}, {} lines", lines.len());
     println!("model load {load_seconds:.2} s; resident after load {rss_loaded:.0} MiB");
     println!();
     let mut blocks: Vec<(&'static str, f64)> = Vec::new();
     let mut rows = Vec::new();
-    for (text, ps) in LINES.iter().zip(&phonemes) {
-        let tokens = tokenizer.tokens(ps);
+    for line in &lines {
         let start = Instant::now();
-        let trace = model.trace(&tokens, pack.style_for(tokens.len() - 2), 1.0, SourceNoise::Off)?;
+        let trace = model.trace(&line.row.tokens, &line.row.style, 1.0, SourceNoise::Off)?;
         let render = start.elapsed().as_secs_f64();
         let audio = trace.generator.audio.len() as f64 / model.config().sample_rate as f64;
         for (name, d) in &trace.timings {
@@ -73,7 +68,7 @@ pub fn synth(data_dir: &Path, voice: &str, reference_python: Option<&str>, threa
                 None => blocks.push((name, d.as_secs_f64())),
             }
         }
-        rows.push((*text, audio, render));
+        rows.push((line.text.clone(), audio, render));
     }
 
     let reference = match reference_python {
