@@ -37,12 +37,54 @@ impl EnglishPhonemizer {
     /// Phonemes for `text`; words nothing could read are dropped, and an
     /// error says so when nothing at all is left.
     pub fn phonemize(&self, text: &str) -> Result<String> {
-        let (phonemes, _) = self.g2p.g2p(text).map_err(|e| Error::InvalidInput {
-            input: format!("text {:?}", shorten(text)),
+        let text = readable(text);
+        let (phonemes, _) = self.g2p.g2p(&text).map_err(|e| Error::InvalidInput {
+            input: format!("text {:?}", shorten(&text)),
             reason: format!("cannot be read as English: {e}"),
         })?;
         Ok(phonemes.replace('❓', "").trim().to_string())
     }
+}
+
+/// Rewrites what misaki would spell letter by letter into what a reader
+/// says: web addresses and e-mail addresses ("example dot com slash docs",
+/// "ana at example dot org"), and "St." after a name as "Street".
+pub fn readable(text: &str) -> String {
+    let words: Vec<&str> = text.split(' ').collect();
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    for (i, word) in words.iter().enumerate() {
+        let core = word.trim_end_matches(['.', ',', '!', '?', ';', ':', ')']);
+        let tail = &word[core.len()..];
+        let lower = core.to_ascii_lowercase();
+        let is_url = lower.starts_with("http://") || lower.starts_with("https://") || lower.starts_with("www.");
+        let is_email = core.contains('@') && core.rsplit('@').next().is_some_and(|d| d.contains('.'));
+        if is_url || is_email {
+            let mut address = core.to_string();
+            for scheme in ["https://", "http://", "HTTPS://", "HTTP://"] {
+                if let Some(rest) = address.strip_prefix(scheme) {
+                    address = rest.to_string();
+                }
+            }
+            if address.to_ascii_lowercase().starts_with("www.") {
+                address = address[4..].to_string();
+            }
+            let spoken = address
+                .trim_end_matches('/')
+                .replace('@', " at ")
+                .replace('.', " dot ")
+                .replace('/', " slash ")
+                .replace('-', " dash ")
+                .replace('_', " underscore ");
+            out.push(format!("{}{tail}", spoken.split_whitespace().collect::<Vec<_>>().join(" ")));
+        } else if core == "St" && tail.starts_with('.') && i > 0 && words[i - 1].chars().next().is_some_and(char::is_uppercase) {
+            // The abbreviation's dot ends the sentence only when it is the last word.
+            let rest = if i + 1 == words.len() { tail } else { &tail[1..] };
+            out.push(format!("Street{rest}"));
+        } else {
+            out.push(word.to_string());
+        }
+    }
+    out.join(" ")
 }
 
 fn shorten(text: &str) -> String {
@@ -134,6 +176,15 @@ mod tests {
     fn lexicon_words_come_from_misaki() {
         let g2p = EnglishPhonemizer::new(Accent::Us);
         assert_eq!(g2p.phonemize("Hello world!").unwrap(), "həlˈO wˈɜɹld!");
+    }
+
+    #[test]
+    fn addresses_are_read_as_people_say_them() {
+        assert_eq!(readable("Visit https://www.example.com/docs/ now."), "Visit example dot com slash docs now.");
+        assert_eq!(readable("Mail ana_b@my-site.org, thanks"), "Mail ana underscore b at my dash site dot org, thanks");
+        assert_eq!(readable("He lives on Baker St."), "He lives on Baker Street.");
+        assert_eq!(readable("St. Louis is big."), "St. Louis is big.");
+        assert_eq!(readable("Nothing to change here."), "Nothing to change here.");
     }
 
     #[test]
