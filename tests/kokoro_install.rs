@@ -14,7 +14,7 @@ use safetensors::SafeTensors;
 
 #[test]
 fn the_installed_weights_are_every_kokoro_tensor_with_its_shape() {
-    let model_dir = assets::KOKORO.dir(&test_data_dir());
+    let model_dir = common::model_dir();
     let bytes = std::fs::read(model_dir.join(WEIGHTS_FILE)).unwrap();
     let file = SafeTensors::deserialize(&bytes).unwrap();
     let expected = expected_weights();
@@ -39,7 +39,7 @@ fn the_installed_weights_are_every_kokoro_tensor_with_its_shape() {
 
 #[test]
 fn the_installed_voices_and_vocabulary_are_complete() {
-    let model_dir = assets::KOKORO.dir(&test_data_dir());
+    let model_dir = common::model_dir();
     let bytes = std::fs::read(model_dir.join(VOICES_FILE)).unwrap();
     let voices = SafeTensors::deserialize(&bytes).unwrap();
     let catalogue = stock_voices();

@@ -34,6 +34,8 @@ pub struct Trace {
     pub d_en: Tensor,
     pub pred_text: Tensor,
     pub duration_logits: Tensor,
+    /// The speed used (chosen from the logits when the pass had a target length).
+    pub speed: f32,
     pub durations: Vec<usize>,
     pub en: Tensor,
     pub f0: Tensor,
@@ -94,10 +96,14 @@ impl KokoroModel {
     /// One pass with every intermediate kept. `tokens` include the leading
     /// and trailing pad (0); `style` is a voice row of 256 values.
     pub fn trace(&self, tokens: &[u32], style: &[f32], speed: f32, noise: SourceNoise) -> Result<Trace> {
-        self.trace_inner(tokens, style, speed, noise).map_err(|e| model_error("synthesis failed", e))
+        self.trace_paced(tokens, style, Pace::Speed(speed), noise)
     }
 
-    fn trace_inner(&self, tokens: &[u32], style: &[f32], speed: f32, noise: SourceNoise) -> candle_core::Result<Trace> {
+    fn trace_paced(&self, tokens: &[u32], style: &[f32], pace: Pace, noise: SourceNoise) -> Result<Trace> {
+        self.trace_inner(tokens, style, pace, noise).map_err(|e| model_error("synthesis failed", e))
+    }
+
+    fn trace_inner(&self, tokens: &[u32], style: &[f32], pace: Pace, noise: SourceNoise) -> candle_core::Result<Trace> {
         let t = tokens.len();
         let dev = &self.device;
         let ids = Tensor::from_slice(tokens, (1, t), dev)?;
@@ -117,6 +123,10 @@ impl KokoroModel {
         lap("albert");
         let pred_text = self.predictor.encode(&d_en, &prosody_style)?;
         let duration_logits = self.predictor.duration_logits(&pred_text)?;
+        let speed = match pace {
+            Pace::Speed(speed) => speed,
+            Pace::Seconds(seconds) => speed_for_frames(&duration_logits, (seconds / self.seconds_per_frame()).max(1.0))?,
+        };
         let durations = durations_from_logits(&duration_logits, speed)?;
         lap("durations");
         let en = expand_by_durations(&pred_text.transpose(1, 2)?.contiguous()?, &durations)?;
@@ -130,7 +140,7 @@ impl KokoroModel {
         let f0_curve = f0.flatten_all()?.to_vec1::<f32>()?;
         let generator = self.decoder.generator.forward(&decoder.generator_input, &timbre, &f0_curve, noise)?;
         lap("generator");
-        Ok(Trace { bert, d_en, pred_text, duration_logits, durations, en, f0, n, t_en, asr, decoder, generator, timings })
+        Ok(Trace { bert, d_en, pred_text, duration_logits, speed, durations, en, f0, n, t_en, asr, decoder, generator, timings })
     }
 
     /// The generator's filter half alone, from decoder features `[1, C, 2F]`,
@@ -155,44 +165,31 @@ impl KokoroModel {
         // Durations count text frames; each is two F0 frames.
         (2 * self.cfg.samples_per_f0_frame()) as f32 / self.cfg.sample_rate as f32
     }
+}
 
-    /// The speed at which a line lasts about `seconds`: the predicted
-    /// natural duration over the target, refined for per-token rounding.
-    pub fn speed_for_duration(&self, tokens: &[u32], style: &[f32], seconds: f32) -> Result<f32> {
-        let frames_wanted = (seconds / self.seconds_per_frame()).max(1.0);
-        let logits = self.duration_logits(tokens, style).map_err(|e| model_error("duration prediction failed", e))?;
-        let natural: f32 = candle_nn::ops::sigmoid(&logits)
-            .and_then(|s| s.sum_all())
-            .and_then(|s| s.to_scalar::<f32>())
-            .map_err(|e| model_error("duration prediction failed", e))?;
-        let frames_at = |speed: f32| -> Result<f32> {
-            Ok(durations_from_logits(&logits, speed).map_err(|e| model_error("duration prediction failed", e))?.iter().sum::<usize>() as f32)
-        };
-        // Total frames fall as speed rises: bisect between generous bounds.
-        let (mut lo, mut hi) = (0.25f32, 4.0f32);
-        let mut best = (natural / frames_wanted).clamp(lo, hi);
-        for _ in 0..24 {
-            let mid = 0.5 * (lo + hi);
-            if frames_at(mid)? > frames_wanted {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-            best = mid;
+/// How fast a pass speaks: a given speed, or whatever speed makes it last
+/// about this many seconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Pace {
+    Speed(f32),
+    Seconds(f32),
+}
+
+/// The speed at which duration logits add up to about `frames_wanted`
+/// frames: total frames fall as speed rises, so bisect between generous
+/// bounds (per-token rounding makes the total a step function).
+fn speed_for_frames(logits: &Tensor, frames_wanted: f32) -> candle_core::Result<f32> {
+    let (mut lo, mut hi) = (0.25f32, 4.0f32);
+    for _ in 0..24 {
+        let mid = 0.5 * (lo + hi);
+        let frames: usize = durations_from_logits(logits, mid)?.iter().sum();
+        if frames as f32 > frames_wanted {
+            lo = mid;
+        } else {
+            hi = mid;
         }
-        Ok(best)
     }
-
-    fn duration_logits(&self, tokens: &[u32], style: &[f32]) -> candle_core::Result<Tensor> {
-        let t = tokens.len();
-        let ids = Tensor::from_slice(tokens, (1, t), &self.device)?;
-        let half = self.cfg.style_dim;
-        let prosody_style = Tensor::from_slice(&style[half..2 * half], (1, half), &self.device)?;
-        let bert = self.bert.forward(&ids, &[t])?;
-        let d_en = self.bert_encoder.forward(&bert)?.transpose(1, 2)?.contiguous()?;
-        let pred_text = self.predictor.encode(&d_en, &prosody_style)?;
-        self.predictor.duration_logits(&pred_text)
-    }
+    Ok(0.5 * (lo + hi))
 }
 
 /// Kokoro as the engine's speech model.
@@ -235,18 +232,18 @@ impl KokoroModel {
                 reason: "must be between 0.25 and 4.0".into(),
             });
         }
-        let speed = match row.target_seconds {
-            Some(seconds) if seconds > 0.0 => self.speed_for_duration(&row.tokens, &row.style, seconds)?,
-            _ => row.speed,
+        let pace = match row.target_seconds {
+            Some(seconds) if seconds > 0.0 => Pace::Seconds(seconds),
+            _ => Pace::Speed(row.speed),
         };
         let noise = row.seed.map_or(SourceNoise::Off, SourceNoise::Seeded);
-        let (samples, durations) = self.synthesize(&row.tokens, &row.style, speed, noise)?;
+        let trace = self.trace_paced(&row.tokens, &row.style, pace, noise)?;
         let per_frame = self.seconds_per_frame();
         Ok(crate::model::speech::RowAudio {
-            samples,
+            token_seconds: trace.durations.iter().map(|&d| d as f32 * per_frame).collect(),
+            samples: trace.generator.audio,
             sample_rate: self.cfg.sample_rate,
-            token_seconds: durations.iter().map(|&d| d as f32 * per_frame).collect(),
-            speed,
+            speed: trace.speed,
         })
     }
 }
