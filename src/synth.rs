@@ -9,7 +9,7 @@ use crate::model::assets;
 use crate::model::kokoro::convert::{VOCAB_FILE, VOICES_FILE, WEIGHTS_FILE};
 use crate::model::kokoro::release::stock_voices;
 use crate::model::kokoro::voices::{StockVoices, VoicePack};
-use crate::model::kokoro::KokoroModel;
+use crate::model::kokoro::{KokoroModel, Precision};
 use crate::model::speech::{SpeechModel, SpeechRow};
 use crate::text::espeak::EspeakPhonemizer;
 use crate::text::{Accent, EnglishPhonemizer, Tokenizer};
@@ -52,8 +52,14 @@ pub struct Synthesizer {
 }
 
 impl Synthesizer {
-    /// Loads Kokoro from a data directory's installed model.
+    /// Loads Kokoro from a data directory's installed model, in the
+    /// fastest precision this CPU runs.
     pub fn load(data_dir: &Path) -> Result<Synthesizer> {
+        Self::load_in(data_dir, Precision::fastest())
+    }
+
+    /// Loads Kokoro with its convolutions in `precision`.
+    pub fn load_in(data_dir: &Path, precision: Precision) -> Result<Synthesizer> {
         let status = assets::KOKORO.status(data_dir);
         if !matches!(status.state, assets::AssetState::Installed { .. }) {
             return Err(Error::InvalidInput {
@@ -62,7 +68,7 @@ impl Synthesizer {
             });
         }
         let dir = status.dir;
-        let model = KokoroModel::load(&dir.join(WEIGHTS_FILE))?;
+        let model = KokoroModel::load_in(&dir.join(WEIGHTS_FILE), precision)?;
         let voices = StockVoices::load(&dir.join(VOICES_FILE))?;
         let vocab = crate::model::install::vocab::read(&dir.join(VOCAB_FILE))?;
         let tokenizer = Tokenizer::new(vocab, model.max_phonemes());

@@ -9,6 +9,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use revoice::model::kokoro::source::SourceNoise;
+use revoice::model::kokoro::Precision;
 use revoice::synth::{SayRequest, Synthesizer};
 use revoice::Result;
 
@@ -36,10 +37,28 @@ fn memory_mib() -> (f64, f64) {
     (field("VmHWM:"), field("VmRSS:"))
 }
 
+/// The `--precision` choices.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum BenchPrecision {
+    /// int8 convolutions where the CPU has AVX-512 VNNI, else f32.
+    Fastest,
+    /// f32 throughout.
+    F32,
+}
+
+impl From<BenchPrecision> for Precision {
+    fn from(p: BenchPrecision) -> Precision {
+        match p {
+            BenchPrecision::Fastest => Precision::fastest(),
+            BenchPrecision::F32 => Precision::F32,
+        }
+    }
+}
+
 /// Runs the benchmark and prints the report.
-pub fn synth(data_dir: &Path, voice: &str, reference_python: Option<&str>, threads: usize) -> Result<()> {
+pub fn synth(data_dir: &Path, voice: &str, reference_python: Option<&str>, threads: usize, precision: Precision) -> Result<()> {
     let load_start = Instant::now();
-    let synth = Synthesizer::load(data_dir)?;
+    let synth = Synthesizer::load_in(data_dir, precision)?;
     let load_seconds = load_start.elapsed().as_secs_f64();
     let (_, rss_loaded) = memory_mib();
     let mut lines = Vec::new();
@@ -53,7 +72,11 @@ pub fn synth(data_dir: &Path, voice: &str, reference_python: Option<&str>, threa
     let phonemes: Vec<String> = lines.iter().map(|l| l.phonemes.clone()).collect();
 
     println!("revoice bench synth: Kokoro-82M v1.0 on candle (CPU), voice {voice}, {} lines", lines.len());
-    println!("model load {load_seconds:.2} s; resident after load {rss_loaded:.0} MiB");
+    let arithmetic = match model.precision() {
+        Precision::Int8 => "int8 convolutions (AVX-512 VNNI), f32 elsewhere",
+        Precision::F32 => "f32 throughout",
+    };
+    println!("{arithmetic}; model load {load_seconds:.2} s; resident after load {rss_loaded:.0} MiB");
     println!();
     let mut blocks: Vec<(&'static str, f64)> = Vec::new();
     let mut rows = Vec::new();

@@ -86,6 +86,9 @@ enum BenchCommand {
         /// onnxruntime threads for the reference.
         #[arg(long, default_value_t = 2)]
         threads: usize,
+        /// Arithmetic of the convolutions: the fastest this CPU runs, or f32 throughout.
+        #[arg(long, value_enum, default_value_t = bench::BenchPrecision::Fastest)]
+        precision: bench::BenchPrecision,
     },
 }
 
@@ -176,11 +179,11 @@ async fn run(cli: Cli) -> revoice::Result<ExitCode> {
                 .expect("synthesis thread")?;
             ExitCode::SUCCESS
         }
-        Command::Bench { command: BenchCommand::Synth { voice, reference_python, threads } } => {
+        Command::Bench { command: BenchCommand::Synth { voice, reference_python, threads, precision } } => {
             let data_dir = engine.data_dir().to_path_buf();
             tokio::task::spawn_blocking(move || {
                 let python = bench::find_reference_python(reference_python);
-                bench::synth(&data_dir, &voice, python.as_deref(), threads)
+                bench::synth(&data_dir, &voice, python.as_deref(), threads, precision.into())
             })
             .await
             .expect("bench thread")?;

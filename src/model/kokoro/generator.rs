@@ -7,7 +7,7 @@ use candle_core::{Module, Result, Tensor};
 use candle_nn::VarBuilder;
 
 use super::config::Config;
-use super::layers::{leaky_relu, Conv1d, ConvTranspose1d};
+use super::layers::{building_in, leaky_relu, Conv1d, ConvTranspose1d, Precision};
 use super::residual::AdaInResBlock1;
 use super::source::{HarmonicSource, SourceNoise};
 use super::stft::Stft;
@@ -63,7 +63,9 @@ impl Generator {
         Ok(Generator {
             source: HarmonicSource::new(vb.pp("m_source"), cfg.sample_rate, cfg.samples_per_f0_frame())?,
             stages,
-            conv_post: Conv1d::same(vb.pp("conv_post"), true, 1)?,
+            // f32 always: its output is exponentiated into magnitudes, and in
+            // int8 it alone tripled the audio's distance from the reference.
+            conv_post: building_in(Precision::F32, || Conv1d::same(vb.pp("conv_post"), true, 1))?,
             stft: Stft::new(ist.n_fft, ist.hop),
             span: tracing::span!(tracing::Level::TRACE, "generator"),
         })

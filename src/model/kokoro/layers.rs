@@ -2,14 +2,62 @@
 //! the two norms that take a style vector (AdaIN1d, AdaLayerNorm), and the
 //! activations. Tensors are `[batch, channels, time]` unless said otherwise.
 
+use std::cell::Cell;
+
 use candle_core::{DType, Module, Result, Tensor, D};
 use candle_nn::{Linear, VarBuilder};
 
+use super::quantized_conv::QuantizedConv;
+
+/// The arithmetic the stride-1 convolutions run in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Precision {
+    /// f32 weights and activations (GEMM per tap).
+    F32,
+    /// int8 weights and activations with i32 sums (AVX-512 VNNI only).
+    Int8,
+}
+
+impl Precision {
+    /// The fastest precision this CPU runs.
+    pub fn fastest() -> Precision {
+        if QuantizedConv::supported() {
+            Precision::Int8
+        } else {
+            Precision::F32
+        }
+    }
+}
+
+thread_local! {
+    /// The precision convolutions built on this thread take (see [`building_in`]).
+    static BUILD_PRECISION: Cell<Precision> = const { Cell::new(Precision::F32) };
+}
+
+/// Runs `build` with the convolutions it constructs in `precision`: under
+/// `Int8` (where the CPU has it) each eligible convolution keeps only its
+/// int8 form, so the model holds one copy of its weights.
+pub fn building_in<T>(precision: Precision, build: impl FnOnce() -> T) -> T {
+    let precision = if QuantizedConv::supported() { precision } else { Precision::F32 };
+    let before = BUILD_PRECISION.with(|p| p.replace(precision));
+    struct Restore(Precision);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            BUILD_PRECISION.with(|p| p.set(self.0));
+        }
+    }
+    let _restore = Restore(before);
+    build()
+}
+
 /// A 1-D convolution with its geometry (weight norm already folded).
-/// Stride-1 convolutions run as one accumulating GEMM per kernel tap
-/// (`conv_by_taps`); the rest use candle's `conv1d`.
+/// Stride-1 convolutions built in [`Precision::Int8`] run in int8;
+/// otherwise as one accumulating GEMM per kernel tap (`conv_by_taps`);
+/// the rest use candle's `conv1d`.
 #[derive(Debug, Clone)]
 pub struct Conv1d {
+    /// The int8 form, when built in int8 (then `weight` is empty).
+    quantized: Option<QuantizedConv>,
     /// `[out, in/groups, k]`, row-major.
     weight: Vec<f32>,
     shape: (usize, usize, usize),
@@ -23,18 +71,37 @@ pub struct Conv1d {
 impl Conv1d {
     /// Loads `weight` `[out, in/groups, k]` and, if `bias`, `bias` `[out]`.
     pub fn new(vb: VarBuilder, bias: bool, padding: usize, stride: usize, dilation: usize, groups: usize) -> Result<Self> {
-        let w = vb.get_unchecked_dtype("weight", DType::F32)?;
-        let shape = w.dims3()?;
-        let weight = w.flatten_all()?.to_vec1::<f32>()?;
-        let bias = if bias { Some(vb.get_unchecked_dtype("bias", DType::F32)?.to_vec1::<f32>()?) } else { None };
-        Ok(Conv1d { weight, shape, bias, padding, stride, dilation, groups })
+        let mut conv = Self::load(vb, bias)?;
+        (conv.padding, conv.stride, conv.dilation, conv.groups) = (padding, stride, dilation, groups);
+        conv.quantize();
+        Ok(conv)
     }
 
     /// A stride-1 convolution that keeps the length: padding `dilation·(k−1)/2`.
     pub fn same(vb: VarBuilder, bias: bool, dilation: usize) -> Result<Self> {
-        let conv = Self::new(vb, bias, 0, 1, dilation, 1)?;
-        let k = conv.shape.2;
-        Ok(Conv1d { padding: dilation * (k - 1) / 2, ..conv })
+        let mut conv = Self::load(vb, bias)?;
+        conv.padding = dilation * (conv.shape.2 - 1) / 2;
+        conv.dilation = dilation;
+        conv.quantize();
+        Ok(conv)
+    }
+
+    /// The f32 weights with a plain geometry (no padding, stride 1).
+    fn load(vb: VarBuilder, bias: bool) -> Result<Self> {
+        let w = vb.get_unchecked_dtype("weight", DType::F32)?;
+        let shape = w.dims3()?;
+        let weight = w.flatten_all()?.to_vec1::<f32>()?;
+        let bias = if bias { Some(vb.get_unchecked_dtype("bias", DType::F32)?.to_vec1::<f32>()?) } else { None };
+        Ok(Conv1d { quantized: None, weight, shape, bias, padding: 0, stride: 1, dilation: 1, groups: 1 })
+    }
+
+    /// Swaps the f32 weights for the int8 form when building in int8 and
+    /// the convolution is one the kernel runs (stride 1, ungrouped).
+    fn quantize(&mut self) {
+        if self.stride == 1 && self.groups == 1 && BUILD_PRECISION.with(Cell::get) == Precision::Int8 {
+            self.quantized = Some(QuantizedConv::new(&self.weight, self.shape, self.bias.as_deref(), self.padding, self.dilation));
+            self.weight = Vec::new();
+        }
     }
 }
 
@@ -42,6 +109,10 @@ impl Module for Conv1d {
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
         let (b, c_in, t) = x.dims3()?;
         let (c_out, _, _) = self.shape;
+        if let (Some(q), 1) = (&self.quantized, b) {
+            let (out, t_out) = with_f32_slice(x, |data| q.forward(data, t))?;
+            return Tensor::from_vec(out, (1, c_out, t_out), x.device());
+        }
         if self.stride == 1 && self.groups == 1 && b == 1 {
             let data = x.flatten_all()?.to_vec1::<f32>()?;
             let (out, t_out) = conv_by_taps(&data, c_in, t, &self.weight, self.shape, self.padding, self.dilation, self.bias.as_deref());
@@ -54,6 +125,17 @@ impl Module for Conv1d {
             None => Ok(y),
         }
     }
+}
+
+/// Runs `f` on a CPU tensor's f32 values, in place when it is contiguous.
+fn with_f32_slice<R>(x: &Tensor, f: impl FnOnce(&[f32]) -> R) -> Result<R> {
+    {
+        let (storage, layout) = x.storage_and_layout();
+        if let (candle_core::Storage::Cpu(cpu), Some((start, end))) = (&*storage, layout.contiguous_offsets()) {
+            return Ok(f(&cpu.as_slice::<f32>()?[start..end]));
+        }
+    }
+    Ok(f(&x.flatten_all()?.to_vec1::<f32>()?))
 }
 
 /// Stride-1 convolution of one row as `k` accumulating GEMMs, one per tap:
@@ -263,46 +345,72 @@ impl AdaLayerNorm {
 
 impl AdaIn1d {
     /// Adaptive instance norm followed by Snake with per-channel `alpha`,
-    /// fused into two passes over `x` `[1, C, T]` (the generator's hot path).
+    /// fused into two passes over `x` `[1, C, T]`, channels in parallel (the
+    /// generator's hot path).
     pub fn forward_snake(&self, x: &Tensor, style: &Tensor, alpha: &[f32]) -> Result<Tensor> {
         let (_, c, t) = x.dims3()?;
         let h = self.fc.forward(style)?.flatten_all()?.to_vec1::<f32>()?; // [2C]: γ then β
         let mut data = x.flatten_all()?.to_vec1::<f32>()?;
-        for (ch, row) in data.chunks_mut(t).enumerate().take(c) {
-            let (mean, var) = mean_and_variance(row);
-            let scale = ((1.0 + h[ch] as f64) / (var + 1e-5).sqrt()) as f32;
-            let shift = h[c + ch] - mean as f32 * scale;
-            let a = alpha[ch];
-            let inv_a = 1.0 / a;
-            for v in row.iter_mut() {
-                let y = *v * scale + shift;
-                let s = fast_sin(a * y);
-                *v = y + s * s * inv_a;
+        use rayon::prelude::*;
+        data.par_chunks_mut(t.max(1)).enumerate().take(c).for_each(|(ch, row)| {
+            let (gamma, beta) = (h[ch], h[c + ch]);
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: the CPU has AVX-512F, checked just above.
+                return unsafe { adain_snake_row_avx512(row, gamma, beta, alpha[ch]) };
             }
-        }
+            adain_snake_row(row, gamma, beta, alpha[ch]);
+        });
         Tensor::from_vec(data, (1, c, t), x.device())
     }
 }
 
-/// Mean and (biased) variance of a row, accumulated in 8 f32 lanes per
+/// [`adain_snake_row`] compiled for AVX-512.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn adain_snake_row_avx512(row: &mut [f32], gamma: f32, beta: f32, alpha: f32) {
+    adain_snake_row(row, gamma, beta, alpha)
+}
+
+/// One channel of AdaIN (`(1 + γ)·(x − mean)/std + β`) then Snake with `alpha`.
+#[inline(always)]
+fn adain_snake_row(row: &mut [f32], gamma: f32, beta: f32, alpha: f32) {
+    let (mean, var) = mean_and_variance(row);
+    let scale = ((1.0 + gamma as f64) / (var + 1e-5).sqrt()) as f32;
+    let shift = beta - mean as f32 * scale;
+    let inv_alpha = 1.0 / alpha;
+    for v in row.iter_mut() {
+        let y = *v * scale + shift;
+        let s = fast_sin(alpha * y);
+        *v = y + s * s * inv_alpha;
+    }
+}
+
+/// Mean and (biased) variance of a row, accumulated in 16 f32 lanes per
 /// 1024-sample block and f64 across blocks: fast and accurate enough for
 /// rows of tens of thousands of samples.
+#[inline(always)]
 fn mean_and_variance(row: &[f32]) -> (f64, f64) {
-    let block_sums = |f: &dyn Fn(f32) -> f32| -> f64 {
+    #[inline(always)]
+    fn block_sums(row: &[f32], f: impl Fn(f32) -> f32) -> f64 {
         row.chunks(1024)
             .map(|block| {
-                let mut lanes = [0f32; 8];
-                for (i, &v) in block.iter().enumerate() {
-                    lanes[i & 7] += f(v);
+                let mut lanes = [0f32; 16];
+                let mut chunks = block.chunks_exact(16);
+                for chunk in &mut chunks {
+                    for (lane, &v) in lanes.iter_mut().zip(chunk) {
+                        *lane += f(v);
+                    }
                 }
-                lanes.iter().map(|&l| l as f64).sum::<f64>()
+                let tail: f32 = chunks.remainder().iter().map(|&v| f(v)).sum();
+                lanes.iter().map(|&l| l as f64).sum::<f64>() + tail as f64
             })
             .sum()
-    };
+    }
     let n = row.len().max(1) as f64;
-    let mean = block_sums(&|v| v) / n;
+    let mean = block_sums(row, |v| v) / n;
     let m = mean as f32;
-    let var = block_sums(&|v| (v - m) * (v - m)) / n;
+    let var = block_sums(row, |v| (v - m) * (v - m)) / n;
     (mean, var)
 }
 
@@ -310,7 +418,7 @@ fn mean_and_variance(row: &[f32]) -> (f64, f64) {
 /// compiler vectorises it even for baseline x86-64: round `x/π` with the
 /// 1.5·2²³ trick (its low mantissa bit is the parity that sets the sign),
 /// reduce to [−π/2, π/2] in two steps, then an odd polynomial to x¹³.
-#[inline]
+#[inline(always)]
 pub fn fast_sin(x: f32) -> f32 {
     const ROUNDER: f32 = 12_582_912.0; // 1.5 · 2^23
     let shifted = x * std::f32::consts::FRAC_1_PI + ROUNDER;

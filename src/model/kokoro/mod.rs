@@ -12,6 +12,7 @@ mod lstm;
 mod mask;
 pub mod model;
 mod prosody;
+mod quantized_conv;
 pub mod release;
 mod residual;
 pub mod source;
@@ -20,5 +21,6 @@ mod text_encoder;
 pub mod voices;
 pub mod weights;
 
+pub use layers::Precision;
 pub use model::{KokoroModel, Trace};
 pub use release::{KokoroRelease, StockVoice};

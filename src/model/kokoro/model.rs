@@ -11,7 +11,7 @@ use candle_nn::{Linear, VarBuilder};
 use super::albert::Albert;
 use super::config::Config;
 use super::decoder::Decoder;
-use super::layers::linear;
+use super::layers::{building_in, linear, Precision};
 use super::prosody::{durations_from_logits, expand_by_durations, ProsodyPredictor};
 use super::source::SourceNoise;
 use super::text_encoder::TextEncoder;
@@ -26,6 +26,7 @@ pub struct KokoroModel {
     text_encoder: TextEncoder,
     decoder: Decoder,
     device: Device,
+    precision: Precision,
 }
 
 /// Every intermediate of one pass (batch dimension 1), for tests and profiling.
@@ -56,8 +57,16 @@ fn model_error(what: &str, e: candle_core::Error) -> Error {
 }
 
 impl KokoroModel {
-    /// Loads the weights file (`kokoro.safetensors`).
+    /// Loads the weights file (`kokoro.safetensors`) in the fastest
+    /// precision this CPU runs.
     pub fn load(weights: &Path) -> Result<KokoroModel> {
+        Self::load_in(weights, Precision::fastest())
+    }
+
+    /// Loads the weights file with the convolutions in `precision` (f32
+    /// where the CPU has no int8 path).
+    pub fn load_in(weights: &Path, precision: Precision) -> Result<KokoroModel> {
+        let precision = if precision == Precision::Int8 { Precision::fastest() } else { precision };
         if !weights.is_file() {
             return Err(Error::InvalidInput {
                 input: weights.display().to_string(),
@@ -80,12 +89,18 @@ impl KokoroModel {
                 decoder: Decoder::new(&cfg, vb.pp("decoder"))?,
                 cfg: cfg.clone(),
                 device: device.clone(),
+                precision,
             })
         };
-        build().map_err(|e| Error::InvalidInput {
+        building_in(precision, build).map_err(|e| Error::InvalidInput {
             input: weights.display().to_string(),
             reason: format!("weights do not fit Kokoro v1.0 ({e}): run `revoice models install --force`"),
         })
+    }
+
+    /// The arithmetic its convolutions run in.
+    pub fn precision(&self) -> Precision {
+        self.precision
     }
 
     /// The model's hyperparameters.

@@ -1,0 +1,349 @@
+//! Stride-1 1-D convolution in int8 on AVX-512 VNNI, the generator's hot
+//! path. Weights are quantized once at load, symmetric per output channel
+//! (s8); the input is quantized per call, asymmetric per tensor (u8 with a
+//! zero point, as onnxruntime's dynamic quantization does); `vpdpbusd`
+//! sums four u8·s8 products per i32 lane. The zero point's share,
+//! `z · Σ w`, is a per-channel constant taken off before scaling back.
+//!
+//! Layouts: the input is packed as `[channel/4][time][4]` so that sixteen
+//! consecutive time steps of four channels are one 64-byte load, and a tap
+//! with dilation is only an offset in time; the weight is packed per block
+//! of `ROWS` output channels as `[tap][channel/4][row][4]`.
+
+/// Output channels per register tile.
+const ROWS: usize = 4;
+/// 16-step time vectors per register tile.
+const VECTORS: usize = 6;
+/// Time steps per register tile.
+const TILE: usize = 16 * VECTORS;
+
+/// A stride-1, ungrouped convolution ready for the int8 kernel.
+#[derive(Debug, Clone)]
+pub struct QuantizedConv {
+    c_out: usize,
+    c_in: usize,
+    taps: usize,
+    /// Input channels in groups of four (the last one zero-padded).
+    groups: usize,
+    padding: usize,
+    dilation: usize,
+    /// `[c_out/ROWS][tap][group][ROWS][4]`, rows past `c_out` zero.
+    packed: Vec<i8>,
+    /// Σ of each output channel's quantized weights.
+    weight_sums: Vec<i32>,
+    /// Each output channel's weight step.
+    weight_steps: Vec<f32>,
+    bias: Vec<f32>,
+}
+
+impl QuantizedConv {
+    /// True when this CPU has the instructions the kernel needs.
+    pub fn supported() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("avx512vnni")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    }
+
+    /// Quantizes `weight` `[c_out, c_in, taps]` (row-major f32).
+    pub fn new(weight: &[f32], (c_out, c_in, taps): (usize, usize, usize), bias: Option<&[f32]>, padding: usize, dilation: usize) -> Self {
+        assert_eq!(weight.len(), c_out * c_in * taps, "weight size");
+        let groups = c_in.div_ceil(4);
+        let blocks = c_out.div_ceil(ROWS);
+        let mut packed = vec![0i8; blocks * taps * groups * ROWS * 4];
+        let mut weight_sums = vec![0i32; blocks * ROWS];
+        let mut weight_steps = vec![1f32; blocks * ROWS];
+        for o in 0..c_out {
+            let row = &weight[o * c_in * taps..(o + 1) * c_in * taps];
+            let peak = row.iter().fold(0f32, |m, &w| m.max(w.abs()));
+            let step = if peak > 0.0 { peak / 127.0 } else { 1.0 };
+            weight_steps[o] = step;
+            let (block, r) = (o / ROWS, o % ROWS);
+            for c in 0..c_in {
+                for tap in 0..taps {
+                    let q = (row[c * taps + tap] / step).round().clamp(-127.0, 127.0) as i8;
+                    weight_sums[o] += q as i32;
+                    let at = (((block * taps + tap) * groups + c / 4) * ROWS + r) * 4 + c % 4;
+                    packed[at] = q;
+                }
+            }
+        }
+        let mut bias_full = vec![0f32; blocks * ROWS];
+        if let Some(b) = bias {
+            bias_full[..c_out].copy_from_slice(b);
+        }
+        QuantizedConv { c_out, c_in, taps, groups, padding, dilation, packed, weight_sums, weight_steps, bias: bias_full }
+    }
+
+    /// Convolves `x` `[c_in, t]`; returns `[c_out, t_out]` and `t_out`.
+    /// Call only where [`supported`](Self::supported) is true.
+    pub fn forward(&self, x: &[f32], t: usize) -> (Vec<f32>, usize) {
+        assert_eq!(x.len(), self.c_in * t, "input size");
+        assert!(Self::supported(), "int8 convolution needs AVX-512 VNNI");
+        let reach = self.dilation * (self.taps - 1);
+        let t_out = (t + 2 * self.padding).saturating_sub(reach);
+        let mut out = vec![0f32; self.c_out * t_out];
+        if t_out == 0 {
+            return (out, 0);
+        }
+        let input = QuantizedInput::pack(x, self.c_in, t, self.padding, t_out.div_ceil(TILE) * TILE + reach);
+        let blocks = self.c_out.div_ceil(ROWS);
+        let threads = rayon::current_num_threads().max(1);
+        let blocks_per_task = blocks.div_ceil(threads);
+        use rayon::prelude::*;
+        out.par_chunks_mut(blocks_per_task * ROWS * t_out).enumerate().for_each(|(task, rows)| {
+            let first_block = task * blocks_per_task;
+            // SAFETY: `supported()` was checked above; the kernel reads the
+            // packed input and weights within the bounds set up in `pack` and
+            // `new`, and writes only rows and columns inside `rows`.
+            #[cfg(target_arch = "x86_64")]
+            unsafe {
+                kernel::run(self, &input, first_block, rows, t_out)
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            {
+                let _ = (first_block, rows);
+                unreachable!("checked by supported()")
+            }
+        });
+        (out, t_out)
+    }
+}
+
+/// The input as u8 in `[group][time][4]`, padded with the zero point:
+/// one u32 holds four channels at one time step, lowest channel first.
+struct QuantizedInput {
+    data: Vec<u32>,
+    /// Time steps per group row.
+    length: usize,
+    step: f32,
+    zero: i32,
+}
+
+impl QuantizedInput {
+    fn pack(x: &[f32], c_in: usize, t: usize, padding: usize, length: usize) -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F, checked just above.
+            return unsafe { Self::pack_avx512(x, c_in, t, padding, length) };
+        }
+        Self::pack_portable(x, c_in, t, padding, length)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn pack_avx512(x: &[f32], c_in: usize, t: usize, padding: usize, length: usize) -> Self {
+        Self::pack_portable(x, c_in, t, padding, length)
+    }
+
+    #[inline(always)]
+    fn pack_portable(x: &[f32], c_in: usize, t: usize, padding: usize, length: usize) -> Self {
+        use rayon::prelude::*;
+        let (lo, hi) = x.par_chunks(1 << 14).map(range).reduce(|| (0.0, 0.0), |a, b| (a.0.min(b.0), a.1.max(b.1)));
+        let step = if hi > lo { (hi - lo) / 255.0 } else { 1.0 };
+        let zero = (-lo / step).round().clamp(0.0, 255.0);
+        let inv = 1.0 / step;
+        // Rounds half up; the saturating cast clamps to 0..=255.
+        let offset = zero + 0.5;
+        let quantize = |v: f32| (v * inv + offset) as u8 as u32;
+        let filler = zero as u32 * 0x0101_0101;
+        let mut data = vec![filler; c_in.div_ceil(4) * length];
+        data.par_chunks_mut(length).enumerate().for_each(|(group, out)| {
+            let out = &mut out[padding..padding + t];
+            let row = |lane: usize| &x[(4 * group + lane) * t..(4 * group + lane + 1) * t];
+            if 4 * group + 4 <= c_in {
+                let (r0, r1, r2, r3) = (row(0), row(1), row(2), row(3));
+                for (i, slot) in out.iter_mut().enumerate() {
+                    *slot = quantize(r0[i]) | quantize(r1[i]) << 8 | quantize(r2[i]) << 16 | quantize(r3[i]) << 24;
+                }
+            } else {
+                for lane in 0..c_in - 4 * group {
+                    let shift = 8 * lane;
+                    for (slot, &v) in out.iter_mut().zip(row(lane)) {
+                        *slot = (*slot & !(0xff << shift)) | quantize(v) << shift;
+                    }
+                }
+            }
+        });
+        QuantizedInput { data, length, step, zero: zero as i32 }
+    }
+}
+
+/// The smallest and largest value of `part`, and 0 (the padding's value).
+#[inline(always)]
+fn range(part: &[f32]) -> (f32, f32) {
+    let (mut lo, mut hi) = ([0f32; 16], [0f32; 16]);
+    let mut chunks = part.chunks_exact(16);
+    for chunk in &mut chunks {
+        for i in 0..16 {
+            lo[i] = if chunk[i] < lo[i] { chunk[i] } else { lo[i] };
+            hi[i] = if chunk[i] > hi[i] { chunk[i] } else { hi[i] };
+        }
+    }
+    let fold = |acc: (f32, f32), &v: &f32| (acc.0.min(v), acc.1.max(v));
+    let lanes = lo.iter().zip(&hi).fold((0f32, 0f32), |acc, (&l, &h)| (acc.0.min(l), acc.1.max(h)));
+    chunks.remainder().iter().fold(lanes, fold)
+}
+
+#[cfg(target_arch = "x86_64")]
+mod kernel {
+    use super::{QuantizedConv, QuantizedInput, ROWS, TILE, VECTORS};
+    use std::arch::x86_64::*;
+
+    /// Computes output rows from block `first_block` into `rows`
+    /// (`[rows.len() / t_out, t_out]`), one `ROWS × TILE` tile at a time.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    pub unsafe fn run(conv: &QuantizedConv, input: &QuantizedInput, first_block: usize, rows: &mut [f32], t_out: usize) {
+        let n_rows = rows.len() / t_out;
+        let blocks = n_rows.div_ceil(ROWS);
+        let block_len = conv.taps * conv.groups * ROWS * 4;
+        for t0 in (0..t_out).step_by(TILE) {
+            for b in 0..blocks {
+                let block = first_block + b;
+                let acc = unsafe { tile(conv, input, conv.packed.as_ptr().add(block * block_len), t0) };
+                let o0 = block * ROWS;
+                let scale = input.step;
+                for (r, acc_row) in acc.iter().enumerate() {
+                    let local = b * ROWS + r;
+                    if local >= n_rows {
+                        break;
+                    }
+                    let o = o0 + r;
+                    let offset = _mm512_set1_epi32(input.zero * conv.weight_sums[o]);
+                    let mul = _mm512_set1_ps(scale * conv.weight_steps[o]);
+                    let bias = _mm512_set1_ps(conv.bias[o]);
+                    let out_row = &mut rows[local * t_out..(local + 1) * t_out];
+                    for (v, &a) in acc_row.iter().enumerate() {
+                        let t = t0 + 16 * v;
+                        if t >= t_out {
+                            break;
+                        }
+                        let y = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(a, offset)), mul, bias);
+                        let left = t_out - t;
+                        if left >= 16 {
+                            unsafe { _mm512_storeu_ps(out_row.as_mut_ptr().add(t), y) };
+                        } else {
+                            unsafe { _mm512_mask_storeu_ps(out_row.as_mut_ptr().add(t), (1u16 << left) - 1, y) };
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The i32 sums of one tile: `ROWS` output channels × `TILE` steps from `t0`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    unsafe fn tile(conv: &QuantizedConv, input: &QuantizedInput, weights: *const i8, t0: usize) -> [[__m512i; VECTORS]; ROWS] {
+        let mut acc = [[_mm512_setzero_si512(); VECTORS]; ROWS];
+        let x = input.data.as_ptr() as *const u8;
+        let mut w = weights as *const i32;
+        for tap in 0..conv.taps {
+            let mut src = unsafe { x.add((t0 + tap * conv.dilation) * 4) };
+            for _ in 0..conv.groups {
+                let mut xv = [_mm512_setzero_si512(); VECTORS];
+                for (v, slot) in xv.iter_mut().enumerate() {
+                    *slot = unsafe { _mm512_loadu_si512(src.add(64 * v) as *const _) };
+                }
+                for acc_row in acc.iter_mut() {
+                    let wv = _mm512_set1_epi32(unsafe { w.read_unaligned() });
+                    for (a, &xv) in acc_row.iter_mut().zip(&xv) {
+                        *a = _mm512_dpbusd_epi32(*a, xv, wv);
+                    }
+                    w = unsafe { w.add(1) };
+                }
+                src = unsafe { src.add(input.length * 4) };
+            }
+        }
+        acc
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The direct definition in f64.
+    fn reference(x: &[f32], c_in: usize, t: usize, w: &[f32], (c_out, _, k): (usize, usize, usize), bias: &[f32], pad: usize, dil: usize) -> Vec<f64> {
+        let t_out = t + 2 * pad - dil * (k - 1);
+        let mut out = vec![0f64; c_out * t_out];
+        for o in 0..c_out {
+            for s in 0..t_out {
+                let mut sum = bias[o] as f64;
+                for i in 0..c_in {
+                    for j in 0..k {
+                        let at = (s + j * dil) as isize - pad as isize;
+                        if at >= 0 && (at as usize) < t {
+                            sum += w[(o * c_in + i) * k + j] as f64 * x[i * t + at as usize] as f64;
+                        }
+                    }
+                }
+                out[o * t_out + s] = sum;
+            }
+        }
+        out
+    }
+
+    fn noise(n: usize, seed: u64) -> Vec<f32> {
+        let mut s = seed;
+        (0..n)
+            .map(|_| {
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+            })
+            .collect()
+    }
+
+    #[test]
+    fn matches_the_direct_convolution_within_quantization_error() {
+        if !QuantizedConv::supported() {
+            eprintln!("no AVX-512 VNNI on this CPU: the f32 path is used instead");
+            return;
+        }
+        // Odd sizes on purpose: channels not a multiple of 4 or of ROWS,
+        // lengths not a multiple of the tile, dilation, and an offset input.
+        for &(c_out, c_in, k, dil, t) in &[(22, 22, 7, 1, 50), (9, 13, 3, 5, 211), (16, 32, 11, 3, 97), (5, 3, 1, 1, 1)] {
+            let pad = dil * (k - 1) / 2;
+            let x: Vec<f32> = noise(c_in * t, 1).iter().map(|v| v * 3.0 + 0.5).collect();
+            let w = noise(c_out * c_in * k, 2);
+            let bias = noise(c_out, 3);
+            let conv = QuantizedConv::new(&w, (c_out, c_in, k), Some(&bias), pad, dil);
+            let (got, t_out) = conv.forward(&x, t);
+            let want = reference(&x, c_in, t, &w, (c_out, c_in, k), &bias, pad, dil);
+            assert_eq!(t_out, t + 2 * pad - dil * (k - 1));
+            assert_eq!(got.len(), want.len());
+            // Each product carries ≤ ½ step of error on both factors; for
+            // uniform noise the sum's error is a small fraction of its spread.
+            let spread = (want.iter().map(|v| v * v).sum::<f64>() / want.len() as f64).sqrt();
+            let err = (got.iter().zip(&want).map(|(&g, &w)| (g as f64 - w).powi(2)).sum::<f64>() / want.len() as f64).sqrt();
+            assert!(err < 0.02 * spread, "{c_out}×{c_in}×{k} d{dil} t{t}: rms error {err} vs rms {spread}");
+        }
+    }
+
+    #[test]
+    fn sums_on_the_quantization_grid_are_exact() {
+        if !QuantizedConv::supported() {
+            return;
+        }
+        // One input value and weights on each row's own grid (multiples of
+        // 1/64 with a peak of 127/64): nothing rounds, so the sums are exact.
+        let (c_out, c_in, k) = (4, 8, 3);
+        let w: Vec<f32> = (0..c_out * c_in * k)
+            .map(|i| if i % (c_in * k) == 0 { -127.0 / 64.0 } else { ((i * 37) % 101) as f32 / 64.0 - 50.0 / 64.0 })
+            .collect();
+        let conv = QuantizedConv::new(&w, (c_out, c_in, k), None, 0, 1);
+        let x = vec![2.0f32; c_in * 40];
+        let (got, t_out) = conv.forward(&x, 40);
+        let want = reference(&x, c_in, 40, &w, (c_out, c_in, k), &[0.0; 4], 0, 1);
+        assert_eq!(t_out, 38);
+        for (g, w) in got.iter().zip(&want) {
+            assert!((*g as f64 - w).abs() < 1e-5 * w.abs().max(1.0), "{g} vs {w}");
+        }
+    }
+}
