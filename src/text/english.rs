@@ -48,7 +48,10 @@ impl EnglishPhonemizer {
 
 /// Rewrites what misaki would spell letter by letter into what a reader
 /// says: web addresses and e-mail addresses ("example dot com slash docs",
-/// "ana at example dot org"), and "St." after a name as "Street".
+/// "ana at example dot org"), "St." after a name as "Street", and plain
+/// decimals digit by digit after the point ("3.50" as "3 point five zero";
+/// misaki drops trailing zeros, reading "2.0" as "two"). Currency,
+/// percentages and times are left to misaki, which reads them right.
 pub fn readable(text: &str) -> String {
     let words: Vec<&str> = text.split(' ').collect();
     let mut out: Vec<String> = Vec::with_capacity(words.len());
@@ -76,6 +79,8 @@ pub fn readable(text: &str) -> String {
                 .replace('-', " dash ")
                 .replace('_', " underscore ");
             out.push(format!("{}{tail}", spoken.split_whitespace().collect::<Vec<_>>().join(" ")));
+        } else if let Some(spoken) = spoken_decimal(core) {
+            out.push(format!("{spoken}{tail}"));
         } else if core == "St" && tail.starts_with('.') && i > 0 && words[i - 1].chars().next().is_some_and(char::is_uppercase) {
             // The abbreviation's dot ends the sentence only when it is the last word.
             let rest = if i + 1 == words.len() { tail } else { &tail[1..] };
@@ -85,6 +90,19 @@ pub fn readable(text: &str) -> String {
         }
     }
     out.join(" ")
+}
+
+/// `"3.50"` → `"3 point five zero"`; `None` unless `word` is digits (with
+/// thousands commas), a point and digits.
+fn spoken_decimal(word: &str) -> Option<String> {
+    const DIGITS: [&str; 10] = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"];
+    let (whole, fraction) = word.split_once('.')?;
+    let whole_ok = !whole.is_empty() && whole.starts_with(|c: char| c.is_ascii_digit()) && whole.chars().all(|c| c.is_ascii_digit() || c == ',');
+    if !whole_ok || fraction.is_empty() || !fraction.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let digits: Vec<&str> = fraction.bytes().map(|b| DIGITS[(b - b'0') as usize]).collect();
+    Some(format!("{whole} point {}", digits.join(" ")))
 }
 
 fn shorten(text: &str) -> String {
@@ -185,6 +203,16 @@ mod tests {
         assert_eq!(readable("He lives on Baker St."), "He lives on Baker Street.");
         assert_eq!(readable("St. Louis is big."), "St. Louis is big.");
         assert_eq!(readable("Nothing to change here."), "Nothing to change here.");
+    }
+
+    #[test]
+    fn decimals_keep_every_digit_after_the_point() {
+        assert_eq!(readable("It costs 3.50 now."), "It costs 3 point five zero now.");
+        assert_eq!(readable("Version 2.0, then 1,024.25."), "Version 2 point zero, then 1,024 point two five.");
+        // Left to misaki: currency, percentages, times, dotted words, a bare point.
+        assert_eq!(readable("$3.50 or 4.5% at 10:30, e.g. 3. and .5"), "$3.50 or 4.5% at 10:30, e.g. 3. and .5");
+        let ps = EnglishPhonemizer::new(Accent::Us).phonemize("Version 2.0 shipped.").unwrap();
+        assert!(ps.contains("pˈYnt") && ps.contains("zˈɪɹO"), "{ps}");
     }
 
     #[test]
