@@ -1,9 +1,10 @@
-//! Audio in and out of the engine. For now: which output devices exist and
-//! which one playback will use. Decoding, resampling, WAV and playback join
-//! here as modules of their own.
+//! Audio in and out of the engine: output devices, playback of a finished
+//! buffer and live playback while rendering, WAV files, and the log-mel
+//! distance the model tests compare audio by.
 
 pub mod compare;
 pub mod devices;
+pub mod live;
 pub mod playback;
 pub mod wav;
 

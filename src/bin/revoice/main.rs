@@ -251,6 +251,7 @@ fn say(data_dir: &std::path::Path, request: &revoice::synth::SayRequest, output:
     let synth = revoice::synth::Synthesizer::load(data_dir)?;
     let rate = synth.sample_rate();
     eprintln!("model loaded in {:.2} s", started.elapsed().as_secs_f64());
+    let mut live = play.map(|device| revoice::audio::live::LivePlayback::open(device, rate)).transpose()?;
     let mut all = Vec::new();
     let render_start = std::time::Instant::now();
     let mut first_audio = None;
@@ -258,6 +259,9 @@ fn say(data_dir: &std::path::Path, request: &revoice::synth::SayRequest, output:
         let seconds = chunk.samples.len() as f64 / rate as f64;
         first_audio.get_or_insert(render_start.elapsed());
         eprintln!("  {:.2} s of audio: {}", seconds, chunk.phonemes);
+        if let Some(live) = live.as_mut() {
+            live.push(&chunk.samples)?;
+        }
         all.extend_from_slice(&chunk.samples);
         Ok(())
     })?;
@@ -272,8 +276,11 @@ fn say(data_dir: &std::path::Path, request: &revoice::synth::SayRequest, output:
         revoice::audio::wav::write_pcm16(path, &all, rate)?;
         eprintln!("wrote {}", path.display());
     }
-    if let Some(device) = play {
-        revoice::audio::playback::play_blocking(&all, rate, device)?;
+    if let Some(live) = live {
+        let report = live.finish()?;
+        if report.starved_seconds > 0.05 {
+            eprintln!("playback waited {:.2} s for rendering", report.starved_seconds);
+        }
     }
     Ok(())
 }
