@@ -4,15 +4,18 @@
 //! layer that turns user actions into engine calls and shows the results.
 
 pub mod audio;
+pub mod cache;
 pub mod config;
 pub mod doctor;
 pub mod error;
 pub mod fsutil;
 pub mod logging;
 pub mod model;
+pub mod scheduler;
 pub mod store;
 pub mod synth;
 pub mod text;
+pub mod voice;
 
 use std::path::{Path, PathBuf};
 

@@ -3,9 +3,11 @@
 //! distance the model tests compare audio by.
 
 pub mod compare;
+pub mod decode;
 pub mod devices;
 pub mod live;
 pub mod playback;
+pub mod resample;
 pub mod wav;
 
 pub use devices::{list_output_devices, OutputDevice, OutputDevices};

@@ -7,6 +7,7 @@ pub mod assets;
 pub mod install;
 pub mod kokoro;
 pub mod onnx;
+pub mod speaker;
 pub mod speech;
 
 pub use assets::{AssetState, ModelAsset, ModelAssetStatus};

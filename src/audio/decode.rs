@@ -1,0 +1,1 @@
+//! Decoding audio files (symphonia) into mono f32 samples.

@@ -1,0 +1,1 @@
+//! Sample-rate conversion (rubato).

@@ -1,0 +1,1 @@
+//! Bounded, statistics-keeping caches: the reference-encode service and the render cache.

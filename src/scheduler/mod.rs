@@ -1,0 +1,1 @@
+//! The synthesis scheduler: an owner thread that batches rows for the model.

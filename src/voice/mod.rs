@@ -1,0 +1,1 @@
+//! Voices: stock packs, blends, voices from reference recordings, and the voice library.
