@@ -24,6 +24,7 @@ pub const CONFIG_FILE_NAME: &str = "config.toml";
 pub struct Settings {
     pub log: LogSettings,
     pub audio: AudioSettings,
+    pub scheduler: SchedulerSettings,
 }
 
 /// Logging settings.
@@ -50,6 +51,29 @@ pub struct AudioSettings {
     /// Output device id as `host:device` (for example `alsa:null`);
     /// empty means the system's default output device.
     pub output_device: String,
+}
+
+/// How the synthesis scheduler groups rows (see `scheduler`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SchedulerSettings {
+    /// Rows per batch; 0 picks the width `revoice bench engine` measured
+    /// best on this machine, or the CPU count before it has been measured.
+    pub batch_width: usize,
+    /// How long the first row of a batch waits for others to join.
+    pub batch_window_ms: u64,
+    /// Renders per row when takes come out bad (silent, or far too long or
+    /// short for their phonemes), buffered requests only; 1 = no retries.
+    pub max_attempts: u32,
+    /// Keep one batch open and start each new row as soon as a slot frees,
+    /// instead of batch after batch.
+    pub continuous: bool,
+}
+
+impl Default for SchedulerSettings {
+    fn default() -> Self {
+        SchedulerSettings { batch_width: 0, batch_window_ms: 20, max_attempts: 3, continuous: false }
+    }
 }
 
 /// Everything `Engine::open` needs: where the data lives and the settings.

@@ -1,1 +1,16 @@
-//! The synthesis scheduler: an owner thread that batches rows for the model.
+//! The synthesis scheduler: one owner thread that calls the speech model,
+//! batching rows from every caller (editor, CLI, HTTP API). Callers
+//! resolve their own rows and submit a [`Job`]; the [`JobHandle`] returns
+//! the rows' audio in order and cancels what has not started when dropped.
+//! `owner` runs the queue and batches, `job` is the caller's side, `takes`
+//! judges renders for retries, `config` resolves width and window.
+
+mod config;
+mod job;
+mod owner;
+mod takes;
+
+pub use config::{Calibration, SchedulerConfig, WidthSource, CALIBRATION_FILE};
+pub use job::{BatchSettings, Delivery, Job, JobHandle};
+pub use owner::{Scheduler, SchedulerStats};
+pub use takes::{fresh_seed, judge, BadTake};

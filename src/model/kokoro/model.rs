@@ -221,8 +221,13 @@ impl crate::model::speech::SpeechModel for KokoroModel {
         self.cfg.max_phonemes()
     }
 
+    /// Rows render side by side on the rayon pool, each as its own pass
+    /// (batch dimension 1): a row's arithmetic never depends on its
+    /// neighbours, and the sequential parts of one pass (LSTMs, ALBERT's
+    /// small matmuls) overlap with another row's convolutions.
     fn generate(&self, rows: &[crate::model::speech::SpeechRow]) -> Vec<Result<crate::model::speech::RowAudio>> {
-        rows.iter().map(|row| self.generate_row(row)).collect()
+        use rayon::prelude::*;
+        rows.par_iter().map(|row| self.generate_row(row)).collect()
     }
 }
 
