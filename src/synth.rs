@@ -44,7 +44,7 @@ pub struct PreparedLine {
 
 /// Loaded model, voices and text front end.
 pub struct Synthesizer {
-    model: KokoroModel,
+    model: std::sync::Arc<KokoroModel>,
     voices: StockVoices,
     tokenizer: Tokenizer,
     us: EnglishPhonemizer,
@@ -72,7 +72,7 @@ impl Synthesizer {
         let voices = StockVoices::load(&dir.join(VOICES_FILE))?;
         let vocab = crate::model::install::vocab::read(&dir.join(VOCAB_FILE))?;
         let tokenizer = Tokenizer::new(vocab, model.max_phonemes());
-        Ok(Synthesizer { model, voices, tokenizer, us: EnglishPhonemizer::new(Accent::Us), gb: EnglishPhonemizer::new(Accent::Gb) })
+        Ok(Synthesizer { model: std::sync::Arc::new(model), voices, tokenizer, us: EnglishPhonemizer::new(Accent::Us), gb: EnglishPhonemizer::new(Accent::Gb) })
     }
 
     /// Output sample rate.
@@ -102,6 +102,11 @@ impl Synthesizer {
     /// The loaded network.
     pub fn model(&self) -> &KokoroModel {
         &self.model
+    }
+
+    /// The model, shared (for a scheduler's owner thread).
+    pub fn shared_model(&self) -> std::sync::Arc<KokoroModel> {
+        self.model.clone()
     }
 
     /// Text → model rows: cleaned, split into sentences (and clauses when a

@@ -23,7 +23,7 @@ const LINES: [&str; 5] = [
 ];
 
 /// Peak and current resident memory in MiB, from /proc (Linux).
-fn memory_mib() -> (f64, f64) {
+pub fn memory_mib() -> (f64, f64) {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let field = |name: &str| {
         status

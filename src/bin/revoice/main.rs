@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod bench_engine;
 mod progress;
 use revoice::{CheckStatus, Diagnosis};
 
@@ -89,6 +90,15 @@ enum BenchCommand {
         /// Arithmetic of the convolutions: the fastest this CPU runs, or f32 throughout.
         #[arg(long, value_enum, default_value_t = bench::BenchPrecision::Fastest)]
         precision: bench::BenchPrecision,
+    },
+    /// Scheduler throughput at batch widths 1, 2, 4, 8 and in continuous mode under Poisson
+    /// arrivals; saves the best width as this machine's default.
+    Engine {
+        #[arg(long, default_value = "af_heart")]
+        voice: String,
+        /// Measure only; leave the saved default width alone.
+        #[arg(long)]
+        no_save: bool,
     },
 }
 
@@ -187,6 +197,11 @@ async fn run(cli: Cli) -> revoice::Result<ExitCode> {
             })
             .await
             .expect("bench thread")?;
+            ExitCode::SUCCESS
+        }
+        Command::Bench { command: BenchCommand::Engine { voice, no_save } } => {
+            let data_dir = engine.data_dir().to_path_buf();
+            tokio::task::spawn_blocking(move || bench_engine::engine(&data_dir, &voice, !no_save)).await.expect("bench thread")?;
             ExitCode::SUCCESS
         }
         Command::Voices { command: VoicesCommand::List { language, json } } => {
