@@ -10,6 +10,10 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 
 use crate::error::{Error, Result};
 
+pub mod voices;
+
+pub use voices::{NewVoice, VoiceRecord};
+
 /// File name of the database inside the data directory.
 pub const DATABASE_FILE_NAME: &str = "studio.sqlite3";
 
