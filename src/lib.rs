@@ -11,6 +11,7 @@ pub mod error;
 pub mod fsutil;
 pub mod logging;
 pub mod model;
+pub mod render;
 pub mod scheduler;
 pub mod store;
 pub mod synth;

@@ -1,0 +1,147 @@
+//! The renderer: what every face asks for speech through. Rows are looked
+//! up in the render cache by their synthesis key; only the misses go to the
+//! scheduler, and what it renders is cached. So rendering a script again
+//! after editing one line synthesises that one line.
+//!
+//! A row's key covers everything that changes its audio: the model (id and
+//! the arithmetic it runs in), tokens, style vector, speed, seed and target
+//! length. How the audio is later fitted or mixed is not part of it.
+
+use std::sync::Arc;
+
+use crate::cache::{RenderCache, RenderCacheConfig, RenderCacheStats, RenderKey, RenderKeyBuilder};
+use crate::error::{Error, Result};
+use crate::model::speech::{RowAudio, SpeechModel, SpeechRow};
+use crate::scheduler::{Job, JobHandle, Scheduler, SchedulerConfig, SchedulerStats};
+
+/// Scheduler plus render cache for one model.
+pub struct Renderer {
+    scheduler: Scheduler,
+    cache: RenderCache,
+    /// The model's identity in render keys (id, revision, arithmetic).
+    model_key: String,
+}
+
+impl Renderer {
+    /// Starts the scheduler's owner thread for `model`. `model_key` must
+    /// change whenever the same rows would sound different (another model,
+    /// revision or precision).
+    pub fn start(model: Arc<dyn SpeechModel>, model_key: impl Into<String>, scheduler: SchedulerConfig, cache: RenderCacheConfig) -> Result<Renderer> {
+        Ok(Renderer { scheduler: Scheduler::start(model, scheduler)?, cache: RenderCache::new(cache)?, model_key: model_key.into() })
+    }
+
+    /// The synthesis key of a row.
+    pub fn key(&self, row: &SpeechRow) -> RenderKey {
+        let tokens: Vec<u8> = row.tokens.iter().flat_map(|t| t.to_le_bytes()).collect();
+        let style: Vec<u8> = row.style.iter().flat_map(|v| v.to_le_bytes()).collect();
+        RenderKeyBuilder::new("speech-row/v1")
+            .param("model", &self.model_key)
+            .bytes_param("tokens", &tokens)
+            .bytes_param("style", &style)
+            .param("speed", row.speed.to_bits())
+            .param("seed", row.seed.map_or("none".to_string(), |s| s.to_string()))
+            .param("target_seconds", row.target_seconds.map_or("none".to_string(), |s| s.to_bits().to_string()))
+            .build()
+    }
+
+    /// Renders every row (cached ones from the cache), in order; the first
+    /// failed row's error, if any.
+    pub fn render(&self, rows: &[SpeechRow]) -> Result<Vec<RowAudio>> {
+        self.stream(rows).collect()
+    }
+
+    /// Rows in order as they become ready: cached rows at once, the rest
+    /// streamed from one scheduler job. Dropping the stream cancels rows
+    /// that have not started.
+    pub fn stream(&self, rows: &[SpeechRow]) -> RowStream<'_> {
+        let keys: Vec<RenderKey> = rows.iter().map(|r| self.key(r)).collect();
+        let cached: Vec<Option<RowAudio>> = keys.iter().map(|k| self.cache.get(k).and_then(|bytes| decode(&bytes))).collect();
+        let misses: Vec<SpeechRow> = rows.iter().zip(&cached).filter(|(_, c)| c.is_none()).map(|(r, _)| r.clone()).collect();
+        let job = (!misses.is_empty()).then(|| self.scheduler.submit(Job::streaming(misses)));
+        RowStream { renderer: self, keys, cached, job, next: 0 }
+    }
+
+    /// Scheduler counters.
+    pub fn scheduler_stats(&self) -> SchedulerStats {
+        self.scheduler.stats()
+    }
+
+    /// Render cache counters.
+    pub fn cache_stats(&self) -> RenderCacheStats {
+        self.cache.stats()
+    }
+
+    /// The scheduler, for work that is not rows (reference encodes between batches).
+    pub fn scheduler(&self) -> &Scheduler {
+        &self.scheduler
+    }
+}
+
+/// Rows of one [`Renderer::stream`] call, in order.
+pub struct RowStream<'a> {
+    renderer: &'a Renderer,
+    keys: Vec<RenderKey>,
+    cached: Vec<Option<RowAudio>>,
+    job: Option<JobHandle>,
+    next: usize,
+}
+
+impl Iterator for RowStream<'_> {
+    type Item = Result<RowAudio>;
+
+    fn next(&mut self) -> Option<Result<RowAudio>> {
+        let i = self.next;
+        if i == self.keys.len() {
+            return None;
+        }
+        self.next += 1;
+        if let Some(audio) = self.cached[i].take() {
+            return Some(Ok(audio));
+        }
+        let reply = match self.job.as_mut().and_then(JobHandle::next_row) {
+            Some(reply) => reply,
+            None => Err(Error::InvalidInput { input: format!("row {}", i + 1), reason: "the scheduler stopped before rendering it".into() }),
+        };
+        if let Ok(audio) = &reply {
+            self.renderer.cache.insert(self.keys[i].clone(), encode(audio));
+        }
+        Some(reply)
+    }
+}
+
+/// Row audio as cache bytes: rate, speed, token count, token seconds, samples (all LE).
+fn encode(audio: &RowAudio) -> Vec<u8> {
+    let mut out = Vec::with_capacity(12 + 4 * (audio.token_seconds.len() + audio.samples.len()));
+    out.extend(audio.sample_rate.to_le_bytes());
+    out.extend(audio.speed.to_le_bytes());
+    out.extend((audio.token_seconds.len() as u32).to_le_bytes());
+    out.extend(audio.token_seconds.iter().flat_map(|v| v.to_le_bytes()));
+    out.extend(audio.samples.iter().flat_map(|v| v.to_le_bytes()));
+    out
+}
+
+/// The inverse of [`encode`]; `None` for bytes it did not write.
+fn decode(bytes: &[u8]) -> Option<RowAudio> {
+    let word = |i: usize| bytes.get(4 * i..4 * i + 4).map(|b| [b[0], b[1], b[2], b[3]]);
+    let sample_rate = u32::from_le_bytes(word(0)?);
+    let speed = f32::from_le_bytes(word(1)?);
+    let tokens = u32::from_le_bytes(word(2)?) as usize;
+    let rest = bytes.get(12..)?;
+    if rest.len() % 4 != 0 || rest.len() / 4 < tokens {
+        return None;
+    }
+    let values: Vec<f32> = rest.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    Some(RowAudio { sample_rate, speed, token_seconds: values[..tokens].to_vec(), samples: values[tokens..].to_vec() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn row_audio_survives_the_cache_encoding() {
+        let audio = RowAudio { samples: vec![0.5, -0.25, 0.0], sample_rate: 24_000, token_seconds: vec![0.1, 0.2], speed: 1.25 };
+        assert_eq!(decode(&encode(&audio)), Some(audio));
+        assert_eq!(decode(&[1, 2, 3]), None);
+    }
+}
