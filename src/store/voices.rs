@@ -6,11 +6,21 @@
 use super::Store;
 use crate::error::{Error, Result};
 
-/// One registered voice as stored.
+/// One registered voice as stored: what was registered, plus the version
+/// and timestamps the database keeps.
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct VoiceRecord {
-    pub name: String,
+    #[sqlx(flatten)]
+    pub voice: NewVoice,
     pub version: i64,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// What a caller supplies to register (or overwrite) a voice.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct NewVoice {
+    pub name: String,
     pub description: String,
     pub reference_text: String,
     /// Who consented to this voice being used, and how.
@@ -21,22 +31,6 @@ pub struct VoiceRecord {
     pub file_size: i64,
     pub mime_type: String,
     /// The voice artifact (embedding, matches, blend) as JSON.
-    pub artifact_json: String,
-    pub created_at: String,
-    pub updated_at: String,
-}
-
-/// What a caller supplies to register (or overwrite) a voice.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NewVoice {
-    pub name: String,
-    pub description: String,
-    pub reference_text: String,
-    pub consent: String,
-    pub reference_file: String,
-    pub reference_sha256: String,
-    pub file_size: i64,
-    pub mime_type: String,
     pub artifact_json: String,
 }
 
@@ -150,9 +144,9 @@ mod tests {
     async fn a_saved_voice_reads_back_and_an_overwrite_bumps_its_version() {
         let (_dir, store) = store().await;
         let first = store.save_voice(&voice("Ana", "{\"v\":1}")).await.unwrap();
-        assert_eq!((first.version, first.artifact_json.as_str()), (1, "{\"v\":1}"));
+        assert_eq!((first.version, first.voice.artifact_json.as_str()), (1, "{\"v\":1}"));
         let second = store.save_voice(&voice("Ana", "{\"v\":2}")).await.unwrap();
-        assert_eq!((second.version, second.artifact_json.as_str()), (2, "{\"v\":2}"));
+        assert_eq!((second.version, second.voice.artifact_json.as_str()), (2, "{\"v\":2}"));
         assert_eq!(second.created_at, first.created_at);
         assert_eq!(store.voices().await.unwrap(), vec![second]);
     }
@@ -161,7 +155,7 @@ mod tests {
     async fn deleting_returns_the_record_once() {
         let (_dir, store) = store().await;
         store.save_voice(&voice("Ben", "{}")).await.unwrap();
-        assert_eq!(store.delete_voice("Ben").await.unwrap().unwrap().name, "Ben");
+        assert_eq!(store.delete_voice("Ben").await.unwrap().unwrap().voice.name, "Ben");
         assert_eq!(store.delete_voice("Ben").await.unwrap(), None);
         assert_eq!(store.voice("Ben").await.unwrap(), None);
     }
