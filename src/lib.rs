@@ -7,6 +7,7 @@ pub mod audio;
 pub mod cache;
 pub mod config;
 pub mod doctor;
+pub mod dub;
 pub mod error;
 pub mod fsutil;
 pub mod logging;

@@ -1,0 +1,4 @@
+//! Dub projects: the timed lines of a programme and what becomes of them.
+//! So far: subtitle files in and out (`subtitles`).
+
+pub mod subtitles;
