@@ -8,6 +8,7 @@ pub mod devices;
 pub mod live;
 pub mod playback;
 pub mod resample;
+pub mod stretch;
 pub mod wav;
 
 pub use devices::{list_output_devices, OutputDevice, OutputDevices};
