@@ -1,10 +1,12 @@
 //! Audio in and out of the engine: output devices, playback of a finished
-//! buffer and live playback while rendering, WAV files, and the log-mel
-//! distance the model tests compare audio by.
+//! buffer and live playback while rendering, decoding and resampling,
+//! WAV files, pitch-keeping time-stretch, sidechain ducking, and the
+//! log-mel distance the model tests compare audio by.
 
 pub mod compare;
 pub mod decode;
 pub mod devices;
+pub mod ducking;
 pub mod live;
 pub mod playback;
 pub mod resample;
