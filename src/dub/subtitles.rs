@@ -288,6 +288,17 @@ mod tests {
     }
 
     #[test]
+    fn the_demo_script_has_thirty_two_lines_for_two_speakers() {
+        let cues = parse_srt(include_str!("../../assets/demo/lighthouse.srt"), "lighthouse.srt").unwrap();
+        assert_eq!(cues.len(), 32);
+        let mut speakers: Vec<_> = cues.iter().filter_map(|c| c.speaker.clone()).collect();
+        speakers.sort();
+        speakers.dedup();
+        assert_eq!(speakers, ["Maya", "Theo"]);
+        assert!(cues.windows(2).all(|w| w[0].end <= w[1].start), "cues are in order and do not overlap");
+    }
+
+    #[test]
     fn ordinary_colons_are_not_speakers() {
         assert_eq!(split_speaker("Note: the time is 10:30"), (None, "Note: the time is 10:30".into()));
         assert_eq!(split_speaker("DR. WHO: Run!"), (Some("DR. WHO".into()), "Run!".into()));
