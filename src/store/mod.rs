@@ -10,8 +10,10 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 
 use crate::error::{Error, Result};
 
+pub mod projects;
 pub mod voices;
 
+pub use projects::{Project, RenderJob, Segment, SegmentFields, Speaker, Track};
 pub use voices::{NewVoice, VoiceRecord};
 
 /// File name of the database inside the data directory.

@@ -1,0 +1,484 @@
+//! Dub projects in the database: projects, their tracks (one per target
+//! language), timed segments, speakers with their voices, takes, render
+//! jobs, and the undo/redo history. Every edit is one transaction that also
+//! records the edited row's state before and after, so undo and redo work
+//! across restarts and a crash loses at most the edit in flight.
+
+use serde::{Deserialize, Serialize};
+use sqlx::{Sqlite, Transaction};
+
+use super::Store;
+use crate::dub::subtitles::Cue;
+use crate::error::{Error, Result};
+
+/// A project.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct Project {
+    pub id: i64,
+    pub name: String,
+    /// The project's default timing strategy (snake_case name).
+    pub timing_strategy: String,
+    pub bed_file: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// A track: the dub of a project into one language.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct Track {
+    pub id: i64,
+    pub project_id: i64,
+    pub language: String,
+}
+
+/// A speaker and the voice their lines are spoken with.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow, Serialize, Deserialize)]
+pub struct Speaker {
+    pub id: i64,
+    pub project_id: i64,
+    pub name: String,
+    pub voice: String,
+}
+
+/// What a user edits on a segment.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow, Serialize, Deserialize)]
+pub struct SegmentFields {
+    pub start_s: f64,
+    pub end_s: f64,
+    pub text: String,
+    pub speaker_id: Option<i64>,
+    pub speed: f64,
+    pub gain_db: f64,
+    pub fade_in_s: f64,
+    pub fade_out_s: f64,
+    /// Overrides the project's strategy when set.
+    pub timing_strategy: Option<String>,
+    pub locked: bool,
+}
+
+/// A timed line on a track.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct Segment {
+    pub id: i64,
+    pub track_id: i64,
+    #[sqlx(flatten)]
+    pub fields: SegmentFields,
+    pub active_take_id: Option<i64>,
+}
+
+/// A render job's state as stored.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct RenderJob {
+    pub id: i64,
+    pub project_id: i64,
+    pub state: String,
+    pub total: i64,
+    pub done: i64,
+    pub error: Option<String>,
+}
+
+fn check_fields(id: i64, f: &SegmentFields) -> Result<()> {
+    let bad = |reason: String| Err(Error::InvalidInput { input: format!("segment {id}"), reason });
+    if !(f.start_s.is_finite() && f.end_s.is_finite()) || f.start_s < 0.0 || f.end_s <= f.start_s {
+        return bad(format!("ends ({:.3} s) before it starts ({:.3} s), or has no valid time", f.end_s, f.start_s));
+    }
+    if !(0.25..=4.0).contains(&f.speed) {
+        return bad(format!("speed {} is outside 0.25 to 4.0", f.speed));
+    }
+    if f.fade_in_s < 0.0 || f.fade_out_s < 0.0 {
+        return bad("fades cannot be negative".into());
+    }
+    Ok(())
+}
+
+impl Store {
+    fn db(&self, e: sqlx::Error) -> Error {
+        self.error(e)
+    }
+
+    /// Creates a project with one (empty) track in `language`.
+    pub async fn create_project(&self, name: &str, language: &str) -> Result<(Project, Track)> {
+        if name.trim().is_empty() {
+            return Err(Error::InvalidInput { input: "project name".into(), reason: "cannot be empty".into() });
+        }
+        let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
+        let id: i64 = sqlx::query_scalar("INSERT INTO projects (name) VALUES (?1) RETURNING id")
+            .bind(name.trim())
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(|e| self.db(e))?;
+        let track = sqlx::query_as("INSERT INTO tracks (project_id, language) VALUES (?1, ?2) RETURNING *")
+            .bind(id)
+            .bind(language)
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(|e| self.db(e))?;
+        tx.commit().await.map_err(|e| self.db(e))?;
+        Ok((self.project(id).await?, track))
+    }
+
+    /// A project by id.
+    pub async fn project(&self, id: i64) -> Result<Project> {
+        sqlx::query_as("SELECT * FROM projects WHERE id = ?1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(|e| self.db(e))?
+            .ok_or_else(|| Error::InvalidInput { input: format!("project {id}"), reason: "no such project".into() })
+    }
+
+    /// Every project, newest first.
+    pub async fn projects(&self) -> Result<Vec<Project>> {
+        sqlx::query_as("SELECT * FROM projects ORDER BY id DESC").fetch_all(&self.pool).await.map_err(|e| self.db(e))
+    }
+
+    /// A project's tracks.
+    pub async fn tracks(&self, project_id: i64) -> Result<Vec<Track>> {
+        sqlx::query_as("SELECT * FROM tracks WHERE project_id = ?1 ORDER BY id").bind(project_id).fetch_all(&self.pool).await.map_err(|e| self.db(e))
+    }
+
+    /// Adds cues to a track in one transaction; speakers named in them are
+    /// created (with the default voice) when new. Returns the segments added.
+    pub async fn import_cues(&self, track: &Track, cues: &[Cue]) -> Result<usize> {
+        let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
+        for (i, cue) in cues.iter().enumerate() {
+            let speaker_id = match &cue.speaker {
+                Some(name) => Some(self.speaker_id(&mut tx, track.project_id, name).await?),
+                None => None,
+            };
+            let fields = SegmentFields {
+                start_s: cue.start,
+                end_s: cue.end,
+                text: cue.text.clone(),
+                speaker_id,
+                speed: 1.0,
+                gain_db: 0.0,
+                fade_in_s: 0.0,
+                fade_out_s: 0.0,
+                timing_strategy: None,
+                locked: false,
+            };
+            check_fields(i as i64 + 1, &fields).map_err(|e| e.context(format!("cue {}", i + 1)))?;
+            sqlx::query("INSERT INTO segments (track_id, start_s, end_s, text, speaker_id) VALUES (?1, ?2, ?3, ?4, ?5)")
+                .bind(track.id)
+                .bind(fields.start_s)
+                .bind(fields.end_s)
+                .bind(&fields.text)
+                .bind(fields.speaker_id)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| self.db(e))?;
+        }
+        touch(&mut tx, track.project_id).await.map_err(|e| self.db(e))?;
+        tx.commit().await.map_err(|e| self.db(e))?;
+        Ok(cues.len())
+    }
+
+    async fn speaker_id(&self, tx: &mut Transaction<'_, Sqlite>, project_id: i64, name: &str) -> Result<i64> {
+        sqlx::query_scalar(
+            "INSERT INTO speakers (project_id, name) VALUES (?1, ?2)
+             ON CONFLICT(project_id, name) DO UPDATE SET name = name RETURNING id",
+        )
+        .bind(project_id)
+        .bind(name)
+        .fetch_one(&mut **tx)
+        .await
+        .map_err(|e| self.db(e))
+    }
+
+    /// A track's segments in time order.
+    pub async fn segments(&self, track_id: i64) -> Result<Vec<Segment>> {
+        sqlx::query_as("SELECT * FROM segments WHERE track_id = ?1 ORDER BY start_s, id").bind(track_id).fetch_all(&self.pool).await.map_err(|e| self.db(e))
+    }
+
+    /// A project's speakers by name.
+    pub async fn speakers(&self, project_id: i64) -> Result<Vec<Speaker>> {
+        sqlx::query_as("SELECT * FROM speakers WHERE project_id = ?1 ORDER BY name").bind(project_id).fetch_all(&self.pool).await.map_err(|e| self.db(e))
+    }
+
+    /// Edits one segment in one transaction, recording the edit for undo
+    /// (and dropping whatever could have been redone).
+    pub async fn edit_segment(&self, id: i64, description: &str, edit: impl FnOnce(&mut SegmentFields)) -> Result<Segment> {
+        let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
+        let (project_id, before): (i64, SegmentFields) = {
+            let segment: Segment = sqlx::query_as("SELECT * FROM segments WHERE id = ?1")
+                .bind(id)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(|e| self.db(e))?
+                .ok_or_else(|| Error::InvalidInput { input: format!("segment {id}"), reason: "no such segment".into() })?;
+            let project: i64 = sqlx::query_scalar("SELECT project_id FROM tracks WHERE id = ?1").bind(segment.track_id).fetch_one(&mut *tx).await.map_err(|e| self.db(e))?;
+            (project, segment.fields)
+        };
+        let mut after = before.clone();
+        edit(&mut after);
+        check_fields(id, &after)?;
+        write_segment(&mut tx, id, &after).await.map_err(|e| self.db(e))?;
+        record(&mut tx, project_id, description, "segment", id, &before, &after).await.map_err(|e| self.db(e))?;
+        tx.commit().await.map_err(|e| self.db(e))?;
+        self.segment(id).await
+    }
+
+    /// Sets the voice a speaker's lines use (undoable).
+    pub async fn set_speaker_voice(&self, speaker_id: i64, voice: &str) -> Result<Speaker> {
+        let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
+        let before: Speaker = sqlx::query_as("SELECT * FROM speakers WHERE id = ?1")
+            .bind(speaker_id)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(|e| self.db(e))?
+            .ok_or_else(|| Error::InvalidInput { input: format!("speaker {speaker_id}"), reason: "no such speaker".into() })?;
+        let after = Speaker { voice: voice.to_string(), ..before.clone() };
+        write_speaker(&mut tx, &after).await.map_err(|e| self.db(e))?;
+        let description = format!("voice of {} → {voice}", before.name);
+        record(&mut tx, before.project_id, &description, "speaker", speaker_id, &before, &after).await.map_err(|e| self.db(e))?;
+        tx.commit().await.map_err(|e| self.db(e))?;
+        Ok(after)
+    }
+
+    /// One segment.
+    pub async fn segment(&self, id: i64) -> Result<Segment> {
+        sqlx::query_as("SELECT * FROM segments WHERE id = ?1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(|e| self.db(e))?
+            .ok_or_else(|| Error::InvalidInput { input: format!("segment {id}"), reason: "no such segment".into() })
+    }
+
+    /// Undoes the project's latest edit; its description, or `None` when
+    /// there is nothing to undo.
+    pub async fn undo(&self, project_id: i64) -> Result<Option<String>> {
+        self.step_history(project_id, true).await
+    }
+
+    /// Redoes the most recently undone edit; its description, or `None`.
+    pub async fn redo(&self, project_id: i64) -> Result<Option<String>> {
+        self.step_history(project_id, false).await
+    }
+
+    async fn step_history(&self, project_id: i64, undo: bool) -> Result<Option<String>> {
+        let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
+        let sql = if undo {
+            "SELECT id, description, entity, entity_id, before_json FROM history WHERE project_id = ?1 AND undone = 0 ORDER BY id DESC LIMIT 1"
+        } else {
+            "SELECT id, description, entity, entity_id, after_json FROM history WHERE project_id = ?1 AND undone = 1 ORDER BY id ASC LIMIT 1"
+        };
+        let Some((id, description, entity, entity_id, state)): Option<(i64, String, String, i64, String)> =
+            sqlx::query_as(sql).bind(project_id).fetch_optional(&mut *tx).await.map_err(|e| self.db(e))?
+        else {
+            return Ok(None);
+        };
+        let corrupt = |e: serde_json::Error| Error::InvalidInput { input: format!("history entry {id}"), reason: format!("unreadable: {e}") };
+        match entity.as_str() {
+            "segment" => write_segment(&mut tx, entity_id, &serde_json::from_str(&state).map_err(corrupt)?).await,
+            "speaker" => write_speaker(&mut tx, &serde_json::from_str(&state).map_err(corrupt)?).await,
+            other => return Err(Error::InvalidInput { input: format!("history entry {id}"), reason: format!("unknown kind {other:?}") }),
+        }
+        .map_err(|e| self.db(e))?;
+        sqlx::query("UPDATE history SET undone = ?2 WHERE id = ?1").bind(id).bind(undo).execute(&mut *tx).await.map_err(|e| self.db(e))?;
+        touch(&mut tx, project_id).await.map_err(|e| self.db(e))?;
+        tx.commit().await.map_err(|e| self.db(e))?;
+        Ok(Some(description))
+    }
+
+    /// Records a take of a segment and makes it the active one.
+    pub async fn add_take(&self, segment_id: i64, seed: i64, synthesis_key: &str, duration_s: f64) -> Result<i64> {
+        let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
+        let id: i64 = sqlx::query_scalar("INSERT INTO takes (segment_id, seed, synthesis_key, duration_s) VALUES (?1, ?2, ?3, ?4) RETURNING id")
+            .bind(segment_id)
+            .bind(seed)
+            .bind(synthesis_key)
+            .bind(duration_s)
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(|e| self.db(e))?;
+        sqlx::query("UPDATE segments SET active_take_id = ?2 WHERE id = ?1").bind(segment_id).bind(id).execute(&mut *tx).await.map_err(|e| self.db(e))?;
+        tx.commit().await.map_err(|e| self.db(e))?;
+        Ok(id)
+    }
+
+    /// Starts a render job of `total` segments.
+    pub async fn start_render_job(&self, project_id: i64, total: i64) -> Result<i64> {
+        sqlx::query_scalar("INSERT INTO render_jobs (project_id, state, total) VALUES (?1, 'running', ?2) RETURNING id")
+            .bind(project_id)
+            .bind(total)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(|e| self.db(e))
+    }
+
+    /// Records how many segments a job has done.
+    pub async fn render_job_progress(&self, job_id: i64, done: i64) -> Result<()> {
+        sqlx::query("UPDATE render_jobs SET done = ?2 WHERE id = ?1").bind(job_id).bind(done).execute(&self.pool).await.map_err(|e| self.db(e))?;
+        Ok(())
+    }
+
+    /// Ends a job as `done`, `failed` or `cancelled`.
+    pub async fn finish_render_job(&self, job_id: i64, state: &str, error: Option<&str>) -> Result<()> {
+        sqlx::query("UPDATE render_jobs SET state = ?2, error = ?3, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1")
+            .bind(job_id)
+            .bind(state)
+            .bind(error)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| self.db(e))?;
+        Ok(())
+    }
+
+    /// Marks jobs left `running` by a previous process (it was killed or
+    /// crashed) as `interrupted`, and returns them so they can be resumed.
+    pub async fn interrupted_render_jobs(&self) -> Result<Vec<RenderJob>> {
+        sqlx::query_as("UPDATE render_jobs SET state = 'interrupted' WHERE state = 'running' RETURNING id, project_id, state, total, done, error")
+            .fetch_all(&self.pool)
+            .await
+            .map_err(|e| self.db(e))
+    }
+}
+
+async fn touch(tx: &mut Transaction<'_, Sqlite>, project_id: i64) -> sqlx::Result<()> {
+    sqlx::query("UPDATE projects SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1").bind(project_id).execute(&mut **tx).await?;
+    Ok(())
+}
+
+async fn write_segment(tx: &mut Transaction<'_, Sqlite>, id: i64, f: &SegmentFields) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE segments SET start_s = ?2, end_s = ?3, text = ?4, speaker_id = ?5, speed = ?6, gain_db = ?7,
+             fade_in_s = ?8, fade_out_s = ?9, timing_strategy = ?10, locked = ?11 WHERE id = ?1",
+    )
+    .bind(id)
+    .bind(f.start_s)
+    .bind(f.end_s)
+    .bind(&f.text)
+    .bind(f.speaker_id)
+    .bind(f.speed)
+    .bind(f.gain_db)
+    .bind(f.fade_in_s)
+    .bind(f.fade_out_s)
+    .bind(&f.timing_strategy)
+    .bind(f.locked)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+async fn write_speaker(tx: &mut Transaction<'_, Sqlite>, s: &Speaker) -> sqlx::Result<()> {
+    sqlx::query("UPDATE speakers SET voice = ?2 WHERE id = ?1").bind(s.id).bind(&s.voice).execute(&mut **tx).await?;
+    Ok(())
+}
+
+/// Appends an edit to the history, dropping the redo branch.
+async fn record<T: Serialize>(tx: &mut Transaction<'_, Sqlite>, project_id: i64, description: &str, entity: &str, entity_id: i64, before: &T, after: &T) -> sqlx::Result<()> {
+    sqlx::query("DELETE FROM history WHERE project_id = ?1 AND undone = 1").bind(project_id).execute(&mut **tx).await?;
+    sqlx::query("INSERT INTO history (project_id, description, entity, entity_id, before_json, after_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+        .bind(project_id)
+        .bind(description)
+        .bind(entity)
+        .bind(entity_id)
+        .bind(serde_json::to_string(before).expect("state serialises"))
+        .bind(serde_json::to_string(after).expect("state serialises"))
+        .execute(&mut **tx)
+        .await?;
+    touch(tx, project_id).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dub::subtitles::parse_srt;
+
+    async fn demo(dir: &std::path::Path) -> (Store, Project, Track) {
+        let store = Store::open(&dir.join("s.sqlite3")).await.unwrap();
+        let (project, track) = store.create_project("Lighthouse", "en-US").await.unwrap();
+        let cues = parse_srt(include_str!("../../assets/demo/lighthouse.srt"), "lighthouse.srt").unwrap();
+        store.import_cues(&track, &cues).await.unwrap();
+        (store, project, track)
+    }
+
+    #[tokio::test]
+    async fn an_imported_script_becomes_segments_with_speakers() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, project, track) = demo(dir.path()).await;
+        let segments = store.segments(track.id).await.unwrap();
+        assert_eq!(segments.len(), 32);
+        let speakers = store.speakers(project.id).await.unwrap();
+        assert_eq!(speakers.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["Maya", "Theo"]);
+        assert_eq!(segments[0].fields.speaker_id, Some(speakers[0].id));
+        assert_eq!(segments[0].fields.text, "Thanks for coming in on such short notice.");
+    }
+
+    #[tokio::test]
+    async fn undo_and_redo_survive_a_restart() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, project, track) = demo(dir.path()).await;
+        let first = store.segments(track.id).await.unwrap()[0].clone();
+        store.edit_segment(first.id, "retype line 1", |f| f.text = "Thanks for coming.".into()).await.unwrap();
+        store.edit_segment(first.id, "slow line 1", |f| f.speed = 0.9).await.unwrap();
+        store.close().await;
+
+        let store = Store::open(&dir.path().join("s.sqlite3")).await.unwrap();
+        assert_eq!(store.undo(project.id).await.unwrap().as_deref(), Some("slow line 1"));
+        assert_eq!(store.undo(project.id).await.unwrap().as_deref(), Some("retype line 1"));
+        assert_eq!(store.segment(first.id).await.unwrap().fields, first.fields);
+        assert_eq!(store.undo(project.id).await.unwrap(), None);
+        store.close().await;
+
+        let store = Store::open(&dir.path().join("s.sqlite3")).await.unwrap();
+        assert_eq!(store.redo(project.id).await.unwrap().as_deref(), Some("retype line 1"));
+        assert_eq!(store.segment(first.id).await.unwrap().fields.text, "Thanks for coming.");
+        // A new edit drops what could have been redone.
+        store.edit_segment(first.id, "louder", |f| f.gain_db = 3.0).await.unwrap();
+        assert_eq!(store.redo(project.id).await.unwrap(), None);
+        let now = store.segment(first.id).await.unwrap().fields;
+        assert_eq!((now.text.as_str(), now.speed, now.gain_db), ("Thanks for coming.", 1.0, 3.0));
+    }
+
+    #[tokio::test]
+    async fn a_speakers_voice_change_is_undoable() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, project, _) = demo(dir.path()).await;
+        let maya = store.speakers(project.id).await.unwrap().remove(0);
+        store.set_speaker_voice(maya.id, "bf_emma").await.unwrap();
+        assert_eq!(store.speakers(project.id).await.unwrap()[0].voice, "bf_emma");
+        store.undo(project.id).await.unwrap();
+        assert_eq!(store.speakers(project.id).await.unwrap()[0].voice, maya.voice);
+    }
+
+    #[tokio::test]
+    async fn an_invalid_edit_is_rejected_and_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, project, track) = demo(dir.path()).await;
+        let first = store.segments(track.id).await.unwrap()[0].clone();
+        let err = store.edit_segment(first.id, "bad", |f| f.end_s = f.start_s - 1.0).await.unwrap_err();
+        assert!(err.to_string().contains(&format!("segment {}", first.id)), "{err}");
+        let err = store.edit_segment(first.id, "bad", |f| f.speed = 9.0).await.unwrap_err();
+        assert!(err.to_string().contains("speed"), "{err}");
+        assert_eq!(store.segment(first.id).await.unwrap(), first);
+        assert_eq!(store.undo(project.id).await.unwrap(), None, "nothing was recorded");
+    }
+
+    #[tokio::test]
+    async fn a_job_left_running_is_found_interrupted_on_the_next_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, project, _) = demo(dir.path()).await;
+        let job = store.start_render_job(project.id, 32).await.unwrap();
+        store.render_job_progress(job, 12).await.unwrap();
+        let finished = store.start_render_job(project.id, 1).await.unwrap();
+        store.finish_render_job(finished, "done", None).await.unwrap();
+        store.close().await;
+        let store = Store::open(&dir.path().join("s.sqlite3")).await.unwrap();
+        let interrupted = store.interrupted_render_jobs().await.unwrap();
+        assert_eq!(interrupted.len(), 1);
+        assert_eq!((interrupted[0].id, interrupted[0].done, interrupted[0].state.as_str()), (job, 12, "interrupted"));
+        assert!(store.interrupted_render_jobs().await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_take_becomes_the_active_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _, track) = demo(dir.path()).await;
+        let seg = store.segments(track.id).await.unwrap()[3].clone();
+        let take = store.add_take(seg.id, 7, "abc", 2.5).await.unwrap();
+        assert_eq!(store.segment(seg.id).await.unwrap().active_take_id, Some(take));
+    }
+}
