@@ -25,8 +25,16 @@ pub const KOKORO: ModelAsset = ModelAsset {
     purpose: "speech synthesis and the 54 stock voices",
 };
 
+/// The speaker encoder (Resemblyzer's GE2E) that matches reference
+/// recordings to stock voices.
+pub const SPEAKER_ENCODER: ModelAsset = ModelAsset {
+    id: "resemblyzer-ge2e-0.1.4",
+    name: "GE2E speaker encoder (Resemblyzer 0.1.4)",
+    purpose: "matching reference recordings to the closest stock voices",
+};
+
 /// Every model asset, in the order the doctor reports them.
-pub const ALL: [ModelAsset; 1] = [KOKORO];
+pub const ALL: [ModelAsset; 2] = [KOKORO, SPEAKER_ENCODER];
 
 /// Name of the manifest that marks a complete install.
 pub const MANIFEST_FILE_NAME: &str = "manifest.json";

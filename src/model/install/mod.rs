@@ -1,6 +1,7 @@
-//! `revoice models install`: gets Kokoro's release files from a source,
-//! verifies every one by sha256, converts them once into the engine's own
-//! files, and publishes the result atomically.
+//! `revoice models install`: gets each model's release files (Kokoro's, then
+//! the speaker encoder's, [`speaker`]) from a source, verifies every one by
+//! sha256, converts them once into the engine's own files, and publishes the
+//! result atomically.
 //!
 //! Flow: source → `<data>/downloads/<model>/` (verified raw files, kept so an
 //! interrupted install resumes) → `<data>/models/.<model>.partial/` (engine
@@ -11,6 +12,7 @@
 pub mod http;
 pub mod packages;
 pub mod sources;
+pub mod speaker;
 #[cfg(test)]
 pub(crate) mod test_server;
 pub mod vocab;
@@ -25,6 +27,7 @@ use crate::model::assets::{self, InstallManifest, ManifestFile, ModelAsset};
 use crate::model::kokoro::KokoroRelease;
 
 pub use sources::Source;
+pub use speaker::{install_speaker_encoder, EncoderRelease};
 
 /// Reports install progress to whoever shows it (a terminal bar, a UI).
 pub trait InstallProgress: Sync {
@@ -104,7 +107,18 @@ pub fn install_kokoro(
         }
     }
     let raw = sources::collect(source, release, &downloads_dir(data_dir, &asset), progress)?;
+    stage_and_publish(data_dir, &asset, |staging| crate::model::kokoro::convert::write_engine_files(&raw, staging, progress))
+}
 
+/// Writes an asset's engine files into a fresh staging folder with
+/// `write_files` (which returns their names), records them in the
+/// manifest (written last), and publishes the folder atomically.
+pub(crate) fn stage_and_publish(
+    data_dir: &Path,
+    asset: &ModelAsset,
+    write_files: impl FnOnce(&Path) -> Result<Vec<String>>,
+) -> Result<InstallOutcome> {
+    let final_dir = asset.dir(data_dir);
     let models_dir = assets::models_dir(data_dir);
     let staging = models_dir.join(format!(".{}.partial", asset.id));
     if staging.exists() {
@@ -112,7 +126,7 @@ pub fn install_kokoro(
     }
     std::fs::create_dir_all(&staging).map_err(|e| Error::io("create", &staging, e))?;
 
-    let mut written = crate::model::kokoro::convert::write_engine_files(&raw, &staging, progress)?;
+    let mut written = write_files(&staging)?;
     written.sort();
     let mut files = Vec::new();
     for name in &written {

@@ -107,14 +107,14 @@ fn fetch_packages(release: &KokoroRelease, dir: &Path, progress: &dyn InstallPro
     Ok(())
 }
 
-fn missing_tool(tool: &str, fix: &str) -> Error {
+pub(crate) fn missing_tool(tool: &str, fix: &str) -> Error {
     Error::InvalidInput {
         input: tool.to_string(),
         reason: format!("not found: install it ({fix}) or pass --from with a folder of the release files"),
     }
 }
 
-fn run(command: &mut Command, what: &str) -> Result<()> {
+pub(crate) fn run(command: &mut Command, what: &str) -> Result<()> {
     let output = command.output().map_err(|e| Error::InvalidInput {
         input: what.to_string(),
         reason: format!("could not run: {e}"),
@@ -201,7 +201,7 @@ fn require(path: &Path, what: &str) -> Result<()> {
     }
 }
 
-fn copy_file(from: &Path, to: &Path) -> Result<()> {
+pub(crate) fn copy_file(from: &Path, to: &Path) -> Result<()> {
     if let Some(dir) = to.parent() {
         std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
     }

@@ -1,0 +1,59 @@
+//! `revoice voices match FILE`: the quality report of a reference recording,
+//! the stock voices closest to it, and the blend of the best few. Matching
+//! picks and mixes stock voices; it does not clone the speaker.
+
+use std::path::Path;
+
+use revoice::voice::{MatchedVoice, VoiceMatcher};
+
+/// Matches `file` against the stock voices and prints the result (JSON with
+/// `json`); with `output`, saves the artifact there.
+pub fn match_file(data_dir: &Path, file: &Path, json: bool, top: usize, output: Option<&Path>) -> revoice::Result<()> {
+    let started = std::time::Instant::now();
+    let matcher = VoiceMatcher::open(data_dir, &|done, total, voice| {
+        if voice.is_empty() {
+            eprintln!("stock voice embeddings ready ({total} voices, cached for next time)");
+        } else {
+            eprintln!("computing stock voice embeddings (first use): {}/{total} {voice}", done + 1);
+        }
+    })?;
+    let loaded = started.elapsed();
+    let voice = matcher.match_file(file)?;
+    let matched = started.elapsed() - loaded;
+    if let Some(path) = output {
+        voice.save(path)?;
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&voice).expect("artifact serialises"));
+    } else {
+        print_match(&voice, top);
+        eprintln!("matched in {:.2} s (encoder and stock embeddings loaded in {:.2} s)", matched.as_secs_f64(), loaded.as_secs_f64());
+    }
+    if let Some(path) = output {
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+fn print_match(v: &MatchedVoice, top: usize) {
+    let q = &v.quality;
+    println!("Reference {}", v.source);
+    println!("  length        {:.1} s ({:.1} s of speech)", q.seconds, q.speech_seconds);
+    println!("  level         peak {:.1} dBFS, RMS {:.1} dBFS", q.peak_dbfs, q.rms_dbfs);
+    println!("  clipping      {:.3} % of samples", q.clipped_fraction * 100.0);
+    println!("  noise         floor {:.0} dBFS, speech {:.0} dB above it", q.noise_floor_dbfs, q.snr_db);
+    for w in &q.warnings {
+        println!("  warning: {w}");
+    }
+    println!();
+    println!("Closest stock voices (cosine similarity of speaker embeddings):");
+    for (i, m) in v.matches.iter().take(top).enumerate() {
+        println!("  {:>2}. {:<14} {:<6} {:<7} {:.3}", i + 1, m.voice, m.language, m.gender, m.similarity);
+    }
+    println!();
+    println!("Blend of the closest voices (this matches and mixes stock voices; it does not clone):");
+    for p in &v.blend {
+        println!("  {:<14} {:>5.1} %", p.voice, p.weight * 100.0);
+    }
+    println!("  use it with: revoice say --voice {} \"...\"", v.blend_spec());
+}

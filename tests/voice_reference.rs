@@ -1,0 +1,171 @@
+//! Reference voices on the real assets (Kokoro and the speaker encoder, as
+//! the README's test command installs them into `target/test-data` or
+//! `$REVOICE_TEST_DATA_DIR`; these tests fail, never skip, without them):
+//! the encoder against Resemblyzer's own numbers, a rendered stock voice
+//! found again among the 54, and the errors a person sees for bad
+//! recordings. The first test to need the stock voices' embeddings computes
+//! and caches them in the data folder (a few minutes in a debug build).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use revoice::model::assets::{self, AssetState};
+use revoice::model::speaker::{cosine_similarity, preprocess, SpeakerEncoder};
+use revoice::synth::{SayRequest, Synthesizer};
+use revoice::voice::VoiceMatcher;
+
+fn data_dir() -> PathBuf {
+    let dir = common::test_data_dir();
+    let state = assets::SPEAKER_ENCODER.status(&dir).state;
+    assert!(
+        matches!(state, AssetState::Installed { .. }),
+        "the speaker encoder is not installed in {} ({state:?}): run scripts/test, or \
+         `cargo run --bin revoice -- --data-dir {} models install`",
+        dir.display(),
+        dir.display()
+    );
+    dir
+}
+
+fn matcher() -> &'static VoiceMatcher {
+    static MATCHER: OnceLock<VoiceMatcher> = OnceLock::new();
+    MATCHER.get_or_init(|| {
+        VoiceMatcher::open(&data_dir(), &|done, total, voice| {
+            if !voice.is_empty() {
+                eprintln!("stock voice embeddings: {done}/{total} {voice}");
+            }
+        })
+        .unwrap()
+    })
+}
+
+/// Renders `text` with a stock voice; returns 24 kHz samples.
+fn render(voice: &str, text: &str) -> (Vec<f32>, u32) {
+    let synth = Synthesizer::load(&data_dir()).unwrap();
+    let mut samples = Vec::new();
+    let request = SayRequest { text: text.into(), voice: voice.into(), speed: 1.0, seed: None };
+    synth.say(&request, |chunk| Ok(samples.extend_from_slice(&chunk.samples))).unwrap();
+    (samples, synth.sample_rate())
+}
+
+fn write_wav(path: &Path, samples: &[f32], rate: u32) {
+    revoice::audio::wav::write_pcm16(path, samples, rate).unwrap();
+}
+
+/// The clip of `tests/fixtures/ge2e/synthetic.safetensors` (see scripts/dev/ge2e_reference.py).
+fn synthetic_clip() -> Vec<f32> {
+    (0..32_000)
+        .map(|n| {
+            let t = n as f64 / 16_000.0;
+            let tau = 2.0 * std::f64::consts::PI;
+            let phase = tau * 140.0 * t + (30.0 / 0.7) * (1.0 - (tau * 0.7 * t).cos());
+            let voice: f64 = (1..=12).map(|k| (k as f64 * phase + 0.3 * k as f64).sin() / k as f64).sum();
+            ((0.55 - 0.45 * (tau * 3.0 * t).cos()) * 0.02 * voice) as f32
+        })
+        .collect()
+}
+
+fn fixture(name: &str) -> Vec<f32> {
+    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ge2e/synthetic.safetensors")).unwrap();
+    let file = safetensors::SafeTensors::deserialize(&bytes).unwrap();
+    file.tensor(name).unwrap().data().chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+#[test]
+fn the_encoder_matches_resemblyzer_in_torch_within_2e_5() {
+    let encoder = SpeakerEncoder::load(&data_dir()).unwrap();
+    let mut wav = synthetic_clip();
+    preprocess::normalize_volume(&mut wav);
+    let ours = encoder.embed_prepared(&wav).unwrap();
+    let partials = fixture("partials");
+    let embedding = fixture("embedding");
+    assert_eq!(ours.partials.len(), 2);
+    let flat: Vec<f32> = ours.partials.concat();
+    let worst_partial = flat.iter().zip(&partials).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+    let worst = ours.embedding.iter().zip(&embedding).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+    eprintln!("largest difference from torch: partials {worst_partial:e}, embedding {worst:e}");
+    // Unit vectors of 256 values: f32 LSTMs over 160 steps in different libraries agree to ~1e-6.
+    assert!(worst_partial < 2e-5 && worst < 2e-5, "partials differ by {worst_partial}, the embedding by {worst}");
+    assert!(cosine_similarity(&ours.embedding, &embedding) > 0.99999);
+}
+
+#[test]
+fn a_rendered_stock_voice_is_matched_back_to_itself_first() {
+    let (samples, rate) = render(
+        "af_bella",
+        "The river was quiet that morning, and the fishermen waited for the fog to lift. \
+         Nobody spoke until the first boat pushed away from the pier.",
+    );
+    let voice = matcher().match_samples(&samples, rate, "af_bella render").unwrap();
+    let top: Vec<String> = voice.matches.iter().take(5).map(|m| format!("{} {:.4}", m.voice, m.similarity)).collect();
+    eprintln!("top matches: {top:?}; blend {}", voice.blend_spec());
+    assert_eq!(voice.matches.len(), 54);
+    assert_eq!(voice.matches[0].voice, "af_bella", "{top:?}");
+    assert!(voice.matches[0].similarity > 0.9, "{top:?}");
+    assert_eq!(voice.blend[0].voice, "af_bella");
+    assert!((voice.blend.iter().map(|p| p.weight).sum::<f32>() - 1.0).abs() < 1e-5);
+    assert!(voice.quality.speech_seconds > 4.0 && voice.quality.warnings.is_empty(), "{:?}", voice.quality);
+    // The artifact's blend is a voice the synthesizer takes.
+    let synth = Synthesizer::load(&data_dir()).unwrap();
+    synth.resolve_voice(&voice.blend_spec()).unwrap();
+}
+
+#[test]
+fn a_file_named_wav_that_is_not_audio_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("interview.wav");
+    std::fs::write(&path, "WEBVTT\n\n00:00.000 --> 00:02.000\nhello\n").unwrap();
+    let err = matcher().match_file(&path).unwrap_err().to_string();
+    assert!(err.contains("interview.wav") && err.contains("not audio") && err.contains("text"), "{err}");
+}
+
+#[test]
+fn a_truncated_recording_is_refused_as_truncated() {
+    let (samples, rate) = render("am_michael", "This recording will be cut off in the middle of its data.");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cut.wav");
+    write_wav(&path, &samples, rate);
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    let err = matcher().match_file(&path).unwrap_err().to_string();
+    assert!(err.contains("cut.wav") && err.contains("truncated"), "{err}");
+}
+
+#[test]
+fn a_reference_with_too_little_speech_or_none_is_refused_with_the_reason() {
+    let (samples, rate) = render("af_bella", "Hi.");
+    let dir = tempfile::tempdir().unwrap();
+    let short = dir.path().join("short.wav");
+    write_wav(&short, &samples, rate);
+    let err = matcher().match_file(&short).unwrap_err().to_string();
+    assert!(err.contains("short.wav") && err.contains("of speech") && err.contains("1.5 s"), "{err}");
+
+    let silent = dir.path().join("silence.flac.wav");
+    write_wav(&silent, &vec![0.0; 5 * 24_000], 24_000);
+    let err = matcher().match_file(&silent).unwrap_err().to_string();
+    assert!(err.contains("silence.flac.wav") && err.contains("silent"), "{err}");
+}
+
+#[test]
+fn voices_match_on_the_command_line_prints_the_ranking_and_saves_the_artifact() {
+    matcher(); // the stock embeddings are cached before the CLI needs them
+    let (samples, rate) = render("am_michael", "I wrote this letter by hand, because some things should not be typed. Read it slowly.");
+    let dir = tempfile::tempdir().unwrap();
+    let (wav, artifact) = (dir.path().join("letter.wav"), dir.path().join("voice.json"));
+    write_wav(&wav, &samples, rate);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_revoice"))
+        .args(["--data-dir", data_dir().to_str().unwrap(), "voices", "match", wav.to_str().unwrap(), "-o", artifact.to_str().unwrap()])
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("revoice runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for needle in ["Reference letter.wav", "of speech", "dBFS", "1. am_michael", "does not clone", "revoice say --voice am_michael:"] {
+        assert!(stdout.contains(needle), "{needle:?} missing from:\n{stdout}");
+    }
+    let saved = revoice::voice::MatchedVoice::load(&artifact).unwrap();
+    assert_eq!(saved.matches[0].voice, "am_michael");
+    assert_eq!(saved.embedding.len(), 256);
+}
