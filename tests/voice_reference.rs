@@ -169,3 +169,33 @@ fn voices_match_on_the_command_line_prints_the_ranking_and_saves_the_artifact() 
     assert_eq!(saved.matches[0].voice, "am_michael");
     assert_eq!(saved.embedding.len(), 256);
 }
+
+#[test]
+fn a_registered_voice_is_listed_spoken_by_name_and_removed() {
+    matcher(); // the stock embeddings are cached before the CLI needs them
+    let (samples, rate) = render("bf_emma", "The garden was quiet after the rain, and every leaf was shining.");
+    let dir = tempfile::tempdir().unwrap();
+    let (wav, said) = (dir.path().join("emma.wav"), dir.path().join("said.wav"));
+    write_wav(&wav, &samples, rate);
+    let name = format!("Garden Voice {}", std::process::id());
+    let revoice = |args: &[&str]| {
+        let mut all = vec!["--data-dir", data_dir().to_str().unwrap().to_owned().leak()];
+        all.extend_from_slice(args);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_revoice")).args(&all).env_remove("RUST_LOG").output().expect("revoice runs");
+        (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (ok, _, err) = revoice(&["voices", "add", &name, wav.to_str().unwrap()]);
+    assert!(!ok && err.contains("--consent"), "consent is required: {err}");
+    let (ok, out, err) = revoice(&["voices", "add", &name, wav.to_str().unwrap(), "--consent", "rendered test voice", "--description", "test"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("registered voice") && out.contains("1. bf_emma"), "{out}");
+    let (ok, out, _) = revoice(&["voices", "list"]);
+    assert!(ok && out.contains(&name) && out.contains("bf_emma:"), "{out}");
+    let (ok, _, err) = revoice(&["say", "Hello from the garden.", "--voice", &name, "-o", said.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(hound::WavReader::open(&said).unwrap().duration() > 12_000);
+    let (ok, out, err) = revoice(&["voices", "remove", &name]);
+    assert!(ok && out.contains("removed"), "{err}");
+    let (ok, _, err) = revoice(&["voices", "remove", &name]);
+    assert!(!ok && err.contains("not in the library"), "{err}");
+}

@@ -12,5 +12,5 @@ mod takes;
 
 pub use config::{Calibration, SchedulerConfig, WidthSource, CALIBRATION_FILE};
 pub use job::{BatchSettings, Delivery, Job, JobHandle};
-pub use owner::{Scheduler, SchedulerStats};
+pub use owner::{Scheduler, SchedulerStats, TaskQueue};
 pub use takes::{fresh_seed, judge, BadTake};

@@ -143,16 +143,35 @@ impl Scheduler {
     /// Runs `task` on the owner thread between batches (reference encodes
     /// use the model's cores too, so they take turns with synthesis).
     pub fn run_between_batches<T: Send + 'static>(&self, task: impl FnOnce() -> T + Send + 'static) -> mpsc::Receiver<T> {
-        let (tx, rx) = mpsc::channel();
-        let _ = self.inbox.send(Message::Task(Box::new(move || {
-            let _ = tx.send(task());
-        })));
-        rx
+        self.tasks().run_between_batches(task)
+    }
+
+    /// A cloneable handle for queueing between-batch tasks from elsewhere.
+    pub fn tasks(&self) -> TaskQueue {
+        TaskQueue { inbox: self.inbox.clone() }
     }
 
     /// A snapshot of the counters.
     pub fn stats(&self) -> SchedulerStats {
         self.stats.lock().expect("stats lock").clone()
+    }
+}
+
+/// Queues tasks onto a scheduler's owner thread, between batches.
+#[derive(Clone)]
+pub struct TaskQueue {
+    inbox: mpsc::Sender<Message>,
+}
+
+impl TaskQueue {
+    /// Runs `task` on the owner thread between batches; the receiver gets
+    /// its result (or disconnects if the scheduler has stopped).
+    pub fn run_between_batches<T: Send + 'static>(&self, task: impl FnOnce() -> T + Send + 'static) -> mpsc::Receiver<T> {
+        let (tx, rx) = mpsc::channel();
+        let _ = self.inbox.send(Message::Task(Box::new(move || {
+            let _ = tx.send(task());
+        })));
+        rx
     }
 }
 

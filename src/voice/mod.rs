@@ -7,6 +7,8 @@
 //! closest into a [`reference::MatchedVoice`]. Matching picks and mixes
 //! stock voices; it does not clone a speaker.
 
+pub mod encoding;
+pub mod library;
 pub mod quality;
 pub mod reference;
 pub mod stock_embeddings;

@@ -129,6 +129,24 @@ enum VoicesCommand {
         #[arg(short = 'o', long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
+    /// Register a voice in the library from a reference recording (matched to a blend of
+    /// stock voices; not a clone). Registering a name again replaces it.
+    Add {
+        /// The name to use with `say --voice`.
+        name: String,
+        /// The recording.
+        file: PathBuf,
+        /// Who consented to this voice being used, and how (required).
+        #[arg(long)]
+        consent: String,
+        #[arg(long, default_value = "")]
+        description: String,
+        /// What is said in the recording.
+        #[arg(long = "text", default_value = "")]
+        reference_text: String,
+    },
+    /// Remove a voice from the library.
+    Remove { name: String },
 }
 
 #[derive(Subcommand)]
@@ -200,6 +218,7 @@ async fn run(cli: Cli) -> revoice::Result<ExitCode> {
             if output.is_none() && !play {
                 return Err(revoice::Error::InvalidInput { input: "say".into(), reason: "nowhere to put the audio: pass -o FILE and/or --play".into() });
             }
+            let voice = voices::resolve_registered(&engine, voice).await?;
             let data_dir = engine.data_dir().to_path_buf();
             let device = engine.config().settings.audio.output_device.clone();
             let request = revoice::synth::SayRequest { text, voice, speed, seed };
@@ -225,6 +244,18 @@ async fn run(cli: Cli) -> revoice::Result<ExitCode> {
         }
         Command::Voices { command: VoicesCommand::List { language, json } } => {
             list_voices(language.as_deref(), json);
+            if !json {
+                voices::list_registered(&engine).await?;
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Voices { command: VoicesCommand::Add { name, file, consent, description, reference_text } } => {
+            let details = revoice::voice::library::VoiceDetails { name, description, reference_text, consent };
+            voices::add(&engine, &file, &details).await?;
+            ExitCode::SUCCESS
+        }
+        Command::Voices { command: VoicesCommand::Remove { name } } => {
+            voices::remove(&engine, &name).await?;
             ExitCode::SUCCESS
         }
         Command::Voices { command: VoicesCommand::Match { file, json, top, output } } => {

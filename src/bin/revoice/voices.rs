@@ -1,6 +1,8 @@
 //! `revoice voices match FILE`: the quality report of a reference recording,
 //! the stock voices closest to it, and the blend of the best few. Matching
-//! picks and mixes stock voices; it does not clone the speaker.
+//! picks and mixes stock voices; it does not clone the speaker. Also the
+//! voice library: `voices add`, `voices remove`, the registered voices in
+//! `voices list`, and registered names in `say --voice`.
 
 use std::path::Path;
 
@@ -56,4 +58,65 @@ fn print_match(v: &MatchedVoice, top: usize) {
         println!("  {:<14} {:>5.1} %", p.voice, p.weight * 100.0);
     }
     println!("  use it with: revoice say --voice {} \"...\"", v.blend_spec());
+}
+
+/// A cache for one CLI command (artifacts are read at most a few times).
+fn artifact_cache() -> revoice::cache::VoiceArtifactCache<MatchedVoice> {
+    revoice::cache::VoiceArtifactCache::new(8 << 20).expect("non-zero budget")
+}
+
+/// Matches `file` and registers it under `details.name`.
+pub async fn add(engine: &revoice::Engine, file: &Path, details: &revoice::voice::library::VoiceDetails) -> revoice::Result<()> {
+    details.check()?;
+    let (data_dir, path) = (engine.data_dir().to_path_buf(), file.to_path_buf());
+    let matched = tokio::task::spawn_blocking(move || {
+        let matcher = VoiceMatcher::open(&data_dir, &|done, total, voice| {
+            if !voice.is_empty() {
+                eprintln!("computing stock voice embeddings (first use): {}/{total} {voice}", done + 1);
+            }
+        })?;
+        matcher.match_file(&path)
+    })
+    .await
+    .expect("matching thread")?;
+    let record = revoice::voice::library::register(engine.store(), engine.data_dir(), &artifact_cache(), file, details, &matched).await?;
+    print_match(&matched, 3);
+    println!();
+    println!("registered voice {:?} (version {}); use it with: revoice say --voice {:?} \"...\"", record.voice.name, record.version, record.voice.name);
+    Ok(())
+}
+
+/// Removes a registered voice.
+pub async fn remove(engine: &revoice::Engine, name: &str) -> revoice::Result<()> {
+    match revoice::voice::library::delete(engine.store(), engine.data_dir(), &artifact_cache(), name).await? {
+        Some(_) => {
+            println!("removed voice {name:?}");
+            Ok(())
+        }
+        None => Err(revoice::Error::InvalidInput { input: format!("voice {name:?}"), reason: "is not in the library (see `revoice voices list`)".into() }),
+    }
+}
+
+/// Prints the library's voices after the stock ones.
+pub async fn list_registered(engine: &revoice::Engine) -> revoice::Result<()> {
+    let voices = engine.store().voices().await?;
+    if voices.is_empty() {
+        return Ok(());
+    }
+    println!();
+    println!("registered voices (blends of stock voices matched to a recording):");
+    for r in voices {
+        let blend = serde_json::from_str::<MatchedVoice>(&r.voice.artifact_json).map(|m| m.blend_spec()).unwrap_or_else(|_| "unreadable artifact".into());
+        println!("  {:<20} v{}  {}  ({})", r.voice.name, r.version, blend, r.voice.description);
+    }
+    Ok(())
+}
+
+/// A registered voice's name becomes its blend of stock voices; anything
+/// else (stock names, explicit blends) passes through unchanged.
+pub async fn resolve_registered(engine: &revoice::Engine, voice: String) -> revoice::Result<String> {
+    match revoice::voice::library::artifact(engine.store(), &artifact_cache(), voice.trim()).await? {
+        Some(matched) => Ok(matched.blend_spec()),
+        None => Ok(voice),
+    }
 }
