@@ -199,3 +199,44 @@ fn a_registered_voice_is_listed_spoken_by_name_and_removed() {
     let (ok, _, err) = revoice(&["voices", "remove", &name]);
     assert!(!ok && err.contains("not in the library"), "{err}");
 }
+
+#[test]
+fn eight_requests_for_one_reference_run_one_encode_on_the_scheduler_between_batches() {
+    use revoice::cache::{ReferenceEncodeConfig, ReferenceInput};
+    use revoice::scheduler::{Scheduler, SchedulerConfig};
+    use revoice::voice::encoding::MatcherHooks;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    matcher();
+    let synth = Synthesizer::load(&data_dir()).unwrap();
+    let scheduler = Scheduler::start(synth.shared_model(), SchedulerConfig::fixed(1, Duration::ZERO, 1, false)).unwrap();
+    let config = ReferenceEncodeConfig { max_bytes: 1 << 20, follower_timeout: Duration::from_secs(300) };
+    let service = Arc::new(MatcherHooks::service(&data_dir(), Some(scheduler.tasks()), config).unwrap());
+    let (samples, rate) = render("am_adam", "Keep the engine running, we leave in five minutes, whatever the weather.");
+    let dir = tempfile::tempdir().unwrap();
+    let wav = dir.path().join("adam.wav");
+    write_wav(&wav, &samples, rate);
+    let bytes: Arc<[u8]> = std::fs::read(&wav).unwrap().into();
+
+    let barrier = Arc::new(std::sync::Barrier::new(8));
+    let threads: Vec<_> = (0..8)
+        .map(|_| {
+            let (service, bytes, barrier) = (service.clone(), bytes.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                barrier.wait();
+                service.encode(ReferenceInput::Bytes { name: "adam.wav".into(), bytes })
+            })
+        })
+        .collect();
+    for t in threads {
+        assert_eq!(t.join().unwrap().unwrap().matches[0].voice, "am_adam");
+    }
+    let stats = service.stats();
+    assert_eq!(stats.misses, 1, "{stats:?}");
+    assert_eq!(stats.merged + stats.hits, 7, "{stats:?}");
+    assert_eq!(scheduler.stats().tasks_run, 1, "the one encode ran on the scheduler's owner thread");
+    // The same recording as a file on disk has the same identity: a hit.
+    assert_eq!(service.encode(ReferenceInput::LocalFile(wav)).unwrap().matches[0].voice, "am_adam");
+    assert_eq!(service.stats().hits, stats.hits + 1);
+}

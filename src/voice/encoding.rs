@@ -49,8 +49,18 @@ impl MatcherHooks {
     }
 }
 
+/// The name the decoder sees (its extension is a hint checked against the content).
+fn file_name(input: &ReferenceInput) -> String {
+    match input {
+        ReferenceInput::LocalFile(path) => path.display().to_string(),
+        ReferenceInput::Bytes { name, .. } => name.clone(),
+        ReferenceInput::Fetched { url, .. } | ReferenceInput::RemoteUrl(url) => url.clone(),
+        ReferenceInput::DataUri(_) => "data URI".into(),
+    }
+}
+
 fn encode(matcher: &VoiceMatcher, input: &ReferenceInput) -> Result<MatchedVoice> {
-    let name = input.describe();
+    let name = file_name(input);
     let bytes = input.read_bytes()?;
     let decoded = crate::audio::decode::decode_bytes(bytes.to_vec(), Path::new(&name))?;
     matcher.match_samples(&decoded.samples, decoded.sample_rate, &name)

@@ -2,8 +2,11 @@
 //! (audio seconds rendered per wall second) at batch widths 1, 2, 4 and 8
 //! with every row queued at once, each compared with width 1 measured in
 //! the same run; then continuous mode under Poisson arrivals at about 80 %
-//! of the best width's capacity, with per-row latency. The best width is
-//! saved as the scheduler's default for this machine.
+//! of the best width's capacity, with per-row latency; then reference
+//! encodes through the reference-encode service on the scheduler's owner
+//! thread: miss and hit latency, and 16 concurrent requests for one new
+//! reference (how many merged into one encode). The best width is saved as
+//! the scheduler's default for this machine.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -74,6 +77,8 @@ pub fn engine(data_dir: &Path, voice: &str, save: bool) -> Result<()> {
     let p95 = sorted[((sorted.len() as f64 * 0.95).ceil() as usize).saturating_sub(1).min(sorted.len() - 1)];
     println!("  throughput {:.2} audio s/s over {wall:.2} s; row latency mean {mean:.2} s, p95 {p95:.2} s", audio / wall);
 
+    reference_encodes(data_dir, model.clone(), &rows[2])?;
+
     if save {
         let calibration = Calibration {
             batch_width: best_width,
@@ -127,4 +132,55 @@ fn run_poisson(model: std::sync::Arc<revoice::model::kokoro::KokoroModel>, rows:
         latencies.push(latency);
     }
     Ok((audio, start.elapsed().as_secs_f64(), latencies))
+}
+
+/// Miss and hit latency of a reference encode, and merging under 16
+/// concurrent requests for one key.
+fn reference_encodes(data_dir: &Path, model: std::sync::Arc<revoice::model::kokoro::KokoroModel>, row: &SpeechRow) -> Result<()> {
+    use revoice::cache::{ReferenceEncodeConfig, ReferenceInput};
+    use revoice::voice::encoding::MatcherHooks;
+    use std::sync::Arc;
+
+    println!();
+    println!("reference encodes (speaker encoder, run between batches on the scheduler)");
+    let scheduler = Scheduler::start(model.clone(), SchedulerConfig::fixed(1, Duration::ZERO, 1, false))?;
+    let config = ReferenceEncodeConfig { max_bytes: 16 << 20, follower_timeout: Duration::from_secs(600) };
+    let service = Arc::new(MatcherHooks::service(data_dir, Some(scheduler.tasks()), config)?);
+    // Two reference clips: the same line at two speeds, as WAV bytes.
+    let clip = |speed: f32| -> Result<Arc<[u8]>> {
+        let mut r = row.clone();
+        r.speed = speed;
+        let audio = revoice::model::speech::SpeechModel::generate(model.as_ref(), std::slice::from_ref(&r)).pop().expect("one row")?;
+        let file = tempfile::NamedTempFile::new().map_err(|e| revoice::Error::io("create", std::env::temp_dir(), e))?;
+        revoice::audio::wav::write_pcm16(file.path(), &audio.samples, audio.sample_rate)?;
+        Ok(std::fs::read(file.path()).map_err(|e| revoice::Error::io("read", file.path(), e))?.into())
+    };
+    let (first, second) = (clip(1.0)?, clip(0.9)?);
+    let encode = |bytes: &Arc<[u8]>| {
+        let start = Instant::now();
+        service.encode(ReferenceInput::Bytes { name: "bench.wav".into(), bytes: bytes.clone() }).map(|_| start.elapsed().as_secs_f64() * 1e3)
+    };
+    let miss = encode(&first)?;
+    let hit = encode(&first)?;
+    println!("  miss {miss:.1} ms, hit {hit:.3} ms ({:.0}x)", miss / hit.max(1e-6));
+    let before = service.stats();
+    let start = Instant::now();
+    let threads: Vec<_> = (0..16)
+        .map(|_| {
+            let (service, bytes) = (service.clone(), second.clone());
+            std::thread::spawn(move || service.encode(ReferenceInput::Bytes { name: "bench.wav".into(), bytes }))
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("encode thread")?;
+    }
+    let after = service.stats();
+    println!(
+        "  16 concurrent requests for a new reference: {} encode, {} merged, {} hits, {:.1} ms in all",
+        after.misses - before.misses,
+        after.merged - before.merged,
+        after.hits - before.hits,
+        start.elapsed().as_secs_f64() * 1e3
+    );
+    Ok(())
 }
