@@ -3,6 +3,8 @@
 //! strategies' placement arithmetic (`timing`), and rendered lines on disk
 //! by synthesis key (`segment_store`).
 
+pub mod export;
+pub mod mix;
 pub mod segment_store;
 pub mod subtitles;
 pub mod timing;

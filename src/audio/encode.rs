@@ -1,0 +1,1 @@
+//! Encoding audio files: WAV (hound), FLAC and MP3.
