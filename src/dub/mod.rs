@@ -5,6 +5,7 @@
 
 pub mod export;
 pub mod mix;
+pub mod pipeline;
 pub mod segment_store;
 pub mod subtitles;
 pub mod timing;

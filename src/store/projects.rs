@@ -298,6 +298,38 @@ impl Store {
         Ok(id)
     }
 
+    /// The synthesis key of a take, if the take exists.
+    pub async fn take_key(&self, take_id: i64) -> Result<Option<String>> {
+        sqlx::query_scalar("SELECT synthesis_key FROM takes WHERE id = ?1").bind(take_id).fetch_optional(&self.pool).await.map_err(|e| self.db(e))
+    }
+
+    /// Every take's synthesis key in the database (what the segment store must keep).
+    pub async fn take_keys(&self) -> Result<Vec<String>> {
+        sqlx::query_scalar("SELECT DISTINCT synthesis_key FROM takes").fetch_all(&self.pool).await.map_err(|e| self.db(e))
+    }
+
+    /// Sets the project's default timing strategy (a snake_case name, checked by the caller).
+    pub async fn set_timing_strategy(&self, project_id: i64, strategy: &str) -> Result<()> {
+        sqlx::query("UPDATE projects SET timing_strategy = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1")
+            .bind(project_id)
+            .bind(strategy)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| self.db(e))?;
+        Ok(())
+    }
+
+    /// Sets (or clears) the project's background bed file.
+    pub async fn set_bed(&self, project_id: i64, bed_file: Option<&str>) -> Result<()> {
+        sqlx::query("UPDATE projects SET bed_file = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1")
+            .bind(project_id)
+            .bind(bed_file)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| self.db(e))?;
+        Ok(())
+    }
+
     /// Starts a render job of `total` segments.
     pub async fn start_render_job(&self, project_id: i64, total: i64) -> Result<i64> {
         sqlx::query_scalar("INSERT INTO render_jobs (project_id, state, total) VALUES (?1, 'running', ?2) RETURNING id")

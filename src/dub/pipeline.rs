@@ -1,0 +1,200 @@
+//! Rendering a project: every segment whose synthesis key changed (text,
+//! voice, speed, seed, the model, or a fit-by-re-synthesis target) is
+//! rendered; the rest are left alone. All stale segments' rows go to the
+//! renderer as one streaming job, so the scheduler batches them and the
+//! render cache serves whatever it still holds; each finished segment is
+//! written to the segment store and recorded as the segment's active take.
+//! Progress is reported per segment, a cancel flag stops the job between
+//! rows, and the job's state is kept in the database, so a job cut short
+//! by a crash is found on the next start and simply run again (finished
+//! segments are fresh by then and are skipped).
+//!
+//! Runs on a blocking thread; database calls go through the runtime handle.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::segment_store::{SegmentStore, Stored};
+use super::timing::{render_target, Slot, TimingStrategy};
+use crate::cache::{RenderKey, RenderKeyBuilder, VoiceArtifactCache};
+use crate::error::{Error, Result};
+use crate::model::speech::SpeechRow;
+use crate::render::Renderer;
+use crate::store::{Segment, Store};
+use crate::synth::{SayRequest, Synthesizer};
+use crate::voice::MatchedVoice;
+
+/// Where a render stands.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RenderProgress {
+    /// Segments finished (fresh ones count as finished at once).
+    pub done: usize,
+    pub total: usize,
+    /// Segments that needed synthesis.
+    pub rendered: usize,
+}
+
+/// What a render did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RenderSummary {
+    pub segments: usize,
+    /// Segments synthesised this time.
+    pub rendered: usize,
+    /// Segments whose audio was already current.
+    pub fresh: usize,
+    pub cancelled: bool,
+    /// Segments that failed, with the reason (the rest still rendered).
+    pub failed: Vec<(i64, String)>,
+}
+
+/// What a segment is rendered from.
+struct Plan {
+    segment: Segment,
+    rows: Vec<SpeechRow>,
+    key: RenderKey,
+    seed: u64,
+}
+
+/// The tools a render needs.
+pub struct ProjectRenderer<'a> {
+    pub runtime: &'a tokio::runtime::Handle,
+    pub store: &'a Store,
+    pub synth: &'a Synthesizer,
+    pub renderer: &'a Renderer,
+    pub segments: &'a SegmentStore,
+    pub voices: &'a VoiceArtifactCache<MatchedVoice>,
+}
+
+impl ProjectRenderer<'_> {
+    /// Renders every stale segment of every track of `project_id`.
+    pub fn render(&self, project_id: i64, cancel: &AtomicBool, progress: &mut dyn FnMut(&RenderProgress)) -> Result<RenderSummary> {
+        let rt = self.runtime;
+        let project = rt.block_on(self.store.project(project_id))?;
+        let strategy = parse_strategy(&project.timing_strategy)?;
+        let speakers = rt.block_on(self.store.speakers(project_id))?;
+        let mut voice_of: HashMap<i64, String> = HashMap::new();
+        for s in &speakers {
+            let voice = match rt.block_on(crate::voice::library::artifact(self.store, self.voices, &s.voice))? {
+                Some(matched) => matched.blend_spec(),
+                None => s.voice.clone(),
+            };
+            voice_of.insert(s.id, voice);
+        }
+        let mut all = Vec::new();
+        for track in rt.block_on(self.store.tracks(project_id))? {
+            all.extend(rt.block_on(self.store.segments(track.id))?);
+        }
+        let total = all.len();
+        let job = rt.block_on(self.store.start_render_job(project_id, total as i64))?;
+        let mut summary = RenderSummary { segments: total, rendered: 0, fresh: 0, cancelled: false, failed: Vec::new() };
+
+        // Plan every segment; keep the stale ones.
+        let mut stale = Vec::new();
+        for (i, segment) in all.iter().enumerate() {
+            let next_start = all.get(i + 1).filter(|n| n.track_id == segment.track_id).map(|n| n.fields.start_s);
+            let voice = segment.fields.speaker_id.and_then(|id| voice_of.get(&id).cloned()).unwrap_or_else(|| "af_heart".into());
+            let seg_strategy = match &segment.fields.timing_strategy {
+                Some(name) => parse_strategy(name)?,
+                None => strategy,
+            };
+            let plan = match self.plan(segment, &voice, seg_strategy, next_start) {
+                Ok(plan) => plan,
+                Err(e) => {
+                    summary.failed.push((segment.id, e.to_string()));
+                    continue;
+                }
+            };
+            if self.is_fresh(&plan)? {
+                summary.fresh += 1;
+            } else {
+                stale.push(plan);
+            }
+        }
+        let mut report = RenderProgress { done: summary.fresh + summary.failed.len(), total, rendered: 0 };
+        progress(&report);
+
+        // One streaming job for all stale rows, in order.
+        let rows: Vec<SpeechRow> = stale.iter().flat_map(|p| p.rows.iter().cloned()).collect();
+        let mut stream = self.renderer.stream(&rows);
+        'segments: for plan in &stale {
+            let mut samples = Vec::new();
+            let mut failure = None;
+            for _ in &plan.rows {
+                if cancel.load(Ordering::Acquire) {
+                    summary.cancelled = true;
+                    break 'segments;
+                }
+                match stream.next() {
+                    Some(Ok(audio)) => samples.extend_from_slice(&audio.samples),
+                    Some(Err(e)) => failure = Some(e.to_string()),
+                    None => failure = Some("the renderer stopped".into()),
+                }
+            }
+            match failure {
+                Some(reason) => summary.failed.push((plan.segment.id, reason)),
+                None => {
+                    let rate = self.synth.sample_rate();
+                    self.segments.put(&plan.key, &samples, rate)?;
+                    let seconds = samples.len() as f64 / rate as f64;
+                    rt.block_on(self.store.add_take(plan.segment.id, plan.seed as i64, &plan.key.to_hex(), seconds))?;
+                    summary.rendered += 1;
+                }
+            }
+            report.done += 1;
+            report.rendered = summary.rendered;
+            rt.block_on(self.store.render_job_progress(job, report.done as i64))?;
+            progress(&report);
+        }
+        drop(stream);
+        let state = if summary.cancelled {
+            "cancelled"
+        } else if summary.failed.is_empty() {
+            "done"
+        } else {
+            "failed"
+        };
+        let error = (!summary.failed.is_empty()).then(|| format!("{} segments failed; first: {}", summary.failed.len(), summary.failed[0].1));
+        rt.block_on(self.store.finish_render_job(job, state, error.as_deref()))?;
+        Ok(summary)
+    }
+
+    /// A segment's rows and synthesis key.
+    fn plan(&self, segment: &Segment, voice: &str, strategy: TimingStrategy, next_start: Option<f64>) -> Result<Plan> {
+        let f = &segment.fields;
+        // A segment keeps its seed across edits: the seed of its first take, or its id.
+        let seed = segment.id as u64;
+        let request = SayRequest { text: f.text.clone(), voice: voice.to_string(), speed: f.speed as f32, seed: Some(seed) };
+        let mut rows: Vec<SpeechRow> = self.synth.prepare(&request).map_err(|e| e.context(format!("segment {}", segment.id)))?.into_iter().map(|l| l.row).collect();
+        let slot = Slot { start: f.start_s, end: f.end_s, next_start };
+        if let Some(target) = render_target(strategy, &slot) {
+            // Share the slot between a long line's rows by their phonemes.
+            let phonemes: usize = rows.iter().map(|r| r.tokens.len().saturating_sub(2)).sum();
+            for row in &mut rows {
+                let share = row.tokens.len().saturating_sub(2) as f64 / phonemes.max(1) as f64;
+                row.target_seconds = Some((target * share) as f32);
+            }
+        }
+        let mut key = RenderKeyBuilder::new("segment/v1");
+        let row_keys: Vec<String> = rows.iter().map(|r| self.renderer.key(r).to_hex()).collect();
+        key = key.param("rows", row_keys.join(","));
+        Ok(Plan { segment: segment.clone(), rows, key: key.build(), seed })
+    }
+
+    /// True when the active take has this key and its audio is on disk and valid.
+    fn is_fresh(&self, plan: &Plan) -> Result<bool> {
+        let Some(take) = plan.segment.active_take_id else { return Ok(false) };
+        let key: Option<String> = self.runtime.block_on(self.store.take_key(take))?;
+        if key.as_deref() != Some(plan.key.to_hex().as_str()) {
+            return Ok(false);
+        }
+        Ok(matches!(self.segments.get(&plan.key, self.synth.sample_rate())?, Stored::Audio(_)))
+    }
+}
+
+/// A strategy from its stored name.
+pub fn parse_strategy(name: &str) -> Result<TimingStrategy> {
+    serde_json::from_value(serde_json::Value::String(name.to_string())).map_err(|_| Error::InvalidInput {
+        input: format!("timing strategy {name:?}"),
+        reason: "use natural, strict_slot, smart_fit or resynthesize".into(),
+    })
+}

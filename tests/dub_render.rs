@@ -1,0 +1,86 @@
+//! Rendering a dub project on the real model: only segments whose
+//! synthesis key changed are synthesised; strategy changes that do not ask
+//! the model for a new length synthesise nothing; damaged audio on disk is
+//! rendered again; a cancelled render stops.
+
+mod common;
+
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use revoice::cache::{RenderCacheConfig, VoiceArtifactCache};
+use revoice::dub::pipeline::{ProjectRenderer, RenderSummary};
+use revoice::dub::segment_store::SegmentStore;
+use revoice::dub::subtitles::parse_srt;
+use revoice::render::Renderer;
+use revoice::scheduler::SchedulerConfig;
+use revoice::store::Store;
+use revoice::synth::Synthesizer;
+
+#[test]
+fn a_project_renders_only_what_changed() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let rt = runtime.handle();
+    let dir = tempfile::tempdir().unwrap();
+    let store = rt.block_on(Store::open(&dir.path().join("studio.sqlite3"))).unwrap();
+    let (project, track) = rt.block_on(store.create_project("Lighthouse", "en-US")).unwrap();
+    let cues = parse_srt(include_str!("../assets/demo/lighthouse.srt"), "lighthouse.srt").unwrap();
+    rt.block_on(store.import_cues(&track, &cues[..5])).unwrap();
+    rt.block_on(store.set_timing_strategy(project.id, "natural")).unwrap();
+    for speaker in rt.block_on(store.speakers(project.id)).unwrap() {
+        let voice = if speaker.name == "Maya" { "af_bella" } else { "am_adam" };
+        rt.block_on(store.set_speaker_voice(speaker.id, voice)).unwrap();
+    }
+
+    let synth = Synthesizer::load(&common::test_data_dir()).unwrap();
+    let cache = RenderCacheConfig { max_bytes: 256 << 20, ttl: Duration::from_secs(3600) };
+    let renderer = Renderer::start(synth.shared_model(), "kokoro", SchedulerConfig::fixed(2, Duration::from_millis(10), 1, false), cache).unwrap();
+    let segments = SegmentStore::open(&dir.path().join("segments"), 1 << 30).unwrap();
+    let voices = VoiceArtifactCache::new(1 << 20).unwrap();
+    let pipeline = ProjectRenderer { runtime: rt, store: &store, synth: &synth, renderer: &renderer, segments: &segments, voices: &voices };
+    let never = AtomicBool::new(false);
+    let render = || -> RenderSummary {
+        let mut last = None;
+        let summary = pipeline.render(project.id, &never, &mut |p| last = Some(p.clone())).unwrap();
+        let last = last.expect("progress was reported");
+        assert_eq!((last.done, last.total), (5, 5));
+        assert!(summary.failed.is_empty(), "{:?}", summary.failed);
+        summary
+    };
+    let rows = || renderer.scheduler_stats().rows_rendered;
+
+    assert_eq!(render().rendered, 5);
+    let after_first = rows();
+    assert_eq!((render().rendered, rows()), (0, after_first), "nothing changed, nothing synthesised");
+
+    let lines = rt.block_on(store.segments(track.id)).unwrap();
+    rt.block_on(store.edit_segment(lines[2].id, "retype", |f| f.text = "I was sure that book burned.".into())).unwrap();
+    assert_eq!((render().rendered, rows()), (1, after_first + 1), "one line edited, one line synthesised");
+
+    rt.block_on(store.set_timing_strategy(project.id, "smart_fit")).unwrap();
+    assert_eq!((render().rendered, rows()), (1 - 1, after_first + 1), "a placement change synthesises nothing");
+
+    // Undo brings the old text back; its audio is still in the render cache.
+    rt.block_on(store.undo(project.id)).unwrap();
+    let before_undo = rows();
+    assert_eq!(render().rendered, 1, "the segment gets its old take's audio again");
+    assert_eq!(rows(), before_undo, "from the render cache, not the model");
+
+    // A damaged file on disk is rendered again, never played as silence.
+    let take = rt.block_on(store.segment(lines[0].id)).unwrap().active_take_id.unwrap();
+    let key = rt.block_on(store.take_key(take)).unwrap().unwrap();
+    let path = dir.path().join("segments").join(&key[..2]).join(format!("{key}.wav"));
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    assert_eq!(render().rendered, 1);
+
+    // Fit by re-synthesis asks the model for new lengths: all five render.
+    rt.block_on(store.set_timing_strategy(project.id, "resynthesize")).unwrap();
+    assert_eq!(render().rendered, 5);
+
+    // A cancelled render stops before synthesising.
+    rt.block_on(store.edit_segment(lines[4].id, "retype", |f| f.text = "Have you read any of it?".into())).unwrap();
+    let cancel = AtomicBool::new(true);
+    let summary = pipeline.render(project.id, &cancel, &mut |_| {}).unwrap();
+    assert!(summary.cancelled && summary.rendered == 0, "{summary:?}");
+}
