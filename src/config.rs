@@ -25,6 +25,7 @@ pub struct Settings {
     pub log: LogSettings,
     pub audio: AudioSettings,
     pub scheduler: SchedulerSettings,
+    pub dub: DubSettings,
 }
 
 /// Logging settings.
@@ -73,6 +74,22 @@ pub struct SchedulerSettings {
 impl Default for SchedulerSettings {
     fn default() -> Self {
         SchedulerSettings { batch_width: 0, batch_window_ms: 20, max_attempts: 3, continuous: false }
+    }
+}
+
+/// Budgets of the dub caches.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DubSettings {
+    /// Rendered lines kept on disk (`<data>/segments`), MiB.
+    pub segment_store_mb: u64,
+    /// Rendered rows kept in memory while rendering, MiB.
+    pub render_cache_mb: u64,
+}
+
+impl Default for DubSettings {
+    fn default() -> Self {
+        DubSettings { segment_store_mb: 4096, render_cache_mb: 256 }
     }
 }
 

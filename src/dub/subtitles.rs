@@ -205,6 +205,25 @@ pub fn split_speaker(text: &str) -> (Option<String>, String) {
     (None, t.to_string())
 }
 
+/// Reads a plain script: one line per segment (blank lines skipped,
+/// speaker tags as in subtitles). It has no timings, so lines are laid end
+/// to end at a reading pace (0.4 s plus 0.33 s a word, 0.5 s apart), to be
+/// retimed in the editor.
+pub fn parse_script(text: &str) -> Vec<Cue> {
+    let mut at = 0.5;
+    numbered_lines(text)
+        .into_iter()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(_, line)| {
+            let (speaker, said) = split_speaker(&strip_formatting(line));
+            let length = 0.4 + 0.33 * said.split_whitespace().count() as f64;
+            let cue = Cue { start: at, end: at + length, text: said, speaker };
+            at += length + 0.5;
+            cue
+        })
+        .collect()
+}
+
 /// `hh:mm:ss,mmm` (SRT) or `hh:mm:ss.mmm` (WebVTT).
 fn format_time(seconds: f64, separator: char) -> String {
     let ms = (seconds.max(0.0) * 1000.0).round() as u64;
@@ -296,6 +315,16 @@ mod tests {
         speakers.dedup();
         assert_eq!(speakers, ["Maya", "Theo"]);
         assert!(cues.windows(2).all(|w| w[0].end <= w[1].start), "cues are in order and do not overlap");
+    }
+
+    #[test]
+    fn a_plain_script_becomes_lines_laid_end_to_end() {
+        let cues = parse_script("MAYA: Hello there.\n\n[Theo] Hi.\nNo speaker here at all\n");
+        assert_eq!(cues.len(), 3);
+        assert_eq!((cues[0].speaker.as_deref(), cues[0].text.as_str()), (Some("MAYA"), "Hello there."));
+        assert_eq!(cues[1].speaker.as_deref(), Some("Theo"));
+        assert!(cues.windows(2).all(|w| w[1].start >= w[0].end + 0.5 - 1e-9));
+        assert!(parse_script(" \n\n").is_empty());
     }
 
     #[test]

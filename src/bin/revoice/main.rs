@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod bench_engine;
 mod progress;
+mod project;
 mod voices;
 use revoice::{CheckStatus, Diagnosis};
 
@@ -57,6 +58,11 @@ enum Command {
         /// Play through the configured audio output.
         #[arg(long)]
         play: bool,
+    },
+    /// Dub projects: create, import a script, give speakers voices, render, check status.
+    Project {
+        #[command(subcommand)]
+        command: project::ProjectCommand,
     },
     /// Measure the engine: `revoice bench synth`.
     Bench {
@@ -202,6 +208,7 @@ async fn run(cli: Cli) -> revoice::Result<ExitCode> {
             }
         }
         Command::Models { command } => run_models(&engine, command).await?,
+        Command::Project { command } => project::run(&engine, command).await?,
         Command::Say { text, stdin, voice, speed, seed, output, play } => {
             let text = match (text, stdin) {
                 (Some(t), _) => t,

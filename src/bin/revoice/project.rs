@@ -1,0 +1,206 @@
+//! `revoice project …`: dub projects from the command line. Create one,
+//! import a script (SRT, WebVTT or plain text), give speakers voices, pick
+//! a timing strategy, render (only what changed), see where it stands,
+//! undo and redo. Every edit is saved at once, as in the app.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use clap::Subcommand;
+use revoice::cache::{RenderCacheConfig, VoiceArtifactCache};
+use revoice::dub::pipeline::{parse_strategy, ProjectRenderer};
+use revoice::dub::segment_store::SegmentStore;
+use revoice::dub::subtitles::{parse_script, parse_srt, parse_vtt, SubtitleFormat};
+use revoice::render::Renderer;
+use revoice::scheduler::SchedulerConfig;
+use revoice::synth::Synthesizer;
+use revoice::{Engine, Error, Result};
+
+#[derive(Subcommand)]
+pub enum ProjectCommand {
+    /// Create a project with one track.
+    New {
+        name: String,
+        /// The track's language (the dub's language).
+        #[arg(long, default_value = "en-US")]
+        language: String,
+    },
+    /// List projects.
+    List,
+    /// Add a script's lines to the project's track: .srt, .vtt, or a plain text file (one line each).
+    Import { project: i64, file: PathBuf },
+    /// Give a speaker a voice: a stock voice, a blend, or a registered voice's name.
+    Voice { project: i64, speaker: String, voice: String },
+    /// Set the timing strategy: natural, strict_slot, smart_fit or resynthesize.
+    Strategy { project: i64, strategy: String },
+    /// Set the background bed (music and effects under the dub).
+    Bed { project: i64, file: PathBuf },
+    /// Render every line whose audio is missing or out of date (interrupted renders resume here).
+    Render { project: i64 },
+    /// Lines, speakers, rendered and stale counts, and the last render job.
+    Status { project: i64 },
+    /// Undo the last edit.
+    Undo { project: i64 },
+    /// Redo the last undone edit.
+    Redo { project: i64 },
+}
+
+pub async fn run(engine: &Engine, command: ProjectCommand) -> Result<ExitCode> {
+    let store = engine.store();
+    match command {
+        ProjectCommand::New { name, language } => {
+            let (project, track) = store.create_project(&name, &language).await?;
+            println!("created project {} \"{}\" with a {} track", project.id, project.name, track.language);
+        }
+        ProjectCommand::List => {
+            for p in store.projects().await? {
+                println!("{:>4}  {:<30} {:<12} updated {}", p.id, p.name, p.timing_strategy, p.updated_at);
+            }
+        }
+        ProjectCommand::Import { project, file } => {
+            let track = store.tracks(project).await?.into_iter().next().ok_or_else(|| no_track(project))?;
+            let text = std::fs::read_to_string(&file).map_err(|e| Error::io("read", &file, e))?;
+            let name = file.display().to_string();
+            let cues = match SubtitleFormat::from_name(&name) {
+                Some(SubtitleFormat::Srt) => parse_srt(&text, &name)?,
+                Some(SubtitleFormat::Vtt) => parse_vtt(&text, &name)?,
+                None => parse_script(&text),
+            };
+            let added = store.import_cues(&track, &cues).await?;
+            let speakers = store.speakers(project).await?;
+            println!("imported {added} lines into project {project}; speakers: {}", speakers.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", "));
+        }
+        ProjectCommand::Voice { project, speaker, voice } => {
+            let found = store.speakers(project).await?.into_iter().find(|s| s.name.eq_ignore_ascii_case(&speaker));
+            let Some(found) = found else {
+                let names: Vec<String> = store.speakers(project).await?.into_iter().map(|s| s.name).collect();
+                return Err(Error::InvalidInput { input: format!("speaker {speaker:?}"), reason: format!("not in project {project}; its speakers are: {}", names.join(", ")) });
+            };
+            check_voice(engine, &voice).await?;
+            store.set_speaker_voice(found.id, &voice).await?;
+            println!("{} now speaks with {voice}", found.name);
+        }
+        ProjectCommand::Strategy { project, strategy } => {
+            parse_strategy(&strategy)?;
+            store.project(project).await?;
+            store.set_timing_strategy(project, &strategy).await?;
+            println!("project {project} now uses {strategy}");
+        }
+        ProjectCommand::Bed { project, file } => {
+            let decoded = revoice::audio::decode::decode_file(&file)?;
+            let absolute = std::fs::canonicalize(&file).map_err(|e| Error::io("resolve", &file, e))?;
+            store.set_bed(project, Some(&absolute.to_string_lossy())).await?;
+            println!("bed set: {} ({:.1} s)", absolute.display(), decoded.samples.len() as f64 / decoded.sample_rate as f64);
+        }
+        ProjectCommand::Render { project } => render(engine, project).await?,
+        ProjectCommand::Status { project } => status(engine, project).await?,
+        ProjectCommand::Undo { project } => match store.undo(project).await? {
+            Some(what) => println!("undid: {what}"),
+            None => println!("nothing to undo"),
+        },
+        ProjectCommand::Redo { project } => match store.redo(project).await? {
+            Some(what) => println!("redid: {what}"),
+            None => println!("nothing to redo"),
+        },
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn no_track(project: i64) -> Error {
+    Error::InvalidInput { input: format!("project {project}"), reason: "has no track".into() }
+}
+
+/// Rejects a voice name that is neither stock, a blend of stock voices, nor registered.
+async fn check_voice(engine: &Engine, voice: &str) -> Result<()> {
+    if engine.store().voice(voice).await?.is_some() {
+        return Ok(());
+    }
+    let stock = revoice::model::kokoro::release::stock_voices();
+    for part in voice.split(',') {
+        let name = part.split(':').next().unwrap_or("").trim();
+        if !stock.iter().any(|v| v.name == name) {
+            return Err(Error::InvalidInput {
+                input: format!("voice {voice:?}"),
+                reason: format!("{name:?} is neither a stock voice nor a registered one (see `revoice voices list`)"),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Where a data folder keeps rendered lines.
+fn segment_dir(data_dir: &Path) -> PathBuf {
+    data_dir.join("segments")
+}
+
+async fn render(engine: &Engine, project: i64) -> Result<()> {
+    let store = engine.store().clone();
+    store.project(project).await?;
+    for job in store.interrupted_render_jobs().await? {
+        eprintln!("a render of project {} was interrupted at {}/{} lines; it resumes with this one", job.project_id, job.done, job.total);
+    }
+    let data_dir = engine.data_dir().to_path_buf();
+    let settings = engine.config().settings.clone();
+    let runtime = tokio::runtime::Handle::current();
+    let summary = tokio::task::spawn_blocking(move || -> Result<_> {
+        let synth = Synthesizer::load(&data_dir)?;
+        let model = synth.shared_model();
+        let model_key = format!("{}:{:?}", revoice::model::speech::SpeechModel::id(model.as_ref()), model.precision());
+        let scheduler = SchedulerConfig::resolve(&settings.scheduler, &data_dir);
+        let cache = RenderCacheConfig { max_bytes: (settings.dub.render_cache_mb as usize) << 20, ttl: Duration::from_secs(3600) };
+        let renderer = Renderer::start(model, model_key, scheduler, cache)?;
+        let segments = SegmentStore::open(&segment_dir(&data_dir), settings.dub.segment_store_mb << 20)?;
+        let voices = VoiceArtifactCache::new(16 << 20)?;
+        let pipeline = ProjectRenderer { runtime: &runtime, store: &store, synth: &synth, renderer: &renderer, segments: &segments, voices: &voices };
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} lines ({msg}) {elapsed}").expect("template"));
+        let started = std::time::Instant::now();
+        let never = AtomicBool::new(false);
+        let summary = pipeline.render(project, &never, &mut |p| {
+            bar.set_length(p.total as u64);
+            bar.set_position(p.done as u64);
+            bar.set_message(format!("{} synthesised", p.rendered));
+        })?;
+        bar.finish_and_clear();
+        let kept: std::collections::HashSet<String> = runtime.block_on(store.take_keys())?.into_iter().collect();
+        segments.collect_garbage(&kept)?;
+        segments.enforce_budget()?;
+        Ok((summary, started.elapsed()))
+    })
+    .await
+    .expect("render thread")?;
+    let (summary, took) = summary;
+    println!(
+        "rendered {} of {} lines ({} already current) in {:.1} s",
+        summary.rendered,
+        summary.segments,
+        summary.fresh,
+        took.as_secs_f64()
+    );
+    for (segment, reason) in &summary.failed {
+        eprintln!("  segment {segment} failed: {reason}");
+    }
+    if summary.failed.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::InvalidInput { input: format!("project {project}"), reason: format!("{} lines could not be rendered (see above)", summary.failed.len()) })
+    }
+}
+
+async fn status(engine: &Engine, project: i64) -> Result<()> {
+    let store = engine.store();
+    let p = store.project(project).await?;
+    println!("project {} \"{}\" (timing: {}, bed: {})", p.id, p.name, p.timing_strategy, p.bed_file.as_deref().unwrap_or("none"));
+    for s in store.speakers(project).await? {
+        println!("  speaker {:<16} voice {}", s.name, s.voice);
+    }
+    for track in store.tracks(project).await? {
+        let segments = store.segments(track.id).await?;
+        let with_take = segments.iter().filter(|s| s.active_take_id.is_some()).count();
+        let end = segments.iter().map(|s| s.fields.end_s).fold(0.0, f64::max);
+        println!("  track {}: {} lines, {} with a take, {:.1} s long", track.language, segments.len(), with_take, end);
+    }
+    Ok(())
+}

@@ -1,0 +1,78 @@
+//! `revoice project` end to end on the real model, including a render
+//! killed mid-way (SIGKILL): the project reopens with nothing lost, the job
+//! is found interrupted, and the next render resumes with what is left.
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn revoice(args: &[&str]) -> (bool, String, String) {
+    let data = common::test_data_dir();
+    let out = Command::new(env!("CARGO_BIN_EXE_revoice"))
+        .arg("--data-dir")
+        .arg(&data)
+        .args(args)
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("revoice runs");
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn a_render_killed_mid_way_resumes_and_loses_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("scene.srt");
+    let lines: String = (0..8)
+        .map(|i| {
+            let who = if i % 2 == 0 { "Ana" } else { "Ben" };
+            format!("{}\n00:00:{:02},000 --> 00:00:{:02},500\n[{who}] Line number {} of the scene, said clearly.\n\n", i + 1, 3 * i, 3 * i + 2, i + 1)
+        })
+        .collect();
+    std::fs::write(&script, lines).unwrap();
+
+    let (ok, out, err) = revoice(&["project", "new", "Killed render"]);
+    assert!(ok, "{err}");
+    let id = out.split_whitespace().nth(2).unwrap().to_string();
+    let (ok, out, err) = revoice(&["project", "import", &id, script.to_str().unwrap()]);
+    assert!(ok && out.contains("imported 8 lines") && out.contains("Ana, Ben"), "{out}{err}");
+    assert!(revoice(&["project", "voice", &id, "Ben", "am_adam"]).0);
+
+    // Start a render and kill it once the first line is on disk.
+    let segments = common::test_data_dir().join("segments");
+    let before = count_wavs(&segments);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_revoice"))
+        .arg("--data-dir")
+        .arg(common::test_data_dir())
+        .args(["project", "render", &id])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while count_wavs(&segments) == before {
+        assert!(started.elapsed() < Duration::from_secs(600), "no line was rendered");
+        assert!(child.try_wait().unwrap().is_none(), "the render ended before it could be killed");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().unwrap(); // SIGKILL: no cleanup runs
+    child.wait().unwrap();
+
+    let (ok, out, err) = revoice(&["project", "status", &id]);
+    assert!(ok && out.contains("8 lines"), "the project reopens intact: {out}{err}");
+    let (ok, out, err) = revoice(&["project", "render", &id]);
+    assert!(ok, "{err}");
+    assert!(err.contains("was interrupted"), "the killed job is found: {err}");
+    let current: usize = out.split('(').nth(1).and_then(|s| s.split_whitespace().next()).and_then(|n| n.parse().ok()).expect("a summary line");
+    assert!(current >= 1, "lines rendered before the kill are kept: {out}");
+    let (_, out, _) = revoice(&["project", "status", &id]);
+    assert!(out.contains("8 lines, 8 with a take"), "{out}");
+    let (ok, out, _) = revoice(&["project", "render", &id]);
+    assert!(ok && out.contains("rendered 0 of 8 lines (8 already current)"), "{out}");
+}
+
+fn count_wavs(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir)
+        .map(|shards| shards.flatten().filter_map(|s| std::fs::read_dir(s.path()).ok()).flat_map(|f| f.flatten()).count())
+        .unwrap_or(0)
+}
