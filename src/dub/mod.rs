@@ -6,6 +6,7 @@
 pub mod export;
 pub mod mix;
 pub mod pipeline;
+pub mod project_file;
 pub mod segment_store;
 pub mod subtitles;
 pub mod timing;

@@ -298,6 +298,30 @@ impl Store {
         Ok(id)
     }
 
+    /// Adds a track in another language.
+    pub async fn add_track(&self, project_id: i64, language: &str) -> Result<Track> {
+        sqlx::query_as("INSERT INTO tracks (project_id, language) VALUES (?1, ?2) RETURNING *")
+            .bind(project_id)
+            .bind(language)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(|e| self.db(e))
+    }
+
+    /// Writes a segment's fields without an undo step (for imports).
+    pub async fn set_segment_fields(&self, id: i64, fields: &SegmentFields) -> Result<()> {
+        check_fields(id, fields)?;
+        let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
+        write_segment(&mut tx, id, fields).await.map_err(|e| self.db(e))?;
+        tx.commit().await.map_err(|e| self.db(e))
+    }
+
+    /// Sets a speaker's voice without an undo step (for imports).
+    pub async fn set_speaker_voice_quietly(&self, speaker_id: i64, voice: &str) -> Result<()> {
+        sqlx::query("UPDATE speakers SET voice = ?2 WHERE id = ?1").bind(speaker_id).bind(voice).execute(&self.pool).await.map_err(|e| self.db(e))?;
+        Ok(())
+    }
+
     /// The synthesis key of a take, if the take exists.
     pub async fn take_key(&self, take_id: i64) -> Result<Option<String>> {
         sqlx::query_scalar("SELECT synthesis_key FROM takes WHERE id = ?1").bind(take_id).fetch_optional(&self.pool).await.map_err(|e| self.db(e))

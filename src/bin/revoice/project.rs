@@ -41,6 +41,10 @@ pub enum ProjectCommand {
     Render { project: i64 },
     /// Lines, speakers, rendered and stale counts, and the last render job.
     Status { project: i64 },
+    /// Write the project (lines, speakers, voices, settings) as a JSON project file.
+    Save { project: i64, file: PathBuf },
+    /// Create a project from a JSON project file.
+    Load { file: PathBuf },
     /// Undo the last edit.
     Undo { project: i64 },
     /// Redo the last undone edit.
@@ -93,6 +97,18 @@ pub async fn run(engine: &Engine, command: ProjectCommand) -> Result<ExitCode> {
             let absolute = std::fs::canonicalize(&file).map_err(|e| Error::io("resolve", &file, e))?;
             store.set_bed(project, Some(&absolute.to_string_lossy())).await?;
             println!("bed set: {} ({:.1} s)", absolute.display(), decoded.samples.len() as f64 / decoded.sample_rate as f64);
+        }
+        ProjectCommand::Save { project, file } => {
+            let document = revoice::dub::project_file::export(store, project).await?;
+            let text = serde_json::to_string_pretty(&document).expect("project serialises");
+            revoice::fsutil::write_atomically(&file, text.as_bytes())?;
+            println!("saved project {project} to {}", file.display());
+        }
+        ProjectCommand::Load { file } => {
+            let text = std::fs::read_to_string(&file).map_err(|e| Error::io("read", &file, e))?;
+            let document = revoice::dub::project_file::parse(&text, &file.display().to_string())?;
+            let id = revoice::dub::project_file::import(store, &document).await?;
+            println!("created project {id} \"{}\" from {}", document.name, file.display());
         }
         ProjectCommand::Render { project } => render(engine, project).await?,
         ProjectCommand::Status { project } => status(engine, project).await?,
