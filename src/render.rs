@@ -103,7 +103,7 @@ impl Iterator for RowStream<'_> {
             None => Err(Error::InvalidInput { input: format!("row {}", i + 1), reason: "the scheduler stopped before rendering it".into() }),
         };
         if let Ok(audio) = &reply {
-            self.renderer.cache.insert(self.keys[i].clone(), encode(audio));
+            self.renderer.cache.insert(self.keys[i], encode(audio));
         }
         Some(reply)
     }

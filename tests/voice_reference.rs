@@ -46,7 +46,10 @@ fn render(voice: &str, text: &str) -> (Vec<f32>, u32) {
     let synth = Synthesizer::load(&data_dir()).unwrap();
     let mut samples = Vec::new();
     let request = SayRequest { text: text.into(), voice: voice.into(), speed: 1.0, seed: None };
-    synth.say(&request, |chunk| Ok(samples.extend_from_slice(&chunk.samples))).unwrap();
+    synth.say(&request, |chunk| {
+        samples.extend_from_slice(&chunk.samples);
+        Ok(())
+    }).unwrap();
     (samples, synth.sample_rate())
 }
 

@@ -46,7 +46,7 @@ pub fn judge(row: &SpeechRow, audio: &RowAudio) -> Option<BadTake> {
 /// The seed for the `attempt`-th retry of a row first seeded with `seed`
 /// (splitmix64: nearby inputs give unrelated seeds).
 pub fn fresh_seed(seed: Option<u64>, attempt: u32) -> u64 {
-    let mut z = seed.unwrap_or(0x5EED_0F_7A4E).wrapping_add((attempt as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let mut z = seed.unwrap_or(0x5EED_0F7A_4E00).wrapping_add((attempt as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)

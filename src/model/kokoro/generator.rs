@@ -46,7 +46,7 @@ impl Generator {
         for (i, (&u, &k)) in ist.upsample_rates.iter().zip(&ist.upsample_kernel_sizes).enumerate() {
             let noise_conv = if i + 1 < n_stages {
                 let stride: usize = ist.upsample_rates[i + 1..].iter().product();
-                Conv1d::new(vb.pp(format!("noise_convs.{i}")), true, (stride + 1) / 2, stride, 1, 1)?
+                Conv1d::new(vb.pp(format!("noise_convs.{i}")), true, stride.div_ceil(2), stride, 1, 1)?
             } else {
                 Conv1d::new(vb.pp(format!("noise_convs.{i}")), true, 0, 1, 1, 1)?
             };

@@ -74,7 +74,7 @@ impl HarmonicSource {
             interpolate_linear(&phase, up, &mut sines);
             let w = self.weights[h];
             for (o, p) in out.iter_mut().zip(&sines) {
-                *o += w * (p.sin() as f32 * SINE_AMP);
+                *o += w * (p.sin() * SINE_AMP);
             }
         }
         // Voicing and noise act on the sines before the merge; the merge is
