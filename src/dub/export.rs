@@ -1,1 +1,342 @@
-//! Exporting a mixed project: the mix per language and stems as WAV, FLAC or MP3, with subtitles beside them.
+//! Exporting a mixed programme: the mix as `<base>.<ext>`, normalised to
+//! the loudness target of [`MixSettings`] and held under its true-peak
+//! ceiling; the stems `<base>.voice.<ext>` and `<base>.bed.<ext>` (the bed
+//! only when there is one) at the mix's normalisation gain and through the
+//! same limiter, so they line up with the mix and add up to it wherever
+//! the limiter was idle; and the dialogue as `<base>.srt` and `<base>.vtt`
+//! when cues are given.
+//!
+//! It takes a [`Mix`] from `dub::mix` and hands samples to
+//! `audio::loudness` (mastering) and `audio::encode` (files, each written
+//! atomically). Every audio file it writes is decoded back
+//! (`audio::decode`) before the export reports success: each must hold
+//! exactly the programme's samples, and the loudness and true peak in the
+//! [`ExportReport`] are measured on the decoded mix, i.e. on what was
+//! delivered (after 16-bit rounding or MP3 coding), not on the buffer
+//! before it. MP3 coding moves both (LAME's quantisation takes a few
+//! tenths of a dB off the loudness), so an MP3 mix that misses the target
+//! by more than 0.2 dB, or the ceiling at all, is mastered and written
+//! once more with the measured difference taken into account.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::audio::decode::decode_file;
+use crate::audio::encode::{write_audio, Encoding, Pcm};
+use crate::audio::loudness;
+use crate::dub::mix::{Mix, MixSettings};
+use crate::dub::subtitles::{self, Cue, SubtitleFormat};
+use crate::error::{Error, Result};
+
+/// The file format of an export.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    /// WAV, 16-bit PCM: plays everywhere.
+    Wav,
+    /// FLAC, 24-bit: a lossless master.
+    Flac,
+    /// MP3, 192 kbit/s constant bit rate (160 kbit/s at 16–24 kHz, where
+    /// MPEG-2 allows no more).
+    Mp3,
+}
+
+impl ExportFormat {
+    /// The encoding this format writes.
+    pub fn encoding(self) -> Encoding {
+        match self {
+            ExportFormat::Wav => Encoding::WavPcm16,
+            ExportFormat::Flac => Encoding::Flac24,
+            ExportFormat::Mp3 => Encoding::Mp3 { bitrate_kbps: 192 },
+        }
+    }
+
+    /// The file name extension, without the dot.
+    pub fn extension(self) -> &'static str {
+        self.encoding().extension()
+    }
+}
+
+/// What a written file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportedKind {
+    /// The mastered programme.
+    Mix,
+    /// The voice track alone.
+    VoiceStem,
+    /// The ducked bed alone.
+    BedStem,
+    /// The dialogue as SubRip subtitles.
+    Srt,
+    /// The dialogue as WebVTT subtitles.
+    Vtt,
+}
+
+/// One file an export wrote.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExportedFile {
+    pub path: PathBuf,
+    pub kind: ExportedKind,
+    /// Length of the audio as decoded back from the file, seconds (`None`
+    /// for subtitles).
+    pub duration_s: Option<f64>,
+    /// Samples decoded back from the file (`None` for subtitles).
+    pub samples: Option<usize>,
+}
+
+/// What an export wrote and how the mix measures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExportReport {
+    /// Every file written, the mix first.
+    pub files: Vec<ExportedFile>,
+    /// The programme's length, seconds (every audio file has exactly its samples).
+    pub duration_s: f64,
+    /// Integrated loudness of the written mix, LUFS (`None` for a programme
+    /// too quiet or short for the R128 gates).
+    pub integrated_lufs: Option<f64>,
+    /// True peak of the written mix, dBTP.
+    pub true_peak_dbtp: f64,
+    /// Normalisation gain applied to the mix and the stems, dB.
+    pub gain_db: f64,
+    /// The limiter's deepest gain reduction on the mix, dB.
+    pub limiter_reduction_db: f64,
+}
+
+/// Passes progress on, never backwards (a re-encoded mix reports its
+/// slot again).
+struct Progress<'a> {
+    report: &'a mut dyn FnMut(f32),
+    last: f32,
+}
+
+impl Progress<'_> {
+    fn set(&mut self, fraction: f32) {
+        let fraction = fraction.clamp(self.last, 1.0);
+        if fraction > self.last || fraction == 0.0 {
+            self.last = fraction;
+            (self.report)(fraction);
+        }
+    }
+}
+
+fn invalid(input: impl Into<String>, reason: impl Into<String>) -> Error {
+    Error::InvalidInput { input: input.into(), reason: reason.into() }
+}
+
+fn check_base_name(base_name: &str) -> Result<()> {
+    let bad = base_name.is_empty()
+        || base_name == "."
+        || base_name == ".."
+        || base_name.contains(['/', '\\'])
+        || base_name.chars().any(|c| c.is_control());
+    if bad {
+        return Err(invalid(
+            format!("export name {base_name:?}"),
+            "must be a plain file name (no folders, not empty) to which .wav, .voice.wav, .srt … are added",
+        ));
+    }
+    Ok(())
+}
+
+/// Exports `mix` (mono, `sample_rate`) into `out_dir` as `base_name` plus
+/// extensions in `format`, mastered with `settings`' loudness target and
+/// limiter, with subtitles beside it when `cues` are given. `progress`
+/// receives the fraction done (0 to 1). Every audio file holds exactly
+/// `mix.len()` samples: the programme's duration.
+#[allow(clippy::too_many_arguments)]
+pub fn export_mix(
+    mix: &Mix,
+    sample_rate: u32,
+    out_dir: &Path,
+    base_name: &str,
+    format: ExportFormat,
+    settings: &MixSettings,
+    cues: Option<&[Cue]>,
+    progress: &mut dyn FnMut(f32),
+) -> Result<ExportReport> {
+    check_base_name(base_name)?;
+    if mix.is_empty() {
+        return Err(invalid(format!("export {base_name}"), "the programme is empty: nothing to export"));
+    }
+    let stems_fit = mix.voice.len() == mix.len() && mix.bed.as_ref().is_none_or(|b| b.len() == mix.len());
+    if !stems_fit {
+        return Err(invalid(format!("export {base_name}"), "the mix and its stems differ in length"));
+    }
+    std::fs::create_dir_all(out_dir).map_err(|e| Error::io("create the export folder", out_dir, e))?;
+    let mut progress = Progress { report: progress, last: 0.0 };
+    progress.set(0.0);
+
+    let encoding = format.encoding();
+    let lossy = matches!(encoding, Encoding::Mp3 { .. });
+    let units = if mix.bed.is_some() { 3.0 } else { 2.0 };
+    let write = |kind: ExportedKind, suffix: &str, samples: &[f32], unit: f32, progress: &mut Progress<'_>| -> Result<(ExportedFile, Vec<f32>, u32)> {
+        let path = out_dir.join(format!("{base_name}{suffix}.{}", encoding.extension()));
+        let (base, share) = (0.98 * unit / units, 0.98 / units);
+        write_audio(&path, Pcm::mono(samples, sample_rate), encoding, &mut |p| progress.set(base + 0.85 * share * p))?;
+        let back = decode_file(&path)?;
+        progress.set(base + share);
+        if back.sample_rate == sample_rate && back.samples.len() != mix.len() {
+            return Err(invalid(
+                path.display().to_string(),
+                format!("the written file holds {} samples but the programme has {}", back.samples.len(), mix.len()),
+            ));
+        }
+        let file = ExportedFile { path, kind, duration_s: Some(back.seconds()), samples: Some(back.samples.len()) };
+        Ok((file, back.samples, back.sample_rate))
+    };
+
+    // The mix: mastered, written, measured as written. Lossy coding moves
+    // the loudness (LAME loses a few tenths of a dB) and the peaks, so an
+    // MP3 that misses the target by over 0.2 dB or the ceiling at all is
+    // mastered again with the difference taken into account, once.
+    let (mut target, mut limiter) = (settings.loudness_target_lufs, settings.limiter);
+    let mut pass = 0;
+    let (mix_file, measured, mastering) = loop {
+        let mut master = mix.mixed.clone();
+        let mastering = loudness::master(&mut master, 1, sample_rate, target, &limiter)?;
+        let (file, back, rate) = write(ExportedKind::Mix, "", &master, 0.0, &mut progress)?;
+        let measured = loudness::measure(&back, 1, rate)?;
+        let missed = measured.integrated_lufs.map_or(0.0, |l| settings.loudness_target_lufs - l);
+        let over = measured.true_peak_dbtp - settings.limiter.ceiling_dbtp;
+        pass += 1;
+        if !lossy || pass == 2 || (missed.abs() <= 0.2 && over <= 0.0) {
+            break (file, measured, mastering);
+        }
+        target += missed;
+        limiter.ceiling_dbtp -= over.max(0.0);
+    };
+
+    // The stems: at the mix's gain, through the same limiter.
+    let gain = 10f64.powf(mastering.gain_db / 20.0) as f32;
+    let mut stems = vec![(ExportedKind::VoiceStem, ".voice", &mix.voice)];
+    if let Some(bed) = &mix.bed {
+        stems.push((ExportedKind::BedStem, ".bed", bed));
+    }
+    let mut files = vec![mix_file];
+    for (i, (kind, suffix, samples)) in stems.into_iter().enumerate() {
+        let mut stem: Vec<f32> = samples.iter().map(|s| s * gain).collect();
+        limiter.apply(&mut stem, 1, sample_rate)?;
+        files.push(write(kind, suffix, &stem, (i + 1) as f32, &mut progress)?.0);
+    }
+
+    if let Some(cues) = cues {
+        for (kind, format, extension) in [(ExportedKind::Srt, SubtitleFormat::Srt, "srt"), (ExportedKind::Vtt, SubtitleFormat::Vtt, "vtt")] {
+            let path = out_dir.join(format!("{base_name}.{extension}"));
+            crate::fsutil::write_atomically(&path, subtitles::write(cues, format).as_bytes())?;
+            files.push(ExportedFile { path, kind, duration_s: None, samples: None });
+        }
+    }
+    progress.set(1.0);
+    Ok(ExportReport {
+        files,
+        duration_s: mix.len() as f64 / sample_rate as f64,
+        integrated_lufs: measured.integrated_lufs,
+        true_peak_dbtp: measured.true_peak_dbtp,
+        gain_db: mastering.gain_db,
+        limiter_reduction_db: mastering.limiting.max_reduction_db,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dub::mix::{mix_voice_track, mix_with_bed, samples_in};
+
+    const RATE: u32 = 24_000;
+
+    fn voice_like(seconds: f64, amplitude: f32) -> Vec<f32> {
+        // A 150 Hz buzz with a 4 Hz syllable envelope.
+        (0..samples_in(seconds, RATE))
+            .map(|n| {
+                let t = n as f32 / RATE as f32;
+                let syllables = 0.5 + 0.5 * (std::f32::consts::TAU * 4.0 * t).sin();
+                amplitude * syllables * (std::f32::consts::TAU * 150.0 * t).sin()
+            })
+            .collect()
+    }
+
+    fn programme(with_bed: bool) -> (Mix, Vec<Cue>) {
+        let cues = vec![
+            Cue { start: 0.5, end: 2.0, text: "Where were you?".into(), speaker: Some("Alice".into()) },
+            Cue { start: 2.5, end: 4.0, text: "At home, reading.".into(), speaker: None },
+        ];
+        let lines: Vec<(f64, Vec<f32>)> = cues.iter().map(|c| (c.start, voice_like(c.end - c.start, 0.1))).collect();
+        let voice = mix_voice_track(&lines, 5.0, RATE);
+        let bed: Vec<f32> = (0..samples_in(3.0, RATE)).map(|n| 0.05 * (n as f32 * 0.031).sin()).collect();
+        let mix = mix_with_bed(&voice, with_bed.then_some(bed.as_slice()), RATE, &Default::default(), -6.0);
+        (mix, cues)
+    }
+
+    #[test]
+    fn an_export_writes_the_mix_stems_and_subtitles_at_the_programmes_length() {
+        let (mix, cues) = programme(true);
+        let settings = MixSettings::streaming();
+        for format in [ExportFormat::Wav, ExportFormat::Flac, ExportFormat::Mp3] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut reports = Vec::new();
+            let report = export_mix(&mix, RATE, dir.path(), "episode-1.fr", format, &settings, Some(&cues), &mut |p| reports.push(p)).unwrap();
+            let ext = format.extension();
+            let names: Vec<String> = report.files.iter().map(|f| f.path.file_name().unwrap().to_string_lossy().into_owned()).collect();
+            assert_eq!(
+                names,
+                [format!("episode-1.fr.{ext}"), format!("episode-1.fr.voice.{ext}"), format!("episode-1.fr.bed.{ext}"), "episode-1.fr.srt".into(), "episode-1.fr.vtt".into()]
+            );
+            for file in &report.files {
+                assert!(file.path.is_file(), "{}", file.path.display());
+                if let Some(samples) = file.samples {
+                    assert_eq!(samples, samples_in(5.0, RATE), "{format:?}: {}", file.path.display());
+                    assert_eq!(file.duration_s, Some(5.0));
+                }
+            }
+            assert_eq!(report.duration_s, 5.0);
+            // Measured on the files as written, MP3 coding included.
+            let lufs = report.integrated_lufs.unwrap();
+            assert!((lufs + 16.0).abs() < 0.5, "{format:?}: {lufs:.2} LUFS");
+            assert!(report.true_peak_dbtp <= settings.limiter.ceiling_dbtp + 0.1, "{format:?}: {:.2} dBTP", report.true_peak_dbtp);
+            assert!(reports.windows(2).all(|w| w[0] <= w[1]) && reports.last() == Some(&1.0), "{reports:?}");
+            let srt = std::fs::read_to_string(dir.path().join("episode-1.fr.srt")).unwrap();
+            assert_eq!(subtitles::parse_srt(&srt, "episode-1.fr.srt").unwrap(), cues);
+            let vtt = std::fs::read_to_string(dir.path().join("episode-1.fr.vtt")).unwrap();
+            assert_eq!(subtitles::parse_vtt(&vtt, "episode-1.fr.vtt").unwrap(), cues);
+        }
+    }
+
+    #[test]
+    fn the_stems_line_up_with_the_mix() {
+        let (mix, _) = programme(true);
+        let dir = tempfile::tempdir().unwrap();
+        let settings = MixSettings::default();
+        export_mix(&mix, RATE, dir.path(), "take", ExportFormat::Flac, &settings, None, &mut |_| {}).unwrap();
+        let read = |name: &str| decode_file(&dir.path().join(name)).unwrap().samples;
+        let (mixed, voice, bed) = (read("take.flac"), read("take.voice.flac"), read("take.bed.flac"));
+        // At -23 LUFS nothing reaches the ceiling: voice + bed = mix to 24-bit precision.
+        let worst = mixed.iter().zip(voice.iter().zip(&bed)).map(|(m, (v, b))| (m - v - b).abs()).fold(0f32, f32::max);
+        assert!(worst < 1e-5, "{worst}");
+    }
+
+    #[test]
+    fn without_a_bed_or_cues_only_the_mix_and_the_voice_are_written() {
+        let (mix, _) = programme(false);
+        let dir = tempfile::tempdir().unwrap();
+        let report = export_mix(&mix, RATE, dir.path(), "dry", ExportFormat::Wav, &MixSettings::default(), None, &mut |_| {}).unwrap();
+        let kinds: Vec<ExportedKind> = report.files.iter().map(|f| f.kind).collect();
+        assert_eq!(kinds, [ExportedKind::Mix, ExportedKind::VoiceStem]);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+        let lufs = report.integrated_lufs.unwrap();
+        assert!((lufs + 23.0).abs() < 0.5, "{lufs}");
+    }
+
+    #[test]
+    fn a_name_with_folders_or_an_unwritable_folder_is_refused_by_name() {
+        let (mix, _) = programme(false);
+        let dir = tempfile::tempdir().unwrap();
+        let err = export_mix(&mix, RATE, dir.path(), "../escape", ExportFormat::Wav, &MixSettings::default(), None, &mut |_| {}).unwrap_err().to_string();
+        assert!(err.contains("../escape") && err.contains("plain file name"), "{err}");
+        let blocker = dir.path().join("not-a-folder");
+        std::fs::write(&blocker, b"").unwrap();
+        let err = export_mix(&mix, RATE, &blocker.join("out"), "x", ExportFormat::Wav, &MixSettings::default(), None, &mut |_| {}).unwrap_err().to_string();
+        assert!(err.contains("not-a-folder"), "{err}");
+    }
+}
