@@ -69,6 +69,23 @@ fn a_render_killed_mid_way_resumes_and_loses_nothing() {
     assert!(out.contains("8 lines, 8 with a take"), "{out}");
     let (ok, out, _) = revoice(&["project", "render", &id]);
     assert!(ok && out.contains("rendered 0 of 8 lines (8 already current)"), "{out}");
+
+    // Mixed over the demo bed and exported: mix and stems the same length, subtitles beside.
+    let bed = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo/harbour-bed.wav");
+    assert!(revoice(&["project", "bed", &id, bed]).0);
+    let out_dir = dir.path().join("out");
+    let (ok, out, err) = revoice(&["project", "export", &id, "--out", out_dir.to_str().unwrap(), "--format", "flac"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("-23.0 LUFS"), "{out}");
+    let lengths: Vec<usize> = ["flac", "voice.flac", "bed.flac"]
+        .iter()
+        .map(|ext| revoice::audio::decode::decode_file(&out_dir.join(format!("Killed_render.en-US.{ext}"))).unwrap().samples.len())
+        .collect();
+    assert!(lengths[0] > 24_000 * 20 && lengths.iter().all(|&n| n == lengths[0]), "{lengths:?}");
+    let reported: f64 = out.split(": ").nth(1).and_then(|s| s.split(' ').next()).and_then(|s| s.parse().ok()).expect("a duration");
+    assert!((reported - lengths[0] as f64 / 24_000.0).abs() < 0.01, "the report says {reported} s");
+    let srt = std::fs::read_to_string(out_dir.join("Killed_render.en-US.srt")).unwrap();
+    assert_eq!(revoice::dub::subtitles::parse_srt(&srt, "out.srt").unwrap().len(), 8);
 }
 
 fn count_wavs(dir: &std::path::Path) -> usize {

@@ -87,6 +87,12 @@ impl RenderKey {
     pub fn to_hex(&self) -> String {
         hex::encode(self.0)
     }
+
+    /// A key from its 64 hex digits (as stored with a take); `None` otherwise.
+    pub fn from_hex(hex: &str) -> Option<RenderKey> {
+        let bytes = hex::decode(hex).ok()?;
+        Some(RenderKey(bytes.try_into().ok()?))
+    }
 }
 
 impl fmt::Display for RenderKey {

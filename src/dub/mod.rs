@@ -3,6 +3,7 @@
 //! strategies' placement arithmetic (`timing`), and rendered lines on disk
 //! by synthesis key (`segment_store`).
 
+pub mod assemble;
 pub mod export;
 pub mod mix;
 pub mod pipeline;

@@ -18,6 +18,14 @@ use revoice::scheduler::SchedulerConfig;
 use revoice::synth::Synthesizer;
 use revoice::{Engine, Error, Result};
 
+/// Export file formats.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum Format {
+    Wav,
+    Flac,
+    Mp3,
+}
+
 #[derive(Subcommand)]
 pub enum ProjectCommand {
     /// Create a project with one track.
@@ -39,6 +47,18 @@ pub enum ProjectCommand {
     Bed { project: i64, file: PathBuf },
     /// Render every line whose audio is missing or out of date (interrupted renders resume here).
     Render { project: i64 },
+    /// Mix every track over the bed and write the mix, stems and subtitles.
+    Export {
+        project: i64,
+        /// Folder to write into (created if missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        #[arg(long, value_enum, default_value_t = Format::Wav)]
+        format: Format,
+        /// Integrated loudness target, LUFS (-23 broadcast, -16 streaming).
+        #[arg(long, default_value_t = -23.0, allow_hyphen_values = true)]
+        loudness: f64,
+    },
     /// Lines, speakers, rendered and stale counts, and the last render job.
     Status { project: i64 },
     /// Write the project (lines, speakers, voices, settings) as a JSON project file.
@@ -111,6 +131,7 @@ pub async fn run(engine: &Engine, command: ProjectCommand) -> Result<ExitCode> {
             println!("created project {id} \"{}\" from {}", document.name, file.display());
         }
         ProjectCommand::Render { project } => render(engine, project).await?,
+        ProjectCommand::Export { project, out, format, loudness } => export(engine, project, &out, format, loudness).await?,
         ProjectCommand::Status { project } => status(engine, project).await?,
         ProjectCommand::Undo { project } => match store.undo(project).await? {
             Some(what) => println!("undid: {what}"),
@@ -219,4 +240,56 @@ async fn status(engine: &Engine, project: i64) -> Result<()> {
         println!("  track {}: {} lines, {} with a take, {:.1} s long", track.language, segments.len(), with_take, end);
     }
     Ok(())
+}
+
+async fn export(engine: &Engine, project: i64, out: &Path, format: Format, loudness: f64) -> Result<()> {
+    use revoice::dub::export::{export_mix, ExportFormat};
+    use revoice::dub::mix::MixSettings;
+    let store = engine.store().clone();
+    let p = store.project(project).await?;
+    let tracks = store.tracks(project).await?;
+    let segments = SegmentStore::open(&segment_dir(engine.data_dir()), engine.config().settings.dub.segment_store_mb << 20)?;
+    std::fs::create_dir_all(out).map_err(|e| Error::io("create", out, e))?;
+    let format = match format {
+        Format::Wav => ExportFormat::Wav,
+        Format::Flac => ExportFormat::Flac,
+        Format::Mp3 => ExportFormat::Mp3,
+    };
+    let settings = MixSettings { loudness_target_lufs: loudness, ..MixSettings::default() };
+    let runtime = tokio::runtime::Handle::current();
+    let out = out.to_path_buf();
+    tokio::task::spawn_blocking(move || -> Result<()> {
+        for track in tracks {
+            let started = std::time::Instant::now();
+            let assembled = revoice::dub::assemble::assemble_track(&runtime, &store, &segments, &p, &track, 24_000, &settings)?;
+            for (segment, overlap) in &assembled.overlaps {
+                eprintln!("  note: segment {segment} runs {overlap:.2} s into the next line (natural timing)");
+            }
+            let base = format!("{}.{}", file_stem(&p.name), track.language);
+            let bar = indicatif::ProgressBar::new(1000);
+            let report = export_mix(&assembled.mix, assembled.sample_rate, &out, &base, format, &settings, Some(&assembled.cues), &mut |f| bar.set_position((f * 1000.0) as u64))?;
+            bar.finish_and_clear();
+            let took = started.elapsed().as_secs_f64();
+            println!(
+                "{} ({}): {:.2} s, {} LUFS, true peak {:.1} dBTP, exported in {took:.1} s ({:.0}x real time)",
+                p.name,
+                track.language,
+                report.duration_s,
+                report.integrated_lufs.map_or("unmeasurable".to_string(), |l| format!("{l:.1}")),
+                report.true_peak_dbtp,
+                report.duration_s / took.max(1e-9)
+            );
+            for file in &report.files {
+                println!("  {}", file.path.display());
+            }
+        }
+        Ok(())
+    })
+    .await
+    .expect("export thread")
+}
+
+/// A project name as a file name: letters, digits, '-', '_' and '.', others as '_'.
+fn file_stem(name: &str) -> String {
+    name.chars().map(|c| if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' }).collect()
 }
