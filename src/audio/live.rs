@@ -35,6 +35,9 @@ struct Shared {
     starved_frames: AtomicU64,
     /// Set once the last piece is pushed: running dry is then the end.
     closing: AtomicBool,
+    /// Nanoseconds from opening to the first audible sample handed to the
+    /// device (0 until then): the time to first audio.
+    first_sound_ns: AtomicU64,
 }
 
 /// An open output stream fed piece by piece.
@@ -62,6 +65,7 @@ impl LivePlayback {
         let shared = Arc::new(Shared::default());
         let state = shared.clone();
         let step = source_rate as f64 / device_rate as f64;
+        let opened = Instant::now();
         // Interpolation between `prev` and `next` at `frac` ∈ [0, 1).
         let (mut prev, mut next, mut frac) = (0f32, 0f32, 1f64);
         let stream = device
@@ -90,6 +94,9 @@ impl LivePlayback {
                             v
                         };
                         frame.fill(value);
+                        if value.abs() > 1e-4 && state.first_sound_ns.load(Ordering::Relaxed) == 0 {
+                            state.first_sound_ns.store(opened.elapsed().as_nanos().max(1) as u64, Ordering::Relaxed);
+                        }
                     }
                     state.taken.fetch_add(taken, Ordering::Release);
                     if !state.closing.load(Ordering::Acquire) {
@@ -101,7 +108,7 @@ impl LivePlayback {
             )
             .map_err(|e| Error::Audio(format!("cannot open the output stream on {}: {e}", describe(device_id))))?;
         stream.play().map_err(|e| Error::Audio(format!("cannot start playback on {}: {e}", describe(device_id))))?;
-        Ok(LivePlayback { producer, shared, pushed: 0, opened: Instant::now(), source_rate, device_rate, stream })
+        Ok(LivePlayback { producer, shared, pushed: 0, opened, source_rate, device_rate, stream })
     }
 
     /// Queues `samples` behind what is already playing; waits only while
@@ -131,6 +138,15 @@ impl LivePlayback {
             rest = &rest[n..];
         }
         Ok(())
+    }
+
+    /// Time from opening to the first audible sample handed to the device,
+    /// once there has been one.
+    pub fn first_sound(&self) -> Option<Duration> {
+        match self.shared.first_sound_ns.load(Ordering::Relaxed) {
+            0 => None,
+            ns => Some(Duration::from_nanos(ns)),
+        }
     }
 
     /// Seconds of pushed audio the device has not played yet.
@@ -188,10 +204,12 @@ mod tests {
             Err(e) => panic!("no output device to test on (run through scripts/test): {e}"),
         };
         let piece: Vec<f32> = (0..2400).map(|i| (i as f32 * 0.05).sin() * 0.1).collect();
+        assert_eq!(live.first_sound(), None, "nothing audible before the first push");
         for _ in 0..3 {
             live.push(&piece).unwrap();
             std::thread::sleep(Duration::from_millis(20));
         }
+        assert!(live.first_sound().is_some(), "the first audible sample was seen");
         let report = live.finish().unwrap();
         assert_eq!(report.samples, 7200);
     }

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod bench_dub;
 mod bench_engine;
 mod progress;
 mod project;
@@ -97,6 +98,12 @@ enum BenchCommand {
         /// Arithmetic of the convolutions: the fastest this CPU runs, or f32 throughout.
         #[arg(long, value_enum, default_value_t = bench::BenchPrecision::Fastest)]
         precision: bench::BenchPrecision,
+    },
+    /// A dub project of 300 lines: full render, re-render after one edit, re-mix after a
+    /// strategy change, export speed and preview time to first audio.
+    Dub {
+        #[arg(long, default_value_t = 300)]
+        lines: usize,
     },
     /// Scheduler throughput at batch widths 1, 2, 4, 8 and in continuous mode under Poisson
     /// arrivals; saves the best width as this machine's default.
@@ -242,6 +249,12 @@ async fn run(cli: Cli) -> revoice::Result<ExitCode> {
             })
             .await
             .expect("bench thread")?;
+            ExitCode::SUCCESS
+        }
+        Command::Bench { command: BenchCommand::Dub { lines } } => {
+            let data_dir = engine.data_dir().to_path_buf();
+            let device = engine.config().settings.audio.output_device.clone();
+            tokio::task::spawn_blocking(move || bench_dub::dub(&data_dir, lines, &device)).await.expect("bench thread")?;
             ExitCode::SUCCESS
         }
         Command::Bench { command: BenchCommand::Engine { voice, no_save } } => {

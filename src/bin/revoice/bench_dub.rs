@@ -1,0 +1,120 @@
+//! `revoice bench dub`: a 300-line project (the demo script over and over,
+//! two speakers) in a scratch database and segment store: the full render
+//! (time, RTF), a re-render after editing one line, a re-mix after a
+//! strategy change, an export (mix and stems, × real time), and a preview
+//! of a line not rendered yet (time to first audio at the output device).
+//! The later steps are also shown as a fraction of the full render.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use revoice::cache::{RenderCacheConfig, VoiceArtifactCache};
+use revoice::config::SchedulerSettings;
+use revoice::dub::assemble::assemble_track;
+use revoice::dub::export::{export_mix, ExportFormat};
+use revoice::dub::mix::MixSettings;
+use revoice::dub::pipeline::ProjectRenderer;
+use revoice::dub::segment_store::SegmentStore;
+use revoice::dub::subtitles::{parse_srt, Cue};
+use revoice::render::Renderer;
+use revoice::scheduler::SchedulerConfig;
+use revoice::store::Store;
+use revoice::synth::{SayRequest, Synthesizer};
+use revoice::{Error, Result};
+
+use crate::bench::memory_mib;
+
+/// Runs the benchmark with `lines` lines and prints the report.
+pub fn dub(data_dir: &Path, lines: usize, device: &str) -> Result<()> {
+    let rt = tokio::runtime::Handle::current();
+    let scratch = tempfile::tempdir().map_err(|e| Error::io("create", std::env::temp_dir(), e))?;
+    let store = rt.block_on(Store::open(&scratch.path().join("bench.sqlite3")))?;
+    let (project, track) = rt.block_on(store.create_project("bench", "en-US"))?;
+    let demo = parse_srt(include_str!("../../../assets/demo/lighthouse.srt"), "lighthouse.srt")?;
+    let period = demo.last().map(|c| c.end + 1.0).unwrap_or(1.0);
+    let cues: Vec<Cue> = (0..lines)
+        .map(|i| {
+            let c = &demo[i % demo.len()];
+            let shift = (i / demo.len()) as f64 * period;
+            Cue { start: c.start + shift, end: c.end + shift, ..c.clone() }
+        })
+        .collect();
+    rt.block_on(store.import_cues(&track, &cues))?;
+    for s in rt.block_on(store.speakers(project.id))? {
+        rt.block_on(store.set_speaker_voice(s.id, if s.name == "Maya" { "af_bella" } else { "bm_george" }))?;
+    }
+
+    let synth = Synthesizer::load(data_dir)?;
+    let model = synth.shared_model();
+    let model_key = format!("{}:{:?}", revoice::model::speech::SpeechModel::id(model.as_ref()), model.precision());
+    let scheduler = SchedulerConfig::resolve(&SchedulerSettings::default(), data_dir);
+    let width = scheduler.width;
+    let renderer = Renderer::start(model, model_key, scheduler, RenderCacheConfig { max_bytes: 256 << 20, ttl: Duration::from_secs(3600) })?;
+    let segments = SegmentStore::open(&scratch.path().join("segments"), 8 << 30)?;
+    let voices = VoiceArtifactCache::new(1 << 20)?;
+    let pipeline = ProjectRenderer { runtime: &rt, store: &store, synth: &synth, renderer: &renderer, segments: &segments, voices: &voices };
+    let never = AtomicBool::new(false);
+    println!("revoice bench dub: {lines} lines (the demo script repeated), 2 speakers, batch width {width}");
+    println!();
+
+    let start = Instant::now();
+    let bar = indicatif::ProgressBar::new(lines as u64);
+    let full = pipeline.render(project.id, &never, &mut |p| bar.set_position(p.done as u64))?;
+    bar.finish_and_clear();
+    let full_s = start.elapsed().as_secs_f64();
+    let settings = MixSettings::default();
+    let assembled = assemble_track(&rt, &store, &segments, &project, &track, synth.sample_rate(), &settings)?;
+    let speech: f64 = assembled.cues.iter().map(|c| c.end - c.start).sum();
+    println!("full render        {:>4} lines   {full_s:>8.2} s   {speech:.0} s of speech, RTF {:.3}", full.rendered, full_s / speech);
+
+    let first = rt.block_on(store.segments(track.id))?[7].id;
+    rt.block_on(store.edit_segment(first, "bench edit", |f| f.text = "Most of it, and the last entries are the strange part.".into()))?;
+    let start = Instant::now();
+    let edit = pipeline.render(project.id, &never, &mut |_| {})?;
+    let edit_s = start.elapsed().as_secs_f64();
+    println!("re-render, 1 edit  {:>4} lines   {edit_s:>8.2} s   {:.4} of the full render", edit.rendered, edit_s / full_s);
+
+    rt.block_on(store.set_timing_strategy(project.id, "strict_slot"))?;
+    let start = Instant::now();
+    let remix = pipeline.render(project.id, &never, &mut |_| {})?;
+    let assembled = assemble_track(&rt, &store, &segments, &rt.block_on(store.project(project.id))?, &track, synth.sample_rate(), &settings)?;
+    let remix_s = start.elapsed().as_secs_f64();
+    println!("strategy change    {:>4} lines   {remix_s:>8.2} s   re-mixed; {:.4} of the full render", remix.rendered, remix_s / full_s);
+
+    let out = scratch.path().join("export");
+    std::fs::create_dir_all(&out).map_err(|e| Error::io("create", &out, e))?;
+    let start = Instant::now();
+    let report = export_mix(&assembled.mix, assembled.sample_rate, &out, "bench", ExportFormat::Wav, &settings, Some(&assembled.cues), &mut |_| {})?;
+    let export_s = start.elapsed().as_secs_f64();
+    println!("export WAV + stems {:>10.2} s of programme in {export_s:.2} s: {:.0}x real time", report.duration_s, report.duration_s / export_s);
+
+    // Preview of a line nobody has rendered: from the request to the first
+    // audible sample handed to the output device.
+    let text = "Nobody has heard this line before, so it renders while you wait.";
+    let request = SayRequest { text: text.into(), voice: "af_bella".into(), speed: 1.0, seed: Some(424_242) };
+    let rows: Vec<_> = synth.prepare(&request)?.into_iter().map(|l| l.row).collect();
+    match revoice::audio::live::LivePlayback::open(device, synth.sample_rate()) {
+        Ok(mut live) => {
+            let start = Instant::now();
+            let mut audio = 0.0;
+            for row in renderer.stream(&rows) {
+                let row = row?;
+                audio += row.samples.len() as f64 / row.sample_rate as f64;
+                live.push(&row.samples)?;
+            }
+            let rendered = start.elapsed().as_secs_f64();
+            while live.first_sound().is_none() && start.elapsed() < Duration::from_secs(10) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let ttfa = live.first_sound().map_or(f64::NAN, |d| d.as_secs_f64());
+            live.finish()?;
+            println!("preview, new line  TTFA {ttfa:.3} s (render {rendered:.2} s for {audio:.2} s of audio, RTF {:.2})", rendered / audio);
+        }
+        Err(e) => println!("preview, new line  skipped: {e}"),
+    }
+    let (peak, _) = memory_mib();
+    println!();
+    println!("peak resident memory {peak:.0} MiB");
+    Ok(())
+}
