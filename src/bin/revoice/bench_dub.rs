@@ -64,8 +64,8 @@ pub fn dub(data_dir: &Path, lines: usize, device: &str) -> Result<()> {
     bar.finish_and_clear();
     let full_s = start.elapsed().as_secs_f64();
     let settings = MixSettings::default();
-    let assembled = assemble_track(&rt, &store, &segments, &project, &track, synth.sample_rate(), &settings)?;
-    let speech: f64 = assembled.cues.iter().map(|c| c.end - c.start).sum();
+    // Seconds of speech, as placed (the assembled audio is dropped at once).
+    let speech: f64 = assemble_track(&rt, &store, &segments, &project, &track, synth.sample_rate(), &settings)?.cues.iter().map(|c| c.end - c.start).sum();
     println!("full render        {:>4} lines   {full_s:>8.2} s   {speech:.0} s of speech, RTF {:.3}", full.rendered, full_s / speech);
 
     let first = rt.block_on(store.segments(track.id))?[7].id;
