@@ -161,7 +161,7 @@ impl ProjectRenderer<'_> {
     /// A segment's rows and synthesis key.
     fn plan(&self, segment: &Segment, voice: &str, strategy: TimingStrategy, next_start: Option<f64>) -> Result<Plan> {
         let f = &segment.fields;
-        // A segment keeps its seed across edits: the seed of its first take, or its id.
+        // A segment keeps one seed across edits (its id), so only what changed changes.
         let seed = segment.id as u64;
         let request = SayRequest { text: f.text.clone(), voice: voice.to_string(), speed: f.speed as f32, seed: Some(seed) };
         let mut rows: Vec<SpeechRow> = self.synth.prepare(&request).map_err(|e| e.context(format!("segment {}", segment.id)))?.into_iter().map(|l| l.row).collect();
