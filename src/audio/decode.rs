@@ -1,6 +1,7 @@
 //! Decoding audio files (symphonia) into mono f32 samples at the file's own
 //! sample rate. Reads WAV, MP3, FLAC, Ogg Vorbis, M4A/AAC/ALAC, CAF, AIFF and
-//! WebM/Matroska (with a codec above); Opus is not supported yet and says so.
+//! WebM/Matroska (with a codec above), and Opus in Ogg or WebM through libopus
+//! (symphonia has no Opus decoder of its own).
 //!
 //! The container is found from the file's bytes, not its name: a file whose
 //! extension lies but whose content is audio decodes (with a warning in the
@@ -12,8 +13,10 @@
 
 use std::path::Path;
 
-use symphonia::core::codecs::audio::well_known::CODEC_ID_OPUS;
+use std::sync::LazyLock;
+
 use symphonia::core::codecs::audio::AudioDecoderOptions;
+use symphonia::core::codecs::registry::CodecRegistry;
 use symphonia::core::errors::Error as SymphoniaError;
 use symphonia::core::formats::probe::Hint;
 use symphonia::core::formats::{FormatOptions, TrackType};
@@ -50,7 +53,15 @@ fn bad(path: &Path, reason: impl Into<String>) -> Error {
 }
 
 /// The audio formats this build reads, for error messages.
-pub const SUPPORTED: &str = "WAV, MP3, FLAC, Ogg Vorbis, M4A (AAC, ALAC), AIFF, CAF, WebM/MKV (Vorbis, AAC, FLAC)";
+pub const SUPPORTED: &str = "WAV, MP3, FLAC, Ogg (Vorbis, Opus), Opus, M4A (AAC, ALAC), AIFF, CAF, WebM/MKV (Opus, Vorbis, AAC, FLAC)";
+
+/// Symphonia's decoders plus libopus for Opus.
+static CODECS: LazyLock<CodecRegistry> = LazyLock::new(|| {
+    let mut registry = CodecRegistry::new();
+    symphonia::default::register_enabled_codecs(&mut registry);
+    registry.register_audio_decoder::<symphonia_adapter_libopus::OpusDecoder>();
+    registry
+});
 
 /// Decodes the file at `path` into mono f32.
 pub fn decode_file(path: &Path) -> Result<DecodedAudio> {
@@ -102,15 +113,9 @@ pub fn decode_bytes(bytes: Vec<u8>, path: &Path) -> Result<DecodedAudio> {
         .and_then(|p| p.audio())
         .ok_or_else(|| bad(path, format!("the {container} file's audio track has no codec parameters")))?
         .clone();
-    if params.codec == CODEC_ID_OPUS {
-        return Err(bad(
-            path,
-            "holds Opus audio, which is not supported yet: convert it to WAV or FLAC (e.g. `ffmpeg -i in.opus out.wav`)",
-        ));
-    }
     let declared_frames = track.num_frames;
     let track_id = track.id;
-    let mut decoder = symphonia::default::get_codecs()
+    let mut decoder = CODECS
         .make_audio_decoder(&params, &AudioDecoderOptions::default())
         .map_err(|e| bad(path, format!("the {container} file's codec is not supported ({e}); this build reads {SUPPORTED}")))?;
 
@@ -340,6 +345,31 @@ mod tests {
         let bytes: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
         let err = decode_bytes(bytes, Path::new("noise.bin")).unwrap_err().to_string();
         assert!(err.contains("noise.bin") && err.contains("FLAC"), "{err}");
+    }
+
+    fn fixture(name: &str) -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/audio").join(name)
+    }
+
+    /// 8.13 s of Kokoro speech (af_bella), encoded by opusenc and by ffmpeg (libopus).
+    #[test]
+    fn opus_in_ogg_and_in_webm_decodes_to_the_whole_recording() {
+        for name in ["bella-speech.opus", "bella-speech.webm"] {
+            let audio = decode_file(&fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+            // libopus decodes at any Opus rate; the containers ask for 48 or 24 kHz.
+            assert!(matches!(audio.sample_rate, 24_000 | 48_000), "{name}: {} Hz", audio.sample_rate);
+            assert!((audio.seconds() - 8.13).abs() < 0.05, "{name}: {:.3} s", audio.seconds());
+            let rms = (audio.samples.iter().map(|s| s * s).sum::<f32>() / audio.samples.len() as f32).sqrt();
+            assert!(rms > 0.02, "{name}: rms {rms}");
+        }
+    }
+
+    #[test]
+    fn an_opus_file_cut_in_half_is_reported_as_truncated() {
+        let bytes = std::fs::read(fixture("bella-speech.opus")).unwrap();
+        let half = bytes[..bytes.len() / 2].to_vec();
+        let err = decode_bytes(half, Path::new("half.opus")).unwrap_err().to_string();
+        assert!(err.contains("half.opus") && err.contains("truncated"), "{err}");
     }
 
     #[test]
