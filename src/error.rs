@@ -38,6 +38,9 @@ pub enum Error {
     /// Audio output or device enumeration failed.
     #[error("audio: {0}")]
     Audio(String),
+    /// Work stopped because the user cancelled it.
+    #[error("{0} was cancelled")]
+    Cancelled(String),
     /// Input from a user (a file, a text, a name) was rejected.
     #[error("{input}: {reason}")]
     InvalidInput { input: String, reason: String },

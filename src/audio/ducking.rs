@@ -27,27 +27,62 @@ impl Default for Ducking {
 
 /// The bed's gain (linear) for every sample of `voice`.
 pub fn bed_gain(voice: &[f32], sample_rate: u32, ducking: &Ducking) -> Vec<f32> {
-    let rate = sample_rate as f32;
-    let window = ((0.01 * rate) as usize).max(1);
-    let threshold = 10f32.powf(ducking.threshold_db / 20.0);
-    let ducked = 10f32.powf(-ducking.depth_db.abs() / 20.0);
-    let coefficient = |seconds: f32| if seconds > 0.0 { (-1.0 / (seconds * rate)).exp() } else { 0.0 };
-    let (down, up) = (coefficient(ducking.attack), coefficient(ducking.release));
-    let mut gain = Vec::with_capacity(voice.len());
-    let mut energy = 0f64;
-    let mut g = 1f32;
-    for (i, &v) in voice.iter().enumerate() {
-        energy += (v as f64) * (v as f64);
-        if i >= window {
-            energy -= (voice[i - window] as f64) * (voice[i - window] as f64);
+    let mut follower = DuckFollower::new(sample_rate, ducking);
+    voice.iter().map(|&v| follower.next(v)).collect()
+}
+
+/// The ducking gain computed one voice sample at a time, for playback that
+/// mixes as it goes: fed the same samples it gives exactly what
+/// [`bed_gain`] gives. Allocates once, in `new`.
+#[derive(Debug, Clone)]
+pub struct DuckFollower {
+    /// The last 10 ms of voice, squared, as a ring.
+    window: Vec<f64>,
+    at: usize,
+    energy: f64,
+    threshold: f32,
+    ducked: f32,
+    down: f32,
+    up: f32,
+    gain: f32,
+}
+
+impl DuckFollower {
+    /// A follower at rest (bed at full level).
+    pub fn new(sample_rate: u32, ducking: &Ducking) -> DuckFollower {
+        let rate = sample_rate as f32;
+        let coefficient = |seconds: f32| if seconds > 0.0 { (-1.0 / (seconds * rate)).exp() } else { 0.0 };
+        DuckFollower {
+            window: vec![0.0; ((0.01 * rate) as usize).max(1)],
+            at: 0,
+            energy: 0.0,
+            threshold: 10f32.powf(ducking.threshold_db / 20.0),
+            ducked: 10f32.powf(-ducking.depth_db.abs() / 20.0),
+            down: coefficient(ducking.attack),
+            up: coefficient(ducking.release),
+            gain: 1.0,
         }
-        let rms = (energy.max(0.0) / window as f64).sqrt() as f32;
-        let target = if rms > threshold { ducked } else { 1.0 };
-        let c = if target < g { down } else { up };
-        g = target + (g - target) * c;
-        gain.push(g);
     }
-    gain
+
+    /// Back at rest, as after silence: for a jump in the timeline.
+    pub fn reset(&mut self) {
+        self.window.fill(0.0);
+        self.energy = 0.0;
+        self.gain = 1.0;
+    }
+
+    /// Takes the next voice sample; returns the bed's gain for it.
+    pub fn next(&mut self, voice: f32) -> f32 {
+        let squared = (voice as f64) * (voice as f64);
+        self.energy += squared - self.window[self.at];
+        self.window[self.at] = squared;
+        self.at = (self.at + 1) % self.window.len();
+        let rms = (self.energy.max(0.0) / self.window.len() as f64).sqrt() as f32;
+        let target = if rms > self.threshold { self.ducked } else { 1.0 };
+        let c = if target < self.gain { self.down } else { self.up };
+        self.gain = target + (self.gain - target) * c;
+        self.gain
+    }
 }
 
 #[cfg(test)]

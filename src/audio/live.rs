@@ -24,6 +24,8 @@ pub struct LiveReport {
     /// Seconds of silence played because the next piece was not ready
     /// (the wait for the first one included).
     pub starved_seconds: f64,
+    /// From opening to the first audible sample handed to the device.
+    pub first_sound: Option<Duration>,
 }
 
 /// State the callback and the pushing thread share.
@@ -167,8 +169,10 @@ impl LivePlayback {
         }
         // Let the device's own buffer run out before the stream stops.
         std::thread::sleep(Duration::from_millis(150));
+        let first_sound = self.first_sound();
         drop(self.stream);
         Ok(LiveReport {
+            first_sound,
             samples: self.shared.taken.load(Ordering::Acquire),
             // A device that is not paced (a null sink) would count more
             // silence than time went by.

@@ -81,7 +81,7 @@ pub fn samples_in(seconds: f64, sample_rate: u32) -> usize {
     (seconds.max(0.0) * sample_rate as f64).round() as usize
 }
 
-fn db_to_gain(db: f32) -> f32 {
+pub(crate) fn db_to_gain(db: f32) -> f32 {
     10f32.powf(db / 20.0)
 }
 
@@ -171,7 +171,7 @@ const BED_END_FADE_S: f64 = 1.0;
 
 /// The bed looped (with an equal-power crossfade at each seam) or cut to
 /// `len` samples; a cut bed fades out over the last second.
-fn fit_bed(bed: &[f32], len: usize, sample_rate: u32) -> Vec<f32> {
+pub(crate) fn fit_bed(bed: &[f32], len: usize, sample_rate: u32) -> Vec<f32> {
     let mut out = Vec::with_capacity(len + bed.len());
     out.extend_from_slice(&bed[..bed.len().min(len)]);
     if bed.len() < len {

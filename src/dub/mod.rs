@@ -1,13 +1,22 @@
 //! Dub projects: the timed lines of a programme and what becomes of them.
-//! So far: subtitle files in and out (`subtitles`), the timing
-//! strategies' placement arithmetic (`timing`), and rendered lines on disk
-//! by synthesis key (`segment_store`).
+//! Subtitle files in and out (`subtitles`), the timing strategies'
+//! placement arithmetic (`timing`), rendered lines on disk by synthesis key
+//! (`segment_store`), rendering (`pipeline`), fitting and mixing
+//! (`assemble`, `mix`), export (`export`), and playback (`programme`,
+//! `transport`, `player`).
 
 pub mod assemble;
 pub mod export;
 pub mod mix;
 pub mod pipeline;
+pub mod player;
+pub mod programme;
 pub mod project_file;
 pub mod segment_store;
 pub mod subtitles;
 pub mod timing;
+pub mod transport;
+
+/// The rate a project's lines are stored, mixed and played at (Kokoro's
+/// own); lines stored at another rate are resampled when read.
+pub const PROGRAMME_RATE: u32 = 24_000;

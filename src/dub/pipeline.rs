@@ -20,7 +20,10 @@ use crate::cache::{RenderKey, RenderKeyBuilder, VoiceArtifactCache};
 use crate::error::{Error, Result};
 use crate::model::speech::SpeechRow;
 use crate::render::Renderer;
-use crate::store::{Segment, Store};
+use crate::store::{Segment, Speaker, Store};
+
+/// The voice of lines without a speaker.
+const DEFAULT_VOICE: &str = "af_heart";
 use crate::synth::{SayRequest, Synthesizer};
 use crate::voice::MatchedVoice;
 
@@ -32,6 +35,18 @@ pub struct RenderProgress {
     pub total: usize,
     /// Segments that needed synthesis.
     pub rendered: usize,
+    /// The segment just synthesised and stored, if that is what moved.
+    pub finished: Option<i64>,
+}
+
+/// Which stale segments a render takes, and in what order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RenderScope {
+    /// Only these segments (all when `None`).
+    pub only: Option<Vec<i64>>,
+    /// Start with the lines at or after this time, in time order, then the
+    /// ones before it (for playback: what the playhead reaches first).
+    pub from_s: Option<f64>,
 }
 
 /// What a render did.
@@ -68,31 +83,36 @@ pub struct ProjectRenderer<'a> {
 impl ProjectRenderer<'_> {
     /// Renders every stale segment of every track of `project_id`.
     pub fn render(&self, project_id: i64, cancel: &AtomicBool, progress: &mut dyn FnMut(&RenderProgress)) -> Result<RenderSummary> {
+        self.render_scope(project_id, &RenderScope::default(), cancel, progress)
+    }
+
+    /// Renders the stale segments of `project_id` that `scope` takes, in its order.
+    pub fn render_scope(&self, project_id: i64, scope: &RenderScope, cancel: &AtomicBool, progress: &mut dyn FnMut(&RenderProgress)) -> Result<RenderSummary> {
         let rt = self.runtime;
         let project = rt.block_on(self.store.project(project_id))?;
         let strategy = parse_strategy(&project.timing_strategy)?;
         let speakers = rt.block_on(self.store.speakers(project_id))?;
         let mut voice_of: HashMap<i64, String> = HashMap::new();
         for s in &speakers {
-            let voice = match rt.block_on(crate::voice::library::artifact(self.store, self.voices, &s.voice))? {
-                Some(matched) => matched.blend_spec(),
-                None => s.voice.clone(),
-            };
-            voice_of.insert(s.id, voice);
+            voice_of.insert(s.id, self.voice_for(s)?);
         }
         let mut all = Vec::new();
         for track in rt.block_on(self.store.tracks(project_id))? {
             all.extend(rt.block_on(self.store.segments(track.id))?);
         }
-        let total = all.len();
+        let wanted = |s: &Segment| scope.only.as_ref().is_none_or(|only| only.contains(&s.id));
+        let total = all.iter().filter(|s| wanted(s)).count();
         let job = rt.block_on(self.store.start_render_job(project_id, total as i64))?;
         let mut summary = RenderSummary { segments: total, rendered: 0, fresh: 0, cancelled: false, failed: Vec::new() };
 
         // Plan every segment; keep the stale ones.
         let mut stale = Vec::new();
         for (i, segment) in all.iter().enumerate() {
+            if !wanted(segment) {
+                continue;
+            }
             let next_start = all.get(i + 1).filter(|n| n.track_id == segment.track_id).map(|n| n.fields.start_s);
-            let voice = segment.fields.speaker_id.and_then(|id| voice_of.get(&id).cloned()).unwrap_or_else(|| "af_heart".into());
+            let voice = segment.fields.speaker_id.and_then(|id| voice_of.get(&id).cloned()).unwrap_or_else(|| DEFAULT_VOICE.into());
             let seg_strategy = match &segment.fields.timing_strategy {
                 Some(name) => parse_strategy(name)?,
                 None => strategy,
@@ -110,7 +130,14 @@ impl ProjectRenderer<'_> {
                 stale.push(plan);
             }
         }
-        let mut report = RenderProgress { done: summary.fresh + summary.failed.len(), total, rendered: 0 };
+        if let Some(from) = scope.from_s {
+            // Stable: lines at or after `from` by time, then the earlier ones by time.
+            stale.sort_by(|a, b| {
+                let key = |p: &Plan| (p.segment.fields.start_s < from, p.segment.fields.start_s);
+                key(a).partial_cmp(&key(b)).unwrap_or(std::cmp::Ordering::Equal)
+            });
+        }
+        let mut report = RenderProgress { done: summary.fresh + summary.failed.len(), total, rendered: 0, finished: None };
         progress(&report);
 
         // One streaming job for all stale rows, in order.
@@ -133,17 +160,16 @@ impl ProjectRenderer<'_> {
             match failure {
                 Some(reason) => summary.failed.push((plan.segment.id, reason)),
                 None => {
-                    let rate = self.synth.sample_rate();
-                    self.segments.put(&plan.key, &samples, rate)?;
-                    let seconds = samples.len() as f64 / rate as f64;
-                    rt.block_on(self.store.add_take(plan.segment.id, plan.seed as i64, &plan.key.to_hex(), seconds))?;
+                    self.keep(plan, &samples)?;
                     summary.rendered += 1;
+                    report.finished = Some(plan.segment.id);
                 }
             }
             report.done += 1;
             report.rendered = summary.rendered;
             rt.block_on(self.store.render_job_progress(job, report.done as i64))?;
             progress(&report);
+            report.finished = None;
         }
         drop(stream);
         let state = if summary.cancelled {
@@ -156,6 +182,62 @@ impl ProjectRenderer<'_> {
         let error = (!summary.failed.is_empty()).then(|| format!("{} segments failed; first: {}", summary.failed.len(), summary.failed[0].1));
         rt.block_on(self.store.finish_render_job(job, state, error.as_deref()))?;
         Ok(summary)
+    }
+
+    /// The voice spec a speaker's lines render with: a registered voice's
+    /// matched blend, or the stock voice or blend as named.
+    fn voice_for(&self, speaker: &Speaker) -> Result<String> {
+        Ok(match self.runtime.block_on(crate::voice::library::artifact(self.store, self.voices, &speaker.voice))? {
+            Some(matched) => matched.blend_spec(),
+            None => speaker.voice.clone(),
+        })
+    }
+
+    /// Stores a segment's audio and records it as the segment's active take.
+    fn keep(&self, plan: &Plan, samples: &[f32]) -> Result<()> {
+        let rate = self.synth.sample_rate();
+        self.segments.put(&plan.key, samples, rate)?;
+        let seconds = samples.len() as f64 / rate as f64;
+        self.runtime.block_on(self.store.add_take(plan.segment.id, plan.seed as i64, &plan.key.to_hex(), seconds))?;
+        Ok(())
+    }
+
+    /// Plays one segment as it renders: its rows stream to `play` as each
+    /// is ready (natural rate, before any fitting), then the whole line is
+    /// stored as its active take, as a render would. A fresh segment is
+    /// read from the store instead. Returns the line's samples.
+    pub fn stream_segment(&self, segment_id: i64, cancel: &AtomicBool, play: &mut dyn FnMut(&[f32]) -> Result<()>) -> Result<Vec<f32>> {
+        let rt = self.runtime;
+        let segment = rt.block_on(self.store.segment(segment_id))?;
+        let track = rt.block_on(self.store.track(segment.track_id))?;
+        let project = rt.block_on(self.store.project(track.project_id))?;
+        let lines = rt.block_on(self.store.segments(track.id))?;
+        let next_start = lines.iter().position(|s| s.id == segment_id).and_then(|i| lines.get(i + 1)).map(|n| n.fields.start_s);
+        let speaker = rt.block_on(self.store.speakers(project.id))?.into_iter().find(|s| Some(s.id) == segment.fields.speaker_id);
+        let voice = match speaker {
+            Some(s) => self.voice_for(&s)?,
+            None => DEFAULT_VOICE.into(),
+        };
+        let strategy = parse_strategy(segment.fields.timing_strategy.as_deref().unwrap_or(&project.timing_strategy))?;
+        let plan = self.plan(&segment, &voice, strategy, next_start)?;
+        if self.is_fresh(&plan)? {
+            if let Stored::Audio(samples) = self.segments.get(&plan.key, self.synth.sample_rate())? {
+                play(&samples)?;
+                return Ok(samples);
+            }
+        }
+        let mut samples = Vec::new();
+        let mut stream = self.renderer.stream(&plan.rows);
+        for _ in &plan.rows {
+            if cancel.load(Ordering::Acquire) {
+                return Err(Error::Cancelled(format!("preview of segment {segment_id}")));
+            }
+            let audio = stream.next().unwrap_or_else(|| Err(Error::Audio("the renderer stopped".into())))?;
+            play(&audio.samples)?;
+            samples.extend_from_slice(&audio.samples);
+        }
+        self.keep(&plan, &samples)?;
+        Ok(samples)
     }
 
     /// A segment's rows and synthesis key.

@@ -132,6 +132,16 @@ impl Store {
         sqlx::query_as("SELECT * FROM projects ORDER BY id DESC").fetch_all(&self.pool).await.map_err(|e| self.db(e))
     }
 
+    /// One track.
+    pub async fn track(&self, id: i64) -> Result<Track> {
+        sqlx::query_as("SELECT * FROM tracks WHERE id = ?1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(|e| self.db(e))?
+            .ok_or_else(|| Error::InvalidInput { input: format!("track {id}"), reason: "no such track".into() })
+    }
+
     /// A project's tracks.
     pub async fn tracks(&self, project_id: i64) -> Result<Vec<Track>> {
         sqlx::query_as("SELECT * FROM tracks WHERE project_id = ?1 ORDER BY id").bind(project_id).fetch_all(&self.pool).await.map_err(|e| self.db(e))

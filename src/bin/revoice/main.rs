@@ -11,6 +11,7 @@ mod bench;
 mod bench_dub;
 mod bench_engine;
 mod progress;
+mod play;
 mod project;
 mod voices;
 use revoice::{CheckStatus, Diagnosis};

@@ -47,6 +47,31 @@ pub enum ProjectCommand {
     Bed { project: i64, file: PathBuf },
     /// Render every line whose audio is missing or out of date (interrupted renders resume here).
     Render { project: i64 },
+    /// Play a track on the timeline (lines not rendered yet render in playhead
+    /// order and join as they are ready), or preview one line. While it plays,
+    /// type a command and Enter: pause, play, seek SECONDS, loop FROM TO,
+    /// noloop, status, quit.
+    Play {
+        project: i64,
+        /// Start here, seconds.
+        #[arg(long, default_value_t = 0.0)]
+        from: f64,
+        /// Stop here, seconds (the programme's end by default).
+        #[arg(long)]
+        to: Option<f64>,
+        /// Loop FROM..TO instead of stopping at TO.
+        #[arg(long = "loop", requires = "to")]
+        looping: bool,
+        /// Preview this segment alone, streamed as it renders.
+        #[arg(long, conflicts_with_all = ["from", "to", "looping"])]
+        segment: Option<i64>,
+        /// The track's language (the first track by default).
+        #[arg(long)]
+        language: Option<String>,
+        /// Output device id (see `revoice doctor`); the configured one by default.
+        #[arg(long)]
+        device: Option<String>,
+    },
     /// Mix every track over the bed and write the mix, stems and subtitles.
     Export {
         project: i64,
@@ -59,6 +84,8 @@ pub enum ProjectCommand {
         #[arg(long, default_value_t = -23.0, allow_hyphen_values = true)]
         loudness: f64,
     },
+    /// Every line with its id, times, speaker and whether it has a take.
+    Lines { project: i64 },
     /// Lines, speakers, rendered and stale counts, and the last render job.
     Status { project: i64 },
     /// Write the project (lines, speakers, voices, settings) as a JSON project file.
@@ -131,8 +158,25 @@ pub async fn run(engine: &Engine, command: ProjectCommand) -> Result<ExitCode> {
             println!("created project {id} \"{}\" from {}", document.name, file.display());
         }
         ProjectCommand::Render { project } => render(engine, project).await?,
+        ProjectCommand::Play { project, from, to, looping, segment, language, device } => {
+            let device = device.unwrap_or_else(|| engine.config().settings.audio.output_device.clone());
+            let request = crate::play::PlayRequest { project, from, to, looping, segment, language, device };
+            crate::play::play(engine, request).await?
+        }
         ProjectCommand::Export { project, out, format, loudness } => export(engine, project, &out, format, loudness).await?,
         ProjectCommand::Status { project } => status(engine, project).await?,
+        ProjectCommand::Lines { project } => {
+            let speakers = store.speakers(project).await?;
+            for track in store.tracks(project).await? {
+                println!("track {}", track.language);
+                for s in store.segments(track.id).await? {
+                    let f = &s.fields;
+                    let speaker = f.speaker_id.and_then(|id| speakers.iter().find(|p| p.id == id)).map_or(String::new(), |p| format!("[{}] ", p.name));
+                    let take = if s.active_take_id.is_some() { "take" } else { "no take" };
+                    println!("{:>6}  {:>8.2}–{:<8.2} {:<8} {speaker}{}", s.id, f.start_s, f.end_s, take, f.text);
+                }
+            }
+        }
         ProjectCommand::Undo { project } => match store.undo(project).await? {
             Some(what) => println!("undid: {what}"),
             None => println!("nothing to undo"),
@@ -168,8 +212,42 @@ async fn check_voice(engine: &Engine, voice: &str) -> Result<()> {
 }
 
 /// Where a data folder keeps rendered lines.
-fn segment_dir(data_dir: &Path) -> PathBuf {
+pub fn segment_dir(data_dir: &Path) -> PathBuf {
     data_dir.join("segments")
+}
+
+/// The segment store of a data folder, at its configured budget.
+pub fn open_segments(data_dir: &Path, settings: &revoice::Settings) -> Result<SegmentStore> {
+    SegmentStore::open(&segment_dir(data_dir), settings.dub.segment_store_mb << 20)
+}
+
+/// What rendering a project takes: the model, the scheduler with the render
+/// cache in front of it, the segment store and the voice artifacts.
+pub struct RenderStack {
+    pub synth: Synthesizer,
+    pub renderer: Renderer,
+    pub segments: SegmentStore,
+    pub voices: VoiceArtifactCache<revoice::voice::MatchedVoice>,
+}
+
+impl RenderStack {
+    /// Loads the model and starts the scheduler (blocking: seconds).
+    pub fn open(data_dir: &Path, settings: &revoice::Settings) -> Result<RenderStack> {
+        let synth = Synthesizer::load(data_dir)?;
+        let model = synth.shared_model();
+        let model_key = format!("{}:{:?}", revoice::model::speech::SpeechModel::id(model.as_ref()), model.precision());
+        let scheduler = SchedulerConfig::resolve(&settings.scheduler, data_dir);
+        let cache = RenderCacheConfig { max_bytes: (settings.dub.render_cache_mb as usize) << 20, ttl: Duration::from_secs(3600) };
+        let renderer = Renderer::start(model, model_key, scheduler, cache)?;
+        let segments = open_segments(data_dir, settings)?;
+        let voices = VoiceArtifactCache::new(16 << 20)?;
+        Ok(RenderStack { synth, renderer, segments, voices })
+    }
+
+    /// The project renderer over this stack.
+    pub fn pipeline<'a>(&'a self, runtime: &'a tokio::runtime::Handle, store: &'a revoice::store::Store) -> ProjectRenderer<'a> {
+        ProjectRenderer { runtime, store, synth: &self.synth, renderer: &self.renderer, segments: &self.segments, voices: &self.voices }
+    }
 }
 
 async fn render(engine: &Engine, project: i64) -> Result<()> {
@@ -182,15 +260,9 @@ async fn render(engine: &Engine, project: i64) -> Result<()> {
     let settings = engine.config().settings.clone();
     let runtime = tokio::runtime::Handle::current();
     let summary = tokio::task::spawn_blocking(move || -> Result<_> {
-        let synth = Synthesizer::load(&data_dir)?;
-        let model = synth.shared_model();
-        let model_key = format!("{}:{:?}", revoice::model::speech::SpeechModel::id(model.as_ref()), model.precision());
-        let scheduler = SchedulerConfig::resolve(&settings.scheduler, &data_dir);
-        let cache = RenderCacheConfig { max_bytes: (settings.dub.render_cache_mb as usize) << 20, ttl: Duration::from_secs(3600) };
-        let renderer = Renderer::start(model, model_key, scheduler, cache)?;
-        let segments = SegmentStore::open(&segment_dir(&data_dir), settings.dub.segment_store_mb << 20)?;
-        let voices = VoiceArtifactCache::new(16 << 20)?;
-        let pipeline = ProjectRenderer { runtime: &runtime, store: &store, synth: &synth, renderer: &renderer, segments: &segments, voices: &voices };
+        let stack = RenderStack::open(&data_dir, &settings)?;
+        let pipeline = stack.pipeline(&runtime, &store);
+        let segments = &stack.segments;
         let bar = indicatif::ProgressBar::new(0);
         bar.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} lines ({msg}) {elapsed}").expect("template"));
         let started = std::time::Instant::now();
@@ -248,7 +320,7 @@ async fn export(engine: &Engine, project: i64, out: &Path, format: Format, loudn
     let store = engine.store().clone();
     let p = store.project(project).await?;
     let tracks = store.tracks(project).await?;
-    let segments = SegmentStore::open(&segment_dir(engine.data_dir()), engine.config().settings.dub.segment_store_mb << 20)?;
+    let segments = open_segments(engine.data_dir(), &engine.config().settings)?;
     std::fs::create_dir_all(out).map_err(|e| Error::io("create", out, e))?;
     let format = match format {
         Format::Wav => ExportFormat::Wav,
@@ -261,7 +333,7 @@ async fn export(engine: &Engine, project: i64, out: &Path, format: Format, loudn
     tokio::task::spawn_blocking(move || -> Result<()> {
         for track in tracks {
             let started = std::time::Instant::now();
-            let assembled = revoice::dub::assemble::assemble_track(&runtime, &store, &segments, &p, &track, 24_000, &settings)?;
+            let assembled = revoice::dub::assemble::assemble_track(&runtime, &store, &segments, &p, &track, revoice::dub::PROGRAMME_RATE, &settings)?;
             for (segment, overlap) in &assembled.overlaps {
                 eprintln!("  note: segment {segment} runs {overlap:.2} s into the next line (natural timing)");
             }

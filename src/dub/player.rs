@@ -1,0 +1,113 @@
+//! Playing a project's track on the timeline: a [`Transport`] starts at
+//! once over the bed, and a feeder lays the lines on it from the playhead
+//! on: first the lines already rendered (read and fitted), then the ones
+//! that are not, rendered in the order the playhead reaches them and heard
+//! as soon as each is ready. Previewing one line streams it as it renders.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::assemble::{load_bed, TrackLines};
+use super::mix::MixSettings;
+use super::pipeline::{ProjectRenderer, RenderScope, RenderSummary};
+use super::programme::Programme;
+use super::segment_store::SegmentStore;
+use super::transport::Transport;
+use crate::error::Result;
+use crate::store::{Project, Store};
+
+/// An empty programme for `track`: its length and the project's bed, no lines yet.
+pub fn empty_programme(project: &Project, lines: &TrackLines, settings: &MixSettings) -> Result<Programme> {
+    let bed = match &project.bed_file {
+        Some(path) => Some(load_bed(Path::new(path), lines.sample_rate)?),
+        None => None,
+    };
+    let seconds = lines.programme_seconds(&[]);
+    Ok(Programme::new(lines.sample_rate, seconds, bed, settings.bed_gain_db, settings.ducking))
+}
+
+/// What the feeder did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeedReport {
+    /// Lines laid from the segment store.
+    pub from_store: usize,
+    /// Lines that had to be rendered first; `None` when none did.
+    pub render: Option<RenderSummary>,
+}
+
+/// Line indices in the order the playhead reaches them from `from_s`.
+fn playhead_order(lines: &TrackLines, from_s: f64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..lines.lines.len()).collect();
+    order.sort_by(|&a, &b| {
+        let key = |i: usize| {
+            let f = &lines.lines[i].fields;
+            (f.end_s <= from_s, f.start_s)
+        };
+        key(a).partial_cmp(&key(b)).unwrap_or(std::cmp::Ordering::Equal)
+    });
+    order
+}
+
+/// Where the lines come from and where they go.
+pub struct Feed<'a> {
+    pub runtime: &'a tokio::runtime::Handle,
+    pub store: &'a Store,
+    pub segments: &'a SegmentStore,
+    pub transport: &'a Transport,
+    pub project: &'a Project,
+}
+
+impl Feed<'_> {
+    /// Lays `lines` on the transport's programme from the playhead at
+    /// `from_s`: rendered ones first, then (through `renderer`, opened after
+    /// them) the missing and out-of-date ones as they render. Stops early
+    /// when `cancel` is set.
+    pub fn run<'r>(&self, lines: &mut TrackLines, from_s: f64, cancel: &AtomicBool, renderer: impl FnOnce() -> Result<ProjectRenderer<'r>>, progress: &mut dyn FnMut(&str)) -> Result<FeedReport> {
+        let Feed { runtime, store, segments, transport, project } = *self;
+        let mut report = FeedReport { from_store: 0, render: None };
+        let mut missing = Vec::new();
+        for i in playhead_order(lines, from_s) {
+            if cancel.load(Ordering::Acquire) {
+                return Ok(report);
+            }
+            match lines.fit(runtime, store, segments, i)? {
+                Some(line) => {
+                    transport.edit(|p| p.set_clip(line.segment_id, line.start, line.audio));
+                    report.from_store += 1;
+                }
+                None => missing.push(lines.lines[i].id),
+            }
+        }
+        progress(&format!("{} lines in place from the store", report.from_store));
+        if !missing.is_empty() {
+            progress(&format!("{} lines are not rendered yet; rendering them in playhead order", missing.len()));
+        }
+        // Lines edited since their take still play their old take until the
+        // render (which knows their synthesis keys) replaces it.
+        let pipeline = renderer()?;
+        let track_ids: Vec<i64> = lines.lines.iter().map(|s| s.id).collect();
+        let scope = RenderScope { only: Some(track_ids), from_s: Some(from_s) };
+        let mut failure = None;
+        let summary = pipeline.render_scope(project.id, &scope, cancel, &mut |p| {
+            let Some(id) = p.finished else { return };
+            let Some(i) = lines.lines.iter().position(|s| s.id == id) else { return };
+            let placed = runtime.block_on(store.segment(id)).and_then(|fresh| {
+                lines.lines[i] = fresh;
+                lines.fit(runtime, store, segments, i)
+            });
+            match placed {
+                Ok(Some(line)) => {
+                    transport.edit(|p| p.set_clip(line.segment_id, line.start, line.audio));
+                    progress(&format!("segment {id} rendered and in place ({} of {} lines current)", p.done, p.total));
+                }
+                Ok(None) => {}
+                Err(e) => failure = Some(e),
+            }
+        })?;
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        report.render = Some(summary);
+        Ok(report)
+    }
+}
