@@ -93,3 +93,50 @@ fn count_wavs(dir: &std::path::Path) -> usize {
         .map(|shards| shards.flatten().filter_map(|s| std::fs::read_dir(s.path()).ok()).flat_map(|f| f.flatten()).count())
         .unwrap_or(0)
 }
+
+#[test]
+fn a_track_per_language_renders_with_each_speakers_voice_for_it_and_exports_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let english = dir.path().join("en.srt");
+    let spanish = dir.path().join("es.srt");
+    std::fs::write(&english, "1\n00:00:00,500 --> 00:00:02,500\n[Ana] The boats are in.\n\n2\n00:00:03,000 --> 00:00:05,000\n[Ben] Light the lamp.\n").unwrap();
+    std::fs::write(&spanish, "1\n00:00:00,500 --> 00:00:02,500\n[Ana] Los barcos han vuelto.\n\n2\n00:00:03,000 --> 00:00:05,000\n[Ben] Enciende la lámpara.\n").unwrap();
+    let (ok, out, err) = revoice(&["project", "new", "Two languages"]);
+    assert!(ok, "{err}");
+    let id = out.split_whitespace().nth(2).unwrap().to_string();
+    let (ok, out, err) = revoice(&["project", "import", &id, english.to_str().unwrap()]);
+    assert!(ok && out.contains("(en-US)"), "{out}{err}");
+    let (ok, out, err) = revoice(&["project", "import", &id, spanish.to_str().unwrap(), "--language", "es"]);
+    assert!(ok && out.contains("imported 2 lines") && out.contains("(es)") && out.contains("Ana, Ben"), "the same speakers on a new track: {out}{err}");
+
+    // A voice that speaks another language is refused for a track, with voices that fit.
+    let (ok, _, err) = revoice(&["project", "voice", &id, "Ben", "af_bella", "--language", "es"]);
+    assert!(!ok && err.contains("af_bella speaks en-US, not es") && err.contains("ef_dora"), "{err}");
+    assert!(revoice(&["project", "voice", &id, "Ana", "af_bella"]).0);
+    assert!(revoice(&["project", "voice", &id, "Ben", "am_adam"]).0);
+    let (ok, out, err) = revoice(&["project", "voice", &id, "Ana", "ef_dora", "--language", "es"]);
+    assert!(ok && out.contains("Ana now speaks es with ef_dora"), "{out}{err}");
+    assert!(revoice(&["project", "voice", &id, "Ben", "em_alex", "--language", "es"]).0);
+
+    let (ok, out, err) = revoice(&["project", "render", &id]);
+    assert!(ok && out.contains("rendered 4 of 4 lines"), "{out}{err}");
+    let (_, status, _) = revoice(&["project", "status", &id]);
+    assert!(status.contains("track en-US: 2 lines, 2 with a take") && status.contains("track es: 2 lines, 2 with a take"), "{status}");
+    assert!(status.contains("voice af_bella (es: ef_dora)"), "{status}");
+
+    // Changing only the Spanish voice re-renders only the Spanish line.
+    let (ok, _, err) = revoice(&["project", "voice", &id, "Ana", "if_sara", "--language", "es"]);
+    assert!(!ok && err.contains("if_sara speaks it, not es"), "{err}");
+    assert!(revoice(&["project", "voice", &id, "Ana", "ef_dora:0.5,em_alex:0.5", "--language", "es"]).0);
+    let (ok, out, err) = revoice(&["project", "render", &id]);
+    assert!(ok && out.contains("rendered 1 of 4 lines"), "{out}{err}");
+
+    let out_dir = dir.path().join("out");
+    let (ok, out, err) = revoice(&["project", "export", &id, "--out", out_dir.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    for language in ["en-US", "es"] {
+        let mix = revoice::audio::decode::decode_file(&out_dir.join(format!("Two_languages.{language}.wav"))).unwrap();
+        assert!(mix.seconds() > 4.9, "{language}: {:.2} s; {out}", mix.seconds());
+        assert!(out_dir.join(format!("Two_languages.{language}.srt")).exists());
+    }
+}

@@ -92,12 +92,13 @@ impl ProjectRenderer<'_> {
         let project = rt.block_on(self.store.project(project_id))?;
         let strategy = parse_strategy(&project.timing_strategy)?;
         let speakers = rt.block_on(self.store.speakers(project_id))?;
-        let mut voice_of: HashMap<i64, String> = HashMap::new();
-        for s in &speakers {
-            voice_of.insert(s.id, self.voice_for(s)?);
-        }
+        // The voice of each speaker on each track, by (speaker, track).
+        let mut voice_of: HashMap<(i64, i64), String> = HashMap::new();
         let mut all = Vec::new();
         for track in rt.block_on(self.store.tracks(project_id))? {
+            for s in &speakers {
+                voice_of.insert((s.id, track.id), self.voice_for(s, &track.language)?);
+            }
             all.extend(rt.block_on(self.store.segments(track.id))?);
         }
         let wanted = |s: &Segment| scope.only.as_ref().is_none_or(|only| only.contains(&s.id));
@@ -112,7 +113,7 @@ impl ProjectRenderer<'_> {
                 continue;
             }
             let next_start = all.get(i + 1).filter(|n| n.track_id == segment.track_id).map(|n| n.fields.start_s);
-            let voice = segment.fields.speaker_id.and_then(|id| voice_of.get(&id).cloned()).unwrap_or_else(|| DEFAULT_VOICE.into());
+            let voice = segment.fields.speaker_id.and_then(|id| voice_of.get(&(id, segment.track_id)).cloned()).unwrap_or_else(|| DEFAULT_VOICE.into());
             let seg_strategy = match &segment.fields.timing_strategy {
                 Some(name) => parse_strategy(name)?,
                 None => strategy,
@@ -184,12 +185,13 @@ impl ProjectRenderer<'_> {
         Ok(summary)
     }
 
-    /// The voice spec a speaker's lines render with: a registered voice's
-    /// matched blend, or the stock voice or blend as named.
-    fn voice_for(&self, speaker: &Speaker) -> Result<String> {
-        Ok(match self.runtime.block_on(crate::voice::library::artifact(self.store, self.voices, &speaker.voice))? {
+    /// The voice spec a speaker's lines in `language` render with: a
+    /// registered voice's matched blend, or the stock voice or blend as named.
+    fn voice_for(&self, speaker: &Speaker, language: &str) -> Result<String> {
+        let voice = speaker.voice_for(language);
+        Ok(match self.runtime.block_on(crate::voice::library::artifact(self.store, self.voices, &voice))? {
             Some(matched) => matched.blend_spec(),
-            None => speaker.voice.clone(),
+            None => voice,
         })
     }
 
@@ -215,7 +217,7 @@ impl ProjectRenderer<'_> {
         let next_start = lines.iter().position(|s| s.id == segment_id).and_then(|i| lines.get(i + 1)).map(|n| n.fields.start_s);
         let speaker = rt.block_on(self.store.speakers(project.id))?.into_iter().find(|s| Some(s.id) == segment.fields.speaker_id);
         let voice = match speaker {
-            Some(s) => self.voice_for(&s)?,
+            Some(s) => self.voice_for(&s, &track.language)?,
             None => DEFAULT_VOICE.into(),
         };
         let strategy = parse_strategy(segment.fields.timing_strategy.as_deref().unwrap_or(&project.timing_strategy))?;

@@ -28,6 +28,9 @@ pub struct ProjectFile {
 pub struct SpeakerEntry {
     pub name: String,
     pub voice: String,
+    /// Voices by track language, where the speaker has their own.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub language_voices: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -91,7 +94,7 @@ pub async fn export(store: &Store, project_id: i64) -> Result<ProjectFile> {
         version: FORMAT_VERSION,
         name: project.name,
         timing_strategy: project.timing_strategy,
-        speakers: speakers.into_iter().map(|s| SpeakerEntry { name: s.name, voice: s.voice }).collect(),
+        speakers: speakers.into_iter().map(|s| SpeakerEntry { language_voices: s.language_voices(), name: s.name, voice: s.voice }).collect(),
         tracks,
     })
 }
@@ -142,7 +145,7 @@ pub async fn import(store: &Store, file: &ProjectFile) -> Result<i64> {
     }
     for speaker in store.speakers(project.id).await? {
         if let Some(entry) = file.speakers.iter().find(|s| s.name == speaker.name) {
-            store.set_speaker_voice_quietly(speaker.id, &entry.voice).await?;
+            store.set_speaker_voice_quietly(speaker.id, &entry.voice, &entry.language_voices).await?;
         }
     }
     Ok(project.id)

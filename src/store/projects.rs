@@ -4,6 +4,8 @@
 //! records the edited row's state before and after, so undo and redo work
 //! across restarts and a crash loses at most the edit in flight.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use sqlx::{Sqlite, Transaction};
 
@@ -37,7 +39,27 @@ pub struct Speaker {
     pub id: i64,
     pub project_id: i64,
     pub name: String,
+    /// The voice of their lines in any language without one of its own.
     pub voice: String,
+    /// Voices by track language, as a JSON object (see [`Speaker::language_voices`]).
+    #[serde(default = "no_language_voices")]
+    pub language_voices: String,
+}
+
+fn no_language_voices() -> String {
+    "{}".into()
+}
+
+impl Speaker {
+    /// The speaker's own voice for each language that has one.
+    pub fn language_voices(&self) -> BTreeMap<String, String> {
+        serde_json::from_str(&self.language_voices).unwrap_or_default()
+    }
+
+    /// The voice of the speaker's lines on a track in `language`.
+    pub fn voice_for(&self, language: &str) -> String {
+        self.language_voices().into_iter().find(|(l, _)| l.eq_ignore_ascii_case(language)).map_or_else(|| self.voice.clone(), |(_, v)| v)
+    }
 }
 
 /// What a user edits on a segment.
@@ -246,6 +268,41 @@ impl Store {
         Ok(after)
     }
 
+    /// Gives a speaker `voice` for lines in `language`, or (with `None`)
+    /// goes back to their default voice there. One undoable edit.
+    pub async fn set_speaker_language_voice(&self, speaker_id: i64, language: &str, voice: Option<&str>) -> Result<Speaker> {
+        let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
+        let before: Speaker = sqlx::query_as("SELECT * FROM speakers WHERE id = ?1")
+            .bind(speaker_id)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(|e| self.db(e))?
+            .ok_or_else(|| Error::InvalidInput { input: format!("speaker {speaker_id}"), reason: "no such speaker".into() })?;
+        let mut voices = before.language_voices();
+        voices.retain(|l, _| !l.eq_ignore_ascii_case(language));
+        if let Some(voice) = voice {
+            voices.insert(language.to_string(), voice.to_string());
+        }
+        let after = Speaker { language_voices: serde_json::to_string(&voices).expect("a map of strings serialises"), ..before.clone() };
+        write_speaker(&mut tx, &after).await.map_err(|e| self.db(e))?;
+        let description = match voice {
+            Some(voice) => format!("{} voice of {} → {voice}", language, before.name),
+            None => format!("{} voice of {} → default", language, before.name),
+        };
+        record(&mut tx, before.project_id, &description, "speaker", speaker_id, &before, &after).await.map_err(|e| self.db(e))?;
+        tx.commit().await.map_err(|e| self.db(e))?;
+        Ok(after)
+    }
+
+    /// The track of `project_id` in `language`, created if it has none.
+    pub async fn track_for_language(&self, project_id: i64, language: &str) -> Result<Track> {
+        let existing = self.tracks(project_id).await?.into_iter().find(|t| t.language.eq_ignore_ascii_case(language));
+        match existing {
+            Some(track) => Ok(track),
+            None => self.add_track(project_id, language).await,
+        }
+    }
+
     /// One segment.
     pub async fn segment(&self, id: i64) -> Result<Segment> {
         sqlx::query_as("SELECT * FROM segments WHERE id = ?1")
@@ -326,9 +383,15 @@ impl Store {
         tx.commit().await.map_err(|e| self.db(e))
     }
 
-    /// Sets a speaker's voice without an undo step (for imports).
-    pub async fn set_speaker_voice_quietly(&self, speaker_id: i64, voice: &str) -> Result<()> {
-        sqlx::query("UPDATE speakers SET voice = ?2 WHERE id = ?1").bind(speaker_id).bind(voice).execute(&self.pool).await.map_err(|e| self.db(e))?;
+    /// Sets a speaker's voices without an undo step (for imports).
+    pub async fn set_speaker_voice_quietly(&self, speaker_id: i64, voice: &str, language_voices: &BTreeMap<String, String>) -> Result<()> {
+        sqlx::query("UPDATE speakers SET voice = ?2, language_voices = ?3 WHERE id = ?1")
+            .bind(speaker_id)
+            .bind(voice)
+            .bind(serde_json::to_string(language_voices).expect("a map of strings serialises"))
+            .execute(&self.pool)
+            .await
+            .map_err(|e| self.db(e))?;
         Ok(())
     }
 
@@ -429,7 +492,7 @@ async fn write_segment(tx: &mut Transaction<'_, Sqlite>, id: i64, f: &SegmentFie
 }
 
 async fn write_speaker(tx: &mut Transaction<'_, Sqlite>, s: &Speaker) -> sqlx::Result<()> {
-    sqlx::query("UPDATE speakers SET voice = ?2 WHERE id = ?1").bind(s.id).bind(&s.voice).execute(&mut **tx).await?;
+    sqlx::query("UPDATE speakers SET voice = ?2, language_voices = ?3 WHERE id = ?1").bind(s.id).bind(&s.voice).bind(&s.language_voices).execute(&mut **tx).await?;
     Ok(())
 }
 
@@ -471,6 +534,25 @@ mod tests {
         assert_eq!(speakers.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["Maya", "Theo"]);
         assert_eq!(segments[0].fields.speaker_id, Some(speakers[0].id));
         assert_eq!(segments[0].fields.text, "Thanks for coming in on such short notice.");
+    }
+
+    #[tokio::test]
+    async fn a_speaker_speaks_each_language_with_its_own_voice_and_the_edit_undoes() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, project, _) = demo(dir.path()).await;
+        let spanish = store.track_for_language(project.id, "es").await.unwrap();
+        assert_eq!(store.track_for_language(project.id, "ES").await.unwrap(), spanish, "found, not added twice");
+        assert_eq!(store.tracks(project.id).await.unwrap().len(), 2);
+        let maya = store.speakers(project.id).await.unwrap()[0].clone();
+        store.set_speaker_voice(maya.id, "af_bella").await.unwrap();
+        let maya = store.set_speaker_language_voice(maya.id, "es", Some("ef_dora")).await.unwrap();
+        assert_eq!(maya.voice_for("es"), "ef_dora");
+        assert_eq!(maya.voice_for("en-US"), "af_bella");
+        assert_eq!(store.undo(project.id).await.unwrap().as_deref(), Some("es voice of Maya → ef_dora"));
+        let maya = store.speakers(project.id).await.unwrap()[0].clone();
+        assert_eq!(maya.voice_for("es"), "af_bella", "undone: the default voice again");
+        store.redo(project.id).await.unwrap();
+        assert_eq!(store.speakers(project.id).await.unwrap()[0].voice_for("es"), "ef_dora");
     }
 
     #[tokio::test]

@@ -37,10 +37,24 @@ pub enum ProjectCommand {
     },
     /// List projects.
     List,
-    /// Add a script's lines to the project's track: .srt, .vtt, or a plain text file (one line each).
-    Import { project: i64, file: PathBuf },
+    /// Add a script's lines to a track: .srt, .vtt, or a plain text file (one line each).
+    Import {
+        project: i64,
+        file: PathBuf,
+        /// The track's language: a new track is added for a language the project has not got.
+        /// The first track by default.
+        #[arg(long)]
+        language: Option<String>,
+    },
     /// Give a speaker a voice: a stock voice, a blend, or a registered voice's name.
-    Voice { project: i64, speaker: String, voice: String },
+    Voice {
+        project: i64,
+        speaker: String,
+        voice: String,
+        /// Only for their lines in this language (a voice that speaks it); all languages by default.
+        #[arg(long)]
+        language: Option<String>,
+    },
     /// Set the timing strategy: natural, strict_slot, smart_fit or resynthesize.
     Strategy { project: i64, strategy: String },
     /// Set the background bed (music and effects under the dub).
@@ -110,8 +124,12 @@ pub async fn run(engine: &Engine, command: ProjectCommand) -> Result<ExitCode> {
                 println!("{:>4}  {:<30} {:<12} updated {}", p.id, p.name, p.timing_strategy, p.updated_at);
             }
         }
-        ProjectCommand::Import { project, file } => {
-            let track = store.tracks(project).await?.into_iter().next().ok_or_else(|| no_track(project))?;
+        ProjectCommand::Import { project, file, language } => {
+            store.project(project).await?;
+            let track = match language {
+                Some(language) => store.track_for_language(project, &language).await?,
+                None => store.tracks(project).await?.into_iter().next().ok_or_else(|| no_track(project))?,
+            };
             let text = std::fs::read_to_string(&file).map_err(|e| Error::io("read", &file, e))?;
             let name = file.display().to_string();
             let cues = match SubtitleFormat::from_name(&name) {
@@ -121,17 +139,25 @@ pub async fn run(engine: &Engine, command: ProjectCommand) -> Result<ExitCode> {
             };
             let added = store.import_cues(&track, &cues).await?;
             let speakers = store.speakers(project).await?;
-            println!("imported {added} lines into project {project}; speakers: {}", speakers.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", "));
+            println!("imported {added} lines into project {project} ({}); speakers: {}", track.language, speakers.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", "));
         }
-        ProjectCommand::Voice { project, speaker, voice } => {
+        ProjectCommand::Voice { project, speaker, voice, language } => {
             let found = store.speakers(project).await?.into_iter().find(|s| s.name.eq_ignore_ascii_case(&speaker));
             let Some(found) = found else {
                 let names: Vec<String> = store.speakers(project).await?.into_iter().map(|s| s.name).collect();
                 return Err(Error::InvalidInput { input: format!("speaker {speaker:?}"), reason: format!("not in project {project}; its speakers are: {}", names.join(", ")) });
             };
-            check_voice(engine, &voice).await?;
-            store.set_speaker_voice(found.id, &voice).await?;
-            println!("{} now speaks with {voice}", found.name);
+            check_voice(engine, &voice, language.as_deref()).await?;
+            match language {
+                Some(language) => {
+                    store.set_speaker_language_voice(found.id, &language, Some(&voice)).await?;
+                    println!("{} now speaks {language} with {voice}", found.name);
+                }
+                None => {
+                    store.set_speaker_voice(found.id, &voice).await?;
+                    println!("{} now speaks with {voice}", found.name);
+                }
+            }
         }
         ProjectCommand::Strategy { project, strategy } => {
             parse_strategy(&strategy)?;
@@ -193,19 +219,27 @@ fn no_track(project: i64) -> Error {
     Error::InvalidInput { input: format!("project {project}"), reason: "has no track".into() }
 }
 
-/// Rejects a voice name that is neither stock, a blend of stock voices, nor registered.
-async fn check_voice(engine: &Engine, voice: &str) -> Result<()> {
+/// Rejects a voice name that is neither stock, a blend of stock voices, nor
+/// registered; with a `language`, also stock voices that speak another one
+/// (a Kokoro voice reads text with its own language's pronunciation).
+async fn check_voice(engine: &Engine, voice: &str, language: Option<&str>) -> Result<()> {
     if engine.store().voice(voice).await?.is_some() {
         return Ok(());
     }
     let stock = revoice::model::kokoro::release::stock_voices();
+    let primary = |tag: &str| tag.split(['-', '_']).next().unwrap_or("").to_ascii_lowercase();
     for part in voice.split(',') {
         let name = part.split(':').next().unwrap_or("").trim();
-        if !stock.iter().any(|v| v.name == name) {
+        let Some(found) = stock.iter().find(|v| v.name == name) else {
             return Err(Error::InvalidInput {
                 input: format!("voice {voice:?}"),
                 reason: format!("{name:?} is neither a stock voice nor a registered one (see `revoice voices list`)"),
             });
+        };
+        if let Some(language) = language.filter(|l| primary(l) != primary(found.language)) {
+            let fitting: Vec<&str> = stock.iter().filter(|v| primary(v.language) == primary(language)).map(|v| v.name.as_str()).take(6).collect();
+            let hint = if fitting.is_empty() { "no stock voice speaks it".to_string() } else { format!("voices that do: {}", fitting.join(", ")) };
+            return Err(Error::InvalidInput { input: format!("voice {voice:?}"), reason: format!("{name} speaks {}, not {language}; {hint}", found.language) });
         }
     }
     Ok(())
@@ -303,7 +337,9 @@ async fn status(engine: &Engine, project: i64) -> Result<()> {
     let p = store.project(project).await?;
     println!("project {} \"{}\" (timing: {}, bed: {})", p.id, p.name, p.timing_strategy, p.bed_file.as_deref().unwrap_or("none"));
     for s in store.speakers(project).await? {
-        println!("  speaker {:<16} voice {}", s.name, s.voice);
+        let own: Vec<String> = s.language_voices().into_iter().map(|(l, v)| format!("{l}: {v}")).collect();
+        let own = if own.is_empty() { String::new() } else { format!(" ({})", own.join(", ")) };
+        println!("  speaker {:<16} voice {}{own}", s.name, s.voice);
     }
     for track in store.tracks(project).await? {
         let segments = store.segments(track.id).await?;
