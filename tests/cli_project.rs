@@ -139,4 +139,25 @@ fn a_track_per_language_renders_with_each_speakers_voice_for_it_and_exports_apar
         assert!(mix.seconds() > 4.9, "{language}: {:.2} s; {out}", mix.seconds());
         assert!(out_dir.join(format!("Two_languages.{language}.srt")).exists());
     }
+
+    // The disk fills up during a second export into the same folder (the
+    // kernel refuses file growth past 64 KiB): the error names the file, and
+    // the first export's files are all still there, unchanged.
+    let snapshot = || -> Vec<(std::ffi::OsString, Vec<u8>)> {
+        let mut files: Vec<_> = std::fs::read_dir(&out_dir).unwrap().flatten().map(|e| (e.file_name(), std::fs::read(e.path()).unwrap_or_default())).collect();
+        files.sort();
+        files
+    };
+    let before = snapshot();
+    let limited = format!(
+        "trap '' XFSZ; ulimit -f 64; exec '{}' --data-dir '{}' project export {id} --out '{}' --loudness -16",
+        env!("CARGO_BIN_EXE_revoice"),
+        common::test_data_dir().display(),
+        out_dir.display()
+    );
+    let full = Command::new("bash").args(["-c", &limited]).env_remove("RUST_LOG").output().unwrap();
+    let err = String::from_utf8_lossy(&full.stderr);
+    assert!(!full.status.success(), "{err}");
+    assert!(err.contains("cannot write") && err.contains("Two_languages.en-US.wav") && err.contains("File too large"), "{err}");
+    assert_eq!(snapshot(), before, "the earlier export is untouched and nothing half-written is left");
 }

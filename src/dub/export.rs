@@ -165,6 +165,14 @@ pub fn export_mix(
         return Err(invalid(format!("export {base_name}"), "the mix and its stems differ in length"));
     }
     std::fs::create_dir_all(out_dir).map_err(|e| Error::io("create the export folder", out_dir, e))?;
+    // Everything is written into a hidden folder beside the files first and
+    // moved into place only once all of it is written and checked, so a
+    // failed export (a full disk, a bad stem) leaves an earlier one whole.
+    let staging = tempfile::Builder::new()
+        .prefix(".revoice-export-")
+        .tempdir_in(out_dir)
+        .map_err(|e| Error::io("create a temporary folder in", out_dir, e))?;
+    let staged = |path: &Path| staging.path().join(path.file_name().expect("export paths name a file"));
     let mut progress = Progress { report: progress, last: 0.0 };
     progress.set(0.0);
 
@@ -174,8 +182,9 @@ pub fn export_mix(
     let write = |kind: ExportedKind, suffix: &str, samples: &[f32], unit: f32, progress: &mut Progress<'_>| -> Result<(ExportedFile, Vec<f32>, u32)> {
         let path = out_dir.join(format!("{base_name}{suffix}.{}", encoding.extension()));
         let (base, share) = (0.98 * unit / units, 0.98 / units);
-        write_audio(&path, Pcm::mono(samples, sample_rate), encoding, &mut |p| progress.set(base + 0.85 * share * p))?;
-        let back = decode_file(&path)?;
+        let at = staged(&path);
+        write_audio(&at, Pcm::mono(samples, sample_rate), encoding, &mut |p| progress.set(base + 0.85 * share * p)).map_err(|e| e.context(format!("cannot write {}", path.display())))?;
+        let back = decode_file(&at)?;
         progress.set(base + share);
         if back.sample_rate == sample_rate && back.samples.len() != mix.len() {
             return Err(invalid(
@@ -224,9 +233,12 @@ pub fn export_mix(
     if let Some(cues) = cues {
         for (kind, format, extension) in [(ExportedKind::Srt, SubtitleFormat::Srt, "srt"), (ExportedKind::Vtt, SubtitleFormat::Vtt, "vtt")] {
             let path = out_dir.join(format!("{base_name}.{extension}"));
-            crate::fsutil::write_atomically(&path, subtitles::write(cues, format).as_bytes())?;
+            crate::fsutil::write_atomically(&staged(&path), subtitles::write(cues, format).as_bytes()).map_err(|e| e.context(format!("cannot write {}", path.display())))?;
             files.push(ExportedFile { path, kind, duration_s: None, samples: None });
         }
+    }
+    for file in &files {
+        std::fs::rename(staged(&file.path), &file.path).map_err(|e| Error::io("move into place", &file.path, e))?;
     }
     progress.set(1.0);
     Ok(ExportReport {
