@@ -1,8 +1,9 @@
 //! `revoice bench dub`: a 300-line project (the demo script over and over,
 //! two speakers) in a scratch database and segment store: the full render
 //! (time, RTF), a re-render after editing one line, a re-mix after a
-//! strategy change, an export (mix and stems, × real time), and a preview
-//! of a line not rendered yet (time to first audio at the output device).
+//! strategy change, an export (mix and stems, × real time), a preview of a
+//! line not rendered yet and timeline playback from the middle (times to
+//! first audio at the output device).
 //! The later steps are also shown as a fraction of the full render.
 
 use std::path::Path;
@@ -11,16 +12,18 @@ use std::time::{Duration, Instant};
 
 use revoice::cache::{RenderCacheConfig, VoiceArtifactCache};
 use revoice::config::SchedulerSettings;
-use revoice::dub::assemble::assemble_track;
+use revoice::dub::assemble::{assemble_track, TrackLines};
 use revoice::dub::export::{export_mix, ExportFormat};
 use revoice::dub::mix::MixSettings;
 use revoice::dub::pipeline::ProjectRenderer;
+use revoice::dub::player::{empty_programme, Feed};
+use revoice::dub::transport::Transport;
 use revoice::dub::segment_store::SegmentStore;
 use revoice::dub::subtitles::{parse_srt, Cue};
 use revoice::render::Renderer;
 use revoice::scheduler::SchedulerConfig;
 use revoice::store::Store;
-use revoice::synth::{SayRequest, Synthesizer};
+use revoice::synth::Synthesizer;
 use revoice::{Error, Result};
 
 use crate::bench::memory_mib;
@@ -89,29 +92,48 @@ pub fn dub(data_dir: &Path, lines: usize, device: &str) -> Result<()> {
     let export_s = start.elapsed().as_secs_f64();
     println!("export WAV + stems {:>10.2} s of programme in {export_s:.2} s: {:.0}x real time", report.duration_s, report.duration_s / export_s);
 
-    // Preview of a line nobody has rendered: from the request to the first
-    // audible sample handed to the output device.
-    let text = "Nobody has heard this line before, so it renders while you wait.";
-    let request = SayRequest { text: text.into(), voice: "af_bella".into(), speed: 1.0, seed: Some(424_242) };
-    let rows: Vec<_> = synth.prepare(&request)?.into_iter().map(|l| l.row).collect();
+    // Preview of a line nobody has rendered (just edited), streamed as it
+    // renders: from the request to the first audible sample handed to the
+    // output device.
+    let line = rt.block_on(store.segments(track.id))?[11].id;
+    rt.block_on(store.edit_segment(line, "bench preview", |f| f.text = "Nobody has heard this line before, so it renders while you wait.".into()))?;
     match revoice::audio::live::LivePlayback::open(device, synth.sample_rate()) {
         Ok(mut live) => {
             let start = Instant::now();
-            let mut audio = 0.0;
-            for row in renderer.stream(&rows) {
-                let row = row?;
-                audio += row.samples.len() as f64 / row.sample_rate as f64;
-                live.push(&row.samples)?;
-            }
+            let samples = pipeline.stream_segment(line, &never, &mut |chunk| live.push(chunk))?;
             let rendered = start.elapsed().as_secs_f64();
-            while live.first_sound().is_none() && start.elapsed() < Duration::from_secs(10) {
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            let ttfa = live.first_sound().map_or(f64::NAN, |d| d.as_secs_f64());
-            live.finish()?;
+            let audio = samples.len() as f64 / synth.sample_rate() as f64;
+            let ttfa = live.finish()?.first_sound.map_or(f64::NAN, |d| d.as_secs_f64());
             println!("preview, new line  TTFA {ttfa:.3} s (render {rendered:.2} s for {audio:.2} s of audio, RTF {:.2})", rendered / audio);
         }
         Err(e) => println!("preview, new line  skipped: {e}"),
+    }
+
+    // Timeline playback from line 150, everything rendered: from the play
+    // request to the first voice sample handed to the output device.
+    let project = rt.block_on(store.project(project.id))?;
+    let mut track_lines = TrackLines::load(&rt, &store, &project, &track, synth.sample_rate())?;
+    let from = track_lines.lines[lines / 2].fields.start_s;
+    match Transport::open(device, empty_programme(&project, &track_lines, &settings)?) {
+        Ok(transport) => {
+            transport.seek(from);
+            transport.play();
+            let stop = AtomicBool::new(false);
+            let feed = Feed { runtime: &rt, store: &store, segments: &segments, transport: &transport, project: &project };
+            let placed = std::thread::scope(|scope| {
+                let feeder = scope.spawn(|| feed.run(&mut track_lines, from, &stop, || Ok(ProjectRenderer { ..pipeline }), &mut |_| {}));
+                let waited = Instant::now();
+                while transport.state().first_voice.is_none() && waited.elapsed() < Duration::from_secs(10) {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                stop.store(true, std::sync::atomic::Ordering::Release);
+                feeder.join().expect("feeder thread")
+            })?;
+            let state = transport.state();
+            let ms = |d: Option<Duration>| d.map_or("never".to_string(), |d| format!("{:.0} ms", d.as_secs_f64() * 1000.0));
+            println!("play from line {}  first voice {} (first audio {}); {} lines laid before it stopped", lines / 2, ms(state.first_voice), ms(state.first_sound), placed.from_store);
+        }
+        Err(e) => println!("timeline play      skipped: {e}"),
     }
     let (peak, _) = memory_mib();
     println!();
