@@ -32,22 +32,35 @@ pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 pub struct Engine {
     config: EngineConfig,
     store: store::Store,
+    interrupted: Vec<store::RenderJob>,
 }
 
 impl Engine {
     /// Opens the engine on a loaded config: creates the data directory's
-    /// layout and opens (migrating) the project database.
+    /// layout, opens (migrating) the project database, and marks render
+    /// jobs a killed or crashed process left running as interrupted.
     pub async fn open(config: EngineConfig) -> Result<Engine> {
         let db_path = config.data_dir.join(store::DATABASE_FILE_NAME);
         let store = store::Store::open(&db_path)
             .await
             .context(|| "opening the studio database")?;
+        store.interrupted_render_jobs().await?;
+        let interrupted = store.unresumed_render_jobs().await?;
+        for job in &interrupted {
+            tracing::warn!(project = job.project_id, done = job.done, total = job.total, "a render was interrupted; rendering the project again resumes it");
+        }
         tracing::info!(
             data_dir = %config.data_dir.display(),
             version = ENGINE_VERSION,
             "engine open"
         );
-        Ok(Engine { config, store })
+        Ok(Engine { config, store, interrupted })
+    }
+
+    /// Interrupted render jobs not yet resumed, as found when the engine
+    /// opened (a project resumes where it stopped when rendered again).
+    pub fn interrupted_renders(&self) -> &[store::RenderJob] {
+        &self.interrupted
     }
 
     /// The config the engine was opened with.

@@ -455,6 +455,18 @@ impl Store {
         Ok(())
     }
 
+    /// Interrupted jobs that no later render of their project has taken
+    /// up: what is still waiting to be resumed, oldest first.
+    pub async fn unresumed_render_jobs(&self) -> Result<Vec<RenderJob>> {
+        sqlx::query_as(
+            "SELECT id, project_id, state, total, done, error FROM render_jobs j WHERE state = 'interrupted'
+               AND NOT EXISTS (SELECT 1 FROM render_jobs k WHERE k.project_id = j.project_id AND k.id > j.id) ORDER BY id",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(|e| self.db(e))
+    }
+
     /// Marks jobs left `running` by a previous process (it was killed or
     /// crashed) as `interrupted`, and returns them so they can be resumed.
     pub async fn interrupted_render_jobs(&self) -> Result<Vec<RenderJob>> {
@@ -619,6 +631,26 @@ mod tests {
         assert_eq!(interrupted.len(), 1);
         assert_eq!((interrupted[0].id, interrupted[0].done, interrupted[0].state.as_str()), (job, 12, "interrupted"));
         assert!(store.interrupted_render_jobs().await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_interrupted_job_waits_to_be_resumed_across_starts_until_a_render_takes_it_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, project, _) = demo(dir.path()).await;
+        let job = store.start_render_job(project.id, 32).await.unwrap();
+        store.close().await;
+        for _ in 0..2 {
+            // Every start sees it, not only the first one.
+            let store = Store::open(&dir.path().join("s.sqlite3")).await.unwrap();
+            store.interrupted_render_jobs().await.unwrap();
+            let waiting = store.unresumed_render_jobs().await.unwrap();
+            assert_eq!(waiting.iter().map(|j| j.id).collect::<Vec<_>>(), [job]);
+            store.close().await;
+        }
+        let store = Store::open(&dir.path().join("s.sqlite3")).await.unwrap();
+        let resumed = store.start_render_job(project.id, 32).await.unwrap();
+        assert!(store.unresumed_render_jobs().await.unwrap().is_empty());
+        store.finish_render_job(resumed, "done", None).await.unwrap();
     }
 
     #[tokio::test]

@@ -287,7 +287,7 @@ impl RenderStack {
 async fn render(engine: &Engine, project: i64) -> Result<()> {
     let store = engine.store().clone();
     store.project(project).await?;
-    for job in store.interrupted_render_jobs().await? {
+    for job in engine.interrupted_renders().iter().filter(|j| j.project_id == project) {
         eprintln!("a render of project {} was interrupted at {}/{} lines; it resumes with this one", job.project_id, job.done, job.total);
     }
     let data_dir = engine.data_dir().to_path_buf();
