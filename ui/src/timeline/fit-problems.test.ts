@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import type { Fit } from "../model";
+import { RATE_CAP, fitProblems, problemLabel, problemSentence, slotOverlaps } from "./fit-problems";
+import { line } from "./synthetic";
+
+const fit = (over: Partial<Fit> = {}): Fit => ({ start: 0, end: 1, rate: 1, trimmed: false, overlap: null, ...over });
+
+describe("fit problems", () => {
+  it("finds none on a line that fits, nor on one not rendered", () => {
+    expect(fitProblems(line({ id: 1, start: 0, end: 1, fit: fit() }), line({ id: 2, start: 1, end: 2 }))).toEqual([]);
+    expect(fitProblems(line({ id: 1, start: 0, end: 1 }), null)).toEqual([]);
+  });
+
+  it("flags a render sped up past the cap, and not one at the cap", () => {
+    expect(fitProblems(line({ id: 1, start: 0, end: 1, fit: fit({ rate: RATE_CAP }) }), null)).toEqual([]);
+    expect(fitProblems(line({ id: 1, start: 0, end: 1, fit: fit({ rate: 1.31 }) }), null)).toEqual([
+      { kind: "sped-up", rate: 1.31 },
+    ]);
+  });
+
+  it("flags a trimmed render", () => {
+    expect(fitProblems(line({ id: 1, start: 0, end: 1, fit: fit({ trimmed: true }) }), null)).toEqual([{ kind: "trimmed" }]);
+  });
+
+  it("flags a render running into the next line, by the engine's overlap or by the next line's start", () => {
+    const next = line({ id: 2, start: 1.2, end: 2 });
+    expect(fitProblems(line({ id: 1, start: 0, end: 1, fit: fit({ end: 1.5 }) }), next)).toEqual([
+      { kind: "runs-into-next", seconds: expect.closeTo(0.3, 9), nextId: 2 },
+    ]);
+    expect(fitProblems(line({ id: 1, start: 0, end: 1, fit: fit({ end: 1.1, overlap: 0.4 }) }), next)).toEqual([
+      { kind: "runs-into-next", seconds: 0.4, nextId: 2 },
+    ]);
+    expect(fitProblems(line({ id: 1, start: 0, end: 1, fit: fit({ end: 1.19 }) }), next)).toEqual([]);
+  });
+
+  it("labels problems briefly and in words", () => {
+    expect(problemLabel({ kind: "sped-up", rate: 1.314 })).toBe("×1.31");
+    expect(problemLabel({ kind: "trimmed" })).toBe("trim");
+    expect(problemLabel({ kind: "runs-into-next", seconds: 0.4, nextId: 2 })).toBe("+0.40s");
+    expect(problemSentence({ kind: "runs-into-next", seconds: 0.4, nextId: 2 })).toBe("Runs 0.40 s into the next line");
+  });
+});
+
+describe("slot overlaps", () => {
+  const lane = (s: { speakerId: number | null }) => s.speakerId ?? 0;
+
+  it("finds lines overlapping in the same lane, with the span, on both lines", () => {
+    const segments = [
+      line({ id: 1, start: 0, end: 2, speakerId: 1 }),
+      line({ id: 2, start: 1.5, end: 3, speakerId: 1 }),
+      line({ id: 3, start: 3, end: 4, speakerId: 1 }),
+    ];
+    const overlaps = slotOverlaps(segments, lane);
+    expect(overlaps.get(1)).toEqual([{ withId: 2, start: 1.5, end: 2 }]);
+    expect(overlaps.get(2)).toEqual([{ withId: 1, start: 1.5, end: 2 }]);
+    expect(overlaps.has(3)).toBe(false);
+  });
+
+  it("does not count speakers talking over each other in different lanes", () => {
+    const segments = [line({ id: 1, start: 0, end: 2, speakerId: 1 }), line({ id: 2, start: 1, end: 3, speakerId: 2 })];
+    expect(slotOverlaps(segments, lane).size).toBe(0);
+  });
+
+  it("finds a short line inside a long one, even after other lines started", () => {
+    const segments = [
+      line({ id: 1, start: 0, end: 10, speakerId: 1 }),
+      line({ id: 2, start: 2, end: 3, speakerId: 2 }),
+      line({ id: 3, start: 5, end: 6, speakerId: 1 }),
+    ];
+    expect(slotOverlaps(segments, lane).get(3)).toEqual([{ withId: 1, start: 5, end: 6 }]);
+  });
+});

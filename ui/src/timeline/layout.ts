@@ -1,0 +1,97 @@
+// Where things sit vertically: the ruler on top, one lane per speaker (in
+// the project's speaker order, plus one for lines without a speaker), the
+// bed's waveform strip under the lanes; which lane a segment belongs to and
+// which lane is under a y. Pure.
+import type { Segment, Speaker } from "../model";
+
+export interface Lane {
+  /** The speaker the lane is for; null for lines without a speaker. */
+  speakerId: number | null;
+  name: string;
+  y: number;
+  height: number;
+}
+
+export interface TimelineLayout {
+  rulerHeight: number;
+  lanes: Lane[];
+  /** The bed's waveform strip under the lanes. */
+  bed: { y: number; height: number };
+  /** Lane headers (speaker names) take this much on the left. */
+  headerWidth: number;
+  height: number;
+}
+
+export interface LayoutSizes {
+  rulerHeight: number;
+  laneHeight: number;
+  bedHeight: number;
+  headerWidth: number;
+}
+
+export const DEFAULT_SIZES: LayoutSizes = {
+  rulerHeight: 28,
+  laneHeight: 64,
+  bedHeight: 48,
+  headerWidth: 128,
+};
+
+/** Blocks keep this much space from their lane's top and bottom edges. */
+export const BLOCK_INSET = 4;
+
+/** One lane per speaker of the project, then one per speaker a segment
+ * names that the project does not list (so no line is lost), then the
+ * lane for lines without a speaker, always there so lines can be
+ * inserted into it. */
+export function layoutLanes(
+  speakers: readonly Speaker[],
+  segments: readonly Segment[],
+  sizes: LayoutSizes = DEFAULT_SIZES,
+): TimelineLayout {
+  const named: { speakerId: number | null; name: string }[] = speakers.map((s) => ({
+    speakerId: s.id,
+    name: s.name,
+  }));
+  const known = new Set(speakers.map((s) => s.id));
+  const unknown = new Set<number>();
+  for (const segment of segments) {
+    if (segment.speakerId !== null && !known.has(segment.speakerId)) unknown.add(segment.speakerId);
+  }
+  for (const id of [...unknown].sort((a, b) => a - b)) named.push({ speakerId: id, name: `Speaker ${id}` });
+  named.push({ speakerId: null, name: "No speaker" });
+
+  const lanes = named.map((lane, i) => ({
+    ...lane,
+    y: sizes.rulerHeight + i * sizes.laneHeight,
+    height: sizes.laneHeight,
+  }));
+  const bedY = sizes.rulerHeight + lanes.length * sizes.laneHeight;
+  return {
+    rulerHeight: sizes.rulerHeight,
+    lanes,
+    bed: { y: bedY, height: sizes.bedHeight },
+    headerWidth: sizes.headerWidth,
+    height: bedY + sizes.bedHeight,
+  };
+}
+
+/** The index of the lane holding a speaker's lines (the no-speaker lane for
+ * null). */
+export function laneIndexOf(layout: TimelineLayout, speakerId: number | null): number {
+  const i = layout.lanes.findIndex((lane) => lane.speakerId === speakerId);
+  return i >= 0 ? i : layout.lanes.length - 1;
+}
+
+/** The lane under `y`, or -1 above or below the lanes. */
+export function laneAtY(layout: TimelineLayout, y: number): number {
+  for (let i = 0; i < layout.lanes.length; i++) {
+    const lane = layout.lanes[i];
+    if (y >= lane.y && y < lane.y + lane.height) return i;
+  }
+  return -1;
+}
+
+/** The block's top and height inside its lane. */
+export function blockBox(lane: Lane): { y: number; height: number } {
+  return { y: lane.y + BLOCK_INSET, height: lane.height - 2 * BLOCK_INSET };
+}
