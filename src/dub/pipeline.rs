@@ -68,6 +68,8 @@ struct Plan {
     rows: Vec<SpeechRow>,
     key: RenderKey,
     seed: u64,
+    /// See [`source_key`].
+    source: String,
 }
 
 /// The tools a render needs.
@@ -118,7 +120,13 @@ impl ProjectRenderer<'_> {
                 Some(name) => parse_strategy(name)?,
                 None => strategy,
             };
-            let plan = match self.plan(segment, &voice, seg_strategy, next_start) {
+            // Fast path: the take was rendered from exactly this source and its file is whole.
+            let source = source_key(segment, &voice, seg_strategy, next_start);
+            if self.take_matches_source(segment, &source)? {
+                summary.fresh += 1;
+                continue;
+            }
+            let plan = match self.plan(segment, &voice, seg_strategy, next_start, source) {
                 Ok(plan) => plan,
                 Err(e) => {
                     summary.failed.push((segment.id, e.to_string()));
@@ -200,7 +208,7 @@ impl ProjectRenderer<'_> {
         let rate = self.synth.sample_rate();
         self.segments.put(&plan.key, samples, rate)?;
         let seconds = samples.len() as f64 / rate as f64;
-        self.runtime.block_on(self.store.add_take(plan.segment.id, plan.seed as i64, &plan.key.to_hex(), seconds))?;
+        self.runtime.block_on(self.store.add_take(plan.segment.id, plan.seed as i64, &plan.key.to_hex(), seconds, Some(&plan.source)))?;
         Ok(())
     }
 
@@ -221,7 +229,8 @@ impl ProjectRenderer<'_> {
             None => DEFAULT_VOICE.into(),
         };
         let strategy = parse_strategy(segment.fields.timing_strategy.as_deref().unwrap_or(&project.timing_strategy))?;
-        let plan = self.plan(&segment, &voice, strategy, next_start)?;
+        let source = source_key(&segment, &voice, strategy, next_start);
+        let plan = self.plan(&segment, &voice, strategy, next_start, source)?;
         if self.is_fresh(&plan)? {
             if let Stored::Audio(samples) = self.segments.get(&plan.key, self.synth.sample_rate())? {
                 play(&samples)?;
@@ -242,8 +251,18 @@ impl ProjectRenderer<'_> {
         Ok(samples)
     }
 
+    /// True when the segment's active take records `source` and its file is whole.
+    fn take_matches_source(&self, segment: &Segment, source: &str) -> Result<bool> {
+        let Some(take) = segment.active_take_id else { return Ok(false) };
+        let Some((key, recorded, _)) = self.runtime.block_on(self.store.take_info(take))? else { return Ok(false) };
+        if recorded.as_deref() != Some(source) {
+            return Ok(false);
+        }
+        Ok(RenderKey::from_hex(&key).is_some_and(|key| self.segments.is_intact(&key)))
+    }
+
     /// A segment's rows and synthesis key.
-    fn plan(&self, segment: &Segment, voice: &str, strategy: TimingStrategy, next_start: Option<f64>) -> Result<Plan> {
+    fn plan(&self, segment: &Segment, voice: &str, strategy: TimingStrategy, next_start: Option<f64>, source: String) -> Result<Plan> {
         let f = &segment.fields;
         // A segment keeps one seed across edits (its id), so only what changed changes.
         let seed = segment.id as u64;
@@ -261,7 +280,7 @@ impl ProjectRenderer<'_> {
         let mut key = RenderKeyBuilder::new("segment/v1");
         let row_keys: Vec<String> = rows.iter().map(|r| self.renderer.key(r).to_hex()).collect();
         key = key.param("rows", row_keys.join(","));
-        Ok(Plan { segment: segment.clone(), rows, key: key.build(), seed })
+        Ok(Plan { segment: segment.clone(), rows, key: key.build(), seed, source })
     }
 
     /// True when the active take has this key and its audio is on disk and valid.
@@ -273,6 +292,27 @@ impl ProjectRenderer<'_> {
         }
         Ok(matches!(self.segments.get(&plan.key, self.synth.sample_rate())?, Stored::Audio(_)))
     }
+}
+
+/// What a segment renders from, hashed: its text, its resolved voice, its
+/// speed, its seed (the segment id) and the length the strategy asks the
+/// model for, under this engine version. Equal source keys render equal
+/// audio, so a take whose recorded source key matches is current without
+/// running G2P; the synthesis key (from the rows) stays the authority when
+/// they differ. The model's precision is not in it: an int8 and an f32
+/// render of one source differ only by quantization error.
+pub fn source_key(segment: &Segment, voice: &str, strategy: TimingStrategy, next_start: Option<f64>) -> String {
+    let f = &segment.fields;
+    let target = render_target(strategy, &Slot { start: f.start_s, end: f.end_s, next_start });
+    RenderKeyBuilder::new("segment-source/v1")
+        .param("engine", crate::ENGINE_VERSION)
+        .param("text", &f.text)
+        .param("voice", voice)
+        .param("speed", f.speed)
+        .param("seed", segment.id)
+        .param("target", target.map_or("natural".to_string(), |t| format!("{t:.6}")))
+        .build()
+        .to_hex()
 }
 
 /// A strategy from its stored name.

@@ -103,6 +103,14 @@ impl SegmentStore {
         }
     }
 
+    /// Whether a key's file is there with a sound header whose frame count
+    /// matches its size (the samples are checked when read, by `get`).
+    pub fn is_intact(&self, key: &RenderKey) -> bool {
+        let path = self.path(key);
+        let Ok(size) = std::fs::metadata(&path).map(|m| m.len()) else { return false };
+        check_header(&path, size).is_ok()
+    }
+
     /// Removes every file whose key is not in `referenced` (hex keys);
     /// returns (files, bytes) removed.
     pub fn collect_garbage(&self, referenced: &HashSet<String>) -> Result<(usize, u64)> {
@@ -171,8 +179,8 @@ fn touch(path: &Path) {
     }
 }
 
-/// The samples and rate of a file this store wrote, or why it is damaged.
-fn read_valid(path: &Path, size: u64) -> std::result::Result<(Vec<f32>, u32), String> {
+/// The header of a file this store wrote, checked against its size.
+fn check_header(path: &Path, size: u64) -> std::result::Result<hound::WavReader<std::io::BufReader<std::fs::File>>, String> {
     let reader = hound::WavReader::open(path).map_err(|e| format!("not a readable WAV file: {e}"))?;
     let spec = reader.spec();
     if spec.channels != 1 || spec.sample_format != hound::SampleFormat::Float || spec.bits_per_sample != 32 {
@@ -186,6 +194,13 @@ fn read_valid(path: &Path, size: u64) -> std::result::Result<(Vec<f32>, u32), St
     if size != expected {
         return Err(format!("{size} bytes on disk, the header promises {frames} frames ({expected} bytes)"));
     }
+    Ok(reader)
+}
+
+/// The samples and rate of a file this store wrote, or why it is damaged.
+fn read_valid(path: &Path, size: u64) -> std::result::Result<(Vec<f32>, u32), String> {
+    let reader = check_header(path, size)?;
+    let spec = reader.spec();
     let samples: std::result::Result<Vec<f32>, _> = reader.into_samples::<f32>().collect();
     let samples = samples.map_err(|e| format!("unreadable samples: {e}"))?;
     if samples.iter().any(|s| !s.is_finite()) {

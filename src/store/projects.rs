@@ -350,13 +350,14 @@ impl Store {
     }
 
     /// Records a take of a segment and makes it the active one.
-    pub async fn add_take(&self, segment_id: i64, seed: i64, synthesis_key: &str, duration_s: f64) -> Result<i64> {
+    pub async fn add_take(&self, segment_id: i64, seed: i64, synthesis_key: &str, duration_s: f64, source_key: Option<&str>) -> Result<i64> {
         let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
-        let id: i64 = sqlx::query_scalar("INSERT INTO takes (segment_id, seed, synthesis_key, duration_s) VALUES (?1, ?2, ?3, ?4) RETURNING id")
+        let id: i64 = sqlx::query_scalar("INSERT INTO takes (segment_id, seed, synthesis_key, duration_s, source_key) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id")
             .bind(segment_id)
             .bind(seed)
             .bind(synthesis_key)
             .bind(duration_s)
+            .bind(source_key)
             .fetch_one(&mut *tx)
             .await
             .map_err(|e| self.db(e))?;
@@ -393,6 +394,11 @@ impl Store {
             .await
             .map_err(|e| self.db(e))?;
         Ok(())
+    }
+
+    /// A take's synthesis key, source key (if recorded) and length in seconds.
+    pub async fn take_info(&self, take_id: i64) -> Result<Option<(String, Option<String>, f64)>> {
+        sqlx::query_as("SELECT synthesis_key, source_key, duration_s FROM takes WHERE id = ?1").bind(take_id).fetch_optional(&self.pool).await.map_err(|e| self.db(e))
     }
 
     /// The synthesis key of a take, if the take exists.
@@ -470,6 +476,12 @@ impl Store {
     /// Marks jobs left `running` by a previous process (it was killed or
     /// crashed) as `interrupted`, and returns them so they can be resumed.
     pub async fn interrupted_render_jobs(&self) -> Result<Vec<RenderJob>> {
+        // Look before writing: opening a database should not write to it
+        // when nothing was left running (a read-only use, a full disk).
+        let running: i64 = sqlx::query_scalar("SELECT count(*) FROM render_jobs WHERE state = 'running'").fetch_one(&self.pool).await.map_err(|e| self.db(e))?;
+        if running == 0 {
+            return Ok(Vec::new());
+        }
         sqlx::query_as("UPDATE render_jobs SET state = 'interrupted' WHERE state = 'running' RETURNING id, project_id, state, total, done, error")
             .fetch_all(&self.pool)
             .await
@@ -658,7 +670,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (store, _, track) = demo(dir.path()).await;
         let seg = store.segments(track.id).await.unwrap()[3].clone();
-        let take = store.add_take(seg.id, 7, "abc", 2.5).await.unwrap();
+        let take = store.add_take(seg.id, 7, "abc", 2.5, None).await.unwrap();
         assert_eq!(store.segment(seg.id).await.unwrap().active_take_id, Some(take));
     }
 }
