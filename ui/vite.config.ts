@@ -1,5 +1,5 @@
-// Builds the editor UI into ui/dist (what the Tauri shell serves) and runs
-// its unit tests with vitest.
+// Builds the editor UI into ui/dist (what the Tauri shell serves), with the
+// timeline bench page as a second entry, and runs its unit tests with vitest.
 import { defineConfig } from "vitest/config";
 import { fileURLToPath } from "node:url";
 
@@ -12,6 +12,13 @@ export default defineConfig({
     outDir: "dist",
     emptyOutDir: true,
     target: "safari15",
+    rolldownOptions: {
+      // The studio, and the timeline's benchmark page (see src/timeline/README.md).
+      input: {
+        main: fileURLToPath(new URL("index.html", import.meta.url)),
+        "timeline-bench": fileURLToPath(new URL("timeline-bench.html", import.meta.url)),
+      },
+    },
   },
   test: {
     root: uiRoot,

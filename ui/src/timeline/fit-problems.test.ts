@@ -33,6 +33,15 @@ describe("fit problems", () => {
     expect(fitProblems(line({ id: 1, start: 0, end: 1, fit: fit({ end: 1.19 }) }), next)).toEqual([]);
   });
 
+  it("counts only what goes past its own slot when the script overlaps the lines", () => {
+    // The next line starts at 0.8, inside this slot (cross-talk in the script).
+    const crossTalk = line({ id: 2, start: 0.8, end: 2 });
+    expect(fitProblems(line({ id: 1, start: 0, end: 1, fit: fit({ end: 1 }) }), crossTalk)).toEqual([]);
+    expect(fitProblems(line({ id: 1, start: 0, end: 1, fit: fit({ end: 1.25 }) }), crossTalk)).toEqual([
+      { kind: "runs-into-next", seconds: expect.closeTo(0.25, 9), nextId: 2 },
+    ]);
+  });
+
   it("labels problems briefly and in words", () => {
     expect(problemLabel({ kind: "sped-up", rate: 1.314 })).toBe("×1.31");
     expect(problemLabel({ kind: "trimmed" })).toBe("trim");

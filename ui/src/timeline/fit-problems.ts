@@ -15,15 +15,17 @@ export type FitProblem =
 
 /** The fit problems of a rendered line. `next` is the line after it in the
  * track (any speaker). The engine's `overlap` is trusted; when the next line
- * has moved since the render, the placed end against the next line's start
- * tells as well. */
+ * has moved since the render, the placed audio is checked against it too:
+ * it runs into the next line when it goes past its own slot's end and past
+ * the next line's start (slots the script itself overlaps are cross-talk,
+ * not a fit problem). */
 export function fitProblems(segment: Segment, next: Segment | null): FitProblem[] {
   const fit = segment.fit;
   if (!fit) return [];
   const problems: FitProblem[] = [];
   if (fit.rate > RATE_CAP + 1e-9) problems.push({ kind: "sped-up", rate: fit.rate });
   if (fit.trimmed) problems.push({ kind: "trimmed" });
-  const intoNext = next ? fit.end - next.start : 0;
+  const intoNext = next ? fit.end - Math.max(next.start, segment.end) : 0;
   const seconds = Math.max(fit.overlap ?? 0, intoNext);
   if (seconds > OVERLAP_EPSILON) problems.push({ kind: "runs-into-next", seconds, nextId: next?.id ?? null });
   return problems;

@@ -45,7 +45,7 @@ export interface SyntheticProject {
   bed: Peaks;
 }
 
-/** A project of `lines` lines, about 1.8 s apart, over `speakers`
+/** A project of `lines` lines, about 3 s apart, over `speakers`
  * speakers; about half rendered, some sped up past the cap, trimmed or
  * running into the next line. */
 export function syntheticProject(lines = 2000, speakers = 5, seed = 7): SyntheticProject {
@@ -64,7 +64,8 @@ export function syntheticProject(lines = 2000, speakers = 5, seed = 7): Syntheti
     const duration = 0.8 + random() * 3.2;
     const start = Number(time.toFixed(3));
     const end = Number((time + duration).toFixed(3));
-    time += 0.4 + random() * 2.2;
+    // Mostly a pause before the next line, sometimes a cue cut in early.
+    time = end + (random() < 0.15 ? -0.5 * random() * duration : 0.1 + random() * 1.2);
     const state = STATES[Math.floor(random() * STATES.length)];
     const speakerId = random() < 0.05 ? null : cast[Math.floor(random() * cast.length)].id;
     const words = Array.from({ length: 3 + Math.floor(random() * 9) }, () => WORDS[Math.floor(random() * WORDS.length)]);

@@ -1,0 +1,562 @@
+// Paints the timeline onto its canvas from a Scene: ruler, lanes, the
+// visible blocks only (with state colour, state icon and pattern, text,
+// waveform, fit-problem badges, overlaps), the bed strip, the drag preview
+// and snap guide, and the playhead. Knows nothing of events or the engine.
+import type { Segment, SegmentState } from "../model";
+import { problemLabel, type FitProblem, type SlotOverlap } from "./fit-problems";
+import { blockBox, type TimelineLayout } from "./layout";
+import { formatTickLabel, tickSpacing, tickTimes } from "./ruler";
+import { timeToX, type TimeScale } from "./scale";
+import type { SegmentIndex } from "./segment-index";
+import type { SnapTarget } from "./snap";
+import { peakColumns, type PeaksPyramid } from "./waveform";
+
+/** Everything one frame shows. */
+export interface Scene {
+  /** CSS pixels. */
+  width: number;
+  height: number;
+  layout: TimelineLayout;
+  scale: TimeScale;
+  index: SegmentIndex;
+  laneOf: ReadonlyMap<number, number>;
+  problems: ReadonlyMap<number, FitProblem[]>;
+  overlaps: ReadonlyMap<number, SlotOverlap[]>;
+  peaks: ReadonlyMap<number, PeaksPyramid>;
+  bed: PeaksPyramid | null;
+  hasBed: boolean;
+  length: number;
+  playhead: number;
+  selectedId: number | null;
+  hoverId: number | null;
+  /** The line being dragged and where it would land. */
+  drag: { id: number; start: number; end: number; snap: SnapTarget | null } | null;
+}
+
+export const COLORS = {
+  background: "#151a24",
+  ruler: "#252e41",
+  rulerText: "#98a2b3",
+  tick: "#3b4760",
+  grid: "rgba(152, 162, 179, 0.08)",
+  laneEven: "#1a2130",
+  laneOdd: "#1d2433",
+  header: "#1f2738",
+  headerText: "#e6e9ef",
+  border: "#2f3a50",
+  text: "#e6e9ef",
+  accent: "#ff7a59",
+  accent2: "#5ad1c4",
+  warning: "#f5b942",
+  problem: "#f0605d",
+  pastEnd: "rgba(0, 0, 0, 0.35)",
+  bed: "#161c28",
+};
+
+/** How each state looks: fill, border, and whether the border is dashed.
+ * Each also has its own icon and (stale, rendering, failed) a pattern, so
+ * the state reads without colour. */
+export const STATE_STYLE: Record<SegmentState, { fill: string; border: string; dashed: boolean; label: string }> = {
+  ready: { fill: "#24584c", border: "#4cc38a", dashed: false, label: "Ready" },
+  stale: { fill: "#333b4e", border: "#98a2b3", dashed: true, label: "Stale (edited since its take)" },
+  queued: { fill: "#2d3a5c", border: "#7f95c9", dashed: false, label: "Queued" },
+  rendering: { fill: "#3f3566", border: "#a58cf0", dashed: false, label: "Rendering" },
+  failed: { fill: "#5a2629", border: "#f0605d", dashed: false, label: "Failed" },
+};
+
+const FONT = '12px "Inter", "DejaVu Sans", system-ui, sans-serif';
+const SMALL_FONT = '10.5px "Inter", "DejaVu Sans", system-ui, sans-serif';
+
+/** Scratch buffers reused frame to frame. */
+export class DrawScratch {
+  min = new Float32Array(0);
+  max = new Float32Array(0);
+  private patterns = new Map<string, CanvasPattern | null>();
+
+  ensure(columns: number): void {
+    if (this.min.length < columns) {
+      this.min = new Float32Array(columns * 2);
+      this.max = new Float32Array(columns * 2);
+    }
+  }
+
+  /** Diagonal hatching in `color` (`cross` adds the other diagonal). */
+  hatch(ctx: CanvasRenderingContext2D, color: string, cross = false): CanvasPattern | null {
+    const key = `${color}/${cross}`;
+    if (!this.patterns.has(key)) {
+      const tile = document.createElement("canvas");
+      tile.width = tile.height = 8;
+      const t = tile.getContext("2d");
+      if (t) {
+        t.strokeStyle = color;
+        t.lineWidth = 1.5;
+        t.beginPath();
+        t.moveTo(-2, 10);
+        t.lineTo(10, -2);
+        if (cross) {
+          t.moveTo(-2, -2);
+          t.lineTo(10, 10);
+        }
+        t.stroke();
+      }
+      this.patterns.set(key, ctx.createPattern(tile, "repeat"));
+    }
+    return this.patterns.get(key) ?? null;
+  }
+}
+
+export function drawTimeline(ctx: CanvasRenderingContext2D, scene: Scene, scratch: DrawScratch): void {
+  const { width, layout } = scene;
+  const lanesWidth = Math.max(0, width - layout.headerWidth);
+  scratch.ensure(Math.ceil(lanesWidth) + 2);
+
+  ctx.fillStyle = COLORS.background;
+  ctx.fillRect(0, 0, width, scene.height);
+
+  ctx.save();
+  ctx.translate(layout.headerWidth, 0);
+  ctx.beginPath();
+  ctx.rect(0, 0, lanesWidth, scene.height);
+  ctx.clip();
+  drawLanes(ctx, scene, lanesWidth);
+  drawBlocks(ctx, scene, scratch, lanesWidth);
+  drawBed(ctx, scene, scratch, lanesWidth);
+  drawRuler(ctx, scene, lanesWidth);
+  drawDragGuide(ctx, scene);
+  drawPlayhead(ctx, scene);
+  ctx.restore();
+
+  drawHeaders(ctx, scene);
+}
+
+function visibleSpan(scene: Scene, lanesWidth: number): [number, number] {
+  const from = scene.scale.scrollSeconds;
+  return [from, from + lanesWidth / scene.scale.pxPerSecond];
+}
+
+function drawLanes(ctx: CanvasRenderingContext2D, scene: Scene, lanesWidth: number): void {
+  const { layout, scale } = scene;
+  layout.lanes.forEach((lane, i) => {
+    ctx.fillStyle = i % 2 === 0 ? COLORS.laneEven : COLORS.laneOdd;
+    ctx.fillRect(0, lane.y, lanesWidth, lane.height);
+  });
+  // Major-tick grid lines through the lanes.
+  const [from, to] = visibleSpan(scene, lanesWidth);
+  const { major } = tickSpacing(scale.pxPerSecond);
+  ctx.strokeStyle = COLORS.grid;
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  const bottom = layout.bed.y + layout.bed.height;
+  for (const t of tickTimes(from, to, major)) {
+    const x = Math.round(timeToX(scale, t)) + 0.5;
+    ctx.moveTo(x, layout.rulerHeight);
+    ctx.lineTo(x, bottom);
+  }
+  ctx.stroke();
+  // Past the programme's end.
+  const endX = timeToX(scale, scene.length);
+  if (endX < lanesWidth) {
+    ctx.fillStyle = COLORS.pastEnd;
+    ctx.fillRect(Math.max(0, endX), layout.rulerHeight, lanesWidth - Math.max(0, endX), bottom - layout.rulerHeight);
+  }
+}
+
+function drawRuler(ctx: CanvasRenderingContext2D, scene: Scene, lanesWidth: number): void {
+  const { layout, scale } = scene;
+  const h = layout.rulerHeight;
+  ctx.fillStyle = COLORS.ruler;
+  ctx.fillRect(0, 0, lanesWidth, h);
+  ctx.fillStyle = COLORS.border;
+  ctx.fillRect(0, h - 1, lanesWidth, 1);
+  const [from, to] = visibleSpan(scene, lanesWidth);
+  const { major, minor } = tickSpacing(scale.pxPerSecond);
+  ctx.strokeStyle = COLORS.tick;
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  if (minor < major) {
+    for (const t of tickTimes(from, to, minor)) {
+      const x = Math.round(timeToX(scale, t)) + 0.5;
+      ctx.moveTo(x, h - 6);
+      ctx.lineTo(x, h);
+    }
+  }
+  ctx.stroke();
+  ctx.strokeStyle = COLORS.rulerText;
+  ctx.fillStyle = COLORS.rulerText;
+  ctx.font = SMALL_FONT;
+  ctx.textBaseline = "top";
+  ctx.textAlign = "left";
+  ctx.beginPath();
+  for (const t of tickTimes(Math.max(0, from - major), to, major)) {
+    const x = Math.round(timeToX(scale, t)) + 0.5;
+    ctx.moveTo(x, h - 12);
+    ctx.lineTo(x, h);
+    ctx.fillText(formatTickLabel(t, major), x + 3, 4);
+  }
+  ctx.stroke();
+}
+
+function drawBlocks(ctx: CanvasRenderingContext2D, scene: Scene, scratch: DrawScratch, lanesWidth: number): void {
+  const [from, to] = visibleSpan(scene, lanesWidth);
+  const { index } = scene;
+  const [first, last] = index.visibleRange(from, to);
+  let selected: Segment | null = null;
+  for (let i = first; i < last; i++) {
+    const segment = index.segments[i];
+    if (segment.id === scene.selectedId) {
+      selected = segment;
+      continue;
+    }
+    drawBlock(ctx, scene, scratch, segment, lanesWidth, scene.drag?.id === segment.id);
+  }
+  // The selected line on top, even when it is off to the left.
+  const chosen = selected ?? (scene.selectedId !== null ? index.byId(scene.selectedId) ?? null : null);
+  if (chosen) drawBlock(ctx, scene, scratch, chosen, lanesWidth, scene.drag?.id === chosen.id);
+  if (scene.drag) {
+    const dragged = index.byId(scene.drag.id);
+    if (dragged) drawDragPreview(ctx, scene, dragged);
+  }
+}
+
+function drawBlock(
+  ctx: CanvasRenderingContext2D,
+  scene: Scene,
+  scratch: DrawScratch,
+  segment: Segment,
+  lanesWidth: number,
+  ghost: boolean,
+): void {
+  const { scale, layout } = scene;
+  const laneIndex = scene.laneOf.get(segment.id) ?? layout.lanes.length - 1;
+  const lane = layout.lanes[laneIndex];
+  const box = blockBox(lane);
+  const x0 = timeToX(scale, segment.start);
+  const x1 = timeToX(scale, segment.end);
+  const placedEnd = segment.fit ? timeToX(scale, segment.fit.end) : x1;
+  if (Math.max(x1, placedEnd) < -2 || x0 > lanesWidth + 2) return;
+  const left = Math.round(x0);
+  const w = Math.max(1, Math.round(x1) - left);
+  const style = STATE_STYLE[segment.state];
+  const selected = segment.id === scene.selectedId;
+
+  ctx.save();
+  if (ghost) ctx.globalAlpha = 0.35;
+
+  // Placed audio running past the slot: a hatched tail in the problem colour.
+  if (segment.fit && placedEnd > x1 + 0.5) {
+    ctx.fillStyle = "rgba(240, 96, 93, 0.18)";
+    ctx.fillRect(left + w, box.y + 18, Math.round(placedEnd) - (left + w), box.height - 18);
+    const hatch = scratch.hatch(ctx, "rgba(240, 96, 93, 0.45)");
+    if (hatch) {
+      ctx.fillStyle = hatch;
+      ctx.fillRect(left + w, box.y + 18, Math.round(placedEnd) - (left + w), box.height - 18);
+    }
+  }
+
+  ctx.fillStyle = style.fill;
+  ctx.fillRect(left, box.y, w, box.height);
+  if (segment.state === "stale" || segment.state === "rendering" || segment.state === "failed") {
+    const pattern = scratch.hatch(
+      ctx,
+      segment.state === "failed" ? "rgba(240, 96, 93, 0.35)" : "rgba(230, 233, 239, 0.10)",
+      segment.state === "failed",
+    );
+    if (pattern) {
+      ctx.fillStyle = pattern;
+      ctx.fillRect(left, box.y, w, box.height);
+    }
+  }
+
+  if (w >= 3) drawBlockWaveform(ctx, scene, scratch, segment, box, lanesWidth);
+
+  // Slot overlaps with the same speaker: a red band over the shared span.
+  for (const overlap of scene.overlaps.get(segment.id) ?? []) {
+    const ox0 = Math.round(timeToX(scale, overlap.start));
+    const ox1 = Math.round(timeToX(scale, overlap.end));
+    ctx.fillStyle = COLORS.problem;
+    ctx.fillRect(ox0, box.y, Math.max(1, ox1 - ox0), 4);
+    const hatch = scratch.hatch(ctx, "rgba(240, 96, 93, 0.5)", true);
+    if (hatch) {
+      ctx.fillStyle = hatch;
+      ctx.fillRect(ox0, box.y + 4, Math.max(1, ox1 - ox0), box.height - 4);
+    }
+  }
+
+  // Border: the state's colour (dashed when stale); the accent when selected.
+  ctx.lineWidth = selected ? 2 : 1;
+  ctx.strokeStyle = selected ? COLORS.accent : segment.id === scene.hoverId ? COLORS.text : style.border;
+  ctx.setLineDash(style.dashed && !selected ? [4, 3] : []);
+  const inset = selected ? 1 : 0.5;
+  ctx.strokeRect(left + inset, box.y + inset, Math.max(0, w - 2 * inset), box.height - 2 * inset);
+  ctx.setLineDash([]);
+
+  if (w >= 14) {
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(left + 1, box.y + 1, w - 2, box.height - 2);
+    ctx.clip();
+    const textLeft = Math.max(left, 0) + 5;
+    drawStateIcon(ctx, segment.state, textLeft + 5, box.y + 11, style.border);
+    const problems = scene.problems.get(segment.id) ?? [];
+    const badgesWidth = w >= 60 ? drawBadges(ctx, problems, left + w - 4, box.y + 4) : 0;
+    if (w >= 34) {
+      ctx.fillStyle = COLORS.text;
+      ctx.font = FONT;
+      ctx.textBaseline = "middle";
+      ctx.textAlign = "left";
+      const maxWidth = left + w - badgesWidth - 6 - (textLeft + 14);
+      if (maxWidth > 8) ctx.fillText(fitText(ctx, segment.text, maxWidth), textLeft + 14, box.y + 11);
+    }
+    if (problems.length > 0 && w < 60) drawWarningMark(ctx, left + w - 9, box.y + box.height - 9);
+    ctx.restore();
+  } else if ((scene.problems.get(segment.id)?.length ?? 0) > 0 || scene.overlaps.has(segment.id)) {
+    // Too narrow for badges: a red tick on top still says something is off.
+    ctx.fillStyle = COLORS.problem;
+    ctx.fillRect(left, box.y - 3, w, 3);
+  }
+  ctx.restore();
+}
+
+/** The rendered line's waveform over its placed span, in the block's lower
+ * part (continuing into the tail past the slot). */
+function drawBlockWaveform(
+  ctx: CanvasRenderingContext2D,
+  scene: Scene,
+  scratch: DrawScratch,
+  segment: Segment,
+  box: { y: number; height: number },
+  lanesWidth: number,
+): void {
+  const pyramid = scene.peaks.get(segment.id);
+  if (!pyramid) return;
+  const { scale } = scene;
+  const top = box.y + 20;
+  const height = box.height - 22;
+  if (height < 6) return;
+  const start = segment.fit?.start ?? segment.start;
+  const end = segment.fit?.end ?? segment.end;
+  const x0 = Math.max(0, Math.floor(timeToX(scale, start)));
+  const x1 = Math.min(lanesWidth, Math.ceil(timeToX(scale, end)));
+  drawWave(ctx, scene, scratch, pyramid, x0, x1, top, height, "rgba(230, 233, 239, 0.55)");
+}
+
+function drawWave(
+  ctx: CanvasRenderingContext2D,
+  scene: Scene,
+  scratch: DrawScratch,
+  pyramid: PeaksPyramid,
+  x0: number,
+  x1: number,
+  top: number,
+  height: number,
+  color: string,
+): void {
+  const columns = x1 - x0;
+  if (columns <= 0) return;
+  const secondsPerPixel = 1 / scene.scale.pxPerSecond;
+  const peaks = pyramid.levelFor(secondsPerPixel);
+  scratch.ensure(columns);
+  peakColumns(peaks, scene.scale.scrollSeconds + x0 * secondsPerPixel, secondsPerPixel, columns, scratch.min, scratch.max);
+  const mid = top + height / 2;
+  const half = height / 2;
+  ctx.strokeStyle = color;
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  for (let c = 0; c < columns; c++) {
+    const hi = scratch.max[c];
+    if (Number.isNaN(hi)) continue;
+    const lo = scratch.min[c];
+    const x = x0 + c + 0.5;
+    const yTop = mid - Math.max(0, Math.min(1, hi)) * half;
+    const yBottom = mid - Math.max(-1, Math.min(0, lo)) * half;
+    ctx.moveTo(x, yTop);
+    ctx.lineTo(x, Math.max(yBottom, yTop + 1));
+  }
+  ctx.stroke();
+}
+
+/** Problem badges right-aligned from `right`; returns the width used. */
+function drawBadges(ctx: CanvasRenderingContext2D, problems: FitProblem[], right: number, y: number): number {
+  ctx.font = SMALL_FONT;
+  ctx.textBaseline = "middle";
+  ctx.textAlign = "left";
+  let x = right;
+  for (const problem of problems) {
+    const label = problemLabel(problem);
+    const w = ctx.measureText(label).width + 8;
+    x -= w;
+    ctx.fillStyle = problem.kind === "runs-into-next" ? COLORS.problem : COLORS.warning;
+    ctx.fillRect(Math.round(x), y, Math.round(w), 14);
+    ctx.fillStyle = "#1b1b1b";
+    ctx.fillText(label, Math.round(x) + 4, y + 7.5);
+    x -= 3;
+  }
+  return right - x;
+}
+
+/** A small warning triangle with an exclamation mark. */
+function drawWarningMark(ctx: CanvasRenderingContext2D, cx: number, cy: number): void {
+  ctx.fillStyle = COLORS.warning;
+  ctx.beginPath();
+  ctx.moveTo(cx, cy - 6);
+  ctx.lineTo(cx + 6, cy + 5);
+  ctx.lineTo(cx - 6, cy + 5);
+  ctx.closePath();
+  ctx.fill();
+  ctx.fillStyle = "#1b1b1b";
+  ctx.fillRect(cx - 0.75, cy - 2, 1.5, 4);
+  ctx.fillRect(cx - 0.75, cy + 3, 1.5, 1.2);
+}
+
+/** Each state's icon, drawn as shapes (no font needed): ready a tick,
+ * stale a hollow ring, queued three dots, rendering a half-filled ring,
+ * failed a cross. */
+export function drawStateIcon(ctx: CanvasRenderingContext2D, state: SegmentState, cx: number, cy: number, color: string): void {
+  ctx.save();
+  ctx.strokeStyle = color;
+  ctx.fillStyle = color;
+  ctx.lineWidth = 1.8;
+  ctx.lineCap = "round";
+  ctx.beginPath();
+  switch (state) {
+    case "ready":
+      ctx.moveTo(cx - 4, cy);
+      ctx.lineTo(cx - 1.5, cy + 3);
+      ctx.lineTo(cx + 4, cy - 3.5);
+      ctx.stroke();
+      break;
+    case "stale":
+      ctx.arc(cx, cy, 4, 0, Math.PI * 2);
+      ctx.stroke();
+      break;
+    case "queued":
+      for (const dx of [-4, 0, 4]) {
+        ctx.moveTo(cx + dx + 1.2, cy);
+        ctx.arc(cx + dx, cy, 1.2, 0, Math.PI * 2);
+      }
+      ctx.fill();
+      break;
+    case "rendering":
+      ctx.arc(cx, cy, 4, 0, Math.PI * 2);
+      ctx.stroke();
+      ctx.beginPath();
+      ctx.moveTo(cx, cy);
+      ctx.arc(cx, cy, 4, -Math.PI / 2, Math.PI / 2);
+      ctx.closePath();
+      ctx.fill();
+      break;
+    case "failed":
+      ctx.strokeStyle = COLORS.problem;
+      ctx.moveTo(cx - 3.5, cy - 3.5);
+      ctx.lineTo(cx + 3.5, cy + 3.5);
+      ctx.moveTo(cx + 3.5, cy - 3.5);
+      ctx.lineTo(cx - 3.5, cy + 3.5);
+      ctx.stroke();
+      break;
+  }
+  ctx.restore();
+}
+
+/** The text cut to `maxWidth` with an ellipsis. Estimates from the average
+ * character width first so a long line costs one or two measurements. */
+function fitText(ctx: CanvasRenderingContext2D, text: string, maxWidth: number): string {
+  const full = ctx.measureText(text).width;
+  if (full <= maxWidth) return text;
+  let n = Math.max(0, Math.floor((text.length * maxWidth) / full) - 1);
+  while (n > 0 && ctx.measureText(text.slice(0, n) + "…").width > maxWidth) n = Math.floor(n * 0.85);
+  return n > 0 ? text.slice(0, n) + "…" : "";
+}
+
+function drawDragPreview(ctx: CanvasRenderingContext2D, scene: Scene, segment: Segment): void {
+  const drag = scene.drag;
+  if (!drag) return;
+  const lane = scene.layout.lanes[scene.laneOf.get(segment.id) ?? scene.layout.lanes.length - 1];
+  const box = blockBox(lane);
+  const left = Math.round(timeToX(scene.scale, drag.start));
+  const w = Math.max(1, Math.round(timeToX(scene.scale, drag.end)) - left);
+  ctx.fillStyle = "rgba(255, 122, 89, 0.22)";
+  ctx.fillRect(left, box.y, w, box.height);
+  ctx.strokeStyle = COLORS.accent;
+  ctx.lineWidth = 2;
+  ctx.setLineDash([5, 3]);
+  ctx.strokeRect(left + 1, box.y + 1, w - 2, box.height - 2);
+  ctx.setLineDash([]);
+  if (w > 40) {
+    ctx.fillStyle = COLORS.text;
+    ctx.font = FONT;
+    ctx.textBaseline = "middle";
+    ctx.fillText(`${drag.start.toFixed(2)}–${drag.end.toFixed(2)} s`, left + 6, box.y + box.height / 2);
+  }
+}
+
+function drawDragGuide(ctx: CanvasRenderingContext2D, scene: Scene): void {
+  const snap = scene.drag?.snap;
+  if (!snap) return;
+  const x = Math.round(timeToX(scene.scale, snap.time)) + 0.5;
+  ctx.strokeStyle = COLORS.accent2;
+  ctx.lineWidth = 1;
+  ctx.setLineDash([3, 3]);
+  ctx.beginPath();
+  ctx.moveTo(x, 0);
+  ctx.lineTo(x, scene.layout.bed.y + scene.layout.bed.height);
+  ctx.stroke();
+  ctx.setLineDash([]);
+}
+
+function drawBed(ctx: CanvasRenderingContext2D, scene: Scene, scratch: DrawScratch, lanesWidth: number): void {
+  const { bed } = scene.layout;
+  ctx.fillStyle = COLORS.bed;
+  ctx.fillRect(0, bed.y, lanesWidth, bed.height);
+  ctx.fillStyle = COLORS.border;
+  ctx.fillRect(0, bed.y, lanesWidth, 1);
+  if (scene.bed) {
+    const x0 = Math.max(0, Math.floor(timeToX(scene.scale, scene.bed.source.start)));
+    drawWave(ctx, scene, scratch, scene.bed, x0, Math.ceil(lanesWidth), bed.y + 4, bed.height - 8, "rgba(90, 209, 196, 0.6)");
+  } else {
+    ctx.fillStyle = COLORS.rulerText;
+    ctx.font = SMALL_FONT;
+    ctx.textBaseline = "middle";
+    ctx.textAlign = "left";
+    ctx.fillText(scene.hasBed ? "Bed waveform loading…" : "No bed in this project", 8, bed.y + bed.height / 2);
+  }
+}
+
+function drawPlayhead(ctx: CanvasRenderingContext2D, scene: Scene): void {
+  const x = Math.round(timeToX(scene.scale, scene.playhead)) + 0.5;
+  const bottom = scene.layout.bed.y + scene.layout.bed.height;
+  ctx.strokeStyle = COLORS.accent;
+  ctx.lineWidth = 1.5;
+  ctx.beginPath();
+  ctx.moveTo(x, 0);
+  ctx.lineTo(x, bottom);
+  ctx.stroke();
+  ctx.fillStyle = COLORS.accent;
+  ctx.beginPath();
+  ctx.moveTo(x - 6, 0);
+  ctx.lineTo(x + 6, 0);
+  ctx.lineTo(x, 9);
+  ctx.closePath();
+  ctx.fill();
+}
+
+function drawHeaders(ctx: CanvasRenderingContext2D, scene: Scene): void {
+  const { layout } = scene;
+  const w = layout.headerWidth;
+  ctx.fillStyle = COLORS.ruler;
+  ctx.fillRect(0, 0, w, layout.rulerHeight);
+  ctx.fillStyle = COLORS.header;
+  ctx.fillRect(0, layout.rulerHeight, w, layout.height - layout.rulerHeight);
+  ctx.font = FONT;
+  ctx.textBaseline = "middle";
+  ctx.textAlign = "left";
+  layout.lanes.forEach((lane) => {
+    ctx.fillStyle = COLORS.border;
+    ctx.fillRect(0, lane.y + lane.height - 1, w, 1);
+    ctx.fillStyle = lane.speakerId === null ? COLORS.rulerText : COLORS.headerText;
+    ctx.fillText(fitText(ctx, lane.name, w - 20), 12, lane.y + lane.height / 2);
+  });
+  ctx.fillStyle = COLORS.rulerText;
+  ctx.fillText("Bed", 12, layout.bed.y + layout.bed.height / 2);
+  ctx.fillStyle = COLORS.border;
+  ctx.fillRect(w - 1, 0, 1, layout.height);
+}
