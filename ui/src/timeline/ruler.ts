@@ -20,7 +20,8 @@ export interface TickSpacing {
   minor: number;
 }
 
-function divides(step: number, major: number): boolean {
+/** Whether `major` is a whole number of `step`s. */
+export function divides(step: number, major: number): boolean {
   const ratio = major / step;
   return Math.abs(ratio - Math.round(ratio)) < 1e-6;
 }

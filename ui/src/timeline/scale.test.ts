@@ -4,6 +4,7 @@ import {
   MIN_PX_PER_SECOND,
   ZOOM_LEVELS,
   clampScroll,
+  maxScroll,
   followScroll,
   timeToX,
   xToTime,
@@ -80,6 +81,9 @@ describe("scroll limits and following", () => {
     expect(clampScroll(50, 10, 100)).toBe(50);
     expect(clampScroll(500, 10, 100)).toBe(92);
     expect(clampScroll(30, 200, 100)).toBe(0);
+    expect(clampScroll(Infinity, 10, 100)).toBe(maxScroll(10, 100));
+    expect(maxScroll(10, 100)).toBe(92);
+    expect(clampScroll(NaN, 10, 100)).toBe(0);
   });
 
   it("pages when the playhead nears the right edge or leaves the view", () => {

@@ -79,10 +79,15 @@ export function viewSeconds(scale: TimeScale, widthPx: number): number {
 /** Keeps the view inside the programme: no scrolling before 0, nor past the
  * end (plus a little room to drop lines after the last one). */
 export function clampScroll(scrollSeconds: number, viewSecs: number, lengthSeconds: number): number {
+  if (Number.isNaN(scrollSeconds)) return 0;
+  return Math.min(maxScroll(viewSecs, lengthSeconds), Math.max(0, scrollSeconds));
+}
+
+/** The furthest the view may scroll: the programme's end plus a little
+ * room, at the view's right edge. */
+export function maxScroll(viewSecs: number, lengthSeconds: number): number {
   const room = Math.max(2, viewSecs * 0.1);
-  const last = Math.max(0, lengthSeconds + room - viewSecs);
-  if (!Number.isFinite(scrollSeconds)) return 0;
-  return Math.min(last, Math.max(0, scrollSeconds));
+  return Math.max(0, lengthSeconds + room - viewSecs);
 }
 
 /** The zoom that fits the whole programme into `widthPx`. */

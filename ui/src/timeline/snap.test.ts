@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { line } from "./synthetic";
-import { SNAP_TOLERANCE_PX, snapMove, snapTargets, snapTime, type SnapTarget } from "./snap";
+import { tickSpacing } from "./ruler";
+import { ZOOM_LEVELS } from "./scale";
+import { SNAP_TOLERANCE_PX, snapMove, snapTargets, snapTime, tickGrid, type SnapTarget } from "./snap";
 
 const edge = (time: number): SnapTarget => ({ time, kind: "edge" });
 
@@ -49,9 +51,18 @@ describe("snap targets", () => {
     const edges = targets.filter((t) => t.kind === "edge").map((t) => t.time);
     expect(edges).toEqual([3.33, 4.44]);
     expect(targets.filter((t) => t.kind === "playhead").map((t) => t.time)).toEqual([2.5]);
-    const ticks = targets.filter((t) => t.kind === "tick").map((t) => t.time);
-    expect(ticks).toContain(1.1);
-    expect(ticks.length).toBe(51);
-    expect(SNAP_TOLERANCE_PX).toBeGreaterThan(0);
+    // At 100 px/s 0.1 s ticks are 10 px apart, too close to snap to: half seconds.
+    expect(targets.filter((t) => t.kind === "tick").map((t) => t.time)).toEqual([0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5]);
+  });
+
+  it("snaps to ticks far enough apart to leave room between their snap zones", () => {
+    expect(tickGrid(100)).toBe(0.5);
+    // At 300 px/s minor ticks (0.1 s) are 30 px apart: three tolerances.
+    expect(tickGrid(300)).toBe(0.1);
+    for (const pps of ZOOM_LEVELS) {
+      expect(tickGrid(pps) * pps).toBeGreaterThanOrEqual(3 * SNAP_TOLERANCE_PX);
+      const { major } = tickSpacing(pps);
+      expect(Math.abs(major / tickGrid(pps) - Math.round(major / tickGrid(pps)))).toBeLessThan(1e-6);
+    }
   });
 });

@@ -2,7 +2,7 @@
 // playhead and ruler ticks, within a pixel tolerance, and only when
 // snapping is on. Pure.
 import type { Segment } from "../model";
-import { tickSpacing, tickTimes } from "./ruler";
+import { TICK_STEPS, divides, tickSpacing, tickTimes } from "./ruler";
 
 export type SnapKind = "edge" | "playhead" | "tick";
 
@@ -65,7 +65,7 @@ export function snapMove(
 
 /** What a dragged line may snap to in the visible span: the edges of the
  * other lines (not the dragged one), the playhead, and the ruler's ticks
- * at this zoom (minor ticks included). */
+ * on the grid `tickGrid` picks for this zoom. */
 export function snapTargets(options: {
   segments: readonly Segment[];
   excludeId: number | null;
@@ -80,7 +80,15 @@ export function snapTargets(options: {
     targets.push({ time: s.start, kind: "edge" }, { time: s.end, kind: "edge" });
   }
   if (options.playhead !== null) targets.push({ time: options.playhead, kind: "playhead" });
-  const { minor } = tickSpacing(options.pxPerSecond);
-  for (const time of tickTimes(Math.max(0, options.from), options.to, minor)) targets.push({ time, kind: "tick" });
+  const grid = tickGrid(options.pxPerSecond);
+  for (const time of tickTimes(Math.max(0, options.from), options.to, grid)) targets.push({ time, kind: "tick" });
   return targets;
+}
+
+/** The ticks a line snaps to at a zoom, seconds apart: the finest round
+ * step that divides the labelled spacing and is at least three tolerances
+ * wide, so a drag can still land between them. */
+export function tickGrid(pxPerSecond: number, tolerancePx = SNAP_TOLERANCE_PX): number {
+  const { major } = tickSpacing(pxPerSecond);
+  return TICK_STEPS.find((s) => s <= major && s * pxPerSecond >= 3 * tolerancePx && divides(s, major)) ?? major;
 }

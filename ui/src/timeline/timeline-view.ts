@@ -18,6 +18,7 @@ import {
   clampScroll,
   clampZoom,
   followScroll,
+  maxScroll,
   timeToX,
   wheelZoomFactor,
   xToTime,
@@ -736,8 +737,7 @@ export class TimelineView {
   }
 
   private scrollableSeconds(): number {
-    const length = this.project?.length ?? 0;
-    return clampScroll(Infinity, this.viewSeconds, length) + this.viewSeconds;
+    return maxScroll(this.viewSeconds, this.project?.length ?? 0) + this.viewSeconds;
   }
 
   // ---- chrome ------------------------------------------------------------
