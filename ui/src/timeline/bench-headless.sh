@@ -14,9 +14,10 @@ work="$(mktemp -d)"
 server=""
 browser=""
 cleanup() {
-  [ -n "$browser" ] && kill "$browser" 2>/dev/null || true
-  [ -n "$server" ] && kill "$server" 2>/dev/null || true
-  rm -rf "$work"
+  if [ -n "$browser" ]; then kill "$browser" 2>/dev/null || true; wait "$browser" 2>/dev/null || true; fi
+  if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+  sleep 0.3
+  rm -rf "$work" 2>/dev/null || true
 }
 trap cleanup EXIT
 
@@ -36,7 +37,7 @@ fi
   --enable-logging=stderr --v=0 "$url" 2>"$work/console.log" >/dev/null &
 browser=$!
 for _ in $(seq 1 240); do
-  if grep -q "TIMELINE_BENCH" "$work/console.log"; then
+  if grep -q "TIMELINE_BENCH" "$work/console.log" 2>/dev/null; then
     grep -o 'TIMELINE_BENCH {.*}' "$work/console.log" | head -1 | sed 's/\\"/"/g'
     exit 0
   fi
