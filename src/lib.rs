@@ -15,6 +15,7 @@ pub mod model;
 pub mod render;
 pub mod scheduler;
 pub mod store;
+pub mod studio;
 pub mod synth;
 pub mod text;
 pub mod voice;

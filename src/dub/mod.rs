@@ -13,6 +13,7 @@ pub mod player;
 pub mod programme;
 pub mod project_file;
 pub mod segment_store;
+pub mod stack;
 pub mod subtitles;
 pub mod timing;
 pub mod transport;

@@ -23,7 +23,7 @@ use crate::render::Renderer;
 use crate::store::{Segment, Speaker, Store};
 
 /// The voice of lines without a speaker.
-const DEFAULT_VOICE: &str = "af_heart";
+pub const DEFAULT_VOICE: &str = "af_heart";
 use crate::synth::{SayRequest, Synthesizer};
 use crate::voice::MatchedVoice;
 
@@ -37,6 +37,10 @@ pub struct RenderProgress {
     pub rendered: usize,
     /// The segment just synthesised and stored, if that is what moved.
     pub finished: Option<i64>,
+    /// The segment now in the model, if that is what moved.
+    pub rendering: Option<i64>,
+    /// In the first report only: the stale segments, in the order they render.
+    pub queued: Vec<i64>,
 }
 
 /// Which stale segments a render takes, and in what order.
@@ -146,13 +150,18 @@ impl ProjectRenderer<'_> {
                 key(a).partial_cmp(&key(b)).unwrap_or(std::cmp::Ordering::Equal)
             });
         }
-        let mut report = RenderProgress { done: summary.fresh + summary.failed.len(), total, rendered: 0, finished: None };
+        let queued = stale.iter().map(|p| p.segment.id).collect();
+        let mut report = RenderProgress { done: summary.fresh + summary.failed.len(), total, rendered: 0, finished: None, rendering: None, queued };
         progress(&report);
+        report.queued = Vec::new();
 
         // One streaming job for all stale rows, in order.
         let rows: Vec<SpeechRow> = stale.iter().flat_map(|p| p.rows.iter().cloned()).collect();
         let mut stream = self.renderer.stream(&rows);
         'segments: for plan in &stale {
+            report.rendering = Some(plan.segment.id);
+            progress(&report);
+            report.rendering = None;
             let mut samples = Vec::new();
             let mut failure = None;
             for _ in &plan.rows {
@@ -196,11 +205,7 @@ impl ProjectRenderer<'_> {
     /// The voice spec a speaker's lines in `language` render with: a
     /// registered voice's matched blend, or the stock voice or blend as named.
     fn voice_for(&self, speaker: &Speaker, language: &str) -> Result<String> {
-        let voice = speaker.voice_for(language);
-        Ok(match self.runtime.block_on(crate::voice::library::artifact(self.store, self.voices, &voice))? {
-            Some(matched) => matched.blend_spec(),
-            None => voice,
-        })
+        self.runtime.block_on(resolve_voice(self.store, self.voices, &speaker.voice_for(language)))
     }
 
     /// Stores a segment's audio and records it as the segment's active take.
@@ -292,6 +297,15 @@ impl ProjectRenderer<'_> {
         }
         Ok(matches!(self.segments.get(&plan.key, self.synth.sample_rate())?, Stored::Audio(_)))
     }
+}
+
+/// The voice spec a voice name renders with: a registered voice's matched
+/// blend, or the stock voice or blend as named.
+pub async fn resolve_voice(store: &Store, voices: &VoiceArtifactCache<MatchedVoice>, name: &str) -> Result<String> {
+    Ok(match crate::voice::library::artifact(store, voices, name).await? {
+        Some(matched) => matched.blend_spec(),
+        None => name.to_string(),
+    })
 }
 
 /// What a segment renders from, hashed: its text, its resolved voice, its

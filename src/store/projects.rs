@@ -396,6 +396,29 @@ impl Store {
         Ok(())
     }
 
+    /// The active take of every segment of a track that has one: segment
+    /// id → (synthesis key, source key, length in seconds).
+    pub async fn active_takes(&self, track_id: i64) -> Result<std::collections::HashMap<i64, (String, Option<String>, f64)>> {
+        let rows: Vec<(i64, String, Option<String>, f64)> = sqlx::query_as(
+            "SELECT s.id, t.synthesis_key, t.source_key, t.duration_s FROM segments s JOIN takes t ON t.id = s.active_take_id WHERE s.track_id = ?1",
+        )
+        .bind(track_id)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(|e| self.db(e))?;
+        Ok(rows.into_iter().map(|(id, key, source, seconds)| (id, (key, source, seconds))).collect())
+    }
+
+    /// Whether the project has an edit to undo, and one to redo.
+    pub async fn history_state(&self, project_id: i64) -> Result<(bool, bool)> {
+        let (undo, redo): (i64, i64) = sqlx::query_as("SELECT coalesce(sum(undone = 0), 0), coalesce(sum(undone = 1), 0) FROM history WHERE project_id = ?1")
+            .bind(project_id)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(|e| self.db(e))?;
+        Ok((undo > 0, redo > 0))
+    }
+
     /// A take's synthesis key, source key (if recorded) and length in seconds.
     pub async fn take_info(&self, take_id: i64) -> Result<Option<(String, Option<String>, f64)>> {
         sqlx::query_as("SELECT synthesis_key, source_key, duration_s FROM takes WHERE id = ?1").bind(take_id).fetch_optional(&self.pool).await.map_err(|e| self.db(e))

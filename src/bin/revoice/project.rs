@@ -6,16 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
 
 use clap::Subcommand;
-use revoice::cache::{RenderCacheConfig, VoiceArtifactCache};
-use revoice::dub::pipeline::{parse_strategy, ProjectRenderer};
-use revoice::dub::segment_store::SegmentStore;
+use revoice::dub::pipeline::parse_strategy;
 use revoice::dub::subtitles::{parse_script, parse_srt, parse_vtt, SubtitleFormat};
-use revoice::render::Renderer;
-use revoice::scheduler::SchedulerConfig;
-use revoice::synth::Synthesizer;
 use revoice::{Engine, Error, Result};
 
 /// Export file formats.
@@ -245,44 +239,7 @@ async fn check_voice(engine: &Engine, voice: &str, language: Option<&str>) -> Re
     Ok(())
 }
 
-/// Where a data folder keeps rendered lines.
-pub fn segment_dir(data_dir: &Path) -> PathBuf {
-    data_dir.join("segments")
-}
-
-/// The segment store of a data folder, at its configured budget.
-pub fn open_segments(data_dir: &Path, settings: &revoice::Settings) -> Result<SegmentStore> {
-    SegmentStore::open(&segment_dir(data_dir), settings.dub.segment_store_mb << 20)
-}
-
-/// What rendering a project takes: the model, the scheduler with the render
-/// cache in front of it, the segment store and the voice artifacts.
-pub struct RenderStack {
-    pub synth: Synthesizer,
-    pub renderer: Renderer,
-    pub segments: SegmentStore,
-    pub voices: VoiceArtifactCache<revoice::voice::MatchedVoice>,
-}
-
-impl RenderStack {
-    /// Loads the model and starts the scheduler (blocking: seconds).
-    pub fn open(data_dir: &Path, settings: &revoice::Settings) -> Result<RenderStack> {
-        let synth = Synthesizer::load(data_dir)?;
-        let model = synth.shared_model();
-        let model_key = format!("{}:{:?}", revoice::model::speech::SpeechModel::id(model.as_ref()), model.precision());
-        let scheduler = SchedulerConfig::resolve(&settings.scheduler, data_dir);
-        let cache = RenderCacheConfig { max_bytes: (settings.dub.render_cache_mb as usize) << 20, ttl: Duration::from_secs(3600) };
-        let renderer = Renderer::start(model, model_key, scheduler, cache)?;
-        let segments = open_segments(data_dir, settings)?;
-        let voices = VoiceArtifactCache::new(16 << 20)?;
-        Ok(RenderStack { synth, renderer, segments, voices })
-    }
-
-    /// The project renderer over this stack.
-    pub fn pipeline<'a>(&'a self, runtime: &'a tokio::runtime::Handle, store: &'a revoice::store::Store) -> ProjectRenderer<'a> {
-        ProjectRenderer { runtime, store, synth: &self.synth, renderer: &self.renderer, segments: &self.segments, voices: &self.voices }
-    }
-}
+pub use revoice::dub::stack::{open_segments, RenderStack};
 
 async fn render(engine: &Engine, project: i64) -> Result<()> {
     let store = engine.store().clone();

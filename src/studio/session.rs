@@ -1,0 +1,464 @@
+//! One editor window's hold on the engine: the model and scheduler, loaded
+//! on first need and kept; at most one render job at a time, whose line
+//! states overlay the stored ones; previews of single lines; and a player
+//! thread that owns the audio output (cpal streams stay on the thread that
+//! made them) and plays a track's timeline. Everything the window should
+//! know as it happens arrives as a [`StudioEvent`] through the sink the
+//! window gave.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::view::{project_view, LiveStates, ProjectView, SegmentState};
+use crate::cache::VoiceArtifactCache;
+use crate::dub::assemble::TrackLines;
+use crate::dub::mix::MixSettings;
+use crate::dub::pipeline::{RenderScope, RenderSummary};
+use crate::dub::player::empty_programme;
+use crate::dub::segment_store::SegmentStore;
+use crate::dub::stack::{open_segments, RenderStack};
+use crate::dub::transport::{Transport, TransportState};
+use crate::dub::PROGRAMME_RATE;
+use crate::error::{Error, Result};
+use crate::voice::MatchedVoice;
+use crate::Engine;
+
+/// What the window hears about as it happens.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum StudioEvent {
+    /// The model is loading (the first render or preview waits for it).
+    #[serde(rename_all = "camelCase")]
+    ModelLoading { loading: bool },
+    #[serde(rename_all = "camelCase")]
+    RenderProgress { project_id: i64, done: usize, total: usize, rendered: usize },
+    #[serde(rename_all = "camelCase")]
+    SegmentState { segment_id: i64, state: SegmentState, error: Option<String> },
+    #[serde(rename_all = "camelCase")]
+    RenderFinished { project_id: i64, rendered: usize, fresh: usize, failed: usize, cancelled: bool, error: Option<String> },
+    Playback(PlaybackView),
+    #[serde(rename_all = "camelCase")]
+    PreviewFinished { segment_id: i64, first_sound_ms: Option<f64>, error: Option<String> },
+}
+
+/// Where playback stands, for the window.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlaybackView {
+    pub project_id: Option<i64>,
+    pub track_id: Option<i64>,
+    pub playing: bool,
+    pub position: f64,
+    pub length: f64,
+    pub looping: Option<(f64, f64)>,
+    pub ended: bool,
+    /// From the last play request to the first audible sample, and voice sample.
+    pub first_sound_ms: Option<f64>,
+    pub first_voice_ms: Option<f64>,
+    /// Why the last play request failed.
+    pub error: Option<String>,
+}
+
+impl PlaybackView {
+    fn from_transport(project_id: i64, track_id: i64, s: &TransportState) -> PlaybackView {
+        let ms = |d: Option<Duration>| d.map(|d| d.as_secs_f64() * 1000.0);
+        PlaybackView {
+            project_id: Some(project_id),
+            track_id: Some(track_id),
+            playing: s.playing,
+            position: s.position_s,
+            length: s.length_s,
+            looping: s.looping,
+            ended: s.ended,
+            first_sound_ms: ms(s.first_sound),
+            first_voice_ms: ms(s.first_voice),
+            error: None,
+        }
+    }
+}
+
+/// Where events go (the desktop shell emits them to the window).
+pub type EventSink = Arc<dyn Fn(StudioEvent) + Send + Sync>;
+
+struct RunningRender {
+    project_id: i64,
+    cancel: Arc<AtomicBool>,
+}
+
+/// The editor's session; share it as `Arc<StudioSession>`.
+pub struct StudioSession {
+    engine: Arc<Engine>,
+    runtime: tokio::runtime::Handle,
+    stack: Mutex<Option<Arc<RenderStack>>>,
+    voices: VoiceArtifactCache<MatchedVoice>,
+    live: Mutex<LiveStates>,
+    render: Mutex<Option<RunningRender>>,
+    player: Mutex<Sender<PlayerCommand>>,
+    playback: Arc<Mutex<PlaybackView>>,
+    sink: EventSink,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl StudioSession {
+    /// A session on `engine`; database calls run on `runtime`.
+    pub fn new(engine: Arc<Engine>, runtime: tokio::runtime::Handle, sink: EventSink) -> Result<Arc<StudioSession>> {
+        let playback = Arc::new(Mutex::new(PlaybackView::default()));
+        let (tx, rx) = channel();
+        let player = Player {
+            engine: engine.clone(),
+            runtime: runtime.clone(),
+            sink: sink.clone(),
+            state: playback.clone(),
+            segments: open_segments(engine.data_dir(), &engine.config().settings)?,
+        };
+        std::thread::Builder::new()
+            .name("revoice-player".into())
+            .spawn(move || player.run(rx))
+            .map_err(|e| Error::Audio(format!("cannot start the player thread: {e}")))?;
+        Ok(Arc::new(StudioSession {
+            engine,
+            runtime,
+            stack: Mutex::new(None),
+            voices: VoiceArtifactCache::new(16 << 20)?,
+            live: Mutex::new(LiveStates::new()),
+            render: Mutex::new(None),
+            player: Mutex::new(tx),
+            playback,
+            sink,
+        }))
+    }
+
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.engine
+    }
+
+    /// The model and scheduler, loaded on first use (blocking: seconds).
+    pub fn stack(&self) -> Result<Arc<RenderStack>> {
+        let mut slot = lock(&self.stack);
+        if let Some(stack) = slot.as_ref() {
+            return Ok(stack.clone());
+        }
+        (self.sink)(StudioEvent::ModelLoading { loading: true });
+        let opened = RenderStack::open(self.engine.data_dir(), &self.engine.config().settings);
+        (self.sink)(StudioEvent::ModelLoading { loading: false });
+        let stack = Arc::new(opened?);
+        *slot = Some(stack.clone());
+        Ok(stack)
+    }
+
+    /// The project as the timeline shows it, with the running job's states.
+    pub async fn view(&self, project_id: i64) -> Result<ProjectView> {
+        let live = lock(&self.live).clone();
+        project_view(self.engine.store(), &self.voices, project_id, &live).await
+    }
+
+    /// Whether a render is running, and for which project.
+    pub fn rendering(&self) -> Option<i64> {
+        lock(&self.render).as_ref().map(|r| r.project_id)
+    }
+
+    /// Starts rendering what is stale in `project_id` (only `segments` when
+    /// given) on a background thread; progress and line states arrive as
+    /// events. Refused while another render runs.
+    pub fn render(self: &Arc<Self>, project_id: i64, segments: Option<Vec<i64>>) -> Result<()> {
+        let cancel = {
+            let mut running = lock(&self.render);
+            if let Some(r) = running.as_ref() {
+                return Err(Error::InvalidInput { input: format!("render of project {project_id}"), reason: format!("project {} is rendering; cancel it or wait", r.project_id) });
+            }
+            let cancel = Arc::new(AtomicBool::new(false));
+            *running = Some(RunningRender { project_id, cancel: cancel.clone() });
+            cancel
+        };
+        let session = self.clone();
+        let spawned = std::thread::Builder::new().name("revoice-render".into()).spawn(move || {
+            let outcome = session.run_render(project_id, segments, &cancel);
+            lock(&session.live).clear();
+            *lock(&session.render) = None;
+            let event = match outcome {
+                Ok(s) => StudioEvent::RenderFinished { project_id, rendered: s.rendered, fresh: s.fresh, failed: s.failed.len(), cancelled: s.cancelled, error: None },
+                Err(e) => StudioEvent::RenderFinished { project_id, rendered: 0, fresh: 0, failed: 0, cancelled: false, error: Some(e.to_string()) },
+            };
+            (session.sink)(event);
+        });
+        if let Err(e) = spawned {
+            *lock(&self.render) = None;
+            return Err(Error::Audio(format!("cannot start the render thread: {e}")));
+        }
+        Ok(())
+    }
+
+    fn run_render(&self, project_id: i64, segments: Option<Vec<i64>>, cancel: &AtomicBool) -> Result<RenderSummary> {
+        let stack = self.stack()?;
+        let store = self.engine.store();
+        let pipeline = stack.pipeline(&self.runtime, store);
+        let from = lock(&self.playback).position;
+        let scope = RenderScope { only: segments, from_s: Some(from) };
+        let mut announced_queue = false;
+        let summary = pipeline.render_scope(project_id, &scope, cancel, &mut |p| {
+            if !announced_queue {
+                announced_queue = true;
+                for id in &p.queued {
+                    self.set_state(*id, SegmentState::Queued, None);
+                }
+            }
+            if let Some(id) = p.rendering {
+                self.set_state(id, SegmentState::Rendering, None);
+            }
+            if let Some(id) = p.finished {
+                self.set_state(id, SegmentState::Ready, None);
+                let _ = lock(&self.player).send(PlayerCommand::Refit(vec![id]));
+            }
+            (self.sink)(StudioEvent::RenderProgress { project_id, done: p.done, total: p.total, rendered: p.rendered });
+        })?;
+        for (id, reason) in &summary.failed {
+            self.set_state(*id, SegmentState::Failed, Some(reason.clone()));
+        }
+        let kept: std::collections::HashSet<String> = self.runtime.block_on(store.take_keys())?.into_iter().collect();
+        stack.segments.collect_garbage(&kept)?;
+        stack.segments.enforce_budget()?;
+        Ok(summary)
+    }
+
+    fn set_state(&self, segment_id: i64, state: SegmentState, error: Option<String>) {
+        lock(&self.live).insert(segment_id, (state, error.clone()));
+        (self.sink)(StudioEvent::SegmentState { segment_id, state, error });
+    }
+
+    /// Asks the running render to stop after the line in the model.
+    pub fn cancel_render(&self) -> bool {
+        match lock(&self.render).as_ref() {
+            Some(r) => {
+                r.cancel.store(true, Ordering::Release);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Plays one line alone, streamed as it renders; a `PreviewFinished`
+    /// event says when it is done and its time to first audio.
+    pub fn preview(self: &Arc<Self>, segment_id: i64) -> Result<()> {
+        let session = self.clone();
+        std::thread::Builder::new()
+            .name("revoice-preview".into())
+            .spawn(move || {
+                let outcome = session.run_preview(segment_id);
+                let (first_sound_ms, error) = match outcome {
+                    Ok(first) => (first.map(|d| d.as_secs_f64() * 1000.0), None),
+                    Err(e) => (None, Some(e.to_string())),
+                };
+                (session.sink)(StudioEvent::PreviewFinished { segment_id, first_sound_ms, error });
+            })
+            .map_err(|e| Error::Audio(format!("cannot start the preview thread: {e}")))?;
+        Ok(())
+    }
+
+    fn run_preview(&self, segment_id: i64) -> Result<Option<Duration>> {
+        let stack = self.stack()?;
+        let pipeline = stack.pipeline(&self.runtime, self.engine.store());
+        let device = self.engine.config().settings.audio.output_device.clone();
+        let mut live = crate::audio::live::LivePlayback::open(&device, stack.synth.sample_rate())?;
+        let never = AtomicBool::new(false);
+        pipeline.stream_segment(segment_id, &never, &mut |chunk| live.push(chunk))?;
+        let _ = lock(&self.player).send(PlayerCommand::Refit(vec![segment_id]));
+        Ok(live.finish()?.first_sound)
+    }
+
+    fn command(&self, command: PlayerCommand) -> Result<()> {
+        lock(&self.player).send(command).map_err(|_| Error::Audio("the player thread has stopped".into()))
+    }
+
+    /// Plays `track_id` of `project_id` from `from` seconds, looping
+    /// `looping` when given; lines already rendered join from the playhead
+    /// on. Errors (no output device) are returned, not only reported.
+    pub fn play(&self, project_id: i64, track_id: i64, from: f64, looping: Option<(f64, f64)>) -> Result<()> {
+        let (reply, answer) = channel();
+        self.command(PlayerCommand::Play { project_id, track_id, from, looping, reply })?;
+        answer.recv().map_err(|_| Error::Audio("the player thread has stopped".into()))?
+    }
+
+    pub fn pause(&self) -> Result<()> {
+        self.command(PlayerCommand::Pause)
+    }
+
+    pub fn resume(&self) -> Result<()> {
+        self.command(PlayerCommand::Resume)
+    }
+
+    pub fn seek(&self, seconds: f64) -> Result<()> {
+        self.command(PlayerCommand::Seek(seconds))
+    }
+
+    pub fn set_loop(&self, region: Option<(f64, f64)>) -> Result<()> {
+        self.command(PlayerCommand::Loop(region))
+    }
+
+    /// Stops playback and closes the output.
+    pub fn stop(&self) -> Result<()> {
+        self.command(PlayerCommand::Stop)
+    }
+
+    /// Lays edited lines again in what is playing (after an edit or an undo).
+    pub fn refresh_playback(&self, segment_ids: Vec<i64>) -> Result<()> {
+        self.command(PlayerCommand::Refit(segment_ids))
+    }
+
+    pub fn playback(&self) -> PlaybackView {
+        lock(&self.playback).clone()
+    }
+
+    /// Where the data folder is.
+    pub fn data_dir(&self) -> PathBuf {
+        self.engine.data_dir().to_path_buf()
+    }
+}
+
+enum PlayerCommand {
+    Play { project_id: i64, track_id: i64, from: f64, looping: Option<(f64, f64)>, reply: Sender<Result<()>> },
+    Pause,
+    Resume,
+    Seek(f64),
+    Loop(Option<(f64, f64)>),
+    Stop,
+    /// Segments whose audio or placement may have changed.
+    Refit(Vec<i64>),
+}
+
+/// The player thread's own state.
+struct Player {
+    engine: Arc<Engine>,
+    runtime: tokio::runtime::Handle,
+    sink: EventSink,
+    state: Arc<Mutex<PlaybackView>>,
+    segments: SegmentStore,
+}
+
+struct Playing {
+    project_id: i64,
+    track_id: i64,
+    transport: Transport,
+    lines: TrackLines,
+    /// Lines still to lay from the store, in playhead order.
+    pending: VecDeque<usize>,
+}
+
+/// How often a playing transport reports its position.
+const REPORT_EVERY: Duration = Duration::from_millis(50);
+
+impl Player {
+    fn run(self, commands: Receiver<PlayerCommand>) {
+        let mut playing: Option<Playing> = None;
+        let mut last_report = Instant::now();
+        loop {
+            let busy = playing.as_ref().is_some_and(|p| !p.pending.is_empty());
+            let command = if busy {
+                commands.try_recv().map_err(|e| match e {
+                    std::sync::mpsc::TryRecvError::Empty => RecvTimeoutError::Timeout,
+                    std::sync::mpsc::TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
+                })
+            } else {
+                commands.recv_timeout(REPORT_EVERY)
+            };
+            match command {
+                Ok(PlayerCommand::Play { project_id, track_id, from, looping, reply }) => {
+                    playing = None;
+                    let opened = self.open(project_id, track_id, from, looping);
+                    let answer = match opened {
+                        Ok(p) => {
+                            playing = Some(p);
+                            Ok(())
+                        }
+                        Err(e) => {
+                            lock(&self.state).error = Some(e.to_string());
+                            Err(e)
+                        }
+                    };
+                    let _ = reply.send(answer);
+                }
+                Ok(PlayerCommand::Pause) => playing.iter().for_each(|p| p.transport.pause()),
+                Ok(PlayerCommand::Resume) => playing.iter().for_each(|p| p.transport.play()),
+                Ok(PlayerCommand::Seek(s)) => playing.iter().for_each(|p| p.transport.seek(s)),
+                Ok(PlayerCommand::Loop(region)) => playing.iter().for_each(|p| p.transport.set_loop(region)),
+                Ok(PlayerCommand::Stop) => {
+                    playing = None;
+                    let mut state = lock(&self.state);
+                    state.playing = false;
+                    (self.sink)(StudioEvent::Playback(state.clone()));
+                }
+                Ok(PlayerCommand::Refit(ids)) => {
+                    if let Some(p) = playing.as_mut() {
+                        if let Err(e) = self.refit(p, &ids) {
+                            tracing::warn!(error = %e, "could not lay edited lines in the playing programme");
+                        }
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+            if let Some(p) = playing.as_mut() {
+                if let Some(i) = p.pending.pop_front() {
+                    match p.lines.fit(&self.runtime, self.engine.store(), &self.segments, i) {
+                        Ok(Some(line)) => p.transport.edit(|programme| programme.set_clip(line.segment_id, line.start, line.audio)),
+                        Ok(None) => {}
+                        Err(e) => tracing::warn!(error = %e, "a line could not be laid for playback"),
+                    }
+                }
+                if last_report.elapsed() >= REPORT_EVERY {
+                    last_report = Instant::now();
+                    let view = PlaybackView::from_transport(p.project_id, p.track_id, &p.transport.state());
+                    let changed = *lock(&self.state) != view;
+                    if changed {
+                        *lock(&self.state) = view.clone();
+                        (self.sink)(StudioEvent::Playback(view));
+                    }
+                }
+            }
+        }
+    }
+
+    fn open(&self, project_id: i64, track_id: i64, from: f64, looping: Option<(f64, f64)>) -> Result<Playing> {
+        let store = self.engine.store();
+        let project = self.runtime.block_on(store.project(project_id))?;
+        let track = self.runtime.block_on(store.track(track_id))?;
+        if track.project_id != project_id {
+            return Err(Error::InvalidInput { input: format!("track {track_id}"), reason: format!("is not in project {project_id}") });
+        }
+        let lines = TrackLines::load(&self.runtime, store, &project, &track, PROGRAMME_RATE)?;
+        let programme = empty_programme(&project, &lines, &MixSettings::default())?;
+        let transport = Transport::open(&self.engine.config().settings.audio.output_device, programme)?;
+        transport.seek(from);
+        if looping.is_some() {
+            transport.set_loop(looping);
+        }
+        transport.play();
+        let mut order: Vec<usize> = (0..lines.lines.len()).collect();
+        order.sort_by(|&a, &b| {
+            let key = |i: usize| (lines.lines[i].fields.end_s <= from, lines.lines[i].fields.start_s);
+            key(a).partial_cmp(&key(b)).unwrap_or(std::cmp::Ordering::Equal)
+        });
+        Ok(Playing { project_id, track_id, transport, lines, pending: order.into() })
+    }
+
+    /// Reads the segments again and lays them where they now belong.
+    fn refit(&self, p: &mut Playing, ids: &[i64]) -> Result<()> {
+        let store = self.engine.store();
+        for &id in ids {
+            let Some(i) = p.lines.lines.iter().position(|s| s.id == id) else { continue };
+            p.lines.lines[i] = self.runtime.block_on(store.segment(id))?;
+            if let Some(line) = p.lines.fit(&self.runtime, store, &self.segments, i)? {
+                p.transport.edit(|programme| programme.set_clip(line.segment_id, line.start, line.audio));
+            }
+        }
+        Ok(())
+    }
+}
