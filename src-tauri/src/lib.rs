@@ -3,10 +3,13 @@
 //! the menu sends events to the UI (`menu`); the engine does the work.
 
 mod commands;
+mod dub_commands;
 mod menu;
 mod studio;
 
-use tauri::Manager;
+use std::sync::Arc;
+
+use tauri::{Emitter, Manager};
 
 /// Starts the app; returns when the last window closes.
 pub fn run() {
@@ -14,7 +17,13 @@ pub fn run() {
     tauri::Builder::default()
         .plugin(tauri_plugin_opener::init())
         .setup(move |app| {
-            app.manage(studio::Studio::start(data_dir.clone()));
+            let handle = app.handle().clone();
+            let sink = Arc::new(move |event: revoice::studio::session::StudioEvent| {
+                if let Err(e) = handle.emit("studio://event", &event) {
+                    tracing::warn!(error = %e, "could not send an event to the window");
+                }
+            });
+            app.manage(studio::Studio::start(data_dir.clone(), sink));
             app.set_menu(menu::build(app.handle())?)?;
             app.on_menu_event(menu::handle);
             Ok(())
@@ -22,6 +31,27 @@ pub fn run() {
         .invoke_handler(tauri::generate_handler![
             commands::diagnose,
             commands::open_data_dir,
+            dub_commands::list_projects,
+            dub_commands::create_project,
+            dub_commands::import_script,
+            dub_commands::open_project,
+            dub_commands::rename_project,
+            dub_commands::delete_project,
+            dub_commands::edit_segment,
+            dub_commands::set_speaker_voice,
+            dub_commands::stock_voices,
+            dub_commands::render_project,
+            dub_commands::cancel_render,
+            dub_commands::preview_segment,
+            dub_commands::play,
+            dub_commands::pause,
+            dub_commands::resume,
+            dub_commands::seek,
+            dub_commands::stop,
+            dub_commands::playback_state,
+            dub_commands::undo,
+            dub_commands::redo,
+            dub_commands::export_project,
         ])
         .run(tauri::generate_context!())
         .expect("Revoice Studio could not start its window");

@@ -6,30 +6,42 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use revoice::logging::LogGuard;
+use revoice::studio::session::{EventSink, StudioSession};
 use revoice::Engine;
 
-/// Managed state: the engine, or the reason it did not open.
+/// Managed state: the engine and the editor's session on it, or the
+/// reason they did not open.
 pub struct Studio {
     engine: Result<Arc<Engine>, String>,
+    session: Result<Arc<StudioSession>, String>,
     _log: Option<LogGuard>,
 }
 
 impl Studio {
-    /// Opens the engine on `data_dir` (or the default data folder).
-    pub fn start(data_dir: Option<PathBuf>) -> Studio {
+    /// Opens the engine on `data_dir` (or the default data folder) and a
+    /// session whose events go to `sink`.
+    pub fn start(data_dir: Option<PathBuf>, sink: EventSink) -> Studio {
         match tauri::async_runtime::block_on(revoice::start(data_dir)) {
-            Ok((engine, log)) => Studio {
-                engine: Ok(Arc::new(engine)),
-                _log: Some(log),
-            },
+            Ok((engine, log)) => {
+                let engine = Arc::new(engine);
+                let runtime = tauri::async_runtime::handle().inner().clone();
+                let session = StudioSession::new(engine.clone(), runtime, sink).map_err(|e| e.to_string());
+                Studio { engine: Ok(engine), session, _log: Some(log) }
+            }
             Err(e) => {
                 eprintln!("Revoice Studio: the engine did not start: {e}");
                 Studio {
                     engine: Err(e.to_string()),
+                    session: Err(e.to_string()),
                     _log: None,
                 }
             }
         }
+    }
+
+    /// The editor's session, or a message saying why there is none.
+    pub fn session(&self) -> Result<Arc<StudioSession>, String> {
+        self.session.clone().map_err(|e| format!("The engine did not start: {e}"))
     }
 
     /// The engine, or a message saying why it is not running.
@@ -78,7 +90,7 @@ mod tests {
     fn an_engine_that_cannot_open_leaves_a_reason_for_the_window() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("config.toml"), "not = [valid").unwrap();
-        let studio = Studio::start(Some(dir.path().to_path_buf()));
+        let studio = Studio::start(Some(dir.path().to_path_buf()), Arc::new(|_| {}));
         let reason = studio.engine().err().expect("a broken config must not open");
         assert!(reason.contains("config.toml"), "{reason}");
     }
@@ -86,7 +98,7 @@ mod tests {
     #[test]
     fn an_engine_opens_on_a_fresh_data_dir() {
         let dir = tempfile::tempdir().unwrap();
-        let studio = Studio::start(Some(dir.path().join("new")));
+        let studio = Studio::start(Some(dir.path().join("new")), Arc::new(|_| {}));
         let engine = studio.engine().expect("engine opens");
         assert_eq!(engine.data_dir(), dir.path().join("new"));
     }

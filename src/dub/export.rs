@@ -251,6 +251,42 @@ pub fn export_mix(
     })
 }
 
+
+/// What exporting one track wrote.
+pub struct TrackExport {
+    pub language: String,
+    pub report: ExportReport,
+    /// Lines that run into the next one (natural timing), with the overlap in seconds.
+    pub overlaps: Vec<(i64, f64)>,
+}
+
+/// Exports every track of `project_id` into `out_dir`: one mix per
+/// language (`<name>.<language>.<ext>`) with its stems and subtitles.
+/// `progress` gets the fraction of the whole export done.
+pub fn export_project(
+    runtime: &tokio::runtime::Handle,
+    store: &crate::store::Store,
+    segments: &crate::dub::segment_store::SegmentStore,
+    project_id: i64,
+    out_dir: &Path,
+    format: ExportFormat,
+    settings: &MixSettings,
+    progress: &mut dyn FnMut(f32),
+) -> Result<Vec<TrackExport>> {
+    let project = runtime.block_on(store.project(project_id))?;
+    let tracks = runtime.block_on(store.tracks(project_id))?;
+    let stem: String = project.name.chars().map(|c| if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' }).collect();
+    let mut done = Vec::new();
+    for (i, track) in tracks.iter().enumerate() {
+        let assembled = crate::dub::assemble::assemble_track(runtime, store, segments, &project, track, crate::dub::PROGRAMME_RATE, settings)?;
+        let share = 1.0 / tracks.len() as f32;
+        let base = format!("{stem}.{}", track.language);
+        let report = export_mix(&assembled.mix, assembled.sample_rate, out_dir, &base, format, settings, Some(&assembled.cues), &mut |f| progress((i as f32 + f) * share))?;
+        done.push(TrackExport { language: track.language.clone(), report, overlaps: assembled.overlaps });
+    }
+    Ok(done)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -154,6 +154,31 @@ impl Store {
         sqlx::query_as("SELECT * FROM projects ORDER BY id DESC").fetch_all(&self.pool).await.map_err(|e| self.db(e))
     }
 
+    /// Renames a project.
+    pub async fn rename_project(&self, id: i64, name: &str) -> Result<Project> {
+        if name.trim().is_empty() {
+            return Err(Error::InvalidInput { input: format!("project {id}"), reason: "a name cannot be empty".into() });
+        }
+        sqlx::query_as("UPDATE projects SET name = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1 RETURNING *")
+            .bind(id)
+            .bind(name.trim())
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(|e| self.db(e))?
+            .ok_or_else(|| Error::InvalidInput { input: format!("project {id}"), reason: "no such project".into() })
+    }
+
+    /// Deletes a project with its tracks, lines, takes, speakers and
+    /// history (their rendered audio is collected with the segment store's
+    /// garbage).
+    pub async fn delete_project(&self, id: i64) -> Result<()> {
+        let deleted = sqlx::query("DELETE FROM projects WHERE id = ?1").bind(id).execute(&self.pool).await.map_err(|e| self.db(e))?;
+        if deleted.rows_affected() == 0 {
+            return Err(Error::InvalidInput { input: format!("project {id}"), reason: "no such project".into() });
+        }
+        Ok(())
+    }
+
     /// One track.
     pub async fn track(&self, id: i64) -> Result<Track> {
         sqlx::query_as("SELECT * FROM tracks WHERE id = ?1")
@@ -686,6 +711,18 @@ mod tests {
         let resumed = store.start_render_job(project.id, 32).await.unwrap();
         assert!(store.unresumed_render_jobs().await.unwrap().is_empty());
         store.finish_render_job(resumed, "done", None).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_project_is_renamed_and_deleted_with_everything_in_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, project, track) = demo(dir.path()).await;
+        assert_eq!(store.rename_project(project.id, "  Harbour  ").await.unwrap().name, "Harbour");
+        assert!(store.rename_project(project.id, " ").await.unwrap_err().to_string().contains("empty"));
+        store.delete_project(project.id).await.unwrap();
+        assert!(store.project(project.id).await.is_err());
+        assert!(store.segments(track.id).await.unwrap().is_empty(), "lines go with it");
+        assert!(store.delete_project(project.id).await.unwrap_err().to_string().contains("no such project"));
     }
 
     #[tokio::test]

@@ -101,6 +101,23 @@ export class Session {
     await this.cmd("POST", `/element/${await this.find(css)}/click`, {});
   }
 
+  /** Clears the field matching `css` and types `text` into it. */
+  async type(css, text) {
+    const element = await this.find(css);
+    await this.cmd("POST", `/element/${element}/clear`, {});
+    await this.cmd("POST", `/element/${element}/value`, { text });
+  }
+
+  /** Runs `script` (a function body; `arguments` holds `args`) in the page. */
+  async execute(script, args = []) {
+    return this.cmd("POST", "/execute/sync", { script, args });
+  }
+
+  /** Presses `key` (a KeyboardEvent key such as "ArrowRight") on the page. */
+  async press(key, modifiers = {}) {
+    await this.execute("document.dispatchEvent(new KeyboardEvent('keydown', Object.assign({ key: arguments[0], bubbles: true }, arguments[1])));", [key, modifiers]);
+  }
+
   /** A PNG of the window, as bytes. */
   async screenshot() {
     return Buffer.from(await this.cmd("GET", "/screenshot"), "base64");

@@ -2,6 +2,7 @@
 // events. The shapes mirror revoice::Diagnosis (serde) field for field.
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+import type { Project, SegmentState } from "./model";
 
 export type CheckStatus = "ok" | "warning" | "problem";
 
@@ -60,4 +61,83 @@ export function onCheckEngineRequested(handler: () => void): Promise<UnlistenFn>
 /** Errors from menu actions that ran in the shell. */
 export function onMenuError(handler: (message: string) => void): Promise<UnlistenFn> {
   return listen<string>("studio://menu-error", (event) => handler(event.payload));
+}
+
+// ---- Dub projects (the engine's studio session) ----
+
+export interface ProjectSummary {
+  id: number;
+  name: string;
+  updatedAt: string;
+}
+
+export interface PlaybackView {
+  projectId: number | null;
+  trackId: number | null;
+  playing: boolean;
+  position: number;
+  length: number;
+  looping: [number, number] | null;
+  ended: boolean;
+  firstSoundMs: number | null;
+  firstVoiceMs: number | null;
+  error: string | null;
+}
+
+export interface VoiceChoice {
+  name: string;
+  language: string;
+  gender: string;
+}
+
+/** What the engine reports as it happens (render progress, line states, playback). */
+export type StudioEvent =
+  | { kind: "modelLoading"; loading: boolean }
+  | { kind: "renderProgress"; projectId: number; done: number; total: number; rendered: number }
+  | { kind: "segmentState"; segmentId: number; state: SegmentState; error: string | null }
+  | { kind: "renderFinished"; projectId: number; rendered: number; fresh: number; failed: number; cancelled: boolean; error: string | null }
+  | ({ kind: "playback" } & PlaybackView)
+  | { kind: "previewFinished"; segmentId: number; firstSoundMs: number | null; error: string | null };
+
+/** A line edit; absent fields stay as they are. `strategy: ""` clears the override. */
+export interface SegmentEdit {
+  text?: string;
+  start?: number;
+  end?: number;
+  speakerId?: number;
+  speed?: number;
+  gainDb?: number;
+  strategy?: string;
+}
+
+export const listProjects = () => invoke<ProjectSummary[]>("list_projects");
+export const createProject = (name: string, language: string) => invoke<Project>("create_project", { name, language });
+export const importScript = (projectId: number, path: string, language: string | null = null) =>
+  invoke<Project>("import_script", { projectId, path, language });
+export const openProject = (projectId: number) => invoke<Project>("open_project", { projectId });
+export const renameProject = (projectId: number, name: string) => invoke<Project>("rename_project", { projectId, name });
+export const deleteProject = (projectId: number) => invoke<void>("delete_project", { projectId });
+export const editSegment = (segmentId: number, edit: SegmentEdit) => invoke<Project>("edit_segment", { segmentId, edit });
+export const setSpeakerVoice = (projectId: number, speakerId: number, voice: string, language: string | null = null) =>
+  invoke<Project>("set_speaker_voice", { projectId, speakerId, voice, language });
+export const stockVoices = () => invoke<VoiceChoice[]>("stock_voices");
+export const renderProject = (projectId: number, segmentIds: number[] | null = null) =>
+  invoke<void>("render_project", { projectId, segmentIds });
+export const cancelRender = () => invoke<boolean>("cancel_render");
+export const previewSegment = (segmentId: number) => invoke<void>("preview_segment", { segmentId });
+export const play = (projectId: number, trackId: number, from: number) =>
+  invoke<PlaybackView>("play", { projectId, trackId, from, loopFrom: null, loopTo: null });
+export const pause = () => invoke<void>("pause");
+export const resume = () => invoke<void>("resume");
+export const seek = (seconds: number) => invoke<void>("seek", { seconds });
+export const stop = () => invoke<void>("stop");
+export const playbackState = () => invoke<PlaybackView>("playback_state");
+export const undo = (projectId: number) => invoke<[string | null, Project]>("undo", { projectId });
+export const redo = (projectId: number) => invoke<[string | null, Project]>("redo", { projectId });
+export const exportProject = (projectId: number, folder: string, format: "wav" | "flac" | "mp3", loudness: number) =>
+  invoke<{ path: string; seconds: number | null }[]>("export_project", { projectId, folder, format, loudness });
+
+/** Engine events for this window. */
+export function onStudioEvent(handler: (event: StudioEvent) => void): Promise<UnlistenFn> {
+  return listen<StudioEvent>("studio://event", (event) => handler(event.payload));
 }

@@ -1,10 +1,14 @@
-// Boots the editor shell: asks the engine for its report, draws the
-// empty-project view and the status bar, and keeps them current when the
-// user (button or menu) asks for another check.
+// Boots the editor: the home screen (projects, and the engine's health
+// report) and the project editor, switching between them; the status bar
+// stays. Engine events go to the open editor.
 import "./styles.css";
-import { diagnose, onCheckEngineRequested, onMenuError, openDataDir, type Diagnosis } from "./engine";
+import * as engine from "./engine";
+import type { Diagnosis } from "./engine";
+import { Editor } from "./views/editor";
 import { renderEnginePanel } from "./views/engine-panel";
+import { renderProjects, type ProjectsState } from "./views/projects";
 import { renderStatusBar } from "./views/status-bar";
+import { getCurrentWebview } from "@tauri-apps/api/webview";
 
 interface ShellState {
   report: Diagnosis | null;
@@ -12,42 +16,126 @@ interface ShellState {
   busy: boolean;
 }
 
-const state: ShellState = { report: null, error: null, busy: false };
+const shell: ShellState = { report: null, error: null, busy: false };
+const home: ProjectsState = { projects: [], busy: false, error: null, droppedPath: null };
 const workspace = document.getElementById("workspace")!;
 const statusBar = document.getElementById("status-bar")!;
+let editor: Editor | null = null;
+
+function renderHome(): void {
+  if (editor) return;
+  const projects = document.createElement("div");
+  const panel = document.createElement("div");
+  workspace.replaceChildren(projects, panel);
+  renderProjects(projects, home, { open: openEditor, rename, remove, createFromScript });
+  renderEnginePanel(panel, shell, { checkAgain, openDataDir: revealDataDir });
+}
 
 function render(): void {
-  renderEnginePanel(workspace, state, { checkAgain, openDataDir: revealDataDir });
-  renderStatusBar(statusBar, state);
+  renderHome();
+  renderStatusBar(statusBar, shell);
+}
+
+async function refreshProjects(): Promise<void> {
+  try {
+    home.projects = await engine.listProjects();
+    home.error = null;
+  } catch (e) {
+    home.error = String(e);
+  }
+  render();
+}
+
+async function openEditor(id: number): Promise<void> {
+  try {
+    const project = await engine.openProject(id);
+    editor?.destroy();
+    editor = new Editor(workspace, project, () => {
+      editor?.destroy();
+      editor = null;
+      void refreshProjects();
+    });
+  } catch (e) {
+    home.error = String(e);
+    render();
+  }
+}
+
+async function rename(id: number, name: string): Promise<void> {
+  await guard(engine.renameProject(id, name));
+}
+
+async function remove(id: number): Promise<void> {
+  await guard(engine.deleteProject(id));
+}
+
+async function createFromScript(name: string, path: string, language: string): Promise<void> {
+  home.busy = true;
+  render();
+  try {
+    const project = await engine.createProject(name, language);
+    try {
+      await engine.importScript(project.id, path);
+    } catch (e) {
+      // A script that does not parse leaves no empty project behind.
+      await engine.deleteProject(project.id);
+      throw e;
+    }
+    home.droppedPath = null;
+    await openEditor(project.id);
+  } catch (e) {
+    home.error = String(e);
+  } finally {
+    home.busy = false;
+    render();
+  }
+}
+
+async function guard(action: Promise<unknown>): Promise<void> {
+  try {
+    await action;
+  } catch (e) {
+    home.error = String(e);
+  }
+  await refreshProjects();
 }
 
 async function checkAgain(): Promise<void> {
-  if (state.busy) return;
-  state.busy = true;
+  if (shell.busy) return;
+  shell.busy = true;
   render();
   try {
-    state.report = await diagnose();
-    state.error = null;
+    shell.report = await engine.diagnose();
+    shell.error = null;
   } catch (e) {
-    state.error = String(e);
+    shell.error = String(e);
   } finally {
-    state.busy = false;
+    shell.busy = false;
     render();
   }
 }
 
 async function revealDataDir(): Promise<void> {
   try {
-    await openDataDir();
+    await engine.openDataDir();
   } catch (e) {
-    state.error = String(e);
+    shell.error = String(e);
     render();
   }
 }
 
-void onCheckEngineRequested(() => void checkAgain());
-void onMenuError((message) => {
-  state.error = message;
+void engine.onStudioEvent((event) => editor?.handle(event));
+void engine.onCheckEngineRequested(() => void checkAgain());
+void engine.onMenuError((message) => {
+  shell.error = message;
   render();
 });
+// A script dropped on the window starts a new project from it.
+void getCurrentWebview().onDragDropEvent((event) => {
+  if (event.payload.type === "drop" && event.payload.paths.length && !editor) {
+    home.droppedPath = event.payload.paths[0];
+    render();
+  }
+});
 void checkAgain();
+void refreshProjects();

@@ -9,7 +9,6 @@ use std::sync::atomic::AtomicBool;
 
 use clap::Subcommand;
 use revoice::dub::pipeline::parse_strategy;
-use revoice::dub::subtitles::{parse_script, parse_srt, parse_vtt, SubtitleFormat};
 use revoice::{Engine, Error, Result};
 
 /// Export file formats.
@@ -124,13 +123,7 @@ pub async fn run(engine: &Engine, command: ProjectCommand) -> Result<ExitCode> {
                 Some(language) => store.track_for_language(project, &language).await?,
                 None => store.tracks(project).await?.into_iter().next().ok_or_else(|| no_track(project))?,
             };
-            let text = std::fs::read_to_string(&file).map_err(|e| Error::io("read", &file, e))?;
-            let name = file.display().to_string();
-            let cues = match SubtitleFormat::from_name(&name) {
-                Some(SubtitleFormat::Srt) => parse_srt(&text, &name)?,
-                Some(SubtitleFormat::Vtt) => parse_vtt(&text, &name)?,
-                None => parse_script(&text),
-            };
+            let cues = revoice::dub::subtitles::read_script(&file)?;
             let added = store.import_cues(&track, &cues).await?;
             let speakers = store.speakers(project).await?;
             println!("imported {added} lines into project {project} ({}); speakers: {}", track.language, speakers.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", "));
@@ -308,13 +301,11 @@ async fn status(engine: &Engine, project: i64) -> Result<()> {
 }
 
 async fn export(engine: &Engine, project: i64, out: &Path, format: Format, loudness: f64) -> Result<()> {
-    use revoice::dub::export::{export_mix, ExportFormat};
+    use revoice::dub::export::{export_project, ExportFormat};
     use revoice::dub::mix::MixSettings;
     let store = engine.store().clone();
     let p = store.project(project).await?;
-    let tracks = store.tracks(project).await?;
     let segments = open_segments(engine.data_dir(), &engine.config().settings)?;
-    std::fs::create_dir_all(out).map_err(|e| Error::io("create", out, e))?;
     let format = match format {
         Format::Wav => ExportFormat::Wav,
         Format::Flac => ExportFormat::Flac,
@@ -324,37 +315,32 @@ async fn export(engine: &Engine, project: i64, out: &Path, format: Format, loudn
     let runtime = tokio::runtime::Handle::current();
     let out = out.to_path_buf();
     tokio::task::spawn_blocking(move || -> Result<()> {
-        for track in tracks {
-            let started = std::time::Instant::now();
-            let assembled = revoice::dub::assemble::assemble_track(&runtime, &store, &segments, &p, &track, revoice::dub::PROGRAMME_RATE, &settings)?;
-            for (segment, overlap) in &assembled.overlaps {
+        let started = std::time::Instant::now();
+        let bar = indicatif::ProgressBar::new(1000);
+        let tracks = export_project(&runtime, &store, &segments, project, &out, format, &settings, &mut |f| bar.set_position((f * 1000.0) as u64))?;
+        bar.finish_and_clear();
+        let took = started.elapsed().as_secs_f64();
+        let programme: f64 = tracks.iter().map(|t| t.report.duration_s).sum();
+        for track in &tracks {
+            for (segment, overlap) in &track.overlaps {
                 eprintln!("  note: segment {segment} runs {overlap:.2} s into the next line (natural timing)");
             }
-            let base = format!("{}.{}", file_stem(&p.name), track.language);
-            let bar = indicatif::ProgressBar::new(1000);
-            let report = export_mix(&assembled.mix, assembled.sample_rate, &out, &base, format, &settings, Some(&assembled.cues), &mut |f| bar.set_position((f * 1000.0) as u64))?;
-            bar.finish_and_clear();
-            let took = started.elapsed().as_secs_f64();
+            let report = &track.report;
             println!(
-                "{} ({}): {:.2} s, {} LUFS, true peak {:.1} dBTP, exported in {took:.1} s ({:.0}x real time)",
+                "{} ({}): {:.2} s, {} LUFS, true peak {:.1} dBTP",
                 p.name,
                 track.language,
                 report.duration_s,
                 report.integrated_lufs.map_or("unmeasurable".to_string(), |l| format!("{l:.1}")),
                 report.true_peak_dbtp,
-                report.duration_s / took.max(1e-9)
             );
             for file in &report.files {
                 println!("  {}", file.path.display());
             }
         }
+        println!("exported {programme:.2} s of programme in {took:.1} s ({:.0}x real time)", programme / took.max(1e-9));
         Ok(())
     })
     .await
     .expect("export thread")
-}
-
-/// A project name as a file name: letters, digits, '-', '_' and '.', others as '_'.
-fn file_stem(name: &str) -> String {
-    name.chars().map(|c| if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' }).collect()
 }

@@ -1,0 +1,106 @@
+// End to end: a dub made in the real app window, on the real model and a
+// null audio device. A project from an SRT, a voice, a render, playback,
+// one line edited and only that line rendered again, undo, an export
+// whose files are checked on disk. Screenshots of each view are written
+// to target/e2e-*.png for a person to look at.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync, symlinkSync, existsSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { startTauriDriver, openApp } from "./webdriver.mjs";
+
+const root = resolve(import.meta.dirname, "../..");
+const app = process.env.REVOICE_APP ?? join(root, "target/debug/revoice-studio");
+const installed = process.env.REVOICE_TEST_DATA_DIR ?? join(root, "target/test-data");
+
+let driver;
+let session;
+let dataDir;
+
+async function shot(name) {
+  mkdirSync(join(root, "target"), { recursive: true });
+  writeFileSync(join(root, `target/e2e-${name}.png`), await session.screenshot());
+}
+
+before(async () => {
+  assert.ok(process.env.DISPLAY, "the end-to-end test needs a display (run it through scripts/test)");
+  assert.ok(existsSync(join(installed, "models")), `the models are not installed in ${installed} (run scripts/test)`);
+  dataDir = mkdtempSync(join(tmpdir(), "revoice-e2e-dub-"));
+  // The models and the stock voices' embeddings come from the test install.
+  symlinkSync(join(installed, "models"), join(dataDir, "models"));
+  driver = await startTauriDriver();
+  session = await openApp(driver.url, app, ["--data-dir", dataDir]);
+});
+
+after(async () => {
+  if (session) {
+    try {
+      await shot("editor-last");
+    } catch {}
+    await session.close();
+  }
+  driver?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+test("a dub from an SRT: render, play, edit one line, only it re-renders, undo, export", async () => {
+  const script = join(dataDir, "harbour.srt");
+  writeFileSync(
+    script,
+    "1\n00:00:00,500 --> 00:00:02,500\n[Ana] The boats are in.\n\n2\n00:00:03,000 --> 00:00:05,000\n[Ben] Light the lamp.\n\n3\n00:00:05,500 --> 00:00:07,500\n[Ana] It is lit.\n",
+  );
+  await session.waitForText("#create-from-script", (t) => t.includes("New project"));
+  await shot("projects");
+  await session.type("#new-script-path", script);
+  await session.type("#new-project-name", "Harbour");
+  await session.click("#create-from-script");
+  await session.waitForText("#project-name", (t) => t === "Harbour");
+  assert.match(await session.text("#render-project"), /Render 3 lines/);
+
+  // Ben speaks with a British voice.
+  await session.press("ArrowRight");
+  await session.press("ArrowRight");
+  await session.waitForText("#line-state", (t) => t.startsWith("Not rendered"));
+  await session.execute("const s = document.querySelector('#speaker-voice'); s.value = 'bm_george'; s.dispatchEvent(new Event('change'));");
+  await session.waitForText("#editor-status", (t) => t.includes("Ben now speaks with bm_george"));
+
+  await session.click("#render-project");
+  const rendered = await session.waitForText("#editor-status", (t) => t.startsWith("Rendered"), 600000);
+  assert.equal(rendered, "Rendered 3 lines");
+  assert.match(await session.text("#line-state"), /^Ready/);
+  assert.equal(await session.text("#render-project"), "All lines rendered");
+  await shot("editor-rendered");
+
+  // Play: the position moves (a null device plays faster than real time).
+  await session.click("#play-pause");
+  await session.waitForText("#position", (t) => /^\d+\.\d\d \/ /.test(t) && !t.startsWith("0.00 /"));
+  assert.doesNotMatch(await session.text("#editor-status"), /error|cannot/i);
+
+  // Edit the selected line: it alone is stale, and it alone renders.
+  await session.type("#line-text", "Light the lamp, quickly.");
+  await session.click("#save-line");
+  await session.waitForText("#line-state", (t) => t.startsWith("Not rendered"));
+  assert.equal(await session.text("#render-project"), "Render 1 line");
+  await session.click("#render-project");
+  const again = await session.waitForText("#editor-status", (t) => t.startsWith("Rendered"), 600000);
+  assert.equal(again, "Rendered 1 line (2 already current)");
+
+  // Undo brings the old text back.
+  await session.click("#undo");
+  await session.waitForText("#editor-status", (t) => t.startsWith("Undid"));
+  const text = await session.execute("return document.querySelector('#line-text').value;");
+  assert.equal(text, "Light the lamp.");
+
+  // Export: mix, stems and subtitles land in the folder, whole.
+  await session.click("#open-export");
+  const out = join(dataDir, "export");
+  await session.type("#export-folder", out);
+  await session.click("#run-export");
+  const listed = await session.waitForText("#export-result", (t) => t.includes(".wav") || /error|cannot/i.test(t), 300000);
+  await shot("export");
+  assert.match(listed, /Harbour\.en-US\.wav/);
+  for (const file of ["Harbour.en-US.wav", "Harbour.en-US.voice.wav", "Harbour.en-US.srt"]) {
+    assert.ok(existsSync(join(out, file)) && statSync(join(out, file)).size > 0, file);
+  }
+});
