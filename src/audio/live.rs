@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use cpal::traits::{DeviceTrait, StreamTrait};
 
-use super::playback::output_device;
+use super::playback::{open_output, Output};
 use crate::error::{Error, Result};
 
 /// Seconds of source audio the ring holds before `push` waits.
@@ -57,12 +57,7 @@ impl LivePlayback {
     /// Opens `device_id` (`host:device`, or the default output when empty)
     /// for mono audio at `source_rate`; plays silence until the first push.
     pub fn open(device_id: &str, source_rate: u32) -> Result<LivePlayback> {
-        let device = output_device(device_id)?;
-        let config = device
-            .default_output_config()
-            .map_err(|e| Error::Audio(format!("the output device has no usable format: {e}")))?;
-        let channels = config.channels() as usize;
-        let device_rate = config.sample_rate();
+        let Output { device, config, channels, sample_rate: device_rate } = open_output(device_id)?;
         let (producer, mut consumer) = rtrb::RingBuffer::<f32>::new(RING_SECONDS * source_rate as usize);
         let shared = Arc::new(Shared::default());
         let state = shared.clone();
@@ -72,7 +67,7 @@ impl LivePlayback {
         let (mut prev, mut next, mut frac) = (0f32, 0f32, 1f64);
         let stream = device
             .build_output_stream(
-                config.config(),
+                config,
                 move |out: &mut [f32], _| {
                     let mut taken = 0u64;
                     let mut starved = 0u64;

@@ -28,20 +28,33 @@ pub fn output_device(device_id: &str) -> Result<cpal::Device> {
         .ok_or_else(|| Error::Audio(format!("output device {device_id} is not present (see `revoice doctor`)")))
 }
 
+/// An output device with the format the engine plays in: its default
+/// config, channel count and sample rate.
+pub struct Output {
+    pub device: cpal::Device,
+    pub config: cpal::StreamConfig,
+    pub channels: usize,
+    pub sample_rate: u32,
+}
+
+/// Opens `device_id` (`host:device`, or the default output when empty) in its default format.
+pub fn open_output(device_id: &str) -> Result<Output> {
+    let device = output_device(device_id)?;
+    let config = device.default_output_config().map_err(|e| audio_error("the output device has no usable format", e))?;
+    Ok(Output { channels: config.channels() as usize, sample_rate: config.sample_rate(), config: config.config(), device })
+}
+
 /// Plays mono `samples` at `sample_rate`; returns once the device has taken
 /// every sample. Returns the number of device frames written.
 pub fn play_blocking(samples: &[f32], sample_rate: u32, device_id: &str) -> Result<usize> {
-    let device = output_device(device_id)?;
-    let config = device.default_output_config().map_err(|e| audio_error("the output device has no usable format", e))?;
-    let channels = config.channels() as usize;
-    let out_rate = config.sample_rate();
+    let Output { device, config, channels, sample_rate: out_rate } = open_output(device_id)?;
     let resampled = Arc::new(resample_linear(samples, sample_rate, out_rate));
     let position = Arc::new(AtomicUsize::new(0));
     let done = Arc::new(AtomicBool::new(false));
     let (buf, pos, finished) = (resampled.clone(), position.clone(), done.clone());
     let stream = device
         .build_output_stream(
-            config.config(),
+            config,
             move |out: &mut [f32], _| {
                 let mut p = pos.load(Ordering::Relaxed);
                 for frame in out.chunks_mut(channels) {

@@ -35,8 +35,9 @@ pub struct FeedReport {
     pub render: Option<RenderSummary>,
 }
 
-/// Line indices in the order the playhead reaches them from `from_s`.
-fn playhead_order(lines: &TrackLines, from_s: f64) -> Vec<usize> {
+/// Line indices in the order the playhead reaches them from `from_s`:
+/// the lines not yet over, by start, then the ones before it.
+pub fn playhead_order(lines: &TrackLines, from_s: f64) -> Vec<usize> {
     let mut order: Vec<usize> = (0..lines.lines.len()).collect();
     order.sort_by(|&a, &b| {
         let key = |i: usize| {

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use cpal::traits::{DeviceTrait, StreamTrait};
 
 use super::programme::{Cursor, Programme};
-use crate::audio::playback::output_device;
+use crate::audio::playback::{open_output, Output};
 use crate::error::{Error, Result};
 
 /// Source samples mixed at a time in the callback.
@@ -233,18 +233,13 @@ impl Transport {
     /// Opens `device_id` (`host:device`, or the default output when empty),
     /// paused at the start of `programme`.
     pub fn open(device_id: &str, programme: Programme) -> Result<Transport> {
-        let device = output_device(device_id)?;
-        let config = device
-            .default_output_config()
-            .map_err(|e| Error::Audio(format!("the output device has no usable format: {e}")))?;
-        let channels = config.channels() as usize;
-        let device_rate = config.sample_rate();
+        let Output { device, config, channels, sample_rate: device_rate } = open_output(device_id)?;
         let step = programme.sample_rate() as f64 / device_rate as f64;
         let deck = Arc::new(Mutex::new(Deck::new(Arc::new(programme), step)));
         let callback_deck = deck.clone();
         let stream = device
             .build_output_stream(
-                config.config(),
+                config,
                 move |out: &mut [f32], _| match callback_deck.try_lock() {
                     Ok(mut deck) => deck.fill(out, channels),
                     Err(_) => out.fill(0.0),

@@ -139,14 +139,23 @@ impl Store {
         Ok((self.project(id).await?, track))
     }
 
-    /// A project by id.
-    pub async fn project(&self, id: i64) -> Result<Project> {
-        sqlx::query_as("SELECT * FROM projects WHERE id = ?1")
+    /// The one row `sql` (with `?1` bound to `id`) finds, or an error
+    /// saying there is no such `what`.
+    async fn one<T>(&self, sql: &'static str, id: i64, what: &str) -> Result<T>
+    where
+        T: for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow> + Send + Unpin,
+    {
+        sqlx::query_as(sql)
             .bind(id)
             .fetch_optional(&self.pool)
             .await
             .map_err(|e| self.db(e))?
-            .ok_or_else(|| Error::InvalidInput { input: format!("project {id}"), reason: "no such project".into() })
+            .ok_or_else(|| Error::InvalidInput { input: format!("{what} {id}"), reason: format!("no such {what}") })
+    }
+
+    /// A project by id.
+    pub async fn project(&self, id: i64) -> Result<Project> {
+        self.one("SELECT * FROM projects WHERE id = ?1", id, "project").await
     }
 
     /// Every project, newest first.
@@ -159,13 +168,13 @@ impl Store {
         if name.trim().is_empty() {
             return Err(Error::InvalidInput { input: format!("project {id}"), reason: "a name cannot be empty".into() });
         }
+        self.project(id).await?;
         sqlx::query_as("UPDATE projects SET name = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1 RETURNING *")
             .bind(id)
             .bind(name.trim())
-            .fetch_optional(&self.pool)
+            .fetch_one(&self.pool)
             .await
-            .map_err(|e| self.db(e))?
-            .ok_or_else(|| Error::InvalidInput { input: format!("project {id}"), reason: "no such project".into() })
+            .map_err(|e| self.db(e))
     }
 
     /// Deletes a project with its tracks, lines, takes, speakers and
@@ -181,12 +190,7 @@ impl Store {
 
     /// One track.
     pub async fn track(&self, id: i64) -> Result<Track> {
-        sqlx::query_as("SELECT * FROM tracks WHERE id = ?1")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(|e| self.db(e))?
-            .ok_or_else(|| Error::InvalidInput { input: format!("track {id}"), reason: "no such track".into() })
+        self.one("SELECT * FROM tracks WHERE id = ?1", id, "track").await
     }
 
     /// A project's tracks.
@@ -330,12 +334,7 @@ impl Store {
 
     /// One segment.
     pub async fn segment(&self, id: i64) -> Result<Segment> {
-        sqlx::query_as("SELECT * FROM segments WHERE id = ?1")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(|e| self.db(e))?
-            .ok_or_else(|| Error::InvalidInput { input: format!("segment {id}"), reason: "no such segment".into() })
+        self.one("SELECT * FROM segments WHERE id = ?1", id, "segment").await
     }
 
     /// Undoes the project's latest edit; its description, or `None` when

@@ -20,7 +20,7 @@ use crate::cache::VoiceArtifactCache;
 use crate::dub::assemble::TrackLines;
 use crate::dub::mix::MixSettings;
 use crate::dub::pipeline::{RenderScope, RenderSummary};
-use crate::dub::player::empty_programme;
+use crate::dub::player::{empty_programme, playhead_order};
 use crate::dub::segment_store::SegmentStore;
 use crate::dub::stack::{open_segments, RenderStack};
 use crate::dub::transport::{Transport, TransportState};
@@ -441,11 +441,7 @@ impl Player {
             transport.set_loop(looping);
         }
         transport.play();
-        let mut order: Vec<usize> = (0..lines.lines.len()).collect();
-        order.sort_by(|&a, &b| {
-            let key = |i: usize| (lines.lines[i].fields.end_s <= from, lines.lines[i].fields.start_s);
-            key(a).partial_cmp(&key(b)).unwrap_or(std::cmp::Ordering::Equal)
-        });
+        let order = playhead_order(&lines, from);
         Ok(Playing { project_id, track_id, transport, lines, pending: order.into() })
     }
 
