@@ -301,3 +301,58 @@ pub async fn export_project(studio: State<'_, Studio>, project_id: i64, folder: 
     .map_err(text)
     .map(|tracks| tracks.into_iter().flat_map(|t| t.report.files).map(|f| ExportedFile { path: f.path.display().to_string(), seconds: f.duration_s }).collect())
 }
+
+/// Splits a line at `at` seconds into two (the text divides at the nearest word).
+#[tauri::command]
+pub async fn split_segment(studio: State<'_, Studio>, segment_id: i64, at: f64) -> Answer<ProjectView> {
+    let session = studio.session()?;
+    let store = session.engine().store();
+    let parts = store.split_segment(segment_id, at).await.map_err(text)?;
+    let _ = session.refresh_playback(parts.iter().map(|s| s.id).collect());
+    view_of_track(&session, parts[0].track_id).await
+}
+
+/// Joins two lines of one track into the first.
+#[tauri::command]
+pub async fn merge_segments(studio: State<'_, Studio>, first: i64, second: i64) -> Answer<ProjectView> {
+    let session = studio.session()?;
+    let merged = session.engine().store().merge_segments(first, second).await.map_err(text)?;
+    view_of_track(&session, merged.track_id).await
+}
+
+/// Adds a line at `at` seconds: two seconds long, or up to the next line.
+#[tauri::command]
+pub async fn insert_segment(studio: State<'_, Studio>, track_id: i64, at: f64, speaker_id: Option<i64>) -> Answer<(i64, ProjectView)> {
+    let session = studio.session()?;
+    let store = session.engine().store();
+    let next = store.segments(track_id).await.map_err(text)?.into_iter().map(|s| s.fields.start_s).filter(|&s| s > at + 0.5).fold(f64::INFINITY, f64::min);
+    let fields = revoice::store::SegmentFields {
+        start_s: at.max(0.0),
+        end_s: at.max(0.0) + 2.0f64.min(next - at),
+        text: "New line".into(),
+        speaker_id,
+        speed: 1.0,
+        gain_db: 0.0,
+        fade_in_s: 0.0,
+        fade_out_s: 0.0,
+        timing_strategy: None,
+        locked: false,
+    };
+    let added = store.insert_segment(track_id, &fields).await.map_err(text)?;
+    Ok((added.id, view_of_track(&session, track_id).await?))
+}
+
+/// Deletes a line (undo brings it back with its takes).
+#[tauri::command]
+pub async fn delete_segment(studio: State<'_, Studio>, segment_id: i64) -> Answer<ProjectView> {
+    let session = studio.session()?;
+    let store = session.engine().store();
+    let segment = store.segment(segment_id).await.map_err(text)?;
+    store.delete_segment(segment_id).await.map_err(text)?;
+    view_of_track(&session, segment.track_id).await
+}
+
+async fn view_of_track(session: &revoice::studio::session::StudioSession, track_id: i64) -> Answer<ProjectView> {
+    let track = session.engine().store().track(track_id).await.map_err(text)?;
+    session.view(track.project_id).await.map_err(text)
+}

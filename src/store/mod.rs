@@ -10,6 +10,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 
 use crate::error::{Error, Result};
 
+pub mod lines;
 pub mod projects;
 pub mod voices;
 

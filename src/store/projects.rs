@@ -79,7 +79,7 @@ pub struct SegmentFields {
 }
 
 /// A timed line on a track.
-#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow, Serialize, Deserialize)]
 pub struct Segment {
     pub id: i64,
     pub track_id: i64,
@@ -99,7 +99,7 @@ pub struct RenderJob {
     pub error: Option<String>,
 }
 
-fn check_fields(id: i64, f: &SegmentFields) -> Result<()> {
+pub(crate) fn check_fields(id: i64, f: &SegmentFields) -> Result<()> {
     let bad = |reason: String| Err(Error::InvalidInput { input: format!("segment {id}"), reason });
     if !(f.start_s.is_finite() && f.end_s.is_finite()) || f.start_s < 0.0 || f.end_s <= f.start_s {
         return bad(format!("ends ({:.3} s) before it starts ({:.3} s), or has no valid time", f.end_s, f.start_s));
@@ -114,7 +114,7 @@ fn check_fields(id: i64, f: &SegmentFields) -> Result<()> {
 }
 
 impl Store {
-    fn db(&self, e: sqlx::Error) -> Error {
+    pub(crate) fn db(&self, e: sqlx::Error) -> Error {
         self.error(e)
     }
 
@@ -351,11 +351,11 @@ impl Store {
     async fn step_history(&self, project_id: i64, undo: bool) -> Result<Option<String>> {
         let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
         let sql = if undo {
-            "SELECT id, description, entity, entity_id, before_json FROM history WHERE project_id = ?1 AND undone = 0 ORDER BY id DESC LIMIT 1"
+            "SELECT id, description, entity, entity_id, before_json, after_json FROM history WHERE project_id = ?1 AND undone = 0 ORDER BY id DESC LIMIT 1"
         } else {
-            "SELECT id, description, entity, entity_id, after_json FROM history WHERE project_id = ?1 AND undone = 1 ORDER BY id ASC LIMIT 1"
+            "SELECT id, description, entity, entity_id, after_json, before_json FROM history WHERE project_id = ?1 AND undone = 1 ORDER BY id ASC LIMIT 1"
         };
-        let Some((id, description, entity, entity_id, state)): Option<(i64, String, String, i64, String)> =
+        let Some((id, description, entity, entity_id, state, other)): Option<(i64, String, String, i64, String, String)> =
             sqlx::query_as(sql).bind(project_id).fetch_optional(&mut *tx).await.map_err(|e| self.db(e))?
         else {
             return Ok(None);
@@ -364,6 +364,11 @@ impl Store {
         match entity.as_str() {
             "segment" => write_segment(&mut tx, entity_id, &serde_json::from_str(&state).map_err(corrupt)?).await,
             "speaker" => write_speaker(&mut tx, &serde_json::from_str(&state).map_err(corrupt)?).await,
+            "lines" => {
+                let (lines, others): (Vec<super::lines::LineState>, Vec<super::lines::LineState>) =
+                    (serde_json::from_str(&state).map_err(corrupt)?, serde_json::from_str(&other).map_err(corrupt)?);
+                super::lines::restore(&mut tx, &lines, &others).await
+            }
             other => return Err(Error::InvalidInput { input: format!("history entry {id}"), reason: format!("unknown kind {other:?}") }),
         }
         .map_err(|e| self.db(e))?;
@@ -536,7 +541,7 @@ impl Store {
     }
 }
 
-async fn touch(tx: &mut Transaction<'_, Sqlite>, project_id: i64) -> sqlx::Result<()> {
+pub(crate) async fn touch(tx: &mut Transaction<'_, Sqlite>, project_id: i64) -> sqlx::Result<()> {
     sqlx::query("UPDATE projects SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1").bind(project_id).execute(&mut **tx).await?;
     Ok(())
 }
@@ -568,7 +573,7 @@ async fn write_speaker(tx: &mut Transaction<'_, Sqlite>, s: &Speaker) -> sqlx::R
 }
 
 /// Appends an edit to the history, dropping the redo branch.
-async fn record<T: Serialize>(tx: &mut Transaction<'_, Sqlite>, project_id: i64, description: &str, entity: &str, entity_id: i64, before: &T, after: &T) -> sqlx::Result<()> {
+pub(crate) async fn record<T: Serialize>(tx: &mut Transaction<'_, Sqlite>, project_id: i64, description: &str, entity: &str, entity_id: i64, before: &T, after: &T) -> sqlx::Result<()> {
     sqlx::query("DELETE FROM history WHERE project_id = ?1 AND undone = 1").bind(project_id).execute(&mut **tx).await?;
     sqlx::query("INSERT INTO history (project_id, description, entity, entity_id, before_json, after_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
         .bind(project_id)

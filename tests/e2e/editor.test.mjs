@@ -1,7 +1,7 @@
 // End to end: a dub made in the real app window, on the real model and a
 // null audio device. A project from an SRT, a voice, a render, playback,
 // one line edited and only that line rendered again, undo, an export
-// whose files are checked on disk. Screenshots of each view are written
+// whose files are checked on disk, a line deleted and brought back. Screenshots of each view are written
 // to target/e2e-*.png for a person to look at.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -103,4 +103,14 @@ test("a dub from an SRT: render, play, edit one line, only it re-renders, undo, 
   for (const file of ["Harbour.en-US.wav", "Harbour.en-US.voice.wav", "Harbour.en-US.srt"]) {
     assert.ok(existsSync(join(out, file)) && statSync(join(out, file)).size > 0, file);
   }
+  await session.execute("document.querySelector('.dialog')?.remove();");
+
+  // Delete the selected line from the keyboard; Ctrl+Z brings it back.
+  await session.press("Delete");
+  await session.waitForText("#editor-status", (t) => t.startsWith("Deleted the line"));
+  assert.match(await session.text(".inspector"), /Select a line/);
+  await session.press("z", { ctrlKey: true });
+  await session.waitForText("#editor-status", (t) => t === "Undid: delete a line");
+  await session.press("ArrowRight");
+  await session.waitForText("#line-state", (t) => t.length > 0);
 });

@@ -118,6 +118,11 @@ export const openProject = (projectId: number) => invoke<Project>("open_project"
 export const renameProject = (projectId: number, name: string) => invoke<Project>("rename_project", { projectId, name });
 export const deleteProject = (projectId: number) => invoke<void>("delete_project", { projectId });
 export const editSegment = (segmentId: number, edit: SegmentEdit) => invoke<Project>("edit_segment", { segmentId, edit });
+export const splitSegment = (segmentId: number, at: number) => invoke<Project>("split_segment", { segmentId, at });
+export const mergeSegments = (first: number, second: number) => invoke<Project>("merge_segments", { first, second });
+export const insertSegment = (trackId: number, at: number, speakerId: number | null) =>
+  invoke<[number, Project]>("insert_segment", { trackId, at, speakerId });
+export const deleteSegment = (segmentId: number) => invoke<Project>("delete_segment", { segmentId });
 export const setSpeakerVoice = (projectId: number, speakerId: number, voice: string, language: string | null = null) =>
   invoke<Project>("set_speaker_voice", { projectId, speakerId, voice, language });
 export const stockVoices = () => invoke<VoiceChoice[]>("stock_voices");

@@ -48,10 +48,10 @@ export class Editor {
         if (line) void this.apply(engine.editSegment(id, { start, end: start + (line.end - line.start) }), "Moved the line");
       },
       resize: (id, start, end) => void this.apply(engine.editSegment(id, { start, end }), "Changed the line's slot"),
-      split: () => this.notYet("Splitting a line"),
-      merge: () => this.notYet("Merging lines"),
-      insert: () => this.notYet("Inserting a line"),
-      delete: () => this.notYet("Deleting a line"),
+      split: (id, at) => void this.apply(engine.splitSegment(id, at), "Split the line"),
+      merge: (a, b) => void this.apply(engine.mergeSegments(a, b), "Merged two lines"),
+      insert: (at, speakerId) => void this.insert(at, speakerId),
+      delete: (id) => void this.remove(id),
     });
     this.timeline.setProject(project, this.trackId);
     document.addEventListener("keydown", this.keys);
@@ -113,9 +113,24 @@ export class Editor {
     return this.project.tracks.find((t) => t.id === this.trackId)?.segments.find((s) => s.id === id);
   }
 
-  private notYet(what: string): void {
-    this.error = `${what} is not in the editor yet: edit the script and import it again for now.`;
-    this.drawHeader();
+  private async insert(at: number, speakerId: number | null): Promise<void> {
+    try {
+      const [id, project] = await engine.insertSegment(this.trackId, at, speakerId);
+      this.project = project;
+      this.timeline.setProject(project, this.trackId);
+      this.timeline.selection = id;
+      this.selection = id;
+      this.message = "Added a line: type its text in the inspector";
+      this.error = null;
+    } catch (e) {
+      this.error = String(e);
+    }
+    this.draw();
+  }
+
+  private async remove(id: number): Promise<void> {
+    if (this.selection === id) this.selection = null;
+    await this.apply(engine.deleteSegment(id), "Deleted the line (Ctrl+Z brings it back)");
   }
 
   private async reload(): Promise<void> {
@@ -202,8 +217,8 @@ export class Editor {
       this.timeline.selectNext();
     } else if (e.key === "ArrowLeft") {
       this.timeline.selectPrevious();
-    } else if (e.key === "Delete") {
-      this.notYet("Deleting a line");
+    } else if (e.key === "Delete" || e.key === "Backspace") {
+      this.timeline.deleteSelected();
     } else if (e.key === "?") {
       this.toggleHelp();
     }
@@ -216,6 +231,7 @@ export class Editor {
       ["Space", "Play / pause"],
       ["← / →", "Previous / next line"],
       ["Ctrl+Z / Ctrl+Shift+Z", "Undo / redo"],
+      ["Delete", "Delete the selected line"],
       ["Ctrl+Enter", "Render the selected line (all stale lines when none is selected)"],
       ["Ctrl+wheel", "Zoom under the pointer"],
       ["?", "This help"],
