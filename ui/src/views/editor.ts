@@ -7,6 +7,7 @@ import { el } from "../dom";
 import * as engine from "../engine";
 import type { PlaybackView, StudioEvent, VoiceChoice } from "../engine";
 import type { Project, Segment } from "../model";
+import { measureTimeline } from "../timeline/measure";
 import { TimelineView } from "../timeline/timeline-view";
 
 const STATE_WORDS: Record<Segment["state"], string> = {
@@ -55,6 +56,8 @@ export class Editor {
     });
     this.timeline.setProject(project, this.trackId);
     document.addEventListener("keydown", this.keys);
+    // The end-to-end test's hook: frame times of a scroll-and-zoom sweep.
+    (window as unknown as Record<string, unknown>).revoiceMeasureTimeline = (frames: number) => measureTimeline(this.timeline, { frames });
     void engine.stockVoices().then((v) => {
       this.voices = v;
       this.drawInspector();
