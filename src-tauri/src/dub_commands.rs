@@ -356,3 +356,17 @@ async fn view_of_track(session: &revoice::studio::session::StudioSession, track_
     let track = session.engine().store().track(track_id).await.map_err(text)?;
     session.view(track.project_id).await.map_err(text)
 }
+
+/// A rendered line's waveform as placed on the timeline (`None`: not rendered).
+#[tauri::command]
+pub async fn segment_peaks(studio: State<'_, Studio>, segment_id: i64) -> Answer<Option<revoice::audio::peaks::Peaks>> {
+    let session = studio.session()?;
+    tauri::async_runtime::spawn_blocking(move || session.segment_peaks(segment_id)).await.map_err(|e| e.to_string())?.map_err(text)
+}
+
+/// The bed's waveform (`None`: no bed).
+#[tauri::command]
+pub async fn bed_peaks(studio: State<'_, Studio>, project_id: i64) -> Answer<Option<revoice::audio::peaks::Peaks>> {
+    let session = studio.session()?;
+    tauri::async_runtime::spawn_blocking(move || session.bed_peaks(project_id)).await.map_err(|e| e.to_string())?.map_err(text)
+}

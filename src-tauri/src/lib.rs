@@ -42,6 +42,8 @@ pub fn run() {
             dub_commands::merge_segments,
             dub_commands::insert_segment,
             dub_commands::delete_segment,
+            dub_commands::segment_peaks,
+            dub_commands::bed_peaks,
             dub_commands::set_speaker_voice,
             dub_commands::stock_voices,
             dub_commands::render_project,

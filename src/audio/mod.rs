@@ -10,6 +10,7 @@ pub mod ducking;
 pub mod encode;
 pub mod live;
 pub mod loudness;
+pub mod peaks;
 pub mod playback;
 pub mod resample;
 pub mod stretch;

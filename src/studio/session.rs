@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::view::{project_view, LiveStates, ProjectView, SegmentState};
+use crate::audio::peaks::{peaks, Peaks};
 use crate::cache::VoiceArtifactCache;
 use crate::dub::assemble::TrackLines;
 use crate::dub::mix::MixSettings;
@@ -317,6 +318,27 @@ impl StudioSession {
         lock(&self.playback).clone()
     }
 
+    /// The waveform of a line as it sits on the timeline (fitted), or
+    /// `None` when it has no take on disk. Blocking: reads and fits the line.
+    pub fn segment_peaks(&self, segment_id: i64) -> Result<Option<Peaks>> {
+        let store = self.engine.store();
+        let segment = self.runtime.block_on(store.segment(segment_id))?;
+        let track = self.runtime.block_on(store.track(segment.track_id))?;
+        let project = self.runtime.block_on(store.project(track.project_id))?;
+        let lines = TrackLines::load(&self.runtime, store, &project, &track, PROGRAMME_RATE)?;
+        let Some(i) = lines.lines.iter().position(|s| s.id == segment_id) else { return Ok(None) };
+        let segments = open_segments(self.engine.data_dir(), &self.engine.config().settings)?;
+        Ok(lines.fit(&self.runtime, store, &segments, i)?.map(|line| peaks(&line.audio, PROGRAMME_RATE, line.start, LINE_PEAKS_PER_SECOND)))
+    }
+
+    /// The waveform of the project's bed from the start, or `None` without one.
+    pub fn bed_peaks(&self, project_id: i64) -> Result<Option<Peaks>> {
+        let project = self.runtime.block_on(self.engine.store().project(project_id))?;
+        let Some(bed) = project.bed_file else { return Ok(None) };
+        let decoded = crate::audio::decode::decode_file(std::path::Path::new(&bed)).map_err(|e| e.context("reading the project's bed"))?;
+        Ok(Some(peaks(&decoded.samples, decoded.sample_rate, 0.0, BED_PEAKS_PER_SECOND)))
+    }
+
     /// Where the data folder is.
     pub fn data_dir(&self) -> PathBuf {
         self.engine.data_dir().to_path_buf()
@@ -351,6 +373,10 @@ struct Playing {
     /// Lines still to lay from the store, in playhead order.
     pending: VecDeque<usize>,
 }
+
+/// Waveform resolution for lines (fine: they are seen zoomed in) and the bed.
+const LINE_PEAKS_PER_SECOND: u32 = 400;
+const BED_PEAKS_PER_SECOND: u32 = 50;
 
 /// How often a playing transport reports its position.
 const REPORT_EVERY: Duration = Duration::from_millis(50);

@@ -2,7 +2,7 @@
 // events. The shapes mirror revoice::Diagnosis (serde) field for field.
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
-import type { Project, SegmentState } from "./model";
+import type { Peaks, Project, SegmentState } from "./model";
 
 export type CheckStatus = "ok" | "warning" | "problem";
 
@@ -123,6 +123,8 @@ export const mergeSegments = (first: number, second: number) => invoke<Project>(
 export const insertSegment = (trackId: number, at: number, speakerId: number | null) =>
   invoke<[number, Project]>("insert_segment", { trackId, at, speakerId });
 export const deleteSegment = (segmentId: number) => invoke<Project>("delete_segment", { segmentId });
+export const segmentPeaks = (segmentId: number) => invoke<Peaks | null>("segment_peaks", { segmentId });
+export const bedPeaks = (projectId: number) => invoke<Peaks | null>("bed_peaks", { projectId });
 export const setSpeakerVoice = (projectId: number, speakerId: number, voice: string, language: string | null = null) =>
   invoke<Project>("set_speaker_voice", { projectId, speakerId, voice, language });
 export const stockVoices = () => invoke<VoiceChoice[]>("stock_voices");

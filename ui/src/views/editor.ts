@@ -46,15 +46,26 @@ export class Editor {
       seek: (seconds) => void this.seek(seconds),
       move: (id, start) => {
         const line = this.line(id);
+        this.timeline.setPeaks(id, null);
         if (line) void this.apply(engine.editSegment(id, { start, end: start + (line.end - line.start) }), "Moved the line");
       },
-      resize: (id, start, end) => void this.apply(engine.editSegment(id, { start, end }), "Changed the line's slot"),
+      resize: (id, start, end) => {
+        this.timeline.setPeaks(id, null);
+        void this.apply(engine.editSegment(id, { start, end }), "Changed the line's slot");
+      },
       split: (id, at) => void this.apply(engine.splitSegment(id, at), "Split the line"),
       merge: (a, b) => void this.apply(engine.mergeSegments(a, b), "Merged two lines"),
       insert: (at, speakerId) => void this.insert(at, speakerId),
       delete: (id) => void this.remove(id),
+      requestPeaks: (id) => {
+        void engine.segmentPeaks(id).then((peaks) => this.timeline.setPeaks(id, peaks), () => {});
+      },
     });
     this.timeline.setProject(project, this.trackId);
+    void engine.bedPeaks(project.id).then((peaks) => this.timeline.setBedPeaks(peaks), (e) => {
+      this.error = `The bed cannot be drawn: ${e}`;
+      this.drawHeader();
+    });
     document.addEventListener("keydown", this.keys);
     // The end-to-end test's hook: frame times of a scroll-and-zoom sweep.
     (window as unknown as Record<string, unknown>).revoiceMeasureTimeline = (frames: number) => measureTimeline(this.timeline, { frames });
@@ -83,6 +94,7 @@ export class Editor {
         if (!line) return;
         line.state = event.state;
         line.error = event.error;
+        if (event.state === "ready") this.timeline.setPeaks(line.id, null);
         this.timeline.setProject(this.project, this.trackId);
         break;
       }
