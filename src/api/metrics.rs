@@ -102,7 +102,8 @@ pub struct Metrics {
     pub x_cache_misses: AtomicU64,
     /// Seconds from a request's arrival to its first audio.
     pub ttfa: Samples,
-    /// Render seconds per audio second.
+    /// Seconds from submitting a request's rows to its last row, per audio
+    /// second (queueing included: the real-time factor a client sees).
     pub rtf: Samples,
 }
 
