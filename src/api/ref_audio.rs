@@ -1,12 +1,13 @@
 //! Where `ref_audio` may come from, and the safety rules for each source:
 //! a `data:` URI (base64), an http(s) URL (size cap, timeout, no
 //! redirects; private, link-local and other non-public addresses refused
-//! unless allowed, loopback allowed), or a `file://` URL that must resolve
+//! unless allowed, loopback allowed; the connection goes to the addresses
+//! that were checked, never to a second lookup's), or a `file://` URL that must resolve
 //! (symlinks followed) inside one of the configured media folders. The
 //! result is a [`ReferenceInput`] for the reference-encode service, keyed
 //! by its content. Fetching blocks: call it off the async workers.
 
-use std::net::{IpAddr, ToSocketAddrs};
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -114,24 +115,26 @@ fn host_and_port(url: &str) -> Result<(String, u16), ApiError> {
 
 fn fetch(url: &str, policy: &RefAudioPolicy) -> Result<ReferenceInput, ApiError> {
     let (host, port) = host_and_port(url)?;
-    let addresses: Vec<IpAddr> = (host.as_str(), port)
+    let addresses: Vec<SocketAddr> = (host.as_str(), port)
         .to_socket_addrs()
         .map_err(|e| bad(format!("host {host:?} cannot be resolved: {e}")))?
-        .map(|a| a.ip())
+        .take(16)
         .collect();
     if addresses.is_empty() {
         return Err(bad(format!("host {host:?} has no addresses")));
     }
-    if let Some(ip) = addresses.iter().find(|ip| !address_allowed(**ip, policy.allow_private_urls)) {
+    if let Some(ip) = addresses.iter().map(|a| a.ip()).find(|ip| !address_allowed(*ip, policy.allow_private_urls)) {
         return Err(bad(format!("{url} resolves to {ip}, a private or link-local address; such URLs are refused")));
     }
-    let agent: ureq::Agent = ureq::Agent::config_builder()
+    let config = ureq::Agent::config_builder()
         .timeout_global(Some(policy.timeout))
         .max_redirects(0)
         .max_redirects_will_error(false)
         .http_status_as_error(false)
-        .build()
-        .into();
+        .proxy(None)
+        .build();
+    // Connect only to the addresses just checked: a second lookup could answer differently.
+    let agent = ureq::Agent::with_parts(config, ureq::unversioned::transport::DefaultConnector::default(), CheckedAddresses(addresses));
     let mut response = agent.get(url).call().map_err(|e| bad(format!("{url} could not be fetched: {e}")))?;
     let status = response.status().as_u16();
     if status != 200 {
@@ -148,6 +151,25 @@ fn fetch(url: &str, policy: &RefAudioPolicy) -> Result<ReferenceInput, ApiError>
         })?;
     check_size(bytes.len(), policy)?;
     Ok(ReferenceInput::Fetched { url: url.to_string(), bytes: Arc::from(bytes) })
+}
+
+/// A resolver that answers the addresses the policy already allowed.
+#[derive(Debug)]
+struct CheckedAddresses(Vec<SocketAddr>);
+
+impl ureq::unversioned::resolver::Resolver for CheckedAddresses {
+    fn resolve(
+        &self,
+        _uri: &ureq::http::Uri,
+        _config: &ureq::config::Config,
+        _timeout: ureq::unversioned::transport::NextTimeout,
+    ) -> Result<ureq::unversioned::resolver::ResolvedSocketAddrs, ureq::Error> {
+        let mut out = self.empty();
+        for address in &self.0 {
+            out.push(*address);
+        }
+        Ok(out)
+    }
 }
 
 fn percent_decode(text: &str) -> Option<String> {
