@@ -157,6 +157,15 @@ fn languages_are_spoken_natively_or_through_espeak_and_the_list_says_which() {
 }
 
 #[test]
+fn a_blend_of_stock_voices_and_the_default_voice_speak() {
+    for voice in ["af_heart:0.7,af_bella:0.3", "default", "bm_george"] {
+        let r = speech(json!({"input": "Blend.", "voice": voice, "response_format": "wav", "speed": 1.5, "seed": 3}));
+        assert_eq!(r.status, 200, "{voice}: {}", r.text());
+        assert!(rms(&decode(&r.body, "a.wav").samples) > 0.01, "{voice} is silent");
+    }
+}
+
+#[test]
 fn voice_design_says_which_stock_voices_it_picked() {
     let r = speech(json!({"input": "Design.", "task_type": "VoiceDesign", "instructions": "A warm British woman", "response_format": "wav"}));
     assert_eq!(r.status, 200, "{}", r.text());
@@ -199,6 +208,10 @@ fn a_reference_by_data_uri_loopback_url_or_media_folder_is_matched_to_stock_voic
         let r = speech(json!({"input": "Refused.", "ref_audio": refused}));
         assert_error(&r, 400, Some("ref_audio"));
     }
+    let too_big = serve_file(vec![0u8; (10 << 20) + 1024]);
+    let r = speech(json!({"input": "Refused.", "ref_audio": too_big}));
+    assert_error(&r, 400, Some("ref_audio"));
+    assert!(r.json()["error"]["message"].as_str().unwrap().contains("MiB"), "{}", r.text());
     let garbage = format!("data:audio/wav;base64,{}", base64::engine::general_purpose::STANDARD.encode(b"this is not audio at all"));
     assert_error(&speech(json!({"input": "Refused.", "ref_audio": garbage})), 400, Some("ref_audio"));
 }
