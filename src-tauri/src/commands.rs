@@ -27,3 +27,20 @@ pub fn reveal(app: &tauri::AppHandle, dir: &std::path::Path) -> Result<(), Strin
         .open_path(dir.to_string_lossy(), None::<&str>)
         .map_err(|e| format!("Could not open {} in the file manager: {e}", dir.display()))
 }
+
+/// The local speech API's URL while it runs.
+#[tauri::command]
+pub async fn api_status(studio: State<'_, Studio>) -> Result<Option<String>, String> {
+    Ok(studio.api_url().await)
+}
+
+/// Starts (true) or stops (false) the local speech API; its URL while it runs.
+#[tauri::command]
+pub async fn set_api_running(studio: State<'_, Studio>, running: bool) -> Result<Option<String>, String> {
+    if running {
+        studio.start_api().await.map(Some)
+    } else {
+        studio.stop_api().await;
+        Ok(None)
+    }
+}

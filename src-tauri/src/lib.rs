@@ -24,6 +24,17 @@ pub fn run() {
                 }
             });
             app.manage(studio::Studio::start(data_dir.clone(), sink));
+            // The speech API loads the model: in the background, so the window opens at once.
+            let handle = app.handle().clone();
+            tauri::async_runtime::spawn(async move {
+                let studio = handle.state::<studio::Studio>();
+                if studio.api_enabled() {
+                    match studio.start_api().await {
+                        Ok(url) => tracing::info!(%url, "speech API started ([api] enabled)"),
+                        Err(e) => tracing::error!(error = %e, "the speech API did not start"),
+                    }
+                }
+            });
             app.set_menu(menu::build(app.handle())?)?;
             app.on_menu_event(menu::handle);
             Ok(())
@@ -31,6 +42,8 @@ pub fn run() {
         .invoke_handler(tauri::generate_handler![
             commands::diagnose,
             commands::open_data_dir,
+            commands::api_status,
+            commands::set_api_running,
             dub_commands::list_projects,
             dub_commands::create_project,
             dub_commands::import_script,

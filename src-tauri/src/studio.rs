@@ -1,13 +1,23 @@
 //! The app's hold on the engine: opened once at start-up and shared by every
 //! command. If the engine cannot open (a broken config file, an unreadable
 //! database), the window still opens and shows why, instead of vanishing.
+//! It also runs the local speech API on that engine when `[api] enabled`
+//! (or when a command starts it), on 127.0.0.1 at `[api] port`.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use revoice::api::server::{bind, serve, ApiOptions, ApiState};
 use revoice::logging::LogGuard;
 use revoice::studio::session::{EventSink, StudioSession};
 use revoice::Engine;
+
+/// The speech API while it runs: where it listens and how to stop it.
+struct ApiServer {
+    url: String,
+    stop: tokio::sync::oneshot::Sender<()>,
+}
 
 /// Managed state: the engine and the editor's session on it, or the
 /// reason they did not open.
@@ -15,6 +25,7 @@ pub struct Studio {
     engine: Result<Arc<Engine>, String>,
     session: Result<Arc<StudioSession>, String>,
     _log: Option<LogGuard>,
+    api: tokio::sync::Mutex<Option<ApiServer>>,
 }
 
 impl Studio {
@@ -26,7 +37,7 @@ impl Studio {
                 let engine = Arc::new(engine);
                 let runtime = tauri::async_runtime::handle().inner().clone();
                 let session = StudioSession::new(engine.clone(), runtime, sink).map_err(|e| e.to_string());
-                Studio { engine: Ok(engine), session, _log: Some(log) }
+                Studio { engine: Ok(engine), session, _log: Some(log), api: Default::default() }
             }
             Err(e) => {
                 eprintln!("Revoice Studio: the engine did not start: {e}");
@@ -34,6 +45,7 @@ impl Studio {
                     engine: Err(e.to_string()),
                     session: Err(e.to_string()),
                     _log: None,
+                    api: Default::default(),
                 }
             }
         }
@@ -49,6 +61,52 @@ impl Studio {
         self.engine
             .clone()
             .map_err(|e| format!("The engine did not start: {e}"))
+    }
+
+    /// Whether the settings ask for the speech API at start-up.
+    pub fn api_enabled(&self) -> bool {
+        self.engine.as_ref().is_ok_and(|e| e.config().settings.api.enabled)
+    }
+
+    /// Starts the local speech API on this engine (127.0.0.1, `[api] port`);
+    /// its URL. Starting it again answers the running one's URL.
+    pub async fn start_api(&self) -> Result<String, String> {
+        let engine = self.engine()?;
+        let mut api = self.api.lock().await;
+        if let Some(running) = api.as_ref() {
+            return Ok(running.url.clone());
+        }
+        let addr = SocketAddr::from(([127, 0, 0, 1], engine.config().settings.api.port));
+        let listener = bind(addr, false).await.map_err(|e| e.to_string())?;
+        let state = ApiState::open(&engine, ApiOptions::from_engine(&engine))
+            .await
+            .map_err(|e| format!("The speech API did not start: {e}"))?;
+        let local = listener.local_addr().map_err(|e| format!("The speech API has no address: {e}"))?;
+        let url = format!("http://{local}");
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        tauri::async_runtime::spawn(async move {
+            let shutdown = async {
+                let _ = stopped.await;
+            };
+            if let Err(e) = serve(listener, state, shutdown).await {
+                tracing::error!(error = %e, "the speech API stopped");
+            }
+        });
+        *api = Some(ApiServer { url: url.clone(), stop });
+        Ok(url)
+    }
+
+    /// Stops the speech API; whether it was running.
+    pub async fn stop_api(&self) -> bool {
+        match self.api.lock().await.take() {
+            Some(running) => running.stop.send(()).is_ok(),
+            None => false,
+        }
+    }
+
+    /// The running speech API's URL.
+    pub async fn api_url(&self) -> Option<String> {
+        self.api.lock().await.as_ref().map(|r| r.url.clone())
     }
 }
 
@@ -93,6 +151,54 @@ mod tests {
         let studio = Studio::start(Some(dir.path().to_path_buf()), Arc::new(|_| {}));
         let reason = studio.engine().err().expect("a broken config must not open");
         assert!(reason.contains("config.toml"), "{reason}");
+    }
+
+    #[test]
+    fn the_speech_api_without_an_installed_model_says_why_and_is_not_running() {
+        let dir = tempfile::tempdir().unwrap();
+        let studio = Studio::start(Some(dir.path().to_path_buf()), Arc::new(|_| {}));
+        assert!(!studio.api_enabled(), "off unless the settings turn it on");
+        let err = tauri::async_runtime::block_on(studio.start_api()).unwrap_err();
+        assert!(err.contains("models install"), "{err}");
+        assert_eq!(tauri::async_runtime::block_on(studio.api_url()), None);
+        assert!(!tauri::async_runtime::block_on(studio.stop_api()));
+    }
+
+    /// A data folder with the test install's models (`scripts/test` makes it).
+    fn data_dir_with_models() -> tempfile::TempDir {
+        let install = std::env::var_os("REVOICE_TEST_DATA_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/test-data"));
+        assert!(install.join("models").is_dir(), "no model install in {} (run scripts/test)", install.display());
+        let dir = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(install.join("models"), dir.path().join("models")).unwrap();
+        // The stock voices' embeddings, computed once into the install (the engine's tests share them).
+        let stock = install.join("voices/stock-embeddings.safetensors");
+        if !stock.exists() {
+            revoice::voice::VoiceMatcher::open(&install, &|_, _, _| {}).unwrap();
+        }
+        std::fs::create_dir_all(dir.path().join("voices")).unwrap();
+        std::os::unix::fs::symlink(&stock, dir.path().join("voices/stock-embeddings.safetensors")).unwrap();
+        std::fs::write(dir.path().join("config.toml"), "[api]\nenabled = true\nport = 0\n").unwrap();
+        dir
+    }
+
+    #[test]
+    fn the_shell_starts_and_stops_the_speech_api_on_its_engine() {
+        use std::io::{Read, Write};
+        let dir = data_dir_with_models();
+        let studio = Studio::start(Some(dir.path().to_path_buf()), Arc::new(|_| {}));
+        assert!(studio.api_enabled());
+        let url = tauri::async_runtime::block_on(studio.start_api()).unwrap();
+        assert_eq!(tauri::async_runtime::block_on(studio.start_api()).unwrap(), url, "started once");
+        let addr = url.trim_start_matches("http://").to_string();
+        let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+        write!(stream, "GET /health HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        assert!(answer.starts_with("HTTP/1.1 200") && answer.contains("\"status\":\"ok\""), "{answer}");
+        assert!(tauri::async_runtime::block_on(studio.stop_api()));
+        assert_eq!(tauri::async_runtime::block_on(studio.api_url()), None);
     }
 
     #[test]

@@ -8,11 +8,13 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod bench_api;
 mod bench_dub;
 mod bench_engine;
 mod progress;
 mod play;
 mod project;
+mod serve;
 mod voices;
 use revoice::{CheckStatus, Diagnosis};
 
@@ -76,6 +78,8 @@ enum Command {
         #[command(subcommand)]
         command: VoicesCommand,
     },
+    /// Serve the OpenAI-compatible speech API (HTTP and WebSocket) on this machine.
+    Serve(serve::ServeArgs),
     /// Install and inspect model assets.
     Models {
         #[command(subcommand)]
@@ -105,6 +109,14 @@ enum BenchCommand {
     Dub {
         #[arg(long, default_value_t = 300)]
         lines: usize,
+    },
+    /// Load test of the speech API on loopback: concurrent mixed requests (speech, streamed
+    /// speech, batch, WebSocket, voice upload) against a server on a scratch copy of the data
+    /// folder; prints p50/p95 latency, time to first audio, batch sizes and peak memory.
+    Api {
+        /// Requests in flight at once.
+        #[arg(long, default_value_t = 64)]
+        requests: usize,
     },
     /// Scheduler throughput at batch widths 1, 2, 4, 8 and in continuous mode under Poisson
     /// arrivals; saves the best width as this machine's default.
@@ -261,6 +273,15 @@ async fn run(cli: Cli) -> revoice::Result<ExitCode> {
         Command::Bench { command: BenchCommand::Engine { voice, no_save } } => {
             let data_dir = engine.data_dir().to_path_buf();
             tokio::task::spawn_blocking(move || bench_engine::engine(&data_dir, &voice, !no_save)).await.expect("bench thread")?;
+            ExitCode::SUCCESS
+        }
+        Command::Serve(args) => {
+            serve::run(&engine, args).await?;
+            ExitCode::SUCCESS
+        }
+        Command::Bench { command: BenchCommand::Api { requests } } => {
+            let data_dir = engine.data_dir().to_path_buf();
+            tokio::task::spawn_blocking(move || bench_api::api(&data_dir, requests)).await.expect("bench thread")?;
             ExitCode::SUCCESS
         }
         Command::Voices { command: VoicesCommand::List { language, json } } => {
