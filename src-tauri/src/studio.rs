@@ -78,9 +78,13 @@ impl Studio {
         }
         let addr = SocketAddr::from(([127, 0, 0, 1], engine.config().settings.api.port));
         let listener = bind(addr, false).await.map_err(|e| e.to_string())?;
-        let state = ApiState::open(&engine, ApiOptions::from_engine(&engine))
+        // The editor's model, scheduler and render cache: one of each in the app.
+        let session = self.session()?;
+        let stack = tauri::async_runtime::spawn_blocking(move || session.stack())
             .await
+            .map_err(|e| format!("The speech API did not start: {e}"))?
             .map_err(|e| format!("The speech API did not start: {e}"))?;
+        let state = ApiState::on_stack(&engine, stack, ApiOptions::from_engine(&engine)).map_err(|e| format!("The speech API did not start: {e}"))?;
         let local = listener.local_addr().map_err(|e| format!("The speech API has no address: {e}"))?;
         let url = format!("http://{local}");
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -197,6 +201,16 @@ mod tests {
         let mut answer = String::new();
         stream.read_to_string(&mut answer).unwrap();
         assert!(answer.starts_with("HTTP/1.1 200") && answer.contains("\"status\":\"ok\""), "{answer}");
+        // Speech through the API lands in the editor's render cache: one model, one scheduler, one cache.
+        let editor = studio.session().unwrap().stack().unwrap();
+        let before = editor.renderer.scheduler_stats().rows_rendered;
+        let body = r#"{"model":"kokoro","input":"One shared engine.","voice":"af_heart","response_format":"wav"}"#;
+        let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+        write!(stream, "POST /v1/audio/speech HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()).unwrap();
+        let mut reply = Vec::new();
+        stream.read_to_end(&mut reply).unwrap();
+        assert!(reply.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&reply[..reply.len().min(300)]));
+        assert!(editor.renderer.scheduler_stats().rows_rendered > before, "the API's row went through the editor's scheduler");
         assert!(tauri::async_runtime::block_on(studio.stop_api()));
         assert_eq!(tauri::async_runtime::block_on(studio.api_url()), None);
     }

@@ -10,53 +10,9 @@ use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::cache::RenderCacheStats;
-use crate::error::Result;
-use crate::model::speech::{RowAudio, SpeechModel, SpeechRow};
 use crate::scheduler::SchedulerStats;
 
-/// How many `generate` calls of each width the scheduler made.
-#[derive(Debug, Default)]
-pub struct BatchSizes(Mutex<BTreeMap<usize, u64>>);
-
-impl BatchSizes {
-    /// Width → count.
-    pub fn snapshot(&self) -> BTreeMap<usize, u64> {
-        self.0.lock().expect("batch sizes lock").clone()
-    }
-
-    fn record(&self, width: usize) {
-        *self.0.lock().expect("batch sizes lock").entry(width).or_default() += 1;
-    }
-}
-
-/// The speech model, counting the width of every batch it is handed.
-pub struct ObservedModel {
-    inner: Arc<dyn SpeechModel>,
-    sizes: Arc<BatchSizes>,
-}
-
-impl ObservedModel {
-    /// Wraps `inner`; widths go to `sizes`.
-    pub fn new(inner: Arc<dyn SpeechModel>, sizes: Arc<BatchSizes>) -> ObservedModel {
-        ObservedModel { inner, sizes }
-    }
-}
-
-impl SpeechModel for ObservedModel {
-    fn id(&self) -> &str {
-        self.inner.id()
-    }
-    fn sample_rate(&self) -> u32 {
-        self.inner.sample_rate()
-    }
-    fn max_phonemes(&self) -> usize {
-        self.inner.max_phonemes()
-    }
-    fn generate(&self, rows: &[SpeechRow]) -> Vec<Result<RowAudio>> {
-        self.sizes.record(rows.len());
-        self.inner.generate(rows)
-    }
-}
+pub use crate::scheduler::{BatchSizes, ObservedModel};
 
 /// The last few thousand values of a measurement.
 #[derive(Debug, Default)]

@@ -20,9 +20,10 @@ use axum::{Json, Router};
 use serde_json::json;
 
 use super::errors::ApiError;
-use super::metrics::{BatchSizes, Metrics, ObservedModel};
+use super::metrics::{BatchSizes, Metrics};
 use super::ref_audio::RefAudioPolicy;
-use crate::cache::{ReferenceEncodeConfig, RenderCacheConfig, VoiceArtifactCache};
+use crate::cache::{ReferenceEncodeConfig, VoiceArtifactCache};
+use crate::dub::stack::RenderStack;
 use crate::error::{Error, Result};
 use crate::model::speech::SpeechModel;
 use crate::render::Renderer;
@@ -85,31 +86,31 @@ impl ApiState {
     pub async fn open(engine: &Engine, options: ApiOptions) -> Result<Arc<ApiState>> {
         let data_dir = engine.data_dir().to_path_buf();
         let settings = engine.config().settings.clone();
-        let scheduler = options.scheduler.clone().unwrap_or_else(|| SchedulerConfig::resolve(&settings.scheduler, &data_dir));
-        let dir = data_dir.clone();
-        let sizes = Arc::new(BatchSizes::default());
-        let observed = sizes.clone();
-        let (synth, renderer, references) = tokio::task::spawn_blocking(move || -> Result<_> {
-            let synth = Synthesizer::load(&dir)?;
-            let model = synth.shared_model();
-            let model_key = format!("{}:{:?}", model.id(), model.precision());
-            let cache = RenderCacheConfig { max_bytes: (settings.dub.render_cache_mb as usize).max(1) << 20, ttl: Duration::from_secs(3600) };
-            let renderer = Renderer::start(Arc::new(ObservedModel::new(model, observed)), model_key, scheduler, cache)?;
-            let config = ReferenceEncodeConfig { max_bytes: 16 << 20, follower_timeout: Duration::from_secs(120) };
-            let references = MatcherHooks::service(&dir, Some(renderer.scheduler().tasks()), config)?;
-            Ok((synth, renderer, references))
+        let scheduler = options.scheduler.clone();
+        let stack = tokio::task::spawn_blocking(move || match scheduler {
+            Some(fixed) => RenderStack::open_with(&data_dir, &settings, fixed),
+            None => RenderStack::open(&data_dir, &settings),
         })
         .await
         .map_err(|e| Error::InvalidInput { input: "API start-up".into(), reason: format!("loading the engine crashed: {e}") })??;
+        ApiState::on_stack(engine, Arc::new(stack), options)
+    }
+
+    /// The API on a stack that is already running (the app's: the editor
+    /// and the API then share one model, one scheduler and one render cache).
+    pub fn on_stack(engine: &Engine, stack: Arc<RenderStack>, options: ApiOptions) -> Result<Arc<ApiState>> {
+        let data_dir = engine.data_dir().to_path_buf();
+        let config = ReferenceEncodeConfig { max_bytes: 16 << 20, follower_timeout: Duration::from_secs(120) };
+        let references = MatcherHooks::service(&data_dir, Some(stack.renderer.scheduler().tasks()), config)?;
         Ok(Arc::new(ApiState {
             store: engine.store().clone(),
             data_dir,
-            synth: Arc::new(synth),
-            renderer: Arc::new(renderer),
+            synth: stack.synth.clone(),
+            renderer: stack.renderer.clone(),
             references: Arc::new(references),
             artifacts: VoiceArtifactCache::new(16 << 20)?,
             metrics: Arc::new(Metrics::default()),
-            batch_sizes: sizes,
+            batch_sizes: stack.batch_sizes.clone(),
             ref_policy: options.ref_audio.clone(),
             options,
             voice_writes: tokio::sync::Mutex::new(()),

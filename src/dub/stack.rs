@@ -1,8 +1,12 @@
-//! What rendering a project takes, opened once and shared: the model, the
-//! scheduler with the render cache in front of it, the segment store and
-//! the registered voices' artifacts. Opening it loads the model (seconds).
+//! What rendering takes, opened once and shared by everything in a process
+//! that asks for speech (the editor, the CLI, the speech API): the model,
+//! the scheduler with the render cache in front of it (one owner thread,
+//! so all callers batch together), the batch widths it forms, the segment
+//! store and the registered voices' artifacts. Opening it loads the model
+//! (seconds).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::pipeline::ProjectRenderer;
@@ -11,7 +15,7 @@ use crate::cache::{RenderCacheConfig, VoiceArtifactCache};
 use crate::config::Settings;
 use crate::error::Result;
 use crate::render::Renderer;
-use crate::scheduler::SchedulerConfig;
+use crate::scheduler::{BatchSizes, ObservedModel, SchedulerConfig};
 use crate::store::Store;
 use crate::synth::Synthesizer;
 use crate::voice::MatchedVoice;
@@ -29,24 +33,32 @@ pub fn open_segments(data_dir: &Path, settings: &Settings) -> Result<SegmentStor
 /// What rendering a project takes: the model, the scheduler with the render
 /// cache in front of it, the segment store and the voice artifacts.
 pub struct RenderStack {
-    pub synth: Synthesizer,
-    pub renderer: Renderer,
+    pub synth: Arc<Synthesizer>,
+    pub renderer: Arc<Renderer>,
+    /// The widths of the batches the scheduler has formed.
+    pub batch_sizes: Arc<BatchSizes>,
     pub segments: SegmentStore,
     pub voices: VoiceArtifactCache<MatchedVoice>,
 }
 
 impl RenderStack {
-    /// Loads the model and starts the scheduler (blocking: seconds).
+    /// Loads the model and starts the scheduler (blocking: seconds), its
+    /// width and window from the settings or the host's calibration.
     pub fn open(data_dir: &Path, settings: &Settings) -> Result<RenderStack> {
+        RenderStack::open_with(data_dir, settings, SchedulerConfig::resolve(&settings.scheduler, data_dir))
+    }
+
+    /// The same with a scheduler configured by the caller (tests, benches).
+    pub fn open_with(data_dir: &Path, settings: &Settings, scheduler: SchedulerConfig) -> Result<RenderStack> {
         let synth = Synthesizer::load(data_dir)?;
         let model = synth.shared_model();
         let model_key = format!("{}:{:?}", crate::model::speech::SpeechModel::id(model.as_ref()), model.precision());
-        let scheduler = SchedulerConfig::resolve(&settings.scheduler, data_dir);
-        let cache = RenderCacheConfig { max_bytes: (settings.dub.render_cache_mb as usize) << 20, ttl: Duration::from_secs(3600) };
-        let renderer = Renderer::start(model, model_key, scheduler, cache)?;
+        let cache = RenderCacheConfig { max_bytes: (settings.dub.render_cache_mb.max(1) as usize) << 20, ttl: Duration::from_secs(3600) };
+        let batch_sizes = Arc::new(BatchSizes::default());
+        let renderer = Renderer::start(Arc::new(ObservedModel::new(model, batch_sizes.clone())), model_key, scheduler, cache)?;
         let segments = open_segments(data_dir, settings)?;
         let voices = VoiceArtifactCache::new(16 << 20)?;
-        Ok(RenderStack { synth, renderer, segments, voices })
+        Ok(RenderStack { synth: Arc::new(synth), renderer: Arc::new(renderer), batch_sizes, segments, voices })
     }
 
     /// The project renderer over this stack.
