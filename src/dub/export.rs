@@ -263,6 +263,7 @@ pub struct TrackExport {
 /// Exports every track of `project_id` into `out_dir`: one mix per
 /// language (`<name>.<language>.<ext>`) with its stems and subtitles.
 /// `progress` gets the fraction of the whole export done.
+#[allow(clippy::too_many_arguments)]
 pub fn export_project(
     runtime: &tokio::runtime::Handle,
     store: &crate::store::Store,

@@ -251,6 +251,18 @@ pub fn write(cues: &[Cue], format: SubtitleFormat) -> String {
     out
 }
 
+/// Reads a script file by its extension: `.srt`, `.vtt`, or anything else
+/// as a plain script (one line per segment). Errors name the file and line.
+pub fn read_script(path: &std::path::Path) -> Result<Vec<Cue>> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io("read", path, e))?;
+    let name = path.display().to_string();
+    match SubtitleFormat::from_name(&name) {
+        Some(SubtitleFormat::Srt) => parse_srt(&text, &name),
+        Some(SubtitleFormat::Vtt) => parse_vtt(&text, &name),
+        None => Ok(parse_script(&text)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -331,17 +343,5 @@ mod tests {
     fn ordinary_colons_are_not_speakers() {
         assert_eq!(split_speaker("Note: the time is 10:30"), (None, "Note: the time is 10:30".into()));
         assert_eq!(split_speaker("DR. WHO: Run!"), (Some("DR. WHO".into()), "Run!".into()));
-    }
-}
-
-/// Reads a script file by its extension: `.srt`, `.vtt`, or anything else
-/// as a plain script (one line per segment). Errors name the file and line.
-pub fn read_script(path: &std::path::Path) -> Result<Vec<Cue>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io("read", path, e))?;
-    let name = path.display().to_string();
-    match SubtitleFormat::from_name(&name) {
-        Some(SubtitleFormat::Srt) => parse_srt(&text, &name),
-        Some(SubtitleFormat::Vtt) => parse_vtt(&text, &name),
-        None => Ok(parse_script(&text)),
     }
 }
