@@ -153,6 +153,20 @@ impl EngineConfig {
     pub fn config_file(&self) -> PathBuf {
         self.data_dir.join(CONFIG_FILE_NAME)
     }
+
+    /// Sets `[api] enabled` in the config file, keeping the rest of it (the
+    /// user's comments and order) as it is; the next start obeys it.
+    pub fn save_api_enabled(&mut self, enabled: bool) -> Result<()> {
+        let path = self.config_file();
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::io("read", &path, e))?;
+        let mut document: toml_edit::DocumentMut = text.parse().map_err(|e| Error::Config { path: path.clone(), reason: format!("{e}") })?;
+        document["api"]["enabled"] = toml_edit::value(enabled);
+        let written = document.to_string();
+        parse_settings(&path, &written)?;
+        crate::fsutil::write_atomically(&path, written.as_bytes())?;
+        self.settings.api.enabled = enabled;
+        Ok(())
+    }
 }
 
 /// Picks the data directory: explicit override, then `REVOICE_DATA_DIR`,
@@ -202,6 +216,19 @@ mod tests {
         assert!(first.config_file().exists());
         let again = EngineConfig::load_from(data_dir).unwrap();
         assert_eq!(again, first);
+    }
+
+    #[test]
+    fn the_api_switch_is_saved_keeping_the_users_comments() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(CONFIG_FILE_NAME), "# my studio\n[audio]\noutput_device = \"alsa:null\" # the null sink\n").unwrap();
+        let mut cfg = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
+        cfg.save_api_enabled(true).unwrap();
+        let text = std::fs::read_to_string(cfg.config_file()).unwrap();
+        assert!(text.contains("# my studio") && text.contains("# the null sink"), "{text}");
+        let again = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
+        assert!(again.settings.api.enabled && cfg.settings.api.enabled);
+        assert_eq!(again.settings.audio.output_device, "alsa:null");
     }
 
     #[test]

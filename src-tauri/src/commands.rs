@@ -34,13 +34,19 @@ pub async fn api_status(studio: State<'_, Studio>) -> Result<Option<String>, Str
     Ok(studio.api_url().await)
 }
 
-/// Starts (true) or stops (false) the local speech API; its URL while it runs.
+/// Starts (true) or stops (false) the local speech API, and saves the
+/// choice (`[api] enabled`) so the next start does the same; its URL while
+/// it runs.
 #[tauri::command]
 pub async fn set_api_running(studio: State<'_, Studio>, running: bool) -> Result<Option<String>, String> {
-    if running {
-        studio.start_api().await.map(Some)
+    let url = if running {
+        Some(studio.start_api().await?)
     } else {
         studio.stop_api().await;
-        Ok(None)
-    }
+        None
+    };
+    let engine = studio.engine()?;
+    let mut config = revoice::EngineConfig::load_from(engine.data_dir().to_path_buf()).map_err(|e| e.to_string())?;
+    config.save_api_enabled(running).map_err(|e| format!("The speech API is {}, but the setting was not saved: {e}", if running { "on" } else { "off" }))?;
+    Ok(url)
 }

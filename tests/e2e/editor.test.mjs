@@ -29,6 +29,13 @@ before(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "revoice-e2e-dub-"));
   // The models and the stock voices' embeddings come from the test install.
   symlinkSync(join(installed, "models"), join(dataDir, "models"));
+  // The stock voices' embeddings (the engine's tests compute them once into
+  // the install); without them the speech API's first start computes them.
+  const stock = join(installed, "voices", "stock-embeddings.safetensors");
+  if (existsSync(stock)) {
+    mkdirSync(join(dataDir, "voices"), { recursive: true });
+    symlinkSync(stock, join(dataDir, "voices", "stock-embeddings.safetensors"));
+  }
   driver = await startTauriDriver();
   session = await openApp(driver.url, app, ["--data-dir", dataDir]);
 });
@@ -144,4 +151,26 @@ test("a 2,000-line project opens and scrolls smoothly (measured, reported)", asy
   console.log(`2,000 lines: import + open to interactive ${interactive} ms (through WebDriver); ${JSON.stringify(stats)}`);
   assert.equal(stats.frames, 300);
   assert.ok(stats.draw.meanMs > 0 && stats.interval.meanMs > 0 && stats.firstPaintMs !== null, JSON.stringify(stats));
+});
+
+test("the speech API switch starts the API on the app's engine and remembers the choice", async () => {
+  await session.click(".editor-header .link-button");
+  await session.waitForText("#api-detail", (t) => t.startsWith("Off"));
+  await session.click("#api-switch");
+  const url = await session.waitForText("#api-url", (t) => t.startsWith("http://127.0.0.1:"), 900000);
+  const health = await fetch(`${url}/health`);
+  assert.equal(health.status, 200);
+  const speech = await fetch(`${url}/v1/audio/speech`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ model: "kokoro", input: "Hello from the app.", voice: "af_heart", response_format: "wav" }),
+  });
+  assert.equal(speech.status, 200);
+  assert.equal(speech.headers.get("content-type"), "audio/wav");
+  const { readFileSync } = await import("node:fs");
+  assert.match(readFileSync(join(dataDir, "config.toml"), "utf8"), /\[api\][^[]*enabled = true/);
+  await shot("home-api-on");
+  await session.click("#api-switch");
+  await session.waitForText("#api-detail", (t) => t.startsWith("Off"));
+  assert.match(readFileSync(join(dataDir, "config.toml"), "utf8"), /\[api\][^[]*enabled = false/);
 });

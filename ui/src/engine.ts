@@ -148,3 +148,8 @@ export const exportProject = (projectId: number, folder: string, format: "wav" |
 export function onStudioEvent(handler: (event: StudioEvent) => void): Promise<UnlistenFn> {
   return listen<StudioEvent>("studio://event", (event) => handler(event.payload));
 }
+
+/** The local speech API's URL while it runs, else null. */
+export const apiStatus = () => invoke<string | null>("api_status");
+/** Starts or stops the local speech API (and saves the choice); its URL while it runs. */
+export const setApiRunning = (running: boolean) => invoke<string | null>("set_api_running", { running });

@@ -6,6 +6,7 @@ import * as engine from "./engine";
 import type { Diagnosis } from "./engine";
 import { Editor } from "./views/editor";
 import { renderEnginePanel } from "./views/engine-panel";
+import { renderApiSwitch, type ApiSwitchState } from "./views/api-switch";
 import { renderProjects, type ProjectsState } from "./views/projects";
 import { renderStatusBar } from "./views/status-bar";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
@@ -18,6 +19,7 @@ interface ShellState {
 
 const shell: ShellState = { report: null, error: null, busy: false };
 const home: ProjectsState = { projects: [], busy: false, error: null, droppedPath: null };
+const api: ApiSwitchState = { url: null, busy: false, error: null };
 const workspace = document.getElementById("workspace")!;
 const statusBar = document.getElementById("status-bar")!;
 let editor: Editor | null = null;
@@ -25,9 +27,11 @@ let editor: Editor | null = null;
 function renderHome(): void {
   if (editor) return;
   const projects = document.createElement("div");
+  const apiSwitch = document.createElement("div");
   const panel = document.createElement("div");
-  workspace.replaceChildren(projects, panel);
+  workspace.replaceChildren(projects, apiSwitch, panel);
   renderProjects(projects, home, { open: openEditor, rename, remove, createFromScript });
+  renderApiSwitch(apiSwitch, api, (on) => void toggleApi(on));
   renderEnginePanel(panel, shell, { checkAgain, openDataDir: revealDataDir });
 }
 
@@ -100,6 +104,21 @@ async function guard(action: Promise<unknown>): Promise<void> {
   await refreshProjects();
 }
 
+async function toggleApi(on: boolean): Promise<void> {
+  api.busy = true;
+  render();
+  try {
+    api.url = await engine.setApiRunning(on);
+    api.error = null;
+  } catch (e) {
+    api.error = String(e);
+    api.url = await engine.apiStatus().catch(() => null);
+  } finally {
+    api.busy = false;
+    render();
+  }
+}
+
 async function checkAgain(): Promise<void> {
   if (shell.busy) return;
   shell.busy = true;
@@ -139,3 +158,7 @@ void getCurrentWebview().onDragDropEvent((event) => {
 });
 void checkAgain();
 void refreshProjects();
+void engine.apiStatus().then((url) => {
+  api.url = url;
+  render();
+});
