@@ -36,7 +36,8 @@ fn a_render_killed_mid_way_resumes_and_loses_nothing() {
     let id = out.split_whitespace().nth(2).unwrap().to_string();
     let (ok, out, err) = revoice(&["project", "import", &id, script.to_str().unwrap()]);
     assert!(ok && out.contains("imported 8 lines") && out.contains("Ana, Ben"), "{out}{err}");
-    assert!(revoice(&["project", "voice", &id, "Ben", "am_adam"]).0);
+    let (ok, out, err) = revoice(&["project", "voice", &id, "Ben", "am_adam"]);
+    assert!(ok, "{out}{err}");
 
     // Start a render and kill it once the first line is kept as a take.
     let mut child = Command::new(env!("CARGO_BIN_EXE_revoice"))
@@ -105,7 +106,8 @@ fn a_track_per_language_renders_with_each_speakers_voice_for_it_and_exports_apar
     let (ok, _, err) = revoice(&["project", "voice", &id, "Ben", "af_bella", "--language", "es"]);
     assert!(!ok && err.contains("af_bella speaks en-US, not es") && err.contains("ef_dora"), "{err}");
     assert!(revoice(&["project", "voice", &id, "Ana", "af_bella"]).0);
-    assert!(revoice(&["project", "voice", &id, "Ben", "am_adam"]).0);
+    let (ok, out, err) = revoice(&["project", "voice", &id, "Ben", "am_adam"]);
+    assert!(ok, "{out}{err}");
     let (ok, out, err) = revoice(&["project", "voice", &id, "Ana", "ef_dora", "--language", "es"]);
     assert!(ok && out.contains("Ana now speaks es with ef_dora"), "{out}{err}");
     assert!(revoice(&["project", "voice", &id, "Ben", "em_alex", "--language", "es"]).0);

@@ -109,7 +109,8 @@ impl ProjectRenderer<'_> {
         }
         let wanted = |s: &Segment| scope.only.as_ref().is_none_or(|only| only.contains(&s.id));
         let total = all.iter().filter(|s| wanted(s)).count();
-        let job = rt.block_on(self.store.start_render_job(project_id, total as i64))?;
+        let running = rt.block_on(self.store.start_render_job(project_id, total as i64))?;
+        let job = running.id;
         let mut summary = RenderSummary { segments: total, rendered: 0, fresh: 0, cancelled: false, failed: Vec::new() };
 
         // Plan every segment; keep the stale ones.

@@ -14,13 +14,24 @@ pub mod lines;
 pub mod projects;
 pub mod voices;
 
-pub use projects::{Project, RenderJob, Segment, SegmentFields, Speaker, Track};
+pub use projects::{Project, RenderJob, RunningJob, Segment, SegmentFields, Speaker, Track};
 pub use voices::{NewVoice, VoiceRecord};
 
 /// File name of the database inside the data directory.
 pub const DATABASE_FILE_NAME: &str = "studio.sqlite3";
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// Whether an open failed only because another connection held a lock.
+fn is_locked(e: &Error) -> bool {
+    let code = |source: &sqlx::Error| source.as_database_error().and_then(|d| d.code()).is_some_and(|c| c == "5" || c == "6" || c == "517");
+    match e {
+        Error::Database { source, .. } => code(source),
+        Error::Migration { source: sqlx::migrate::MigrateError::Execute(source), .. } => code(source),
+        Error::Context { source, .. } => is_locked(source),
+        _ => false,
+    }
+}
 
 /// An open studio database.
 #[derive(Clone)]
@@ -31,7 +42,47 @@ pub struct Store {
 
 impl Store {
     /// Opens (creating if needed) the database at `path` and migrates it.
+    /// Another process opening the same new file at the same moment (the
+    /// app and the CLI) can hold the lock that switching to WAL or
+    /// migrating needs, and SQLite then answers "locked" without waiting:
+    /// the open is tried again for a few seconds before that is an error.
     pub async fn open(path: &Path) -> Result<Store> {
+        // One opener at a time migrates (sqlx does not lock SQLite
+        // migrations): an exclusive lock on a file beside the database,
+        // held from connecting to the end of the migrations.
+        let lock_path = path.with_extension("sqlite3.open-lock");
+        let shown = lock_path.display().to_string();
+        let lock = {
+            tokio::task::spawn_blocking(move || -> Result<std::fs::File> {
+                if let Some(dir) = lock_path.parent() {
+                    std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
+                }
+                let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&lock_path).map_err(|e| Error::io("open", &lock_path, e))?;
+                file.lock().map_err(|e| Error::io("lock", &lock_path, e))?;
+                Ok(file)
+            })
+            .await
+            .map_err(|e| Error::InvalidInput { input: shown, reason: format!("locking crashed: {e}") })??
+        };
+        let opened = Store::open_retrying(path).await;
+        drop(lock);
+        opened
+    }
+
+    async fn open_retrying(path: &Path) -> Result<Store> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            match Store::open_once(path).await {
+                Err(e) if is_locked(&e) && std::time::Instant::now() < deadline => {
+                    tracing::debug!(error = %e, "the database is being opened elsewhere; trying again");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    async fn open_once(path: &Path) -> Result<Store> {
         let db_err = |source| Error::Database {
             path: path.to_path_buf(),
             source,
@@ -57,7 +108,11 @@ impl Store {
             pool,
             path: path.to_path_buf(),
         };
-        store.record_open().await?;
+        // Bookkeeping only: a database that cannot be written (a full disk)
+        // still opens, so work can be read and exported elsewhere.
+        if let Err(e) = store.record_open().await {
+            tracing::warn!(error = %e, "could not record this engine version in the database");
+        }
         Ok(store)
     }
 
@@ -110,6 +165,21 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn several_openers_of_one_new_database_all_get_it_migrated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("shared.sqlite3");
+        let opens: Vec<_> = (0..6).map(|_| {
+            let path = path.clone();
+            tokio::spawn(async move { Store::open(&path).await })
+        }).collect();
+        for open in opens {
+            let store = open.await.unwrap().unwrap_or_else(|e| panic!("an opener failed: {e}"));
+            assert!(store.projects().await.unwrap().is_empty());
+        }
+    }
+
     use super::*;
 
     #[tokio::test]

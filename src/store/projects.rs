@@ -88,6 +88,15 @@ pub struct Segment {
     pub active_take_id: Option<i64>,
 }
 
+/// A render job this process is running: its id, and the lock that tells
+/// other processes it is alive (released when dropped, or when the process
+/// dies however it dies).
+#[derive(Debug)]
+pub struct RunningJob {
+    pub id: i64,
+    _lock: std::fs::File,
+}
+
 /// A render job's state as stored.
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct RenderJob {
@@ -486,13 +495,27 @@ impl Store {
     }
 
     /// Starts a render job of `total` segments.
-    pub async fn start_render_job(&self, project_id: i64, total: i64) -> Result<i64> {
-        sqlx::query_scalar("INSERT INTO render_jobs (project_id, state, total) VALUES (?1, 'running', ?2) RETURNING id")
+    pub async fn start_render_job(&self, project_id: i64, total: i64) -> Result<RunningJob> {
+        let id: i64 = sqlx::query_scalar("INSERT INTO render_jobs (project_id, state, total) VALUES (?1, 'running', ?2) RETURNING id")
             .bind(project_id)
             .bind(total)
             .fetch_one(&self.pool)
             .await
-            .map_err(|e| self.db(e))
+            .map_err(|e| self.db(e))?;
+        let path = self.job_lock_path(id);
+        let lock = (|| -> std::io::Result<std::fs::File> {
+            std::fs::create_dir_all(path.parent().expect("lock files live in a folder"))?;
+            let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path)?;
+            file.lock()?;
+            Ok(file)
+        })()
+        .map_err(|e| Error::io("lock", &path, e))?;
+        Ok(RunningJob { id, _lock: lock })
+    }
+
+    /// The file a running job's process holds locked while it lives.
+    fn job_lock_path(&self, job_id: i64) -> std::path::PathBuf {
+        self.path().with_file_name("render-locks").join(format!("{job_id}.lock"))
     }
 
     /// Records how many segments a job has done.
@@ -534,10 +557,27 @@ impl Store {
         if running == 0 {
             return Ok(Vec::new());
         }
-        sqlx::query_as("UPDATE render_jobs SET state = 'interrupted' WHERE state = 'running' RETURNING id, project_id, state, total, done, error")
-            .fetch_all(&self.pool)
-            .await
-            .map_err(|e| self.db(e))
+        let ids: Vec<i64> = sqlx::query_scalar("SELECT id FROM render_jobs WHERE state = 'running'").fetch_all(&self.pool).await.map_err(|e| self.db(e))?;
+        let mut interrupted = Vec::new();
+        for id in ids {
+            // A live render holds its lock file; one we can lock lost its process.
+            let path = self.job_lock_path(id);
+            let alive = match std::fs::OpenOptions::new().write(true).open(&path) {
+                Ok(file) => matches!(file.try_lock(), Err(std::fs::TryLockError::WouldBlock)),
+                Err(_) => false,
+            };
+            if alive {
+                continue;
+            }
+            let job: Option<RenderJob> = sqlx::query_as("UPDATE render_jobs SET state = 'interrupted' WHERE id = ?1 AND state = 'running' RETURNING id, project_id, state, total, done, error")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(|e| self.db(e))?;
+            let _ = std::fs::remove_file(&path);
+            interrupted.extend(job);
+        }
+        Ok(interrupted)
     }
 }
 
@@ -685,10 +725,13 @@ mod tests {
     async fn a_job_left_running_is_found_interrupted_on_the_next_start() {
         let dir = tempfile::tempdir().unwrap();
         let (store, project, _) = demo(dir.path()).await;
-        let job = store.start_render_job(project.id, 32).await.unwrap();
+        let running = store.start_render_job(project.id, 32).await.unwrap();
+        let job = running.id;
         store.render_job_progress(job, 12).await.unwrap();
+        assert!(store.interrupted_render_jobs().await.unwrap().is_empty(), "a job whose process lives is not interrupted");
+        drop(running); // as when its process dies
         let finished = store.start_render_job(project.id, 1).await.unwrap();
-        store.finish_render_job(finished, "done", None).await.unwrap();
+        store.finish_render_job(finished.id, "done", None).await.unwrap();
         store.close().await;
         let store = Store::open(&dir.path().join("s.sqlite3")).await.unwrap();
         let interrupted = store.interrupted_render_jobs().await.unwrap();
@@ -701,7 +744,7 @@ mod tests {
     async fn an_interrupted_job_waits_to_be_resumed_across_starts_until_a_render_takes_it_up() {
         let dir = tempfile::tempdir().unwrap();
         let (store, project, _) = demo(dir.path()).await;
-        let job = store.start_render_job(project.id, 32).await.unwrap();
+        let job = store.start_render_job(project.id, 32).await.unwrap().id;
         store.close().await;
         for _ in 0..2 {
             // Every start sees it, not only the first one.
@@ -714,7 +757,7 @@ mod tests {
         let store = Store::open(&dir.path().join("s.sqlite3")).await.unwrap();
         let resumed = store.start_render_job(project.id, 32).await.unwrap();
         assert!(store.unresumed_render_jobs().await.unwrap().is_empty());
-        store.finish_render_job(resumed, "done", None).await.unwrap();
+        store.finish_render_job(resumed.id, "done", None).await.unwrap();
     }
 
     #[tokio::test]
