@@ -326,18 +326,7 @@ pub async fn insert_segment(studio: State<'_, Studio>, track_id: i64, at: f64, s
     let session = studio.session()?;
     let store = session.engine().store();
     let next = store.segments(track_id).await.map_err(text)?.into_iter().map(|s| s.fields.start_s).filter(|&s| s > at + 0.5).fold(f64::INFINITY, f64::min);
-    let fields = revoice::store::SegmentFields {
-        start_s: at.max(0.0),
-        end_s: at.max(0.0) + 2.0f64.min(next - at),
-        text: "New line".into(),
-        speaker_id,
-        speed: 1.0,
-        gain_db: 0.0,
-        fade_in_s: 0.0,
-        fade_out_s: 0.0,
-        timing_strategy: None,
-        locked: false,
-    };
+    let fields = revoice::store::SegmentFields::new_line(at.max(0.0), at.max(0.0) + 2.0f64.min(next - at), "New line".into(), speaker_id);
     let added = store.insert_segment(track_id, &fields).await.map_err(text)?;
     Ok((added.id, view_of_track(&session, track_id).await?))
 }

@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 use sqlx::{Sqlite, Transaction};
 
-use super::projects::{check_fields, record, touch, Segment, SegmentFields};
+use super::projects::{check_fields, record, touch, write_segment, Segment, SegmentFields};
 use super::Store;
 use crate::error::{Error, Result};
 
@@ -53,27 +53,15 @@ pub(crate) async fn restore(tx: &mut Transaction<'_, Sqlite>, lines: &[LineState
         sqlx::query("DELETE FROM segments WHERE id = ?1").bind(gone.segment.id).execute(&mut **tx).await?;
     }
     for line in lines {
-        let (s, f) = (&line.segment, &line.segment.fields);
-        sqlx::query(
-            "INSERT INTO segments (id, track_id, start_s, end_s, text, speaker_id, speed, gain_db, fade_in_s, fade_out_s, timing_strategy, locked, active_take_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, NULL)
-             ON CONFLICT(id) DO UPDATE SET track_id = ?2, start_s = ?3, end_s = ?4, text = ?5, speaker_id = ?6, speed = ?7, gain_db = ?8,
-               fade_in_s = ?9, fade_out_s = ?10, timing_strategy = ?11, locked = ?12",
-        )
-        .bind(s.id)
-        .bind(s.track_id)
-        .bind(f.start_s)
-        .bind(f.end_s)
-        .bind(&f.text)
-        .bind(f.speaker_id)
-        .bind(f.speed)
-        .bind(f.gain_db)
-        .bind(f.fade_in_s)
-        .bind(f.fade_out_s)
-        .bind(&f.timing_strategy)
-        .bind(f.locked)
-        .execute(&mut **tx)
-        .await?;
+        let s = &line.segment;
+        sqlx::query("INSERT INTO segments (id, track_id, start_s, end_s, text) VALUES (?1, ?2, ?3, ?4, '') ON CONFLICT(id) DO UPDATE SET track_id = ?2")
+            .bind(s.id)
+            .bind(s.track_id)
+            .bind(s.fields.start_s)
+            .bind(s.fields.end_s)
+            .execute(&mut **tx)
+            .await?;
+        write_segment(tx, s.id, &s.fields).await?;
         for t in &line.takes {
             sqlx::query("INSERT OR IGNORE INTO takes (id, segment_id, seed, synthesis_key, duration_s, created_at, source_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
                 .bind(t.id)
@@ -89,6 +77,19 @@ pub(crate) async fn restore(tx: &mut Transaction<'_, Sqlite>, lines: &[LineState
         sqlx::query("UPDATE segments SET active_take_id = ?2 WHERE id = ?1").bind(s.id).bind(s.active_take_id).execute(&mut **tx).await?;
     }
     Ok(())
+}
+
+/// Adds a line with `fields` to a track; its id.
+async fn insert_line(tx: &mut Transaction<'_, Sqlite>, track_id: i64, fields: &SegmentFields) -> sqlx::Result<i64> {
+    let id: i64 = sqlx::query_scalar("INSERT INTO segments (track_id, start_s, end_s, text) VALUES (?1, ?2, ?3, ?4) RETURNING id")
+        .bind(track_id)
+        .bind(fields.start_s)
+        .bind(fields.end_s)
+        .bind(&fields.text)
+        .fetch_one(&mut **tx)
+        .await?;
+    write_segment(tx, id, fields).await?;
+    Ok(id)
 }
 
 /// Splits text into two at the word nearest `share` of its length.
@@ -136,24 +137,7 @@ impl Store {
         check_fields(0, fields)?;
         let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
         let project_id = project_of_track(&mut tx, track_id).await.map_err(|e| self.db(e))?.ok_or_else(|| Error::InvalidInput { input: format!("track {track_id}"), reason: "no such track".into() })?;
-        let id: i64 = sqlx::query_scalar(
-            "INSERT INTO segments (track_id, start_s, end_s, text, speaker_id, speed, gain_db, fade_in_s, fade_out_s, timing_strategy, locked)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id",
-        )
-        .bind(track_id)
-        .bind(fields.start_s)
-        .bind(fields.end_s)
-        .bind(&fields.text)
-        .bind(fields.speaker_id)
-        .bind(fields.speed)
-        .bind(fields.gain_db)
-        .bind(fields.fade_in_s)
-        .bind(fields.fade_out_s)
-        .bind(&fields.timing_strategy)
-        .bind(fields.locked)
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(|e| self.db(e))?;
+        let id = insert_line(&mut tx, track_id, fields).await.map_err(|e| self.db(e))?;
         let mut added = self.finish_lines_edit(tx, project_id, "insert a line", Vec::new(), &[id]).await?;
         Ok(added.remove(0))
     }
@@ -186,23 +170,8 @@ impl Store {
         }
         let project_id = project_of_track(&mut tx, line.segment.track_id).await.map_err(|e| self.db(e))?.unwrap_or(0);
         sqlx::query("UPDATE segments SET end_s = ?2, text = ?3 WHERE id = ?1").bind(id).bind(at_s).bind(&first).execute(&mut *tx).await.map_err(|e| self.db(e))?;
-        let new_id: i64 = sqlx::query_scalar(
-            "INSERT INTO segments (track_id, start_s, end_s, text, speaker_id, speed, gain_db, fade_in_s, fade_out_s, timing_strategy, locked)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0, ?8, ?9, ?10) RETURNING id",
-        )
-        .bind(line.segment.track_id)
-        .bind(at_s)
-        .bind(f.end_s)
-        .bind(&second)
-        .bind(f.speaker_id)
-        .bind(f.speed)
-        .bind(f.gain_db)
-        .bind(f.fade_out_s)
-        .bind(&f.timing_strategy)
-        .bind(f.locked)
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(|e| self.db(e))?;
+        let second_fields = SegmentFields { start_s: at_s, text: second, fade_in_s: 0.0, ..f.clone() };
+        let new_id = insert_line(&mut tx, line.segment.track_id, &second_fields).await.map_err(|e| self.db(e))?;
         self.finish_lines_edit(tx, project_id, "split a line", vec![line], &[id, new_id]).await
     }
 

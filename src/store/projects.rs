@@ -108,6 +108,15 @@ pub struct RenderJob {
     pub error: Option<String>,
 }
 
+impl SegmentFields {
+    /// A new line's fields: the slot, the text and the speaker, everything
+    /// else at its default (normal speed, no gain, no fades, the project's
+    /// strategy, unlocked).
+    pub fn new_line(start_s: f64, end_s: f64, text: String, speaker_id: Option<i64>) -> SegmentFields {
+        SegmentFields { start_s, end_s, text, speaker_id, speed: 1.0, gain_db: 0.0, fade_in_s: 0.0, fade_out_s: 0.0, timing_strategy: None, locked: false }
+    }
+}
+
 pub(crate) fn check_fields(id: i64, f: &SegmentFields) -> Result<()> {
     let bad = |reason: String| Err(Error::InvalidInput { input: format!("segment {id}"), reason });
     if !(f.start_s.is_finite() && f.end_s.is_finite()) || f.start_s < 0.0 || f.end_s <= f.start_s {
@@ -216,18 +225,7 @@ impl Store {
                 Some(name) => Some(self.speaker_id(&mut tx, track.project_id, name).await?),
                 None => None,
             };
-            let fields = SegmentFields {
-                start_s: cue.start,
-                end_s: cue.end,
-                text: cue.text.clone(),
-                speaker_id,
-                speed: 1.0,
-                gain_db: 0.0,
-                fade_in_s: 0.0,
-                fade_out_s: 0.0,
-                timing_strategy: None,
-                locked: false,
-            };
+            let fields = SegmentFields::new_line(cue.start, cue.end, cue.text.clone(), speaker_id);
             check_fields(i as i64 + 1, &fields).map_err(|e| e.context(format!("cue {}", i + 1)))?;
             sqlx::query("INSERT INTO segments (track_id, start_s, end_s, text, speaker_id) VALUES (?1, ?2, ?3, ?4, ?5)")
                 .bind(track.id)
@@ -586,7 +584,7 @@ pub(crate) async fn touch(tx: &mut Transaction<'_, Sqlite>, project_id: i64) -> 
     Ok(())
 }
 
-async fn write_segment(tx: &mut Transaction<'_, Sqlite>, id: i64, f: &SegmentFields) -> sqlx::Result<()> {
+pub(crate) async fn write_segment(tx: &mut Transaction<'_, Sqlite>, id: i64, f: &SegmentFields) -> sqlx::Result<()> {
     sqlx::query(
         "UPDATE segments SET start_s = ?2, end_s = ?3, text = ?4, speaker_id = ?5, speed = ?6, gain_db = ?7,
              fade_in_s = ?8, fade_out_s = ?9, timing_strategy = ?10, locked = ?11 WHERE id = ?1",
