@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::cache::{RenderCache, RenderCacheConfig, RenderCacheStats, RenderKey, RenderKeyBuilder};
 use crate::error::{Error, Result};
 use crate::model::speech::{RowAudio, SpeechModel, SpeechRow};
-use crate::scheduler::{Job, JobHandle, Scheduler, SchedulerConfig, SchedulerStats};
+use crate::scheduler::{Job, JobCanceller, JobHandle, Scheduler, SchedulerConfig, SchedulerStats};
 
 /// Scheduler plus render cache for one model.
 pub struct Renderer {
@@ -97,6 +97,13 @@ impl RowStream<'_> {
     /// How many of the rows came from the render cache.
     pub fn cache_hits(&self) -> usize {
         self.hits
+    }
+
+    /// Cancels the rows still to be synthesised from another thread (the
+    /// thread reading the stream may be blocked waiting for one). `None`
+    /// when every row came from the cache.
+    pub fn canceller(&self) -> Option<JobCanceller> {
+        self.job.as_ref().map(JobHandle::canceller)
     }
 }
 

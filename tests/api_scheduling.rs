@@ -83,6 +83,14 @@ fn a_websocket_client_that_disconnects_has_its_work_cancelled() {
             }
         }
     }
+    // Leave only once the first batch is done: by then every sentence's rows
+    // are queued and their waiting threads blocked, which is when a server
+    // that only noticed a gone client on its next send rendered them all.
+    let rendered_since = |m: &str| metric(m, "revoice_scheduler_rows_rendered_total") - metric(&before, "revoice_scheduler_rows_rendered_total");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while rendered_since(&metrics()) < 4.0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
     drop(socket);
     let cancelled = |m: &str| metric(m, "revoice_scheduler_rows_cancelled_total") + metric(m, "revoice_scheduler_rows_discarded_total");
     let deadline = Instant::now() + Duration::from_secs(120);
@@ -92,7 +100,7 @@ fn a_websocket_client_that_disconnects_has_its_work_cancelled() {
         now = metrics();
     }
     assert!(cancelled(&now) > cancelled(&before), "no rows were cancelled:\n{now}");
-    let rendered = metric(&now, "revoice_scheduler_rows_rendered_total") - metric(&before, "revoice_scheduler_rows_rendered_total");
+    let rendered = rendered_since(&now);
     assert!(rendered < 12.0, "{rendered} of 12 sentences were rendered for a client that left");
     // And the server is still there for others.
     let r = post_json_key(&server().base, "/v1/audio/speech", &json!({"input": "Still serving.", "response_format": "wav"}), KEY);

@@ -274,18 +274,36 @@ pub enum RowEvent {
 pub fn render(state: &Arc<ApiState>, rows: Vec<SpeechRow>) -> mpsc::Receiver<RowEvent> {
     let (tx, rx) = mpsc::channel(4);
     let renderer = state.renderer.clone();
+    let runtime = tokio::runtime::Handle::current();
     tokio::task::spawn_blocking(move || {
         let mut stream = renderer.stream(&rows);
-        if tx.blocking_send(RowEvent::Started { cache_hits: stream.cache_hits() }).is_err() {
-            return;
-        }
-        for row in stream.by_ref() {
-            if tx.blocking_send(RowEvent::Row(row)).is_err() {
-                return;
-            }
+        // This thread blocks waiting for rows, so a receiver dropped meanwhile
+        // (a client gone) is watched for here, to withdraw rows not started.
+        let watcher = stream.canceller().map(|canceller| {
+            let tx = tx.clone();
+            runtime.spawn(async move {
+                tx.closed().await;
+                canceller.cancel();
+            })
+        });
+        forward(&mut stream, &tx);
+        if let Some(watcher) = watcher {
+            watcher.abort();
         }
     });
     rx
+}
+
+/// Hands the stream's rows to `tx` until the end or until nobody listens.
+fn forward(stream: &mut crate::render::RowStream<'_>, tx: &mpsc::Sender<RowEvent>) {
+    if tx.blocking_send(RowEvent::Started { cache_hits: stream.cache_hits() }).is_err() {
+        return;
+    }
+    for row in stream.by_ref() {
+        if tx.blocking_send(RowEvent::Row(row)).is_err() {
+            return;
+        }
+    }
 }
 
 /// A whole rendered request.

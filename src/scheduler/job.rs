@@ -58,11 +58,28 @@ pub(crate) type RowReply = Result<RowAudio>;
 /// The caller's end of a submitted job.
 pub struct JobHandle {
     pub(crate) replies: mpsc::Receiver<RowReply>,
-    pub(crate) cancelled: Arc<AtomicBool>,
+    pub(crate) canceller: JobCanceller,
     pub(crate) rows: usize,
     pub(crate) received: usize,
+}
+
+/// Cancels one job from any thread, for callers whose waiting thread
+/// cannot notice by itself that nobody wants the rows any more.
+#[derive(Clone)]
+pub struct JobCanceller {
+    pub(crate) cancelled: Arc<AtomicBool>,
     /// Wakes the owner thread so a cancellation frees rows at once.
-    pub(crate) wake: Box<dyn Fn() + Send>,
+    pub(crate) wake: Arc<dyn Fn() + Send + Sync>,
+}
+
+impl JobCanceller {
+    /// Withdraws every row of the job that has not started; rows already
+    /// rendering finish and are discarded.
+    pub fn cancel(&self) {
+        if !self.cancelled.swap(true, Ordering::AcqRel) {
+            (self.wake)();
+        }
+    }
 }
 
 impl JobHandle {
@@ -100,9 +117,12 @@ impl JobHandle {
     /// Withdraws every row that has not started; rows already rendering finish
     /// and are discarded.
     pub fn cancel(&self) {
-        if !self.cancelled.swap(true, Ordering::AcqRel) {
-            (self.wake)();
-        }
+        self.canceller.cancel();
+    }
+
+    /// A handle that cancels this job from another thread.
+    pub fn canceller(&self) -> JobCanceller {
+        self.canceller.clone()
     }
 }
 

@@ -13,7 +13,7 @@ mod takes;
 mod widths;
 
 pub use config::{Calibration, SchedulerConfig, WidthSource, CALIBRATION_FILE};
-pub use job::{BatchSettings, Delivery, Job, JobHandle};
+pub use job::{BatchSettings, Delivery, Job, JobCanceller, JobHandle};
 pub use owner::{Scheduler, SchedulerStats, TaskQueue};
 pub use takes::{fresh_seed, judge, BadTake};
 pub use widths::{BatchSizes, ObservedModel};

@@ -22,7 +22,7 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 
 use super::config::SchedulerConfig;
-use super::job::{BatchSettings, Delivery, Job, JobHandle, RowReply};
+use super::job::{BatchSettings, Delivery, Job, JobCanceller, JobHandle, RowReply};
 use super::takes::{fresh_seed, judge};
 use crate::error::{Error, Result};
 use crate::model::speech::{SpeechModel, SpeechRow};
@@ -129,15 +129,13 @@ impl Scheduler {
         let rows = job.rows.len();
         let _ = self.inbox.send(Message::Job { id, job, replies, cancelled: cancelled.clone() });
         let wake = self.inbox.clone();
-        JobHandle {
-            replies: receiver,
+        let canceller = JobCanceller {
             cancelled,
-            rows,
-            received: 0,
-            wake: Box::new(move || {
+            wake: Arc::new(move || {
                 let _ = wake.send(Message::Wake);
             }),
-        }
+        };
+        JobHandle { replies: receiver, canceller, rows, received: 0 }
     }
 
     /// Runs `task` on the owner thread between batches (reference encodes
