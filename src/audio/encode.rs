@@ -201,70 +201,47 @@ fn write_wav<W: Write + Seek>(out: W, path: &Path, pcm: Pcm<'_>, float: bool, pr
     writer.finalize().map_err(|e| hound_error(path, e))
 }
 
-/// Feeds flacenc from quantized samples, one block at a time, reporting
-/// how far it has read.
-struct FlacFeed<'p> {
-    samples: Vec<i32>,
-    channels: usize,
-    bits: usize,
-    sample_rate: usize,
-    read: usize,
-    progress: &'p mut dyn FnMut(f32),
-}
-
-impl flacenc::source::Source for FlacFeed<'_> {
-    fn channels(&self) -> usize {
-        self.channels
-    }
-
-    fn bits_per_sample(&self) -> usize {
-        self.bits
-    }
-
-    fn sample_rate(&self) -> usize {
-        self.sample_rate
-    }
-
-    fn read_samples<F: flacenc::source::Fill>(&mut self, block_size: usize, dest: &mut F) -> std::result::Result<usize, flacenc::error::SourceError> {
-        let begin = (self.read * self.channels).min(self.samples.len());
-        let end = ((self.read + block_size) * self.channels).min(self.samples.len());
-        dest.fill_interleaved(&self.samples[begin..end])?;
-        let frames = (end - begin) / self.channels;
-        self.read += frames;
-        let total = self.samples.len() / self.channels;
-        (self.progress)(0.9 * self.read as f32 / total.max(1) as f32);
-        Ok(frames)
-    }
-
-    fn len_hint(&self) -> Option<usize> {
-        Some(self.samples.len() / self.channels)
-    }
-}
-
 fn write_flac(out: &mut std::fs::File, path: &Path, pcm: Pcm<'_>, bits: u32, progress: &mut dyn FnMut(f32)) -> Result<()> {
-    use flacenc::component::BitRepr;
+    use flacenc::component::{BitRepr, Stream};
     use flacenc::error::Verify;
+    use flacenc::source::{Context, Fill, FrameBuf};
 
-    let config = flacenc::config::Encoder::default()
-        .into_verified()
-        .map_err(|(_, e)| invalid(path, format!("the FLAC encoder's settings are invalid: {e}")))?;
-    let feed = FlacFeed {
-        samples: pcm.samples.iter().map(|&s| quantize(s, bits)).collect(),
-        channels: pcm.channels as usize,
-        bits: bits as usize,
-        sample_rate: pcm.sample_rate as usize,
-        read: 0,
-        progress,
-    };
-    let mut stream = flacenc::encode_with_fixed_block_size(&config, feed, config.block_size)
-        .map_err(|e| invalid(path, format!("the FLAC encoder failed: {e}")))?;
-    // flacenc counts the short last block in the minimum block size; the
-    // format excludes it, and readers (symphonia among them) take unequal
-    // bounds for a variable-blocking stream and reject its fixed frames.
-    stream
-        .stream_info_mut()
-        .set_block_sizes(config.block_size, config.block_size)
-        .map_err(|e| invalid(path, format!("the FLAC block size is invalid: {e}")))?;
+    let failed = |e: &dyn std::fmt::Display| invalid(path, format!("the FLAC encoder failed: {e}"));
+    let verify = |config: flacenc::config::Encoder| config.into_verified().map_err(|(_, e)| invalid(path, format!("the FLAC encoder's settings are invalid: {e}")));
+    let config = verify(flacenc::config::Encoder::default())?;
+    // flacenc 0.5 can pick a Rice parameter far too small for loud 24-bit
+    // residuals (its cost table saturates), writing a frame many times the
+    // size of the raw samples; readers then lose sync on it. Such a frame is
+    // written verbatim instead.
+    let mut verbatim = flacenc::config::Encoder::default();
+    verbatim.subframe_coding.use_fixed = false;
+    verbatim.subframe_coding.use_lpc = false;
+    let verbatim = verify(verbatim)?;
+
+    let (channels, block) = (pcm.channels as usize, config.block_size);
+    let samples: Vec<i32> = pcm.samples.iter().map(|&s| quantize(s, bits)).collect();
+    let mut stream = Stream::new(pcm.sample_rate as usize, channels, bits as usize).map_err(|e| failed(&e))?;
+    let mut buffer = (FrameBuf::with_size(channels, block).map_err(|e| failed(&e))?, Context::new(bits as usize, channels));
+    let chunks = samples.chunks(block * channels);
+    let total = chunks.len();
+    for (number, chunk) in chunks.enumerate() {
+        buffer.fill_interleaved(chunk).map_err(|e| failed(&e))?;
+        let mut frame = flacenc::encode_fixed_size_frame(&config, &buffer.0, number, stream.stream_info()).map_err(|e| failed(&e))?;
+        // Raw samples plus room for the frame and subframe headers.
+        let raw_bits = chunk.len() * (bits as usize + 1) + 8 * (18 + channels);
+        if frame.count_bits() > raw_bits {
+            frame = flacenc::encode_fixed_size_frame(&verbatim, &buffer.0, number, stream.stream_info()).map_err(|e| failed(&e))?;
+        }
+        stream.add_frame(frame);
+        progress(0.9 * (number + 1) as f32 / total as f32);
+    }
+    let info = stream.stream_info_mut();
+    info.set_md5_digest(&buffer.1.md5_digest());
+    info.set_total_samples(samples.len() / channels);
+    // Every frame but the last is `block` long; the format leaves the short
+    // last one out of the minimum, and readers (symphonia among them) take
+    // unequal bounds for a variable-blocking stream and reject its frames.
+    info.set_block_sizes(block, block).map_err(|e| invalid(path, format!("the FLAC block size is invalid: {e}")))?;
     let mut sink = flacenc::bitsink::ByteSink::new();
     stream.write(&mut sink).map_err(|e| invalid(path, format!("cannot lay out the FLAC stream: {e}")))?;
     out.write_all(sink.as_slice()).map_err(|e| Error::io("write", path, e))
@@ -394,6 +371,34 @@ mod tests {
             assert_eq!((back.samples.len(), back.sample_rate, back.container), (x.len(), 48_000, "FLAC"));
             let step = 1.0 / (1u32 << (bits - 1)) as f32;
             assert!(largest_difference(&back.samples, &x) <= 0.5 * step + 1e-7, "{bits} bits");
+        }
+    }
+
+    #[test]
+    fn noise_in_a_flac_stays_near_its_raw_size_and_decodes_whole() {
+        // Noise at these levels is what flacenc mis-codes unless caught: at
+        // 0.25 of full scale its 24-bit frames came out six times too big.
+        let dir = tempfile::tempdir().unwrap();
+        for (encoding, bits) in [(Encoding::Flac16, 16u32), (Encoding::Flac24, 24)] {
+            for level in [0.05f32, 0.25, 0.95] {
+                let mut state = 0x2545_f491_u32;
+                let noise: Vec<f32> = (0..24_000)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 17;
+                        state ^= state << 5;
+                        level * (state as f32 / u32::MAX as f32 * 2.0 - 1.0)
+                    })
+                    .collect();
+                let path = dir.path().join(format!("noise-{bits}-{level}.flac"));
+                write(&path, Pcm::mono(&noise, 24_000), encoding);
+                let raw = noise.len() as u64 * bits as u64 / 8;
+                let size = std::fs::metadata(&path).unwrap().len();
+                assert!(size < raw + raw / 20, "{bits} bits at {level}: {size} bytes for {raw} bytes of samples");
+                let back = decode_file(&path).unwrap();
+                assert_eq!(back.samples.len(), noise.len());
+                assert!(largest_difference(&back.samples, &noise) <= 0.5 / (1u32 << (bits - 1)) as f32 + 1e-7);
+            }
         }
     }
 
