@@ -60,11 +60,26 @@ fn a_project_renders_only_what_changed() {
     rt.block_on(store.set_timing_strategy(project.id, "smart_fit")).unwrap();
     assert_eq!((render().rendered, rows()), (1 - 1, after_first + 1), "a placement change synthesises nothing");
 
-    // Undo brings the old text back; its audio is still in the render cache.
+    // Undo brings the old text back, and with it the take made from it.
     rt.block_on(store.undo(project.id)).unwrap();
     let before_undo = rows();
-    assert_eq!(render().rendered, 1, "the segment gets its old take's audio again");
-    assert_eq!(rows(), before_undo, "from the render cache, not the model");
+    assert_eq!((render().rendered, rows()), (0, before_undo), "the old take is current again: nothing rendered");
+
+    // Another take (a fresh seed) renders that line alone, into a new take;
+    // picking the first one back, and undoing the pick, synthesise nothing.
+    let line = lines[1].id;
+    let take = |id: i64| rt.block_on(store.segment(id)).unwrap().active_take_id.unwrap();
+    let first_take = take(line);
+    rt.block_on(store.edit_segment(line, "new take", |f| f.seed = Some(424_242))).unwrap();
+    assert_eq!(render().rendered, 1, "a new take renders one line");
+    let after_new_take = rows();
+    assert!(after_new_take > before_undo, "with the model");
+    let second_take = take(line);
+    assert_ne!(rt.block_on(store.take_key(first_take)).unwrap(), rt.block_on(store.take_key(second_take)).unwrap(), "another seed, other audio");
+    rt.block_on(store.pick_take(line, first_take)).unwrap();
+    assert_eq!((render().rendered, rows(), take(line)), (0, after_new_take, first_take), "the picked take is current as it is");
+    rt.block_on(store.undo(project.id)).unwrap();
+    assert_eq!((render().rendered, rows(), take(line)), (0, after_new_take, second_take), "undoing the pick brings the new take back");
 
     // A damaged file on disk is rendered again, never played as silence.
     let take = rt.block_on(store.segment(lines[0].id)).unwrap().active_take_id.unwrap();

@@ -127,7 +127,7 @@ impl ProjectRenderer<'_> {
             };
             // Fast path: the take was rendered from exactly this source and its file is whole.
             let source = source_key(segment, &voice, seg_strategy, next_start);
-            if self.take_matches_source(segment, &source)? {
+            if self.take_matches_source(segment, &source)? || self.bring_back_take(segment, &source)? {
                 summary.fresh += 1;
                 continue;
             }
@@ -224,18 +224,9 @@ impl ProjectRenderer<'_> {
     /// read from the store instead. Returns the line's samples.
     pub fn stream_segment(&self, segment_id: i64, cancel: &AtomicBool, play: &mut dyn FnMut(&[f32]) -> Result<()>) -> Result<Vec<f32>> {
         let rt = self.runtime;
-        let segment = rt.block_on(self.store.segment(segment_id))?;
-        let track = rt.block_on(self.store.track(segment.track_id))?;
-        let project = rt.block_on(self.store.project(track.project_id))?;
-        let lines = rt.block_on(self.store.segments(track.id))?;
-        let next_start = lines.iter().position(|s| s.id == segment_id).and_then(|i| lines.get(i + 1)).map(|n| n.fields.start_s);
-        let speaker = rt.block_on(self.store.speakers(project.id))?.into_iter().find(|s| Some(s.id) == segment.fields.speaker_id);
-        let voice = match speaker {
-            Some(s) => self.voice_for(&s, &track.language)?,
-            None => DEFAULT_VOICE.into(),
-        };
-        let strategy = parse_strategy(segment.fields.timing_strategy.as_deref().unwrap_or(&project.timing_strategy))?;
-        let source = source_key(&segment, &voice, strategy, next_start);
+        let LineSource { segment, voice, strategy, next_start, source } = rt.block_on(line_source(self.store, self.voices, segment_id))?;
+        // An earlier take from this very source (an undone edit) comes back as it is.
+        let segment = if !self.take_matches_source(&segment, &source)? && self.bring_back_take(&segment, &source)? { rt.block_on(self.store.segment(segment_id))? } else { segment };
         let plan = self.plan(&segment, &voice, strategy, next_start, source)?;
         if self.is_fresh(&plan)? {
             if let Stored::Audio(samples) = self.segments.get(&plan.key, self.synth.sample_rate())? {
@@ -267,11 +258,22 @@ impl ProjectRenderer<'_> {
         Ok(RenderKey::from_hex(&key).is_some_and(|key| self.segments.is_intact(&key)))
     }
 
+    /// Makes an earlier take of the segment rendered from `source` (an
+    /// undone edit, a re-picked seed) its active take again, if its file is
+    /// whole; true when it did.
+    fn bring_back_take(&self, segment: &Segment, source: &str) -> Result<bool> {
+        let takes = self.runtime.block_on(self.store.takes(segment.id))?;
+        let earlier = takes.iter().rev().find(|t| t.source_key.as_deref() == Some(source) && RenderKey::from_hex(&t.synthesis_key).is_some_and(|key| self.segments.is_intact(&key)));
+        let Some(take) = earlier else { return Ok(false) };
+        self.runtime.block_on(self.store.set_active_take(segment.id, take.id))?;
+        Ok(true)
+    }
+
     /// A segment's rows and synthesis key.
     fn plan(&self, segment: &Segment, voice: &str, strategy: TimingStrategy, next_start: Option<f64>, source: String) -> Result<Plan> {
         let f = &segment.fields;
-        // A segment keeps one seed across edits (its id), so only what changed changes.
-        let seed = segment.id as u64;
+        // A segment keeps one seed across edits, so only what changed changes.
+        let seed = segment.seed() as u64;
         let request = SayRequest { text: f.text.clone(), voice: voice.to_string(), speed: f.speed as f32, seed: Some(seed) };
         let mut rows: Vec<SpeechRow> = self.synth.prepare(&request).map_err(|e| e.context(format!("segment {}", segment.id)))?.into_iter().map(|l| l.row).collect();
         let slot = Slot { start: f.start_s, end: f.end_s, next_start };
@@ -310,7 +312,7 @@ pub async fn resolve_voice(store: &Store, voices: &VoiceArtifactCache<MatchedVoi
 }
 
 /// What a segment renders from, hashed: its text, its resolved voice, its
-/// speed, its seed (the segment id) and the length the strategy asks the
+/// speed, its seed and the length the strategy asks the
 /// model for, under this engine version. Equal source keys render equal
 /// audio, so a take whose recorded source key matches is current without
 /// running G2P; the synthesis key (from the rows) stays the authority when
@@ -324,10 +326,38 @@ pub fn source_key(segment: &Segment, voice: &str, strategy: TimingStrategy, next
         .param("text", &f.text)
         .param("voice", voice)
         .param("speed", f.speed)
-        .param("seed", segment.id)
+        .param("seed", segment.seed())
         .param("target", target.map_or("natural".to_string(), |t| format!("{t:.6}")))
         .build()
         .to_hex()
+}
+
+/// A segment as it renders now: its resolved voice, its strategy, the next
+/// line's start and the source key they make.
+pub struct LineSource {
+    pub segment: Segment,
+    pub voice: String,
+    pub strategy: TimingStrategy,
+    pub next_start: Option<f64>,
+    pub source: String,
+}
+
+/// Works out [`LineSource`] for one segment from the database (its
+/// speaker's voice on its track, its strategy, the next line's start).
+pub async fn line_source(store: &Store, voices: &VoiceArtifactCache<MatchedVoice>, segment_id: i64) -> Result<LineSource> {
+    let segment = store.segment(segment_id).await?;
+    let track = store.track(segment.track_id).await?;
+    let project = store.project(track.project_id).await?;
+    let lines = store.segments(track.id).await?;
+    let next_start = lines.iter().position(|s| s.id == segment_id).and_then(|i| lines.get(i + 1)).map(|n| n.fields.start_s);
+    let speaker = store.speakers(project.id).await?.into_iter().find(|s| Some(s.id) == segment.fields.speaker_id);
+    let voice = match speaker {
+        Some(s) => resolve_voice(store, voices, &s.voice_for(&track.language)).await?,
+        None => DEFAULT_VOICE.into(),
+    };
+    let strategy = parse_strategy(segment.fields.timing_strategy.as_deref().unwrap_or(&project.timing_strategy))?;
+    let source = source_key(&segment, &voice, strategy, next_start);
+    Ok(LineSource { segment, voice, strategy, next_start, source })
 }
 
 /// A strategy from its stored name.

@@ -56,6 +56,9 @@ pub struct LineEntry {
     pub timing_strategy: Option<String>,
     #[serde(default)]
     pub locked: bool,
+    /// The seed the line renders with (so a re-imported line sounds the same).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<i64>,
 }
 
 const FORMAT_NAME: &str = "revoice-project";
@@ -72,6 +75,7 @@ pub async fn export(store: &Store, project_id: i64) -> Result<ProjectFile> {
             .await?
             .into_iter()
             .map(|s| {
+                let seed = Some(s.seed());
                 let f = s.fields;
                 LineEntry {
                     start: f.start_s,
@@ -84,6 +88,7 @@ pub async fn export(store: &Store, project_id: i64) -> Result<ProjectFile> {
                     fade_out: f.fade_out_s,
                     timing_strategy: f.timing_strategy,
                     locked: f.locked,
+                    seed,
                 }
             })
             .collect();
@@ -136,6 +141,7 @@ pub async fn import(store: &Store, file: &ProjectFile) -> Result<i64> {
                 fade_out_s: line.fade_out,
                 timing_strategy: line.timing_strategy.clone(),
                 locked: line.locked,
+                seed: line.seed,
                 ..segment.fields.clone()
             };
             if wanted != segment.fields {

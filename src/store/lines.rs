@@ -170,7 +170,7 @@ impl Store {
         }
         let project_id = project_of_track(&mut tx, line.segment.track_id).await.map_err(|e| self.db(e))?.unwrap_or(0);
         sqlx::query("UPDATE segments SET end_s = ?2, text = ?3 WHERE id = ?1").bind(id).bind(at_s).bind(&first).execute(&mut *tx).await.map_err(|e| self.db(e))?;
-        let second_fields = SegmentFields { start_s: at_s, text: second, fade_in_s: 0.0, ..f.clone() };
+        let second_fields = SegmentFields { start_s: at_s, text: second, fade_in_s: 0.0, seed: None, ..f.clone() };
         let new_id = insert_line(&mut tx, line.segment.track_id, &second_fields).await.map_err(|e| self.db(e))?;
         self.finish_lines_edit(tx, project_id, "split a line", vec![line], &[id, new_id]).await
     }

@@ -76,6 +76,9 @@ pub struct SegmentFields {
     /// Overrides the project's strategy when set.
     pub timing_strategy: Option<String>,
     pub locked: bool,
+    /// The seed the line renders with; `None` renders with the segment's id.
+    #[serde(default)]
+    pub seed: Option<i64>,
 }
 
 /// A timed line on a track.
@@ -86,6 +89,25 @@ pub struct Segment {
     #[sqlx(flatten)]
     pub fields: SegmentFields,
     pub active_take_id: Option<i64>,
+}
+
+impl Segment {
+    /// The seed the line renders with: its own, or its id.
+    pub fn seed(&self) -> i64 {
+        self.fields.seed.unwrap_or(self.id)
+    }
+}
+
+/// One synthesis of a segment, kept so the user can go back to it.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow, Serialize)]
+pub struct Take {
+    pub id: i64,
+    pub segment_id: i64,
+    pub seed: i64,
+    pub synthesis_key: String,
+    pub duration_s: f64,
+    pub created_at: String,
+    pub source_key: Option<String>,
 }
 
 /// A render job this process is running: its id, and the lock that tells
@@ -111,9 +133,9 @@ pub struct RenderJob {
 impl SegmentFields {
     /// A new line's fields: the slot, the text and the speaker, everything
     /// else at its default (normal speed, no gain, no fades, the project's
-    /// strategy, unlocked).
+    /// strategy, unlocked, the segment's own seed).
     pub fn new_line(start_s: f64, end_s: f64, text: String, speaker_id: Option<i64>) -> SegmentFields {
-        SegmentFields { start_s, end_s, text, speaker_id, speed: 1.0, gain_db: 0.0, fade_in_s: 0.0, fade_out_s: 0.0, timing_strategy: None, locked: false }
+        SegmentFields { start_s, end_s, text, speaker_id, speed: 1.0, gain_db: 0.0, fade_in_s: 0.0, fade_out_s: 0.0, timing_strategy: None, locked: false, seed: None }
     }
 }
 
@@ -402,6 +424,41 @@ impl Store {
         Ok(id)
     }
 
+    /// A segment's takes, oldest first.
+    pub async fn takes(&self, segment_id: i64) -> Result<Vec<Take>> {
+        sqlx::query_as("SELECT id, segment_id, seed, synthesis_key, duration_s, created_at, source_key FROM takes WHERE segment_id = ?1 ORDER BY id")
+            .bind(segment_id)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(|e| self.db(e))
+    }
+
+    /// Makes `take_id` the segment's active take and its seed the segment's
+    /// seed, in one undoable step (undo restores the seed; the next render
+    /// then brings back the take that matches it).
+    pub async fn pick_take(&self, segment_id: i64, take_id: i64) -> Result<Segment> {
+        let take: Option<(i64, i64)> = sqlx::query_as("SELECT segment_id, seed FROM takes WHERE id = ?1").bind(take_id).fetch_optional(&self.pool).await.map_err(|e| self.db(e))?;
+        let seed = match take {
+            Some((owner, seed)) if owner == segment_id => seed,
+            _ => return Err(Error::InvalidInput { input: format!("take {take_id}"), reason: format!("it is not a take of segment {segment_id}") }),
+        };
+        self.edit_segment(segment_id, &format!("pick take {take_id}"), |f| f.seed = Some(seed)).await?;
+        self.set_active_take(segment_id, take_id).await?;
+        self.segment(segment_id).await
+    }
+
+    /// Points a segment at one of its takes (no undo step: which take is
+    /// active follows from the segment's fields).
+    pub async fn set_active_take(&self, segment_id: i64, take_id: i64) -> Result<()> {
+        sqlx::query("UPDATE segments SET active_take_id = ?2 WHERE id = ?1 AND EXISTS (SELECT 1 FROM takes WHERE id = ?2 AND segment_id = ?1)")
+            .bind(segment_id)
+            .bind(take_id)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| self.db(e))?;
+        Ok(())
+    }
+
     /// Adds a track in another language.
     pub async fn add_track(&self, project_id: i64, language: &str) -> Result<Track> {
         sqlx::query_as("INSERT INTO tracks (project_id, language) VALUES (?1, ?2) RETURNING *")
@@ -587,7 +644,7 @@ pub(crate) async fn touch(tx: &mut Transaction<'_, Sqlite>, project_id: i64) -> 
 pub(crate) async fn write_segment(tx: &mut Transaction<'_, Sqlite>, id: i64, f: &SegmentFields) -> sqlx::Result<()> {
     sqlx::query(
         "UPDATE segments SET start_s = ?2, end_s = ?3, text = ?4, speaker_id = ?5, speed = ?6, gain_db = ?7,
-             fade_in_s = ?8, fade_out_s = ?9, timing_strategy = ?10, locked = ?11 WHERE id = ?1",
+             fade_in_s = ?8, fade_out_s = ?9, timing_strategy = ?10, locked = ?11, seed = ?12 WHERE id = ?1",
     )
     .bind(id)
     .bind(f.start_s)
@@ -600,6 +657,7 @@ pub(crate) async fn write_segment(tx: &mut Transaction<'_, Sqlite>, id: i64, f: 
     .bind(f.fade_out_s)
     .bind(&f.timing_strategy)
     .bind(f.locked)
+    .bind(f.seed)
     .execute(&mut **tx)
     .await?;
     Ok(())
@@ -667,6 +725,28 @@ mod tests {
         assert_eq!(maya.voice_for("es"), "af_bella", "undone: the default voice again");
         store.redo(project.id).await.unwrap();
         assert_eq!(store.speakers(project.id).await.unwrap()[0].voice_for("es"), "ef_dora");
+    }
+
+    #[tokio::test]
+    async fn picking_an_earlier_take_brings_back_its_seed_and_undoes() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, project, track) = demo(dir.path()).await;
+        let lines = store.segments(track.id).await.unwrap();
+        let (line, other) = (&lines[0], &lines[1]);
+        assert_eq!(line.seed(), line.id, "a line renders with its id until a take is chosen");
+        let first = store.add_take(line.id, line.seed(), "key-a", 1.5, Some("source-a")).await.unwrap();
+        store.edit_segment(line.id, "new take", |f| f.seed = Some(987_654)).await.unwrap();
+        let second = store.add_take(line.id, 987_654, "key-b", 1.6, Some("source-b")).await.unwrap();
+        let takes = store.takes(line.id).await.unwrap();
+        assert_eq!(takes.iter().map(|t| (t.id, t.seed)).collect::<Vec<_>>(), [(first, line.id), (second, 987_654)]);
+
+        let picked = store.pick_take(line.id, first).await.unwrap();
+        assert_eq!((picked.seed(), picked.active_take_id), (line.id, Some(first)));
+        assert_eq!(store.undo(project.id).await.unwrap().as_deref(), Some(format!("pick take {first}").as_str()));
+        assert_eq!(store.segment(line.id).await.unwrap().seed(), 987_654);
+
+        let err = store.pick_take(other.id, first).await.unwrap_err().to_string();
+        assert!(err.contains(&format!("take {first}")) && err.contains(&format!("not a take of segment {}", other.id)), "{err}");
     }
 
     #[tokio::test]

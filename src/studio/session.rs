@@ -46,6 +46,8 @@ pub enum StudioEvent {
     Playback(PlaybackView),
     #[serde(rename_all = "camelCase")]
     PreviewFinished { segment_id: i64, first_sound_ms: Option<f64>, error: Option<String> },
+    #[serde(rename_all = "camelCase")]
+    VoicePreviewFinished { voice: String, first_sound_ms: Option<f64>, error: Option<String> },
 }
 
 /// Where playback stands, for the window.
@@ -162,6 +164,12 @@ impl StudioSession {
         project_view(self.engine.store(), &self.voices, project_id, &live).await
     }
 
+    /// What the line renders from now (see [`crate::dub::pipeline::source_key`]):
+    /// a take with this source key is current.
+    pub async fn current_source(&self, segment_id: i64) -> Result<String> {
+        Ok(crate::dub::pipeline::line_source(self.engine.store(), &self.voices, segment_id).await?.source)
+    }
+
     /// Whether a render is running, and for which project.
     pub fn rendering(&self) -> Option<i64> {
         lock(&self.render).as_ref().map(|r| r.project_id)
@@ -249,12 +257,52 @@ impl StudioSession {
     /// Plays one line alone, streamed as it renders; a `PreviewFinished`
     /// event says when it is done and its time to first audio.
     pub fn preview(self: &Arc<Self>, segment_id: i64) -> Result<()> {
+        self.spawn_preview(segment_id, move |session| session.run_preview(segment_id))
+    }
+
+    /// Plays one of a line's takes as it was rendered (at its natural rate,
+    /// before any fitting); a `PreviewFinished` event says when it is done.
+    pub fn audition_take(self: &Arc<Self>, segment_id: i64, take_id: i64) -> Result<()> {
+        self.spawn_preview(segment_id, move |session| session.run_audition(segment_id, take_id))
+    }
+
+    /// Speaks a short sample sentence in `voice` (stock, blend or library
+    /// voice), in the voice's language; a `VoicePreviewFinished` event follows.
+    pub fn preview_voice(self: &Arc<Self>, voice: String) -> Result<()> {
+        let session = self.clone();
+        std::thread::Builder::new()
+            .name("revoice-voice-preview".into())
+            .spawn(move || {
+                let (first_sound_ms, error) = match session.run_voice_preview(&voice) {
+                    Ok(first) => (first.map(|d| d.as_secs_f64() * 1000.0), None),
+                    Err(e) => (None, Some(e.to_string())),
+                };
+                (session.sink)(StudioEvent::VoicePreviewFinished { voice, first_sound_ms, error });
+            })
+            .map_err(|e| Error::Audio(format!("cannot start the preview thread: {e}")))?;
+        Ok(())
+    }
+
+    fn run_voice_preview(&self, voice: &str) -> Result<Option<Duration>> {
+        let stack = self.stack()?;
+        let spec = self.runtime.block_on(crate::dub::pipeline::resolve_voice(self.engine.store(), &stack.voices, voice))?;
+        let first = spec.split([',', ':']).next().unwrap_or_default();
+        let request = crate::synth::SayRequest { text: sample_sentence(first).into(), voice: spec.clone(), speed: 1.0, seed: Some(1) };
+        let rows: Vec<_> = stack.synth.prepare(&request).map_err(|e| e.context(format!("voice {voice:?}")))?.into_iter().map(|l| l.row).collect();
+        let device = self.engine.config().settings.audio.output_device.clone();
+        let mut live = crate::audio::live::LivePlayback::open(&device, stack.synth.sample_rate())?;
+        for row in stack.renderer.stream(&rows) {
+            live.push(&row?.samples)?;
+        }
+        Ok(live.finish()?.first_sound)
+    }
+
+    fn spawn_preview(self: &Arc<Self>, segment_id: i64, work: impl FnOnce(&StudioSession) -> Result<Option<Duration>> + Send + 'static) -> Result<()> {
         let session = self.clone();
         std::thread::Builder::new()
             .name("revoice-preview".into())
             .spawn(move || {
-                let outcome = session.run_preview(segment_id);
-                let (first_sound_ms, error) = match outcome {
+                let (first_sound_ms, error) = match work(&session) {
                     Ok(first) => (first.map(|d| d.as_secs_f64() * 1000.0), None),
                     Err(e) => (None, Some(e.to_string())),
                 };
@@ -272,6 +320,23 @@ impl StudioSession {
         let never = AtomicBool::new(false);
         pipeline.stream_segment(segment_id, &never, &mut |chunk| live.push(chunk))?;
         let _ = lock(&self.player).send(PlayerCommand::Refit(vec![segment_id]));
+        Ok(live.finish()?.first_sound)
+    }
+
+    fn run_audition(&self, segment_id: i64, take_id: i64) -> Result<Option<Duration>> {
+        let store = self.engine.store();
+        let take = self.runtime.block_on(store.takes(segment_id))?.into_iter().find(|t| t.id == take_id);
+        let Some(take) = take else {
+            return Err(Error::InvalidInput { input: format!("take {take_id}"), reason: format!("it is not a take of line {segment_id}") });
+        };
+        let key = crate::cache::RenderKey::from_hex(&take.synthesis_key).ok_or_else(|| Error::InvalidInput { input: format!("take {take_id}"), reason: "its key is unreadable".into() })?;
+        let segments = open_segments(self.engine.data_dir(), &self.engine.config().settings)?;
+        let crate::dub::segment_store::Stored::Audio(samples) = segments.get(&key, PROGRAMME_RATE)? else {
+            return Err(Error::InvalidInput { input: format!("take {take_id}"), reason: "its audio is no longer on disk: pick it and render the line to make it again".into() });
+        };
+        let device = self.engine.config().settings.audio.output_device.clone();
+        let mut live = crate::audio::live::LivePlayback::open(&device, PROGRAMME_RATE)?;
+        live.push(&samples)?;
         Ok(live.finish()?.first_sound)
     }
 
@@ -337,6 +402,11 @@ impl StudioSession {
         let Some(bed) = project.bed_file else { return Ok(None) };
         let decoded = crate::audio::decode::decode_file(std::path::Path::new(&bed)).map_err(|e| e.context("reading the project's bed"))?;
         Ok(Some(peaks(&decoded.samples, decoded.sample_rate, 0.0, BED_PEAKS_PER_SECOND)))
+    }
+
+    /// The cache of library voices' artifacts the editor reads through.
+    pub fn voice_artifacts(&self) -> &VoiceArtifactCache<MatchedVoice> {
+        &self.voices
     }
 
     /// Where the data folder is.
@@ -482,5 +552,20 @@ impl Player {
             }
         }
         Ok(())
+    }
+}
+
+/// A line to hear a voice by, in the language its name starts with
+/// (Kokoro names voices `<language><gender>_<name>`).
+fn sample_sentence(voice: &str) -> &'static str {
+    match voice.chars().next() {
+        Some('e') => "Hola, así suena esta voz leyendo una línea del doblaje.",
+        Some('f') => "Bonjour, voici comment cette voix lit une réplique du doublage.",
+        Some('i') => "Ciao, ecco come questa voce legge una battuta del doppiaggio.",
+        Some('p') => "Olá, é assim que esta voz lê uma fala da dublagem.",
+        Some('h') => "नमस्ते, यह आवाज़ डबिंग की एक पंक्ति ऐसे पढ़ती है।",
+        Some('j') => "こんにちは、この声で吹き替えのセリフを読むとこうなります。",
+        Some('z') => "你好，这就是这个声音朗读配音台词的样子。",
+        _ => "Hello, this is how this voice reads a line of your dub.",
     }
 }
