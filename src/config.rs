@@ -157,16 +157,59 @@ impl EngineConfig {
     /// Sets `[api] enabled` in the config file, keeping the rest of it (the
     /// user's comments and order) as it is; the next start obeys it.
     pub fn save_api_enabled(&mut self, enabled: bool) -> Result<()> {
+        self.save_edit(&SettingsEdit { api_enabled: Some(enabled), ..SettingsEdit::default() })
+    }
+
+    /// Writes the settings `edit` names into the config file, keeping the
+    /// rest of it (comments, order) as it is. The edited file is parsed
+    /// before it replaces the old one, so a file that would not load is
+    /// never written.
+    pub fn save_edit(&mut self, edit: &SettingsEdit) -> Result<()> {
         let path = self.config_file();
         let text = std::fs::read_to_string(&path).map_err(|e| Error::io("read", &path, e))?;
         let mut document: toml_edit::DocumentMut = text.parse().map_err(|e| Error::Config { path: path.clone(), reason: format!("{e}") })?;
-        document["api"]["enabled"] = toml_edit::value(enabled);
+        let mut set = |section: &str, key: &str, value: toml_edit::Item| {
+            if document.get(section).is_none() {
+                document[section] = toml_edit::table();
+            }
+            document[section][key] = value;
+        };
+        if let Some(v) = &edit.output_device {
+            set("audio", "output_device", toml_edit::value(v.as_str()));
+        }
+        if let Some(v) = edit.batch_width {
+            set("scheduler", "batch_width", toml_edit::value(v as i64));
+        }
+        if let Some(v) = edit.segment_store_mb {
+            set("dub", "segment_store_mb", toml_edit::value(v as i64));
+        }
+        if let Some(v) = edit.render_cache_mb {
+            set("dub", "render_cache_mb", toml_edit::value(v as i64));
+        }
+        if let Some(v) = edit.api_enabled {
+            set("api", "enabled", toml_edit::value(v));
+        }
+        if let Some(v) = edit.api_port {
+            set("api", "port", toml_edit::value(v as i64));
+        }
         let written = document.to_string();
-        parse_settings(&path, &written)?;
+        let settings = parse_settings(&path, &written)?;
         crate::fsutil::write_atomically(&path, written.as_bytes())?;
-        self.settings.api.enabled = enabled;
+        self.settings = settings;
         Ok(())
     }
+}
+
+/// Settings a person changes from the app; `None` leaves one as it is.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SettingsEdit {
+    pub output_device: Option<String>,
+    pub batch_width: Option<usize>,
+    pub segment_store_mb: Option<u64>,
+    pub render_cache_mb: Option<u64>,
+    pub api_enabled: Option<bool>,
+    pub api_port: Option<u16>,
 }
 
 /// Picks the data directory: explicit override, then `REVOICE_DATA_DIR`,
@@ -229,6 +272,21 @@ mod tests {
         let again = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
         assert!(again.settings.api.enabled && cfg.settings.api.enabled);
         assert_eq!(again.settings.audio.output_device, "alsa:null");
+    }
+
+    #[test]
+    fn settings_saved_from_the_app_keep_the_users_comments_and_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(CONFIG_FILE_NAME), "# mine\n[dub]\nrender_cache_mb = 64 # small box\n").unwrap();
+        let mut cfg = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
+        let edit = SettingsEdit { output_device: Some("alsa:null".into()), batch_width: Some(2), segment_store_mb: Some(1024), api_port: Some(9000), ..SettingsEdit::default() };
+        cfg.save_edit(&edit).unwrap();
+        let text = std::fs::read_to_string(cfg.config_file()).unwrap();
+        assert!(text.contains("# mine") && text.contains("# small box"), "{text}");
+        let again = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
+        assert_eq!(again.settings, cfg.settings);
+        let s = &again.settings;
+        assert_eq!((s.audio.output_device.as_str(), s.scheduler.batch_width, s.dub.segment_store_mb, s.dub.render_cache_mb, s.api.port), ("alsa:null", 2, 1024, 64, 9000));
     }
 
     #[test]

@@ -21,6 +21,15 @@ pub fn open_data_dir(app: tauri::AppHandle, studio: State<'_, Studio>) -> Result
     reveal(&app, engine.data_dir())
 }
 
+/// Shows a folder the user chose (an export's) in the file manager.
+#[tauri::command]
+pub fn reveal_folder(app: tauri::AppHandle, path: std::path::PathBuf) -> Result<(), String> {
+    if !path.is_dir() {
+        return Err(format!("{} is not a folder.", path.display()));
+    }
+    reveal(&app, &path)
+}
+
 /// Opens a folder in the file manager, with an error that names it.
 pub fn reveal(app: &tauri::AppHandle, dir: &std::path::Path) -> Result<(), String> {
     app.opener()

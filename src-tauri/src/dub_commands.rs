@@ -204,6 +204,19 @@ pub async fn stock_voices(studio: State<'_, Studio>) -> Answer<Vec<VoiceChoice>>
     Ok(voices)
 }
 
+/// Sets the project's timing strategy (lines with an override keep theirs).
+/// Only placement changes: nothing is synthesised again, except lines
+/// whose strategy asks the model for a length (fit by re-synthesis).
+#[tauri::command]
+pub async fn set_project_strategy(studio: State<'_, Studio>, project_id: i64, strategy: String) -> Answer<ProjectView> {
+    let session = studio.session()?;
+    revoice::dub::pipeline::parse_strategy(&strategy).map_err(text)?;
+    session.engine().store().set_timing_strategy(project_id, &strategy).await.map_err(text)?;
+    let lines: Vec<i64> = session.view(project_id).await.map_err(text)?.tracks.iter().flat_map(|t| t.segments.iter().map(|s| s.id)).collect();
+    let _ = session.refresh_playback(lines);
+    session.view(project_id).await.map_err(text)
+}
+
 /// Renders what is stale (only `segment_ids` when given) in the background.
 #[tauri::command]
 pub fn render_project(studio: State<'_, Studio>, project_id: i64, segment_ids: Option<Vec<i64>>) -> Answer<()> {

@@ -6,6 +6,9 @@ mod commands;
 mod dub_commands;
 mod menu;
 mod studio;
+mod settings_commands;
+mod take_commands;
+mod voice_commands;
 
 use std::sync::Arc;
 
@@ -16,6 +19,7 @@ pub fn run() {
     let data_dir = studio::data_dir_from_args(std::env::args().skip(1));
     tauri::Builder::default()
         .plugin(tauri_plugin_opener::init())
+        .plugin(tauri_plugin_dialog::init())
         .setup(move |app| {
             let handle = app.handle().clone();
             let sink = Arc::new(move |event: revoice::studio::session::StudioEvent| {
@@ -42,6 +46,7 @@ pub fn run() {
         .invoke_handler(tauri::generate_handler![
             commands::diagnose,
             commands::open_data_dir,
+            commands::reveal_folder,
             commands::api_status,
             commands::set_api_running,
             dub_commands::list_projects,
@@ -59,6 +64,7 @@ pub fn run() {
             dub_commands::bed_peaks,
             dub_commands::set_speaker_voice,
             dub_commands::stock_voices,
+            dub_commands::set_project_strategy,
             dub_commands::render_project,
             dub_commands::cancel_render,
             dub_commands::preview_segment,
@@ -71,6 +77,17 @@ pub fn run() {
             dub_commands::undo,
             dub_commands::redo,
             dub_commands::export_project,
+            settings_commands::settings,
+            settings_commands::save_settings,
+            take_commands::segment_takes,
+            voice_commands::voice_library,
+            voice_commands::add_library_voice,
+            voice_commands::rename_library_voice,
+            voice_commands::delete_library_voice,
+            voice_commands::preview_voice,
+            take_commands::new_take,
+            take_commands::pick_take,
+            take_commands::audition_take,
         ])
         .run(tauri::generate_context!())
         .expect("Revoice Studio could not start its window");

@@ -24,8 +24,8 @@ pub struct TakeView {
     pub created_at: String,
     /// The line's audio now.
     pub active: bool,
-    /// Rendered from the line as it is now (text, voice, speed, slot); an
-    /// older take was rendered from an earlier version of the line.
+    /// Rendered from the line as it is now (text, voice, speed, slot), so
+    /// picking it needs no render; other takes are of an earlier version.
     pub current: bool,
 }
 
@@ -34,8 +34,15 @@ pub struct TakeView {
 pub async fn segment_takes(studio: State<'_, Studio>, segment_id: i64) -> Answer<Vec<TakeView>> {
     let session = studio.session()?;
     let store = session.engine().store();
-    let segment = store.segment(segment_id).await.map_err(text)?;
-    let source = session.current_source(segment_id).await.map_err(text)?;
+    let line = session.line_source(segment_id).await.map_err(text)?;
+    // A take is current when the line as it is now, with the take's seed,
+    // renders the same: picking it needs no render.
+    let source_with_seed = |seed: i64| {
+        let mut segment = line.segment.clone();
+        segment.fields.seed = Some(seed);
+        revoice::dub::pipeline::source_key(&segment, &line.voice, line.strategy, line.next_start)
+    };
+    let segment = &line.segment;
     Ok(store
         .takes(segment_id)
         .await
@@ -43,7 +50,7 @@ pub async fn segment_takes(studio: State<'_, Studio>, segment_id: i64) -> Answer
         .into_iter()
         .map(|t| TakeView {
             active: segment.active_take_id == Some(t.id),
-            current: t.source_key.as_deref() == Some(source.as_str()),
+            current: t.source_key.as_deref() == Some(source_with_seed(t.seed).as_str()),
             id: t.id,
             seed: t.seed,
             seconds: t.duration_s,

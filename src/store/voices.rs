@@ -106,6 +106,37 @@ impl Store {
             .map_err(|e| self.error(e))
     }
 
+    /// Renames a voice, and every speaker that uses it follows (in every
+    /// language), in one transaction. Refused when `new` is taken or bad.
+    pub async fn rename_voice(&self, old: &str, new: &str) -> Result<VoiceRecord> {
+        check_voice_name(new)?;
+        let refused = |reason: String| Error::InvalidInput { input: format!("voice {old:?}"), reason };
+        let mut tx = self.pool.begin().await.map_err(|e| self.error(e))?;
+        let taken: Option<String> = sqlx::query_scalar("SELECT name FROM voices WHERE name = ?1").bind(new).fetch_optional(&mut *tx).await.map_err(|e| self.error(e))?;
+        if taken.is_some() && old != new {
+            return Err(refused(format!("cannot be renamed to {new:?}: a voice has that name")));
+        }
+        let renamed: Option<VoiceRecord> = sqlx::query_as("UPDATE voices SET name = ?2, version = version + 1, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE name = ?1 RETURNING *")
+            .bind(old)
+            .bind(new)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(|e| self.error(e))?;
+        let renamed = renamed.ok_or_else(|| refused("is not in the library".into()))?;
+        sqlx::query("UPDATE speakers SET voice = ?2 WHERE voice = ?1").bind(old).bind(new).execute(&mut *tx).await.map_err(|e| self.error(e))?;
+        let by_language: Vec<(i64, String)> = sqlx::query_as("SELECT id, language_voices FROM speakers").fetch_all(&mut *tx).await.map_err(|e| self.error(e))?;
+        for (id, json) in by_language {
+            let mut voices: std::collections::BTreeMap<String, String> = serde_json::from_str(&json).unwrap_or_default();
+            if voices.values().any(|v| v == old) {
+                voices.values_mut().filter(|v| *v == old).for_each(|v| *v = new.to_string());
+                let json = serde_json::to_string(&voices).expect("a map of strings serialises");
+                sqlx::query("UPDATE speakers SET language_voices = ?2 WHERE id = ?1").bind(id).bind(json).execute(&mut *tx).await.map_err(|e| self.error(e))?;
+            }
+        }
+        tx.commit().await.map_err(|e| self.error(e))?;
+        Ok(renamed)
+    }
+
     /// Deletes a voice; the deleted record, or `None` if there was none.
     pub async fn delete_voice(&self, name: &str) -> Result<Option<VoiceRecord>> {
         sqlx::query_as("DELETE FROM voices WHERE name = ?1 RETURNING *")
@@ -158,6 +189,29 @@ mod tests {
         assert_eq!(store.delete_voice("Ben").await.unwrap().unwrap().voice.name, "Ben");
         assert_eq!(store.delete_voice("Ben").await.unwrap(), None);
         assert_eq!(store.voice("Ben").await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn a_renamed_voice_takes_its_speakers_along_and_a_taken_name_is_refused() {
+        let (_dir, store) = store().await;
+        store.save_voice(&voice("Ana", "{}")).await.unwrap();
+        store.save_voice(&voice("Ben", "{}")).await.unwrap();
+        let (project, _) = store.create_project("Rename", "en-US").await.unwrap();
+        let track = store.tracks(project.id).await.unwrap().remove(0);
+        let cues = vec![crate::dub::subtitles::Cue { start: 0.0, end: 1.0, text: "Hi.".into(), speaker: Some("Maya".into()) }];
+        store.import_cues(&track, &cues).await.unwrap();
+        let maya = store.speakers(project.id).await.unwrap().remove(0);
+        store.set_speaker_voice(maya.id, "Ana").await.unwrap();
+        store.set_speaker_language_voice(maya.id, "es", Some("Ana")).await.unwrap();
+
+        let err = store.rename_voice("Ana", "Ben").await.unwrap_err().to_string();
+        assert!(err.contains("\"Ana\"") && err.contains("a voice has that name"), "{err}");
+        let renamed = store.rename_voice("Ana", "Ana Narrator").await.unwrap();
+        assert_eq!((renamed.voice.name.as_str(), renamed.version), ("Ana Narrator", 2));
+        assert_eq!(store.voice("Ana").await.unwrap(), None);
+        let maya = store.speakers(project.id).await.unwrap().remove(0);
+        assert_eq!((maya.voice.as_str(), maya.voice_for("es")), ("Ana Narrator", "Ana Narrator".to_string()));
+        assert!(store.rename_voice("Nobody", "Somebody").await.unwrap_err().to_string().contains("not in the library"));
     }
 
     #[tokio::test]

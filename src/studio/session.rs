@@ -164,10 +164,10 @@ impl StudioSession {
         project_view(self.engine.store(), &self.voices, project_id, &live).await
     }
 
-    /// What the line renders from now (see [`crate::dub::pipeline::source_key`]):
-    /// a take with this source key is current.
-    pub async fn current_source(&self, segment_id: i64) -> Result<String> {
-        Ok(crate::dub::pipeline::line_source(self.engine.store(), &self.voices, segment_id).await?.source)
+    /// What the line renders from now: its voice, strategy, neighbour and
+    /// source key (a take with this source key is current).
+    pub async fn line_source(&self, segment_id: i64) -> Result<crate::dub::pipeline::LineSource> {
+        crate::dub::pipeline::line_source(self.engine.store(), &self.voices, segment_id).await
     }
 
     /// Whether a render is running, and for which project.

@@ -1,8 +1,10 @@
 // End to end: a dub made in the real app window, on the real model and a
 // null audio device. A project from an SRT, a voice, a render, playback,
 // one line edited and only that line rendered again, undo, an export
-// whose files are checked on disk, a line deleted and brought back. Screenshots of each view are written
-// to target/e2e-*.png for a person to look at.
+// whose files are checked on disk, a line deleted and brought back; takes;
+// the voice library (a voice from a recording, renamed, deleted) and the
+// settings. Screenshots of each view are written to target/e2e-*.png for a
+// person to look at.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, mkdirSync, writeFileSync, rmSync, symlinkSync, existsSync, statSync } from "node:fs";
@@ -99,6 +101,17 @@ test("a dub from an SRT: render, play, edit one line, only it re-renders, undo, 
   const text = await session.execute("return document.querySelector('#line-text').value;");
   assert.equal(text, "Light the lamp.");
 
+  // Another take of the line, then the first one picked back: no render needed.
+  await session.click("#new-take");
+  const another = await session.waitForText("#editor-status", (t) => t.startsWith("Rendered") || /error|cannot/i.test(t), 600000);
+  assert.equal(another, "Rendered 1 line");
+  await session.waitForText("#take-list", (t) => t.includes("Take 3"));
+  await shot("editor-takes");
+  await session.execute("document.querySelector('[aria-label=\"Use take 1\"]').click();");
+  await session.waitForText("#editor-status", (t) => t.startsWith("Using take 1"));
+  await session.waitForText("#line-state", (t) => t.startsWith("Ready"));
+  assert.match(await session.text(".take--active"), /^Take 1/);
+
   // Export: mix, stems and subtitles land in the folder, whole.
   await session.click("#open-export");
   const out = join(dataDir, "export");
@@ -143,6 +156,8 @@ test("a 2,000-line project opens and scrolls smoothly (measured, reported)", asy
   await session.waitForText("#project-name", (t) => t === "Long", 120000);
   const interactive = Date.now() - started;
   assert.match(await session.text("#render-project"), /Render 2000 lines/);
+  // 300 frames take ~30 s under Xvfb's software WebKit on a busy machine.
+  await session.cmd("POST", "/timeouts", { script: 300000 });
   const stats = await session.cmd("POST", "/execute/async", {
     script: "const done = arguments[arguments.length - 1]; window.revoiceMeasureTimeline(300).then(done, (e) => done(String(e)));",
     args: [],
@@ -173,4 +188,37 @@ test("the speech API switch starts the API on the app's engine and remembers the
   await session.click("#api-switch");
   await session.waitForText("#api-detail", (t) => t.startsWith("Off"));
   assert.match(readFileSync(join(dataDir, "config.toml"), "utf8"), /\[api\][^[]*enabled = false/);
+});
+
+test("the voice library makes a voice from a recording, renames and deletes it; settings are saved", async () => {
+  await session.click(".editor-header .link-button").catch(() => {});
+  await session.click("#tab-voices");
+  await session.waitForText("#stock-voices", (t) => t.includes("af_heart") && t.includes("ef_dora"));
+  const recording = join(root, "tests/fixtures/audio/bella-speech.opus");
+  await session.type("#voice-file", recording);
+  await session.type("#voice-name", "Bella ref");
+  await session.type("#voice-consent", "a rendered stock voice, for the test");
+  await session.click("#add-voice");
+  const card = await session.waitForText("#library-voices", (t) => t.includes("Bella ref") || /error|cannot/i.test(t), 300000);
+  assert.match(card, /Closest stock voices \(a match, not a clone\): af_bella \d+ %/);
+  assert.match(card, /8\.\d s \(\d+\.\d s of speech\)/);
+  await shot("voices");
+
+  await session.execute("window.prompt = () => 'Bella two'; window.confirm = () => true;");
+  await session.execute("document.querySelector('[data-voice=\"Bella ref\"] .voice-card-head button:nth-of-type(2)').click();");
+  await session.waitForText("#voices-status", (t) => t === "Renamed Bella ref to Bella two");
+  await session.execute("document.querySelector('[data-voice=\"Bella two\"] .danger').click();");
+  await session.waitForText("#voices-status", (t) => t === "Deleted Bella two");
+  assert.equal(await session.execute("return document.querySelectorAll('.voice-card').length;"), 0);
+  assert.match(await session.text(".voices"), /None yet: add a recording/);
+
+  await session.click("#tab-settings");
+  await session.waitForText("#setting-data-dir", (t) => t === dataDir);
+  await session.execute("const i = document.querySelector('#setting-batch-width'); i.value = '2'; i.dispatchEvent(new Event('change'));");
+  await session.waitForText("#settings-restart", (t) => t.includes("Restart the studio"));
+  await shot("settings");
+  const { readFileSync } = await import("node:fs");
+  assert.match(readFileSync(join(dataDir, "config.toml"), "utf8"), /\[scheduler\][^[]*batch_width = 2/);
+  await session.click("#tab-projects");
+  await session.waitForText("#create-from-script", (t) => t.includes("New project"));
 });

@@ -48,6 +48,11 @@ export function diagnose(): Promise<Diagnosis> {
   return invoke<Diagnosis>("diagnose");
 }
 
+/** Shows a folder (an export's) in the file manager. */
+export function revealFolder(path: string): Promise<void> {
+  return invoke<void>("reveal_folder", { path });
+}
+
 /** Shows the data folder in the file manager. */
 export function openDataDir(): Promise<void> {
   return invoke<void>("open_data_dir");
@@ -97,7 +102,8 @@ export type StudioEvent =
   | { kind: "segmentState"; segmentId: number; state: SegmentState; error: string | null }
   | { kind: "renderFinished"; projectId: number; rendered: number; fresh: number; failed: number; cancelled: boolean; error: string | null }
   | ({ kind: "playback" } & PlaybackView)
-  | { kind: "previewFinished"; segmentId: number; firstSoundMs: number | null; error: string | null };
+  | { kind: "previewFinished"; segmentId: number; firstSoundMs: number | null; error: string | null }
+  | { kind: "voicePreviewFinished"; voice: string; firstSoundMs: number | null; error: string | null };
 
 /** A line edit; absent fields stay as they are. `strategy: ""` clears the override. */
 export interface SegmentEdit {
@@ -143,6 +149,95 @@ export const undo = (projectId: number) => invoke<[string | null, Project]>("und
 export const redo = (projectId: number) => invoke<[string | null, Project]>("redo", { projectId });
 export const exportProject = (projectId: number, folder: string, format: "wav" | "flac" | "mp3", loudness: number) =>
   invoke<{ path: string; seconds: number | null }[]>("export_project", { projectId, folder, format, loudness });
+
+/** One synthesis of a line. `current`: rendered from the line as it is now. */
+export interface TakeView {
+  id: number;
+  seed: number;
+  seconds: number;
+  createdAt: string;
+  active: boolean;
+  current: boolean;
+}
+
+export const segmentTakes = (segmentId: number) => invoke<TakeView[]>("segment_takes", { segmentId });
+/** Renders another take of the line with a fresh seed (earlier takes stay). */
+export const newTake = (segmentId: number) => invoke<Project>("new_take", { segmentId });
+/** Makes a take the line's audio (undoable). */
+export const pickTake = (segmentId: number, takeId: number) => invoke<Project>("pick_take", { segmentId, takeId });
+/** Plays a take as rendered; a previewFinished event follows. */
+export const auditionTake = (segmentId: number, takeId: number) => invoke<void>("audition_take", { segmentId, takeId });
+export const setProjectStrategy = (projectId: number, strategy: string) => invoke<Project>("set_project_strategy", { projectId, strategy });
+
+// ---- The voice library ----
+
+export interface StockVoice {
+  name: string;
+  language: string;
+  gender: string;
+}
+
+export interface QualityReport {
+  seconds: number;
+  speech_seconds: number;
+  peak_dbfs: number;
+  rms_dbfs: number;
+  clipped_fraction: number;
+  noise_floor_dbfs: number;
+  snr_db: number;
+  warnings: string[];
+}
+
+export interface LibraryVoice {
+  name: string;
+  description: string;
+  referenceText: string;
+  consent: string;
+  fileSize: number;
+  mimeType: string;
+  createdAt: string;
+  version: number;
+  quality: QualityReport | null;
+  /** The closest stock voices, most similar first (a match, not a clone). */
+  matches: { voice: string; similarity: number }[];
+  /** The blend of stock voices it speaks with. */
+  blend: string;
+}
+
+export const voiceLibrary = () => invoke<{ stock: StockVoice[]; library: LibraryVoice[] }>("voice_library");
+export const addLibraryVoice = (name: string, path: string, consent: string, description: string, referenceText: string) =>
+  invoke<LibraryVoice>("add_library_voice", { name, path, consent, description, referenceText });
+export const renameLibraryVoice = (name: string, newName: string) => invoke<LibraryVoice>("rename_library_voice", { name, newName });
+export const deleteLibraryVoice = (name: string) => invoke<void>("delete_library_voice", { name });
+/** Speaks a sample in a voice or blend; a voicePreviewFinished event follows. */
+export const previewVoice = (voice: string) => invoke<void>("preview_voice", { voice });
+
+// ---- Settings (config.toml; the engine reads it when it starts) ----
+
+export interface SettingsView {
+  dataDir: string;
+  configFile: string;
+  outputDevice: string;
+  /** [id, name, is the default] */
+  devices: [string, string, boolean][];
+  devicesError: string | null;
+  batchWidth: number;
+  segmentStoreMb: number;
+  renderCacheMb: number;
+  apiPort: number;
+  restartNeeded: boolean;
+}
+
+export interface SettingsEdit {
+  outputDevice?: string;
+  batchWidth?: number;
+  segmentStoreMb?: number;
+  renderCacheMb?: number;
+  apiPort?: number;
+}
+
+export const settings = () => invoke<SettingsView>("settings");
+export const saveSettings = (edit: SettingsEdit) => invoke<SettingsView>("save_settings", { edit });
 
 /** Engine events for this window. */
 export function onStudioEvent(handler: (event: StudioEvent) => void): Promise<UnlistenFn> {

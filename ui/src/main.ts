@@ -1,6 +1,7 @@
-// Boots the editor: the home screen (projects, and the engine's health
-// report) and the project editor, switching between them; the status bar
-// stays. Engine events go to the open editor.
+// Boots the editor: the home screen (tabs: projects with the engine's
+// health report and the API switch, the voice library, settings) and the
+// project editor, switching between them; the status bar stays. Engine
+// events go to the open editor or the voice library.
 import "./styles.css";
 import * as engine from "./engine";
 import type { Diagnosis } from "./engine";
@@ -9,6 +10,9 @@ import { renderEnginePanel } from "./views/engine-panel";
 import { renderApiSwitch, type ApiSwitchState } from "./views/api-switch";
 import { renderProjects, type ProjectsState } from "./views/projects";
 import { renderStatusBar } from "./views/status-bar";
+import { SettingsPage } from "./views/settings";
+import { VoiceLibrary } from "./views/voices";
+import { el } from "./dom";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 
 interface ShellState {
@@ -23,13 +27,40 @@ const api: ApiSwitchState = { url: null, busy: false, error: null };
 const workspace = document.getElementById("workspace")!;
 const statusBar = document.getElementById("status-bar")!;
 let editor: Editor | null = null;
+type Tab = "projects" | "voices" | "settings";
+let tab: Tab = "projects";
+let voices: VoiceLibrary | null = null;
+const tabBody = document.createElement("div");
+
+function tabs(): HTMLElement {
+  const names: [Tab, string][] = [["projects", "Projects"], ["voices", "Voices"], ["settings", "Settings"]];
+  return el(
+    "nav",
+    { class: "tabs", role: "tablist" },
+    ...names.map(([name, label]) => {
+      const button = el("button", { class: `tab${tab === name ? " tab--active" : ""}`, role: "tab", id: `tab-${name}`, "aria-selected": String(tab === name) }, label);
+      button.addEventListener("click", () => showTab(name));
+      return button;
+    }),
+  );
+}
+
+function showTab(name: Tab): void {
+  tab = name;
+  voices = null;
+  if (name === "voices") voices = new VoiceLibrary(tabBody);
+  if (name === "settings") new SettingsPage(tabBody);
+  render();
+}
 
 function renderHome(): void {
   if (editor) return;
+  workspace.replaceChildren(tabs(), tabBody);
+  if (tab !== "projects") return;
   const projects = document.createElement("div");
   const apiSwitch = document.createElement("div");
   const panel = document.createElement("div");
-  workspace.replaceChildren(projects, apiSwitch, panel);
+  tabBody.replaceChildren(projects, apiSwitch, panel);
   renderProjects(projects, home, { open: openEditor, rename, remove, createFromScript });
   renderApiSwitch(apiSwitch, api, (on) => void toggleApi(on));
   renderEnginePanel(panel, shell, { checkAgain, openDataDir: revealDataDir });
@@ -143,15 +174,23 @@ async function revealDataDir(): Promise<void> {
   }
 }
 
-void engine.onStudioEvent((event) => editor?.handle(event));
+void engine.onStudioEvent((event) => {
+  editor?.handle(event);
+  voices?.handle(event);
+});
 void engine.onCheckEngineRequested(() => void checkAgain());
 void engine.onMenuError((message) => {
   shell.error = message;
   render();
 });
-// A script dropped on the window starts a new project from it.
+// A script dropped on the window starts a new project from it; a
+// recording dropped on the voice library goes into its add form.
 void getCurrentWebview().onDragDropEvent((event) => {
-  if (event.payload.type === "drop" && event.payload.paths.length && !editor) {
+  if (event.payload.type !== "drop" || !event.payload.paths.length || editor) return;
+  if (tab === "voices" && voices) {
+    voices.droppedPath = event.payload.paths[0];
+    voices.draw();
+  } else {
     home.droppedPath = event.payload.paths[0];
     render();
   }

@@ -5,10 +5,12 @@
 // project as the engine sees it) is what is drawn next.
 import { el } from "../dom";
 import * as engine from "../engine";
-import type { PlaybackView, StudioEvent, VoiceChoice } from "../engine";
+import type { PlaybackView, StudioEvent, TakeView, VoiceChoice } from "../engine";
 import type { Project, Segment } from "../model";
 import { measureTimeline } from "../timeline/measure";
 import { TimelineView } from "../timeline/timeline-view";
+import { browseButton } from "../pick";
+import { blendBuilder } from "./blend";
 
 const STATE_WORDS: Record<Segment["state"], string> = {
   stale: "Not rendered (or edited since)",
@@ -17,6 +19,17 @@ const STATE_WORDS: Record<Segment["state"], string> = {
   ready: "Ready",
   failed: "Failed",
 };
+
+/** How far J and L jump, seconds. */
+const JUMP_SECONDS = 5;
+
+/** Timing strategies by stored name, as the engine spells them. */
+const STRATEGIES: [string, string][] = [
+  ["natural", "Natural (place at start)"],
+  ["strict_slot", "Strict slot (pad or trim)"],
+  ["smart_fit", "Smart fit (absorb, speed up ≤1.25×)"],
+  ["resynthesize", "Fit by re-synthesis"],
+];
 
 export class Editor {
   private project: Project;
@@ -27,6 +40,8 @@ export class Editor {
   private message = "All changes saved";
   private error: string | null = null;
   private voices: VoiceChoice[] = [];
+  /** The selected line's takes, once loaded (reloaded when the line changes or renders). */
+  private takes: { segmentId: number; list: TakeView[] } | null = null;
   private readonly header = el("header", { class: "editor-header" });
   private readonly timelineHost = el("div", { class: "editor-timeline" });
   private readonly inspector = el("aside", { class: "inspector", "aria-label": "Line inspector" });
@@ -42,6 +57,7 @@ export class Editor {
       select: (id) => {
         this.selection = id;
         this.drawInspector();
+        void this.loadTakes();
       },
       seek: (seconds) => void this.seek(seconds),
       move: (id, start) => {
@@ -105,7 +121,7 @@ export class Editor {
           ? ""
           : `Rendered ${event.rendered} line${event.rendered === 1 ? "" : "s"}${event.fresh ? ` (${event.fresh} already current)` : ""}${event.cancelled ? "; cancelled" : ""}`;
         this.error = event.error ?? (event.failed ? `${event.failed} lines failed: select one to see why, then render again.` : null);
-        void this.reload();
+        void this.reload().then(() => this.loadTakes());
         break;
       case "playback":
         this.playback = event;
@@ -116,11 +132,27 @@ export class Editor {
         this.error = event.error;
         void this.reload();
         break;
+      case "voicePreviewFinished":
+        this.message = event.error ? "" : `Previewed ${event.voice}`;
+        this.error = event.error;
+        break;
       case "modelLoading":
         this.message = event.loading ? "Loading the voice model…" : this.message;
         break;
     }
     this.drawHeader();
+    this.drawInspector();
+  }
+
+  private async loadTakes(): Promise<void> {
+    const id = this.selection;
+    if (id === null) return;
+    try {
+      const list = await engine.segmentTakes(id);
+      if (this.selection === id) this.takes = { segmentId: id, list };
+    } catch (e) {
+      this.error = String(e);
+    }
     this.drawInspector();
   }
 
@@ -164,6 +196,7 @@ export class Editor {
       this.message = `${done}; saved`;
       this.error = null;
       this.timeline.setProject(this.project, this.trackId);
+      void this.loadTakes();
     } catch (e) {
       this.error = String(e);
     }
@@ -203,6 +236,7 @@ export class Editor {
       this.project = project;
       this.message = what ? `${redo ? "Redid" : "Undid"}: ${what}` : `Nothing to ${redo ? "redo" : "undo"}`;
       this.timeline.setProject(project, this.trackId);
+      void this.loadTakes();
     } catch (e) {
       this.error = String(e);
     }
@@ -228,6 +262,14 @@ export class Editor {
     } else if (e.key === " ") {
       e.preventDefault();
       void this.togglePlay();
+    } else if (e.key === "k" || e.key === "K") {
+      if (this.playback?.playing) void this.run(engine.pause());
+    } else if (e.key === "l" || e.key === "L") {
+      // Plays; while playing, each press jumps 5 s ahead (J jumps back).
+      if (this.playback?.playing) void this.seek(Math.min(this.project.length, this.playback.position + JUMP_SECONDS));
+      else void this.togglePlay();
+    } else if (e.key === "j" || e.key === "J") {
+      void this.seek(Math.max(0, (this.playback?.position ?? 0) - JUMP_SECONDS));
     } else if (e.key === "ArrowRight") {
       this.timeline.selectNext();
     } else if (e.key === "ArrowLeft") {
@@ -244,6 +286,7 @@ export class Editor {
     if (open) return open.remove();
     const rows: [string, string][] = [
       ["Space", "Play / pause"],
+      ["J / K / L", "Back 5 s / pause / play (again: ahead 5 s)"],
       ["← / →", "Previous / next line"],
       ["Ctrl+Z / Ctrl+Shift+Z", "Undo / redo"],
       ["Delete", "Delete the selected line"],
@@ -282,6 +325,13 @@ export class Editor {
     redo.addEventListener("click", () => void this.undo(true));
     if (!this.project.canUndo) undo.setAttribute("disabled", "");
     if (!this.project.canRedo) redo.setAttribute("disabled", "");
+    const strategy = el("select", { id: "project-strategy", "aria-label": "Timing strategy", title: "How rendered lines are fitted to their slots" });
+    for (const [value, label] of STRATEGIES) {
+      const option = el("option", { value }, label);
+      if (value === this.project.strategy) option.setAttribute("selected", "");
+      strategy.append(option);
+    }
+    strategy.addEventListener("change", () => void this.apply(engine.setProjectStrategy(this.project.id, strategy.value), `Timing: ${strategy.selectedOptions[0]?.textContent ?? strategy.value}`));
     const exportButton = el("button", { class: "link-button", id: "open-export" }, "Export…");
     exportButton.addEventListener("click", () => this.openExport());
     const position = this.playback?.projectId === this.project.id ? `${this.playback.position.toFixed(2)} / ${this.project.length.toFixed(2)} s` : `${this.project.length.toFixed(2)} s`;
@@ -294,6 +344,7 @@ export class Editor {
       progress,
       play,
       el("span", { class: "position", id: "position" }, position),
+      strategy,
       undo,
       redo,
       exportButton,
@@ -321,6 +372,7 @@ export class Editor {
       if (speaker && v.name === speaker.voice) option.setAttribute("selected", "");
       voice.append(option);
     }
+    if (speaker && !this.voices.some((v) => v.name === speaker.voice)) voice.append(el("option", { value: speaker.voice, selected: "" }, `${speaker.voice} (blend)`));
     voice.addEventListener("change", () => {
       if (speaker) void this.apply(engine.setSpeakerVoice(this.project.id, speaker.id, voice.value), `${speaker.name} now speaks with ${voice.value}`);
     });
@@ -329,6 +381,26 @@ export class Editor {
     const fit = line.fit
       ? `Placed ${line.fit.start.toFixed(2)}–${line.fit.end.toFixed(2)} s${line.fit.rate > 1.0001 ? `, sped up ×${line.fit.rate.toFixed(2)}` : line.fit.rate < 0.9999 ? `, slowed ×${line.fit.rate.toFixed(2)}` : ""}${line.fit.trimmed ? ", trimmed" : ""}${line.fit.overlap ? `, runs ${line.fit.overlap.toFixed(2)} s into the next line` : ""}`
       : "Not placed yet: render it to hear it on the timeline.";
+    const speed = el("input", { id: "line-speed", type: "number", min: "0.25", max: "4", step: "0.05", "aria-label": "Speed" });
+    speed.value = String(line.speed);
+    speed.addEventListener("change", () => {
+      const value = Number(speed.value);
+      if (value !== line.speed) void this.apply(engine.editSegment(line.id, { speed: value }), `Speed ×${value}`);
+    });
+    const gain = el("input", { id: "line-gain", type: "number", min: "-40", max: "20", step: "0.5", "aria-label": "Gain (dB)" });
+    gain.value = String(line.gainDb);
+    gain.addEventListener("change", () => {
+      const value = Number(gain.value);
+      if (value !== line.gainDb) void this.apply(engine.editSegment(line.id, { gainDb: value }), `Gain ${value} dB`);
+    });
+    const override = el("select", { id: "line-strategy", "aria-label": "Timing for this line" }, el("option", { value: "" }, "Project's timing"));
+    for (const [value, label] of STRATEGIES) {
+      const option = el("option", { value }, label);
+      if (value === line.strategy) option.setAttribute("selected", "");
+      override.append(option);
+    }
+    override.addEventListener("change", () => void this.apply(engine.editSegment(line.id, { strategy: override.value }), "Changed the line's timing"));
+    const settings = el("div", { class: "inspector-grid" }, el("label", {}, "Speed ×", speed), el("label", {}, "Gain dB", gain), el("label", { class: "wide" }, "Timing", override));
     this.inspector.replaceChildren(
       ...[
       el("h2", {}, `Line ${line.id}`),
@@ -337,9 +409,52 @@ export class Editor {
       el("p", { class: "muted" }, `Slot ${line.start.toFixed(2)}–${line.end.toFixed(2)} s. ${fit}`),
       text,
       save,
+      settings,
       speaker ? el("label", {}, `${speaker.name}'s voice`, voice) : el("p", { class: "muted" }, "No speaker"),
+      speaker
+        ? blendBuilder(this.voices, speaker.voice, {
+            preview: (spec) => void this.run(engine.previewVoice(spec)),
+            use: (spec) => void this.apply(engine.setSpeakerVoice(this.project.id, speaker.id, spec), `${speaker.name} now speaks with ${spec}`),
+          })
+        : null,
       preview,
+      this.takesPanel(line),
       ].filter((n) => n !== null) as HTMLElement[],
+    );
+  }
+
+  private takesPanel(line: Segment): HTMLElement {
+    const another = el("button", { class: "link-button", id: "new-take", title: "Render the line again with a fresh seed; earlier takes stay" }, "↻ New take");
+    another.addEventListener("click", () => {
+      this.progress = { done: 0, total: 1 };
+      void this.apply(engine.newTake(line.id), "Rendering a new take");
+    });
+    if (this.progress) another.setAttribute("disabled", "");
+    const takes = this.takes?.segmentId === line.id ? this.takes.list : [];
+    const rows = takes
+      .slice()
+      .reverse()
+      .map((take, i) => {
+        const listen = el("button", { class: "link-button", "aria-label": `Audition take ${takes.length - i}` }, "▶");
+        listen.addEventListener("click", () => void this.run(engine.auditionTake(line.id, take.id)));
+        const use = el("button", { class: "link-button", "aria-label": `Use take ${takes.length - i}` }, "Use");
+        use.addEventListener("click", () => void this.apply(engine.pickTake(line.id, take.id), `Using take ${takes.length - i}`));
+        if (take.active) use.setAttribute("disabled", "");
+        const note = [take.active ? "in use" : "", take.current ? "" : "from an earlier version of the line"].filter(Boolean).join(", ");
+        return el(
+          "li",
+          { class: `take${take.active ? " take--active" : ""}`, "data-take": String(take.id), title: `Seed ${take.seed}, rendered ${take.createdAt.replace("T", " ").slice(0, 19)}` },
+          el("span", {}, `Take ${takes.length - i}`),
+          el("span", { class: "muted" }, `${take.seconds.toFixed(2)} s${note ? ` · ${note}` : ""}`),
+          listen,
+          use,
+        );
+      });
+    return el(
+      "section",
+      { class: "takes", "aria-label": "Takes" },
+      el("h3", {}, "Takes ", another),
+      rows.length ? el("ol", { class: "take-list", id: "take-list" }, ...rows) : el("p", { class: "muted" }, "No takes yet: render the line."),
     );
   }
 
@@ -350,14 +465,20 @@ export class Editor {
     const result = el("div", { id: "export-result" });
     const go = el("button", { class: "button", id: "run-export" }, "Export mix, stems and subtitles");
     const close = el("button", { class: "link-button" }, "Close");
-    const dialog = el("div", { class: "dialog", role: "dialog", "aria-label": "Export" }, el("h2", {}, "Export"), folder, format, loudness, go, close, result);
+    const stale = this.project.tracks.flatMap((t) => t.segments).filter((s) => s.state !== "ready").length;
+    const warning = stale
+      ? el("p", { class: "status-warning", id: "export-stale-warning", role: "note" }, `${stale} line${stale === 1 ? " is" : "s are"} not rendered as they read now: ${stale === 1 ? "it" : "they"} will be silent or play an older take. Render first to hear every edit.`)
+      : null;
+    const dialog = el("div", { class: "dialog", role: "dialog", "aria-label": "Export" }, el("h2", {}, "Export"), warning, el("div", { class: "row" }, folder, browseButton(folder, "folder")), format, loudness, go, close, result);
     close.addEventListener("click", () => dialog.remove());
     go.addEventListener("click", async () => {
       go.setAttribute("disabled", "");
       result.replaceChildren(el("progress", {}), " Exporting…");
       try {
         const files = await engine.exportProject(this.project.id, folder.value.trim(), format.value as "wav" | "flac" | "mp3", Number(loudness.value));
-        result.replaceChildren(el("ul", { class: "export-files" }, ...files.map((f) => el("li", {}, f.path, f.seconds ? ` (${f.seconds.toFixed(2)} s)` : ""))));
+        const reveal = el("button", { class: "link-button", id: "reveal-export" }, "Show in file manager");
+        reveal.addEventListener("click", () => void engine.revealFolder(folder.value.trim()).catch((e) => result.append(el("div", { class: "error-banner", role: "alert" }, String(e)))));
+        result.replaceChildren(el("ul", { class: "export-files" }, ...files.map((f) => el("li", {}, f.path, f.seconds ? ` (${f.seconds.toFixed(2)} s)` : ""))), reveal);
       } catch (e) {
         result.replaceChildren(el("div", { class: "error-banner", role: "alert" }, String(e)));
       } finally {

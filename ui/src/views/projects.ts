@@ -3,6 +3,7 @@
 // text), by path or by dropping the file on the window.
 import { el } from "../dom";
 import type { ProjectSummary } from "../engine";
+import { browseButton } from "../pick";
 
 export interface ProjectsActions {
   open(id: number): void;
@@ -65,7 +66,7 @@ export function renderProjects(root: HTMLElement, state: ProjectsState, actions:
       { class: "projects" },
       el("h1", {}, "Projects"),
       state.error ? el("div", { class: "error-banner", role: "alert" }, state.error) : null,
-      el("div", { class: "new-project" }, el("h2", {}, "New from a script"), el("div", { class: "row" }, path, name, language, create)),
+      el("div", { class: "new-project" }, el("h2", {}, "New from a script"), el("div", { class: "row" }, path, browseButton(path, "script", () => path.dispatchEvent(new Event("input"))), name, language, create)),
       el("h2", {}, "Recent"),
       state.projects.length ? list : el("p", { class: "muted" }, "No projects yet: start one from an SRT, WebVTT or plain-text script."),
     ),
