@@ -8,27 +8,15 @@
 use serde::{Deserialize, Serialize};
 use sqlx::{Sqlite, Transaction};
 
-use super::projects::{check_fields, record, touch, write_segment, Segment, SegmentFields};
+use super::projects::{check_fields, record, touch, write_segment, Segment, SegmentFields, Take};
 use super::Store;
 use crate::error::{Error, Result};
-
-/// A take as stored, for putting it back.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, sqlx::FromRow)]
-pub struct TakeRow {
-    pub id: i64,
-    pub segment_id: i64,
-    pub seed: i64,
-    pub synthesis_key: String,
-    pub duration_s: f64,
-    pub created_at: String,
-    pub source_key: Option<String>,
-}
 
 /// A line with its takes: one side of a structural edit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LineState {
     pub segment: Segment,
-    pub takes: Vec<TakeRow>,
+    pub takes: Vec<Take>,
 }
 
 /// Shortest line a split may leave, seconds.

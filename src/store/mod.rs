@@ -14,7 +14,7 @@ pub mod lines;
 pub mod projects;
 pub mod voices;
 
-pub use projects::{Project, RenderJob, RunningJob, Segment, SegmentFields, Speaker, Track};
+pub use projects::{Project, RenderJob, RunningJob, Segment, SegmentFields, Speaker, Take, Track};
 pub use voices::{NewVoice, VoiceRecord};
 
 /// File name of the database inside the data directory.

@@ -98,8 +98,9 @@ impl Segment {
     }
 }
 
-/// One synthesis of a segment, kept so the user can go back to it.
-#[derive(Debug, Clone, PartialEq, sqlx::FromRow, Serialize)]
+/// One synthesis of a segment, kept so the user can go back to it (and
+/// put back with its line when a deletion is undone).
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow, Serialize, Deserialize)]
 pub struct Take {
     pub id: i64,
     pub segment_id: i64,

@@ -26,6 +26,10 @@ export interface TimelineFrameStats {
   firstPaintMs: number | null;
   /** Frames whose interval exceeded 1.5 × the median interval. */
   droppedFrames: number;
+  /** The same window's frame interval with nothing drawn, measured just
+   * before the sweep: the browser's own pacing, the baseline to compare
+   * `interval` with. */
+  idleInterval: TimingSummary;
 }
 
 /** Runs the scroll-and-zoom sweep and returns its frame statistics. Leaves
@@ -33,6 +37,7 @@ export interface TimelineFrameStats {
 export async function measureTimeline(view: TimelineView, options: MeasureOptions = {}): Promise<TimelineFrameStats> {
   const frames = Math.max(2, options.frames ?? 600);
   const firstPaintMs = await firstPaint(view);
+  const idleInterval = summarize(await idleIntervals(Math.min(60, frames)));
   const saved = { zoom: view.zoom, scroll: view.scrollSeconds, follow: view.follow };
   view.setFollow(false);
 
@@ -78,7 +83,20 @@ export async function measureTimeline(view: TimelineView, options: MeasureOption
     interval: summarize(intervals),
     firstPaintMs,
     droppedFrames: intervals.filter((ms) => ms > median * 1.5).length,
+    idleInterval,
   };
+}
+
+/** Intervals between `frames` animation frames that draw nothing. */
+async function idleIntervals(frames: number): Promise<number[]> {
+  const intervals: number[] = [];
+  let last: number | null = null;
+  for (let i = 0; i < frames; i++) {
+    const now = await new Promise<number>((resolve) => requestAnimationFrame(resolve));
+    if (last !== null) intervals.push(now - last);
+    last = now;
+  }
+  return intervals;
 }
 
 /** Waits for the first draw after setProject, if it has not happened. */

@@ -11,6 +11,7 @@ import { measureTimeline } from "../timeline/measure";
 import { TimelineView } from "../timeline/timeline-view";
 import { browseButton } from "../pick";
 import { blendBuilder } from "./blend";
+import { renderRenderPanel } from "./render-panel";
 
 const STATE_WORDS: Record<Segment["state"], string> = {
   stale: "Not rendered (or edited since)",
@@ -44,6 +45,7 @@ export class Editor {
   private takes: { segmentId: number; list: TakeView[] } | null = null;
   private readonly header = el("header", { class: "editor-header" });
   private readonly timelineHost = el("div", { class: "editor-timeline" });
+  private readonly renderPanel = el("div", { class: "editor-render-panel" });
   private readonly inspector = el("aside", { class: "inspector", "aria-label": "Line inspector" });
   private readonly status = el("div", { class: "editor-status", role: "status", id: "editor-status" });
   private readonly timeline: TimelineView;
@@ -52,7 +54,7 @@ export class Editor {
   constructor(private readonly root: HTMLElement, project: Project, private readonly back: () => void) {
     this.project = project;
     this.trackId = project.tracks[0]?.id ?? 0;
-    root.replaceChildren(el("section", { class: "editor" }, this.header, el("div", { class: "editor-body" }, this.timelineHost, this.inspector), this.status));
+    root.replaceChildren(el("section", { class: "editor" }, this.header, el("div", { class: "editor-body" }, el("div", { class: "editor-main" }, this.timelineHost, this.renderPanel), this.inspector), this.status));
     this.timeline = new TimelineView(this.timelineHost, {
       select: (id) => {
         this.selection = id;
@@ -304,6 +306,27 @@ export class Editor {
     this.drawInspector();
   }
 
+  private drawRenderPanel(): void {
+    renderRenderPanel(this.renderPanel, this.project, this.progress !== null, {
+      select: (trackId, id) => {
+        if (trackId !== this.trackId) this.showTrack(trackId);
+        this.timeline.selection = id;
+        this.selection = id;
+        this.drawInspector();
+        void this.loadTakes();
+      },
+      retry: (ids) => this.render(ids),
+      cancel: () => void this.run(engine.cancelRender()),
+    });
+  }
+
+  private showTrack(trackId: number): void {
+    this.trackId = trackId;
+    this.selection = null;
+    this.timeline.setProject(this.project, trackId);
+    this.draw();
+  }
+
   private drawHeader(): void {
     const back = el("button", { class: "link-button" }, "← Projects");
     back.addEventListener("click", () => this.back());
@@ -332,6 +355,13 @@ export class Editor {
       strategy.append(option);
     }
     strategy.addEventListener("change", () => void this.apply(engine.setProjectStrategy(this.project.id, strategy.value), `Timing: ${strategy.selectedOptions[0]?.textContent ?? strategy.value}`));
+    const track = el("select", { id: "track", "aria-label": "Track (language)" });
+    for (const t of this.project.tracks) {
+      const option = el("option", { value: String(t.id) }, `${t.language} · ${t.segments.length} lines`);
+      if (t.id === this.trackId) option.setAttribute("selected", "");
+      track.append(option);
+    }
+    track.addEventListener("change", () => this.showTrack(Number(track.value)));
     const exportButton = el("button", { class: "link-button", id: "open-export" }, "Export…");
     exportButton.addEventListener("click", () => this.openExport());
     const position = this.playback?.projectId === this.project.id ? `${this.playback.position.toFixed(2)} / ${this.project.length.toFixed(2)} s` : `${this.project.length.toFixed(2)} s`;
@@ -339,6 +369,7 @@ export class Editor {
       ...[
       back,
       el("h1", { id: "project-name" }, this.project.name),
+      this.project.tracks.length > 1 ? track : null,
       el("span", { class: "saved", id: "saved-indicator" }, "✓ Saved"),
       render,
       progress,
@@ -350,6 +381,7 @@ export class Editor {
       exportButton,
       ].filter((n) => n !== null) as HTMLElement[],
     );
+    this.drawRenderPanel();
     this.status.replaceChildren(this.error ? el("span", { class: "status-error", role: "alert" }, this.error) : el("span", {}, this.message));
   }
 
