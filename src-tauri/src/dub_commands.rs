@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use revoice::dub::export::{export_project as export_all, ExportFormat};
+use revoice::dub::export::{export_project as export_all, ExportFormat, ExportSelection};
 use revoice::dub::mix::MixSettings;
 use revoice::dub::stack::open_segments;
 use revoice::studio::session::PlaybackView;
@@ -291,9 +291,19 @@ pub struct ExportedFile {
     pub seconds: Option<f64>,
 }
 
-/// Exports every track's mix, stems and subtitles into `folder`.
+/// Exports the chosen tracks' mixes (every track when `languages` is
+/// `None`), with stems and subtitles unless turned off, into `folder`.
 #[tauri::command]
-pub async fn export_project(studio: State<'_, Studio>, project_id: i64, folder: PathBuf, format: String, loudness: f64) -> Answer<Vec<ExportedFile>> {
+pub async fn export_project(
+    studio: State<'_, Studio>,
+    project_id: i64,
+    folder: PathBuf,
+    format: String,
+    loudness: f64,
+    languages: Option<Vec<String>>,
+    stems: Option<bool>,
+    subtitles: Option<bool>,
+) -> Answer<Vec<ExportedFile>> {
     let session = studio.session()?;
     let format = match format.as_str() {
         "wav" => ExportFormat::Wav,
@@ -307,7 +317,8 @@ pub async fn export_project(studio: State<'_, Studio>, project_id: i64, folder: 
         let segments = open_segments(engine.data_dir(), &engine.config().settings)?;
         let settings = MixSettings { loudness_target_lufs: loudness, ..MixSettings::default() };
         std::fs::create_dir_all(&folder).map_err(|e| revoice::Error::io("create", &folder, e))?;
-        export_all(&runtime, engine.store(), &segments, project_id, &folder, format, &settings, &mut |_| {})
+        let selection = ExportSelection { languages, stems: stems.unwrap_or(true), subtitles: subtitles.unwrap_or(true) };
+        export_all(&runtime, engine.store(), &segments, project_id, &folder, format, &settings, &selection, &mut |_| {})
     })
     .await
     .map_err(|e| e.to_string())?

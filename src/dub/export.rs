@@ -142,7 +142,8 @@ fn check_base_name(base_name: &str) -> Result<()> {
 
 /// Exports `mix` (mono, `sample_rate`) into `out_dir` as `base_name` plus
 /// extensions in `format`, mastered with `settings`' loudness target and
-/// limiter, with subtitles beside it when `cues` are given. `progress`
+/// limiter, with the voice and bed stems when `stems` and subtitles beside
+/// it when `cues` are given. `progress`
 /// receives the fraction done (0 to 1). Every audio file holds exactly
 /// `mix.len()` samples: the programme's duration.
 #[allow(clippy::too_many_arguments)]
@@ -154,6 +155,7 @@ pub fn export_mix(
     format: ExportFormat,
     settings: &MixSettings,
     cues: Option<&[Cue]>,
+    stems: bool,
     progress: &mut dyn FnMut(f32),
 ) -> Result<ExportReport> {
     check_base_name(base_name)?;
@@ -178,7 +180,7 @@ pub fn export_mix(
 
     let encoding = format.encoding();
     let lossy = matches!(encoding, Encoding::Mp3 { .. });
-    let units = if mix.bed.is_some() { 3.0 } else { 2.0 };
+    let units = if !stems { 1.0 } else if mix.bed.is_some() { 3.0 } else { 2.0 };
     let write = |kind: ExportedKind, suffix: &str, samples: &[f32], unit: f32, progress: &mut Progress<'_>| -> Result<(ExportedFile, Vec<f32>, u32)> {
         let path = out_dir.join(format!("{base_name}{suffix}.{}", encoding.extension()));
         let (base, share) = (0.98 * unit / units, 0.98 / units);
@@ -219,12 +221,15 @@ pub fn export_mix(
 
     // The stems: at the mix's gain, through the same limiter.
     let gain = 10f64.powf(mastering.gain_db / 20.0) as f32;
-    let mut stems = vec![(ExportedKind::VoiceStem, ".voice", &mix.voice)];
-    if let Some(bed) = &mix.bed {
-        stems.push((ExportedKind::BedStem, ".bed", bed));
+    let mut stem_tracks = Vec::new();
+    if stems {
+        stem_tracks.push((ExportedKind::VoiceStem, ".voice", &mix.voice));
+        if let Some(bed) = &mix.bed {
+            stem_tracks.push((ExportedKind::BedStem, ".bed", bed));
+        }
     }
     let mut files = vec![mix_file];
-    for (i, (kind, suffix, samples)) in stems.into_iter().enumerate() {
+    for (i, (kind, suffix, samples)) in stem_tracks.into_iter().enumerate() {
         let mut stem: Vec<f32> = samples.iter().map(|s| s * gain).collect();
         limiter.apply(&mut stem, 1, sample_rate)?;
         files.push(write(kind, suffix, &stem, (i + 1) as f32, &mut progress)?.0);
@@ -272,20 +277,46 @@ pub fn export_project(
     out_dir: &Path,
     format: ExportFormat,
     settings: &MixSettings,
+    selection: &ExportSelection,
     progress: &mut dyn FnMut(f32),
 ) -> Result<Vec<TrackExport>> {
     let project = runtime.block_on(store.project(project_id))?;
-    let tracks = runtime.block_on(store.tracks(project_id))?;
+    let mut tracks = runtime.block_on(store.tracks(project_id))?;
+    if let Some(languages) = &selection.languages {
+        tracks.retain(|t| languages.iter().any(|l| l.eq_ignore_ascii_case(&t.language)));
+        if tracks.is_empty() {
+            return Err(invalid(format!("export of project {project_id}"), format!("it has no track in {}", languages.join(", "))));
+        }
+    }
     let stem: String = project.name.chars().map(|c| if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' }).collect();
     let mut done = Vec::new();
     for (i, track) in tracks.iter().enumerate() {
         let assembled = crate::dub::assemble::assemble_track(runtime, store, segments, &project, track, crate::dub::PROGRAMME_RATE, settings)?;
         let share = 1.0 / tracks.len() as f32;
         let base = format!("{stem}.{}", track.language);
-        let report = export_mix(&assembled.mix, assembled.sample_rate, out_dir, &base, format, settings, Some(&assembled.cues), &mut |f| progress((i as f32 + f) * share))?;
+        let cues = selection.subtitles.then_some(assembled.cues.as_slice());
+        let report = export_mix(&assembled.mix, assembled.sample_rate, out_dir, &base, format, settings, cues, selection.stems, &mut |f| progress((i as f32 + f) * share))?;
         done.push(TrackExport { language: track.language.clone(), report, overlaps: assembled.overlaps });
     }
     Ok(done)
+}
+
+/// Which of a project's files an export writes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExportSelection {
+    /// The tracks by language; `None` exports every track.
+    pub languages: Option<Vec<String>>,
+    /// The voice and bed stems beside each mix.
+    pub stems: bool,
+    /// SRT and WebVTT beside each mix.
+    pub subtitles: bool,
+}
+
+impl Default for ExportSelection {
+    /// Everything: every track with its stems and subtitles.
+    fn default() -> Self {
+        ExportSelection { languages: None, stems: true, subtitles: true }
+    }
 }
 
 #[cfg(test)]
@@ -325,7 +356,7 @@ mod tests {
         for format in [ExportFormat::Wav, ExportFormat::Flac, ExportFormat::Mp3] {
             let dir = tempfile::tempdir().unwrap();
             let mut reports = Vec::new();
-            let report = export_mix(&mix, RATE, dir.path(), "episode-1.fr", format, &settings, Some(&cues), &mut |p| reports.push(p)).unwrap();
+            let report = export_mix(&mix, RATE, dir.path(), "episode-1.fr", format, &settings, Some(&cues), true, &mut |p| reports.push(p)).unwrap();
             let ext = format.extension();
             let names: Vec<String> = report.files.iter().map(|f| f.path.file_name().unwrap().to_string_lossy().into_owned()).collect();
             assert_eq!(
@@ -357,7 +388,7 @@ mod tests {
         let (mix, _) = programme(true);
         let dir = tempfile::tempdir().unwrap();
         let settings = MixSettings::default();
-        export_mix(&mix, RATE, dir.path(), "take", ExportFormat::Flac, &settings, None, &mut |_| {}).unwrap();
+        export_mix(&mix, RATE, dir.path(), "take", ExportFormat::Flac, &settings, None, true, &mut |_| {}).unwrap();
         let read = |name: &str| decode_file(&dir.path().join(name)).unwrap().samples;
         let (mixed, voice, bed) = (read("take.flac"), read("take.voice.flac"), read("take.bed.flac"));
         // At -23 LUFS nothing reaches the ceiling: voice + bed = mix to 24-bit precision.
@@ -369,7 +400,7 @@ mod tests {
     fn without_a_bed_or_cues_only_the_mix_and_the_voice_are_written() {
         let (mix, _) = programme(false);
         let dir = tempfile::tempdir().unwrap();
-        let report = export_mix(&mix, RATE, dir.path(), "dry", ExportFormat::Wav, &MixSettings::default(), None, &mut |_| {}).unwrap();
+        let report = export_mix(&mix, RATE, dir.path(), "dry", ExportFormat::Wav, &MixSettings::default(), None, true, &mut |_| {}).unwrap();
         let kinds: Vec<ExportedKind> = report.files.iter().map(|f| f.kind).collect();
         assert_eq!(kinds, [ExportedKind::Mix, ExportedKind::VoiceStem]);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
@@ -378,14 +409,28 @@ mod tests {
     }
 
     #[test]
+    fn without_stems_only_the_mix_is_written_and_mastered_the_same() {
+        let (mix, _) = programme(true);
+        let dir = tempfile::tempdir().unwrap();
+        let all = export_mix(&mix, RATE, &dir.path().join("all"), "a", ExportFormat::Wav, &MixSettings::default(), None, true, &mut |_| {}).unwrap();
+        let mut reports = Vec::new();
+        let alone = export_mix(&mix, RATE, &dir.path().join("alone"), "a", ExportFormat::Wav, &MixSettings::default(), None, false, &mut |p| reports.push(p)).unwrap();
+        assert_eq!(alone.files.iter().map(|f| f.kind).collect::<Vec<_>>(), [ExportedKind::Mix]);
+        assert_eq!(std::fs::read_dir(dir.path().join("alone")).unwrap().count(), 1);
+        assert_eq!(alone.gain_db, all.gain_db);
+        assert_eq!(reports.last(), Some(&1.0));
+        assert!(reports.windows(2).all(|w| w[0] <= w[1]));
+    }
+
+    #[test]
     fn a_name_with_folders_or_an_unwritable_folder_is_refused_by_name() {
         let (mix, _) = programme(false);
         let dir = tempfile::tempdir().unwrap();
-        let err = export_mix(&mix, RATE, dir.path(), "../escape", ExportFormat::Wav, &MixSettings::default(), None, &mut |_| {}).unwrap_err().to_string();
+        let err = export_mix(&mix, RATE, dir.path(), "../escape", ExportFormat::Wav, &MixSettings::default(), None, true, &mut |_| {}).unwrap_err().to_string();
         assert!(err.contains("../escape") && err.contains("plain file name"), "{err}");
         let blocker = dir.path().join("not-a-folder");
         std::fs::write(&blocker, b"").unwrap();
-        let err = export_mix(&mix, RATE, &blocker.join("out"), "x", ExportFormat::Wav, &MixSettings::default(), None, &mut |_| {}).unwrap_err().to_string();
+        let err = export_mix(&mix, RATE, &blocker.join("out"), "x", ExportFormat::Wav, &MixSettings::default(), None, true, &mut |_| {}).unwrap_err().to_string();
         assert!(err.contains("not-a-folder"), "{err}");
     }
 }

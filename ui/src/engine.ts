@@ -147,8 +147,15 @@ export const stop = () => invoke<void>("stop");
 export const playbackState = () => invoke<PlaybackView>("playback_state");
 export const undo = (projectId: number) => invoke<[string | null, Project]>("undo", { projectId });
 export const redo = (projectId: number) => invoke<[string | null, Project]>("redo", { projectId });
-export const exportProject = (projectId: number, folder: string, format: "wav" | "flac" | "mp3", loudness: number) =>
-  invoke<{ path: string; seconds: number | null }[]>("export_project", { projectId, folder, format, loudness });
+/** Which files an export writes: tracks by language (all when null), stems, subtitles. */
+export interface ExportChoice {
+  languages: string[] | null;
+  stems: boolean;
+  subtitles: boolean;
+}
+
+export const exportProject = (projectId: number, folder: string, format: "wav" | "flac" | "mp3", loudness: number, choice: ExportChoice = { languages: null, stems: true, subtitles: true }) =>
+  invoke<{ path: string; seconds: number | null }[]>("export_project", { projectId, folder, format, loudness, ...choice });
 
 /** One synthesis of a line. `current`: rendered from the line as it is now. */
 export interface TakeView {

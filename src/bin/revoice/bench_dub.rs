@@ -88,7 +88,7 @@ pub fn dub(data_dir: &Path, lines: usize, device: &str) -> Result<()> {
     let out = scratch.path().join("export");
     std::fs::create_dir_all(&out).map_err(|e| Error::io("create", &out, e))?;
     let start = Instant::now();
-    let report = export_mix(&assembled.mix, assembled.sample_rate, &out, "bench", ExportFormat::Wav, &settings, Some(&assembled.cues), &mut |_| {})?;
+    let report = export_mix(&assembled.mix, assembled.sample_rate, &out, "bench", ExportFormat::Wav, &settings, Some(&assembled.cues), true, &mut |_| {})?;
     let export_s = start.elapsed().as_secs_f64();
     println!("export WAV + stems {:>10.2} s of programme in {export_s:.2} s: {:.0}x real time", report.duration_s, report.duration_s / export_s);
 

@@ -317,7 +317,7 @@ async fn export(engine: &Engine, project: i64, out: &Path, format: Format, loudn
     tokio::task::spawn_blocking(move || -> Result<()> {
         let started = std::time::Instant::now();
         let bar = indicatif::ProgressBar::new(1000);
-        let tracks = export_project(&runtime, &store, &segments, project, &out, format, &settings, &mut |f| bar.set_position((f * 1000.0) as u64))?;
+        let tracks = export_project(&runtime, &store, &segments, project, &out, format, &settings, &Default::default(), &mut |f| bar.set_position((f * 1000.0) as u64))?;
         bar.finish_and_clear();
         let took = started.elapsed().as_secs_f64();
         let programme: f64 = tracks.iter().map(|t| t.report.duration_s).sum();

@@ -432,7 +432,18 @@ export class Editor {
       override.append(option);
     }
     override.addEventListener("change", () => void this.apply(engine.editSegment(line.id, { strategy: override.value }), "Changed the line's timing"));
-    const settings = el("div", { class: "inspector-grid" }, el("label", {}, "Speed ×", speed), el("label", {}, "Gain dB", gain), el("label", { class: "wide" }, "Timing", override));
+    const who = el("select", { id: "line-speaker", "aria-label": "Speaker" });
+    if (line.speakerId === null) who.append(el("option", { value: "", selected: "" }, "No speaker"));
+    for (const sp of this.project.speakers) {
+      const option = el("option", { value: String(sp.id) }, sp.name);
+      if (sp.id === line.speakerId) option.setAttribute("selected", "");
+      who.append(option);
+    }
+    who.addEventListener("change", () => {
+      const name = who.selectedOptions[0]?.textContent ?? "";
+      if (who.value) void this.apply(engine.editSegment(line.id, { speakerId: Number(who.value) }), `The line is now ${name}'s`);
+    });
+    const settings = el("div", { class: "inspector-grid" }, el("label", { class: "wide" }, "Speaker", who), el("label", {}, "Speed ×", speed), el("label", {}, "Gain dB", gain), el("label", { class: "wide" }, "Timing", override));
     this.inspector.replaceChildren(
       ...[
       el("h2", {}, `Line ${line.id}`),
@@ -501,13 +512,38 @@ export class Editor {
     const warning = stale
       ? el("p", { class: "status-warning", id: "export-stale-warning", role: "note" }, `${stale} line${stale === 1 ? " is" : "s are"} not rendered as they read now: ${stale === 1 ? "it" : "they"} will be silent or play an older take. Render first to hear every edit.`)
       : null;
-    const dialog = el("div", { class: "dialog", role: "dialog", "aria-label": "Export" }, el("h2", {}, "Export"), warning, el("div", { class: "row" }, folder, browseButton(folder, "folder")), format, loudness, go, close, result);
+    const check = (id: string, label: string, value = true) => {
+      const box = el("input", { type: "checkbox", id });
+      box.checked = value;
+      return { box, row: el("label", { class: "check" }, box, ` ${label}`) };
+    };
+    const tracks = this.project.tracks.map((t) => ({ language: t.language, ...check(`export-track-${t.language}`, `${t.language} (${t.segments.length} lines)`) }));
+    const stems = check("export-stems", "Stems (voice only, bed only)");
+    const subtitles = check("export-subtitles", "Subtitles (SRT and WebVTT, fitted timings)");
+    const dialog = el(
+      "div",
+      { class: "dialog", role: "dialog", "aria-label": "Export" },
+      el("h2", {}, "Export"),
+      warning,
+      el("div", { class: "row" }, folder, browseButton(folder, "folder")),
+      el("fieldset", {}, el("legend", {}, "Tracks"), ...tracks.map((t) => t.row)),
+      stems.row,
+      subtitles.row,
+      format,
+      loudness,
+      go,
+      close,
+      result,
+    );
     close.addEventListener("click", () => dialog.remove());
     go.addEventListener("click", async () => {
       go.setAttribute("disabled", "");
       result.replaceChildren(el("progress", {}), " Exporting…");
       try {
-        const files = await engine.exportProject(this.project.id, folder.value.trim(), format.value as "wav" | "flac" | "mp3", Number(loudness.value));
+        const languages = tracks.filter((t) => t.box.checked).map((t) => t.language);
+        if (!languages.length) throw new Error("Choose at least one track to export.");
+        const choice = { languages, stems: stems.box.checked, subtitles: subtitles.box.checked };
+        const files = await engine.exportProject(this.project.id, folder.value.trim(), format.value as "wav" | "flac" | "mp3", Number(loudness.value), choice);
         const reveal = el("button", { class: "link-button", id: "reveal-export" }, "Show in file manager");
         reveal.addEventListener("click", () => void engine.revealFolder(folder.value.trim()).catch((e) => result.append(el("div", { class: "error-banner", role: "alert" }, String(e)))));
         result.replaceChildren(el("ul", { class: "export-files" }, ...files.map((f) => el("li", {}, f.path, f.seconds ? ` (${f.seconds.toFixed(2)} s)` : ""))), reveal);
