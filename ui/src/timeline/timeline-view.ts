@@ -87,6 +87,10 @@ export class TimelineView {
   private readonly readout: HTMLSpanElement;
   private readonly buttons: Record<string, HTMLButtonElement> = {};
   private readonly resizeObserver: ResizeObserver;
+  /** The scrollbar's width, read when the view is resized (not per frame). */
+  private scrollbarWidth = 0;
+  /** The scrollbar and readout wait for the next draw. */
+  private chromeStale = false;
   private readonly scratch = new DrawScratch();
 
   private project: Project | null = null;
@@ -278,10 +282,12 @@ export class TimelineView {
     const clamped = clampScroll(seconds, this.viewSeconds, this.project?.length ?? 0);
     if (clamped !== this.scale.scrollSeconds) {
       this.scale = { ...this.scale, scrollSeconds: clamped };
-      this.invalidate();
     }
-    this.updateScrollbar();
-    this.updateReadout();
+    // The scrollbar and readout follow in the next frame's draw: writing
+    // them here, a step at a time, made the browser lay out the page again
+    // on every scroll step.
+    this.chromeStale = true;
+    this.invalidate();
   }
 
   /** Brings a time into the middle of the view. */
@@ -419,6 +425,11 @@ export class TimelineView {
     }
     this.ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     drawTimeline(this.ctx, this.scene(), this.scratch);
+    if (this.chromeStale) {
+      this.chromeStale = false;
+      this.updateScrollbar();
+      this.updateReadout();
+    }
     this.askForMissingPeaks();
     const ended = performance.now();
     this.stats.draws += 1;
@@ -470,6 +481,7 @@ export class TimelineView {
 
   private measure(): void {
     const width = Math.round(this.root.clientWidth);
+    this.scrollbarWidth = this.scrollbar.clientWidth;
     if (width === this.width) return;
     const first = this.width === 0;
     this.width = width;
@@ -810,7 +822,7 @@ export class TimelineView {
   }
 
   private updateScrollbar(): void {
-    const track = this.scrollbar.clientWidth;
+    const track = this.scrollbarWidth || this.scrollbar.clientWidth;
     const thumb = thumbGeometry(this.scale.scrollSeconds, this.viewSeconds, this.scrollableSeconds(), track);
     this.thumb.style.left = `${thumb.left}px`;
     this.thumb.style.width = `${thumb.width}px`;

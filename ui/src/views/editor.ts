@@ -449,6 +449,7 @@ export class Editor {
       el("h2", {}, `Line ${line.id}`),
       el("p", { class: `line-state line-state--${line.state}`, id: "line-state" }, STATE_WORDS[line.state]),
       line.error ? el("p", { class: "status-error", role: "alert" }, line.error) : null,
+      line.state === "failed" ? this.retryButton(line.id) : null,
       el("p", { class: "muted" }, `Slot ${line.start.toFixed(2)}–${line.end.toFixed(2)} s. ${fit}`),
       text,
       save,
@@ -464,6 +465,13 @@ export class Editor {
       this.takesPanel(line),
       ].filter((n) => n !== null) as HTMLElement[],
     );
+  }
+
+  private retryButton(id: number): HTMLElement {
+    const retry = el("button", { class: "button", id: "retry-line" }, "Retry this line");
+    retry.addEventListener("click", () => this.render([id]));
+    if (this.progress) retry.setAttribute("disabled", "");
+    return retry;
   }
 
   private takesPanel(line: Segment): HTMLElement {
