@@ -15,13 +15,7 @@ use revoice::studio::view::ProjectView;
 use serde::{Deserialize, Serialize};
 use tauri::State;
 
-use crate::studio::Studio;
-
-type Answer<T> = Result<T, String>;
-
-fn text(e: revoice::Error) -> String {
-    e.to_string()
-}
+use crate::studio::{text, Answer, Studio};
 
 /// A project in the recent list.
 #[derive(Serialize)]

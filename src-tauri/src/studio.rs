@@ -13,6 +13,14 @@ use revoice::logging::LogGuard;
 use revoice::studio::session::{EventSink, StudioSession};
 use revoice::Engine;
 
+/// What a command answers: its value, or a message a person can act on.
+pub type Answer<T> = Result<T, String>;
+
+/// An engine error as the message the window shows.
+pub fn text(e: revoice::Error) -> String {
+    e.to_string()
+}
+
 /// The speech API while it runs: where it listens and how to stop it.
 struct ApiServer {
     url: String,

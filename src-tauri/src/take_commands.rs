@@ -6,13 +6,7 @@ use revoice::studio::view::ProjectView;
 use serde::Serialize;
 use tauri::State;
 
-use crate::studio::Studio;
-
-type Answer<T> = Result<T, String>;
-
-fn text(e: revoice::Error) -> String {
-    e.to_string()
-}
+use crate::studio::{text, Answer, Studio};
 
 /// A take as the inspector lists it.
 #[derive(Serialize)]

@@ -12,13 +12,7 @@ use revoice::voice::MatchedVoice;
 use serde::Serialize;
 use tauri::State;
 
-use crate::studio::Studio;
-
-type Answer<T> = Result<T, String>;
-
-fn text(e: revoice::Error) -> String {
-    e.to_string()
-}
+use crate::studio::{text, Answer, Studio};
 
 /// A stock voice.
 #[derive(Serialize)]
