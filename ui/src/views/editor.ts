@@ -475,7 +475,7 @@ export class Editor {
   }
 
   private takesPanel(line: Segment): HTMLElement {
-    const another = el("button", { class: "link-button", id: "new-take", title: "Render the line again with a fresh seed; earlier takes stay" }, "↻ New take");
+    const another = el("button", { class: "link-button", id: "new-take", title: "Render the line again with a fresh seed: Kokoro's timing stays the same, the voice's texture varies. Earlier takes stay." }, "↻ New take");
     another.addEventListener("click", () => {
       this.progress = { done: 0, total: 1 };
       void this.apply(engine.newTake(line.id), "Rendering a new take");
