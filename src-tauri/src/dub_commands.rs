@@ -176,7 +176,7 @@ pub async fn set_speaker_voice(studio: State<'_, Studio>, project_id: i64, speak
     session.view(project_id).await.map_err(text)
 }
 
-/// A stock voice for the voice picker.
+/// A voice for the voice pickers.
 #[derive(Serialize)]
 pub struct VoiceChoice {
     pub name: String,
@@ -184,14 +184,19 @@ pub struct VoiceChoice {
     pub gender: String,
 }
 
+/// Kokoro's stock voices, by name with language and gender.
+pub fn stock_choices() -> Vec<VoiceChoice> {
+    revoice::model::kokoro::release::stock_voices()
+        .into_iter()
+        .map(|v| VoiceChoice { name: v.name, language: v.language.to_string(), gender: v.gender.to_string() })
+        .collect()
+}
+
 /// The stock voices, and the registered ones (language "library").
 #[tauri::command]
 pub async fn stock_voices(studio: State<'_, Studio>) -> Answer<Vec<VoiceChoice>> {
     let engine = studio.engine()?;
-    let mut voices: Vec<VoiceChoice> = revoice::model::kokoro::release::stock_voices()
-        .into_iter()
-        .map(|v| VoiceChoice { name: v.name, language: v.language.to_string(), gender: v.gender.to_string() })
-        .collect();
+    let mut voices = stock_choices();
     for v in engine.store().voices().await.map_err(text)? {
         voices.push(VoiceChoice { name: v.voice.name, language: "library".into(), gender: String::new() });
     }

@@ -12,15 +12,8 @@ use revoice::voice::MatchedVoice;
 use serde::Serialize;
 use tauri::State;
 
+use crate::dub_commands::{stock_choices, VoiceChoice};
 use crate::studio::{text, Answer, Studio};
-
-/// A stock voice.
-#[derive(Serialize)]
-pub struct StockVoiceView {
-    pub name: String,
-    pub language: String,
-    pub gender: String,
-}
 
 /// A close stock voice.
 #[derive(Serialize)]
@@ -52,7 +45,7 @@ pub struct LibraryVoiceView {
 /// Everything the voice library view shows.
 #[derive(Serialize)]
 pub struct VoiceLibraryView {
-    pub stock: Vec<StockVoiceView>,
+    pub stock: Vec<VoiceChoice>,
     pub library: Vec<LibraryVoiceView>,
 }
 
@@ -76,10 +69,7 @@ fn library_view(record: revoice::store::VoiceRecord) -> LibraryVoiceView {
 #[tauri::command]
 pub async fn voice_library(studio: State<'_, Studio>) -> Answer<VoiceLibraryView> {
     let engine = studio.engine()?;
-    let stock = revoice::model::kokoro::release::stock_voices()
-        .into_iter()
-        .map(|v| StockVoiceView { name: v.name, language: v.language.to_string(), gender: v.gender.to_string() })
-        .collect();
+    let stock = stock_choices();
     let library = engine.store().voices().await.map_err(text)?.into_iter().map(library_view).collect();
     Ok(VoiceLibraryView { stock, library })
 }

@@ -257,30 +257,20 @@ impl StudioSession {
     /// Plays one line alone, streamed as it renders; a `PreviewFinished`
     /// event says when it is done and its time to first audio.
     pub fn preview(self: &Arc<Self>, segment_id: i64) -> Result<()> {
-        self.spawn_preview(segment_id, move |session| session.run_preview(segment_id))
+        self.spawn_preview(move |session| session.run_preview(segment_id), move |first_sound_ms, error| StudioEvent::PreviewFinished { segment_id, first_sound_ms, error })
     }
 
     /// Plays one of a line's takes as it was rendered (at its natural rate,
     /// before any fitting); a `PreviewFinished` event says when it is done.
     pub fn audition_take(self: &Arc<Self>, segment_id: i64, take_id: i64) -> Result<()> {
-        self.spawn_preview(segment_id, move |session| session.run_audition(segment_id, take_id))
+        self.spawn_preview(move |session| session.run_audition(segment_id, take_id), move |first_sound_ms, error| StudioEvent::PreviewFinished { segment_id, first_sound_ms, error })
     }
 
     /// Speaks a short sample sentence in `voice` (stock, blend or library
     /// voice), in the voice's language; a `VoicePreviewFinished` event follows.
     pub fn preview_voice(self: &Arc<Self>, voice: String) -> Result<()> {
-        let session = self.clone();
-        std::thread::Builder::new()
-            .name("revoice-voice-preview".into())
-            .spawn(move || {
-                let (first_sound_ms, error) = match session.run_voice_preview(&voice) {
-                    Ok(first) => (first.map(|d| d.as_secs_f64() * 1000.0), None),
-                    Err(e) => (None, Some(e.to_string())),
-                };
-                (session.sink)(StudioEvent::VoicePreviewFinished { voice, first_sound_ms, error });
-            })
-            .map_err(|e| Error::Audio(format!("cannot start the preview thread: {e}")))?;
-        Ok(())
+        let asked = voice.clone();
+        self.spawn_preview(move |session| session.run_voice_preview(&asked), move |first_sound_ms, error| StudioEvent::VoicePreviewFinished { voice, first_sound_ms, error })
     }
 
     fn run_voice_preview(&self, voice: &str) -> Result<Option<Duration>> {
@@ -297,7 +287,13 @@ impl StudioSession {
         Ok(live.finish()?.first_sound)
     }
 
-    fn spawn_preview(self: &Arc<Self>, segment_id: i64, work: impl FnOnce(&StudioSession) -> Result<Option<Duration>> + Send + 'static) -> Result<()> {
+    /// Runs `work` (something played alone) on its own thread; the event
+    /// `finished` makes from its time to first sound or error ends it.
+    fn spawn_preview(
+        self: &Arc<Self>,
+        work: impl FnOnce(&StudioSession) -> Result<Option<Duration>> + Send + 'static,
+        finished: impl FnOnce(Option<f64>, Option<String>) -> StudioEvent + Send + 'static,
+    ) -> Result<()> {
         let session = self.clone();
         std::thread::Builder::new()
             .name("revoice-preview".into())
@@ -306,7 +302,7 @@ impl StudioSession {
                     Ok(first) => (first.map(|d| d.as_secs_f64() * 1000.0), None),
                     Err(e) => (None, Some(e.to_string())),
                 };
-                (session.sink)(StudioEvent::PreviewFinished { segment_id, first_sound_ms, error });
+                (session.sink)(finished(first_sound_ms, error));
             })
             .map_err(|e| Error::Audio(format!("cannot start the preview thread: {e}")))?;
         Ok(())

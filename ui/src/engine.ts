@@ -178,12 +178,6 @@ export const setProjectStrategy = (projectId: number, strategy: string) => invok
 
 // ---- The voice library ----
 
-export interface StockVoice {
-  name: string;
-  language: string;
-  gender: string;
-}
-
 export interface QualityReport {
   seconds: number;
   speech_seconds: number;
@@ -211,7 +205,7 @@ export interface LibraryVoice {
   blend: string;
 }
 
-export const voiceLibrary = () => invoke<{ stock: StockVoice[]; library: LibraryVoice[] }>("voice_library");
+export const voiceLibrary = () => invoke<{ stock: VoiceChoice[]; library: LibraryVoice[] }>("voice_library");
 export const addLibraryVoice = (name: string, path: string, consent: string, description: string, referenceText: string) =>
   invoke<LibraryVoice>("add_library_voice", { name, path, consent, description, referenceText });
 export const renameLibraryVoice = (name: string, newName: string) => invoke<LibraryVoice>("rename_library_voice", { name, newName });

@@ -142,8 +142,7 @@ export class Editor {
         this.message = event.loading ? "Loading the voice model…" : this.message;
         break;
     }
-    this.drawHeader();
-    this.drawInspector();
+    this.draw();
   }
 
   private async loadTakes(): Promise<void> {
@@ -304,6 +303,7 @@ export class Editor {
   private draw(): void {
     this.drawHeader();
     this.drawInspector();
+    this.drawRenderPanel();
   }
 
   private drawRenderPanel(): void {
@@ -381,7 +381,6 @@ export class Editor {
       exportButton,
       ].filter((n) => n !== null) as HTMLElement[],
     );
-    this.drawRenderPanel();
     this.status.replaceChildren(this.error ? el("span", { class: "status-error", role: "alert" }, this.error) : el("span", {}, this.message));
   }
 

@@ -5,7 +5,7 @@
 // add one from a recording (browse, or drop the file on the window).
 import { el } from "../dom";
 import * as engine from "../engine";
-import type { LibraryVoice, StockVoice, StudioEvent } from "../engine";
+import type { LibraryVoice, StudioEvent, VoiceChoice } from "../engine";
 import { browseButton } from "../pick";
 
 const LANGUAGES: Record<string, string> = {
@@ -21,7 +21,7 @@ const LANGUAGES: Record<string, string> = {
 };
 
 export class VoiceLibrary {
-  private stock: StockVoice[] = [];
+  private stock: VoiceChoice[] = [];
   private library: LibraryVoice[] = [];
   private busy: string | null = null;
   private message = "";
@@ -159,7 +159,7 @@ export class VoiceLibrary {
   }
 
   private stockList(): HTMLElement {
-    const byLanguage = new Map<string, StockVoice[]>();
+    const byLanguage = new Map<string, VoiceChoice[]>();
     for (const v of this.stock) byLanguage.set(v.language, [...(byLanguage.get(v.language) ?? []), v]);
     return el(
       "div",
