@@ -75,3 +75,26 @@ describe("order and neighbours", () => {
     expect(index.next(3)).toBeNull();
   });
 });
+
+describe("replacing a line that has not moved", () => {
+  it("swaps in the new state in place and keeps the order and search", () => {
+    const segments = [line({ id: 3, start: 4, end: 5 }), line({ id: 1, start: 0, end: 1 }), line({ id: 2, start: 2, end: 3 })];
+    const index = new SegmentIndex(segments);
+    const rendering = { ...index.byId(2)!, state: "rendering" as const };
+    expect(index.replace(rendering)).toBe(true);
+    expect(index.byId(2)).toBe(rendering);
+    expect(index.segments.map((s) => s.id)).toEqual([1, 2, 3]);
+    expect(index.visible(2.5, 2.6)).toEqual([rendering]);
+    // The caller's array and objects are left as they were.
+    expect(segments[2].state).toBe("stale");
+  });
+
+  it("refuses a line it does not hold, or one whose slot or placed audio moved", () => {
+    const index = new SegmentIndex([line({ id: 1, start: 0, end: 1 }), line({ id: 2, start: 2, end: 3 })]);
+    expect(index.replace(line({ id: 9, start: 0, end: 1 }))).toBe(false);
+    expect(index.replace(line({ id: 1, start: 0.5, end: 1 }))).toBe(false);
+    expect(index.replace(line({ id: 2, start: 2, end: 3, fit: { start: 2, end: 3.4, rate: 1, trimmed: false, overlap: null } }))).toBe(false);
+    expect(index.byId(1)!.start).toBe(0);
+    expect(index.byId(2)!.fit).toBeNull();
+  });
+});

@@ -1,19 +1,23 @@
 // The track's segments sorted by start, with what the timeline asks of them
 // many times a frame: which are visible in a time range (binary search, not
 // a scan of all 2,000), where a segment sits in the order, and its
-// neighbours in time. Pure.
+// neighbours in time; a line's new state swapped in without sorting again.
+// Pure.
 import type { Segment } from "../model";
 
 export class SegmentIndex {
   /** Sorted by start, then end, then id. */
   readonly segments: readonly Segment[];
+  /** The same array as `segments`, writable for `replace`. */
+  private readonly order: Segment[];
   /** maxEnd[i]: the latest end among segments[0..i]; never decreases, so
    * it can be binary searched even though ends are not sorted. */
   private readonly maxEnd: Float64Array;
   private readonly position = new Map<number, number>();
 
   constructor(segments: readonly Segment[]) {
-    this.segments = [...segments].sort((a, b) => a.start - b.start || a.end - b.end || a.id - b.id);
+    this.order = [...segments].sort((a, b) => a.start - b.start || a.end - b.end || a.id - b.id);
+    this.segments = this.order;
     this.maxEnd = new Float64Array(this.segments.length);
     let latest = -Infinity;
     this.segments.forEach((segment, i) => {
@@ -30,6 +34,21 @@ export class SegmentIndex {
   byId(id: number): Segment | undefined {
     const i = this.position.get(id);
     return i === undefined ? undefined : this.segments[i];
+  }
+
+  /** Swaps in a new version of a line that has not moved (same slot and
+   * placed audio: a new state or error), keeping its place in the order.
+   * Returns false, changing nothing, when the id is not here or the line
+   * moved: that needs a new index. */
+  replace(segment: Segment): boolean {
+    const i = this.position.get(segment.id);
+    if (i === undefined) return false;
+    const old = this.order[i];
+    const samePlace =
+      old.start === segment.start && old.end === segment.end && old.fit?.start === segment.fit?.start && old.fit?.end === segment.fit?.end;
+    if (!samePlace) return false;
+    this.order[i] = segment;
+    return true;
   }
 
   indexOf(id: number): number {

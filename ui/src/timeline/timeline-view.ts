@@ -3,7 +3,9 @@
 // when something changed, and turns pointer gestures into intents (select,
 // seek, move, resize, split, merge, insert, delete) through its callbacks.
 // It never calls the engine and never changes the project itself: the caller
-// applies an intent and hands the new project back with setProject.
+// applies an intent and hands the new project back with setProject, or,
+// when only lines' states changed (a render running), with updateSegments,
+// which repaints without rebuilding the index.
 // Keyboard-free: the caller wires shortcuts to the public methods.
 import "./timeline.css";
 import type { Peaks, Project, Segment } from "../model";
@@ -191,6 +193,26 @@ export class TimelineView {
     this.canvasHeight();
     this.setScroll(this.scale.scrollSeconds);
     this.invalidate();
+  }
+
+  /** Lines whose state or error changed since setProject, without moving:
+   * swapped into the index in place and repainted, with no sort, layout or
+   * fit problems worked out again (a 2,000-line render sends one state
+   * change per line). Lines not on the shown track are ignored. Returns
+   * false when a line's slot or placed audio changed: that takes setProject. */
+  updateSegments(changed: readonly Segment[]): boolean {
+    let all = true;
+    for (const segment of changed) {
+      if (!this.index.byId(segment.id)) continue;
+      if (!this.index.replace(segment)) {
+        all = false;
+        continue;
+      }
+      if (segment.state !== "ready") this.peaksAsked.delete(segment.id);
+    }
+    if (this.selectedId !== null) this.updateToolbar();
+    this.invalidate();
+    return all;
   }
 
   /** A rendered line's waveform (null forgets it, e.g. after a re-render). */
