@@ -85,7 +85,10 @@ async function openEditor(id: number): Promise<void> {
   try {
     const project = await engine.openProject(id);
     editor?.destroy();
-    editor = new Editor(workspace, project, () => {
+    // The editor owns its element; the home screen's are gone meanwhile.
+    const host = document.createElement("section");
+    workspace.replaceChildren(host);
+    editor = new Editor(host, project, () => {
       editor?.destroy();
       editor = null;
       void refreshProjects();

@@ -1,7 +1,9 @@
 // The blend builder: up to three stock voices mixed by weight with
 // sliders, previewed aloud, and given to a speaker. A blend is a voice
-// spec the engine reads (`af_heart:0.700,af_bella:0.300`).
-import { el } from "../dom";
+// spec the engine reads (`af_heart:0.700,af_bella:0.300`). The parts being
+// set are the caller's to keep between draws (startingParts makes them), so
+// a redraw never moves a slider under the pointer.
+import { html, type TemplateResult } from "lit-html";
 import type { VoiceChoice } from "../engine";
 
 export interface BlendPart {
@@ -31,48 +33,45 @@ export function parseBlend(spec: string): BlendPart[] {
     });
 }
 
-/** The builder, starting from `current` (a spec); calls back with the spec. */
-export function blendBuilder(voices: VoiceChoice[], current: string, actions: { preview(spec: string): void; use(spec: string): void }): HTMLElement {
-  const stock = voices.filter((v) => v.language !== "library");
+function stockOf(voices: VoiceChoice[]): VoiceChoice[] {
+  return voices.filter((v) => v.language !== "library");
+}
+
+/** The builder's three parts, starting from `current` (a spec): its stock
+ * voices, then empty parts. */
+export function startingParts(voices: VoiceChoice[], current: string): BlendPart[] {
+  const stock = stockOf(voices);
   const start = parseBlend(current).filter((p) => stock.some((v) => v.name === p.voice));
-  const parts: BlendPart[] = [0, 1, 2].map((i) => start[i] ?? { voice: "", weight: i === 0 ? 1 : 0 });
-  const summary = el("code", { class: "blend-spec", id: "blend-spec" });
-  const update = () => {
-    summary.textContent = blendSpec(parts) ?? "choose a voice";
-  };
+  return [0, 1, 2].map((i) => start[i] ?? { voice: "", weight: i === 0 ? 1 : 0 });
+}
+
+export interface BlendActions {
+  /** A part changed (the builder changed it in place): draw again. */
+  changed(): void;
+  preview(spec: string): void;
+  use(spec: string): void;
+}
+
+/** The builder for `parts`, which it changes in place as the person sets them. */
+export function blendBuilder(voices: VoiceChoice[], parts: BlendPart[], actions: BlendActions): TemplateResult {
+  const stock = stockOf(voices);
   const rows = parts.map((part, i) => {
-    const pick = el("select", { "aria-label": `Blend voice ${i + 1}` }, el("option", { value: "" }, "—"));
-    for (const v of stock) {
-      const option = el("option", { value: v.name }, v.name);
-      if (v.name === part.voice) option.setAttribute("selected", "");
-      pick.append(option);
-    }
-    const weight = el("input", { type: "range", min: "0", max: "100", step: "1", "aria-label": `Blend weight ${i + 1}` });
-    weight.value = String(Math.round(part.weight * 100));
-    pick.addEventListener("change", () => {
-      part.voice = pick.value;
-      if (part.voice && part.weight === 0) {
-        part.weight = 0.5;
-        weight.value = "50";
-      }
-      update();
-    });
-    weight.addEventListener("input", () => {
-      part.weight = Number(weight.value) / 100;
-      update();
-    });
-    return el("div", { class: "blend-row" }, pick, weight);
+    const pick = (e: Event) => {
+      part.voice = (e.currentTarget as HTMLSelectElement).value;
+      if (part.voice && part.weight === 0) part.weight = 0.5;
+      actions.changed();
+    };
+    const weigh = (e: Event) => {
+      part.weight = Number((e.currentTarget as HTMLInputElement).value) / 100;
+      actions.changed();
+    };
+    return html`<div class="blend-row"><select aria-label="Blend voice ${i + 1}" @change=${pick}><option value="" .selected=${part.voice === ""}>—</option>${stock.map(
+      (v) => html`<option value=${v.name} .selected=${v.name === part.voice}>${v.name}</option>`,
+    )}</select><input type="range" min="0" max="100" step="1" aria-label="Blend weight ${i + 1}" .value=${String(Math.round(part.weight * 100))} @input=${weigh} /></div>`;
   });
-  const listen = el("button", { class: "link-button" }, "▶ Preview blend");
-  listen.addEventListener("click", () => {
+  const withSpec = (action: (spec: string) => void) => () => {
     const spec = blendSpec(parts);
-    if (spec) actions.preview(spec);
-  });
-  const use = el("button", { class: "button", id: "use-blend" }, "Use this blend");
-  use.addEventListener("click", () => {
-    const spec = blendSpec(parts);
-    if (spec) actions.use(spec);
-  });
-  update();
-  return el("details", { class: "blend" }, el("summary", {}, "Blend stock voices…"), ...rows, summary, el("div", { class: "row" }, listen, use));
+    if (spec) action(spec);
+  };
+  return html`<details class="blend"><summary>Blend stock voices…</summary>${rows}<code class="blend-spec" id="blend-spec">${blendSpec(parts) ?? "choose a voice"}</code><div class="row"><button class="link-button" @click=${withSpec((s) => actions.preview(s))}>▶ Preview blend</button><button class="button" id="use-blend" @click=${withSpec((s) => actions.use(s))}>Use this blend</button></div></details>`;
 }

@@ -1,17 +1,31 @@
 // The project editor: a header (saved indicator, render with progress and
-// cancel, play/pause, undo/redo, export), the timeline, and the inspector
-// for the selected line (text, speaker, the speaker's voice, preview,
-// state and errors). Every change goes to the engine; the answer (the
-// project as the engine sees it) is what is drawn next.
+// cancel, play/pause, undo/redo, export), the timeline, the render panel,
+// the inspector for the selected line (text, speaker, the speaker's voice
+// and blend, preview, takes, state and errors) and the status line. Every
+// change goes to the engine; the answer (the project as the engine sees
+// it) is what is drawn next.
+//
+// Drawing: engine events (playback every 50 ms, one line state per line a
+// render finishes) only update the editor's state and ask for a frame; the
+// editor draws at most once per animation frame, with lit-html, which
+// touches only what changed, so a field being typed in keeps its element,
+// focus, caret and selection. Text typed into a line and not yet saved is
+// that line's draft, kept here (not in the DOM), so nothing the engine
+// sends overwrites it. The timeline gets a new project at most once per
+// frame, and lines' new states without a rebuild of its index.
+import { html, nothing, render as renderTemplate, type TemplateResult } from "lit-html";
+import type { DirectiveResult } from "lit-html/directive.js";
+import { keyed } from "lit-html/directives/keyed.js";
 import { el } from "../dom";
 import * as engine from "../engine";
 import type { PlaybackView, StudioEvent, TakeView, VoiceChoice } from "../engine";
-import type { Project, Segment } from "../model";
+import { FrameScheduler } from "../frame";
+import type { Project, Segment, Speaker } from "../model";
 import { measureTimeline } from "../timeline/measure";
 import { TimelineView } from "../timeline/timeline-view";
 import { browseButton } from "../pick";
-import { blendBuilder } from "./blend";
-import { renderRenderPanel } from "./render-panel";
+import { blendBuilder, startingParts, type BlendPart } from "./blend";
+import { renderPanel } from "./render-panel";
 
 const STATE_WORDS: Record<Segment["state"], string> = {
   stale: "Not rendered (or edited since)",
@@ -32,8 +46,12 @@ const STRATEGIES: [string, string][] = [
   ["resynthesize", "Fit by re-synthesis"],
 ];
 
+const valueOf = (e: Event) => (e.currentTarget as HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement).value;
+
 export class Editor {
   private project: Project;
+  /** Every line of every track by id (state events may be for any track). */
+  private lines = new Map<number, Segment>();
   private trackId: number;
   private selection: number | null = null;
   private playback: PlaybackView | null = null;
@@ -43,24 +61,38 @@ export class Editor {
   private voices: VoiceChoice[] = [];
   /** The selected line's takes, once loaded (reloaded when the line changes or renders). */
   private takes: { segmentId: number; list: TakeView[] } | null = null;
-  private readonly header = el("header", { class: "editor-header" });
+  /** Text typed into a line and not saved yet, by segment id. Switching to
+   * another line keeps it, as an audio editor keeps unapplied work: typed
+   * words are never thrown away without the person asking, and coming back
+   * to the line shows them, marked unsaved. A draft goes when it is saved,
+   * when the stored text becomes the same, or when its line is gone. */
+  private readonly drafts = new Map<number, string>();
+  /** The blend builder's parts for a speaker's voice (made again when the
+   * speaker, their voice or the voice list changes). */
+  private blend: { key: string; parts: BlendPart[] } | null = null;
+  /** Bumped when the engine refuses an edit: the header and inspector are
+   * made afresh from what the engine holds, so no field keeps showing a
+   * value that was not taken. Drafts are state, so they survive it. */
+  private revision = 0;
+  /** The timeline needs the project again (setProject, once per frame). */
+  private timelineStale = false;
+  /** Lines whose state changed since the last frame, for the timeline. */
+  private readonly changedLines = new Map<number, Segment>();
+  private readonly frames = new FrameScheduler(() => this.frame());
   private readonly timelineHost = el("div", { class: "editor-timeline" });
-  private readonly renderPanel = el("div", { class: "editor-render-panel" });
-  private readonly inspector = el("aside", { class: "inspector", "aria-label": "Line inspector" });
-  private readonly status = el("div", { class: "editor-status", role: "status", id: "editor-status" });
   private readonly timeline: TimelineView;
   private readonly keys = (e: KeyboardEvent) => this.onKey(e);
 
+  /** `root` is the editor's own element (in the document): it draws everything inside it. */
   constructor(private readonly root: HTMLElement, project: Project, private readonly back: () => void) {
     this.project = project;
+    this.indexLines();
     this.trackId = project.tracks[0]?.id ?? 0;
-    root.replaceChildren(el("section", { class: "editor" }, this.header, el("div", { class: "editor-body" }, el("div", { class: "editor-main" }, this.timelineHost, this.renderPanel), this.inspector), this.status));
+    root.classList.add("editor");
+    // Drawn once now, so the timeline mounts into a host that is laid out.
+    this.draw();
     this.timeline = new TimelineView(this.timelineHost, {
-      select: (id) => {
-        this.selection = id;
-        this.drawInspector();
-        void this.loadTakes();
-      },
+      select: (id) => this.select(id),
       seek: (seconds) => void this.seek(seconds),
       move: (id, start) => {
         const line = this.line(id);
@@ -82,25 +114,25 @@ export class Editor {
     this.timeline.setProject(project, this.trackId);
     void engine.bedPeaks(project.id).then((peaks) => this.timeline.setBedPeaks(peaks), (e) => {
       this.error = `The bed cannot be drawn: ${e}`;
-      this.drawHeader();
+      this.redraw();
     });
     document.addEventListener("keydown", this.keys);
     // The end-to-end test's hook: frame times of a scroll-and-zoom sweep.
     (window as unknown as Record<string, unknown>).revoiceMeasureTimeline = (frames: number) => measureTimeline(this.timeline, { frames });
     void engine.stockVoices().then((v) => {
       this.voices = v;
-      this.drawInspector();
+      this.redraw();
     });
-    this.draw();
   }
 
   destroy(): void {
+    this.frames.cancel();
     document.removeEventListener("keydown", this.keys);
     this.timeline.destroy();
     void engine.stop();
   }
 
-  /** Engine events for this window. */
+  /** Engine events for this window: they change state and ask for a frame. */
   handle(event: StudioEvent): void {
     switch (event.kind) {
       case "renderProgress":
@@ -108,12 +140,12 @@ export class Editor {
         this.progress = { done: event.done, total: event.total };
         break;
       case "segmentState": {
-        const line = this.line(event.segmentId);
+        const line = this.lines.get(event.segmentId);
         if (!line) return;
         line.state = event.state;
         line.error = event.error;
         if (event.state === "ready") this.timeline.setPeaks(line.id, null);
-        this.timeline.setProject(this.project, this.trackId);
+        this.changedLines.set(line.id, line);
         break;
       }
       case "renderFinished":
@@ -142,7 +174,82 @@ export class Editor {
         this.message = event.loading ? "Loading the voice model…" : this.message;
         break;
     }
+    this.redraw();
+  }
+
+  // ---- state -------------------------------------------------------------
+
+  /** Asks for a draw on the next frame (many asks, one draw). */
+  private redraw(): void {
+    this.frames.schedule();
+  }
+
+  /** A project from the engine: kept, and the timeline told on the next frame. */
+  private take(project: Project): void {
+    this.project = project;
+    this.indexLines();
+    for (const [id, draft] of this.drafts) {
+      const line = this.lines.get(id);
+      if (!line || line.text === draft) this.drafts.delete(id);
+    }
+    this.timelineStale = true;
+    this.redraw();
+  }
+
+  private indexLines(): void {
+    this.lines = new Map(this.project.tracks.flatMap((t) => t.segments.map((s) => [s.id, s] as const)));
+  }
+
+  /** Gives the timeline what changed since the last frame: the project
+   * (one index rebuild however many answers came), or lines' new states. */
+  private syncTimeline(): void {
+    const changed = [...this.changedLines.values()];
+    this.changedLines.clear();
+    if (!this.timelineStale && changed.length && !this.timeline.updateSegments(changed)) this.timelineStale = true;
+    if (this.timelineStale) {
+      this.timelineStale = false;
+      this.timeline.setProject(this.project, this.trackId);
+    }
+  }
+
+  private frame(): void {
+    this.syncTimeline();
     this.draw();
+  }
+
+  private line(id: number): Segment | undefined {
+    const line = this.lines.get(id);
+    return line?.trackId === this.trackId ? line : undefined;
+  }
+
+  private select(id: number | null): void {
+    this.selection = id;
+    this.redraw();
+    void this.loadTakes();
+  }
+
+  /** The draft of a line as typed: kept while it differs from the stored text. */
+  private setDraft(id: number, text: string): void {
+    if (text === this.lines.get(id)?.text) this.drafts.delete(id);
+    else this.drafts.set(id, text);
+    this.redraw();
+  }
+
+  private async saveText(id: number): Promise<void> {
+    // What the field shows is the draft; a value set without an input
+    // event (a script, an automation tool) is taken up here too.
+    const area = this.root.querySelector<HTMLTextAreaElement>("#line-text");
+    if (area && this.drafts.get(id) !== area.value && this.selection === id) this.setDraft(id, area.value);
+    const text = this.drafts.get(id);
+    const line = this.lines.get(id);
+    if (text === undefined || !line || text === line.text) {
+      this.drafts.delete(id);
+      return this.redraw();
+    }
+    const saved = await this.apply(engine.editSegment(id, { text }), "Changed the text");
+    // Typing may have gone on while the engine answered: that stays a draft.
+    if (saved && this.drafts.get(id) === text) this.drafts.delete(id);
+    this.redraw();
   }
 
   private async loadTakes(): Promise<void> {
@@ -154,18 +261,14 @@ export class Editor {
     } catch (e) {
       this.error = String(e);
     }
-    this.drawInspector();
-  }
-
-  private line(id: number): Segment | undefined {
-    return this.project.tracks.find((t) => t.id === this.trackId)?.segments.find((s) => s.id === id);
+    this.redraw();
   }
 
   private async insert(at: number, speakerId: number | null): Promise<void> {
     try {
       const [id, project] = await engine.insertSegment(this.trackId, at, speakerId);
-      this.project = project;
-      this.timeline.setProject(project, this.trackId);
+      this.take(project);
+      this.syncTimeline();
       this.timeline.selection = id;
       this.selection = id;
       this.message = "Added a line: type its text in the inspector";
@@ -173,7 +276,7 @@ export class Editor {
     } catch (e) {
       this.error = String(e);
     }
-    this.draw();
+    this.redraw();
   }
 
   private async remove(id: number): Promise<void> {
@@ -183,25 +286,27 @@ export class Editor {
 
   private async reload(): Promise<void> {
     try {
-      this.project = await engine.openProject(this.project.id);
-      this.timeline.setProject(this.project, this.trackId);
+      this.take(await engine.openProject(this.project.id));
     } catch (e) {
       this.error = String(e);
     }
-    this.draw();
+    this.redraw();
   }
 
-  private async apply(change: Promise<Project>, done: string): Promise<void> {
+  /** Sends an edit; true when the engine took it. */
+  private async apply(change: Promise<Project>, done: string): Promise<boolean> {
     try {
-      this.project = await change;
+      this.take(await change);
       this.message = `${done}; saved`;
       this.error = null;
-      this.timeline.setProject(this.project, this.trackId);
       void this.loadTakes();
+      return true;
     } catch (e) {
       this.error = String(e);
+      this.revision += 1;
+      this.redraw();
+      return false;
     }
-    this.draw();
   }
 
   private async run(action: Promise<unknown>): Promise<void> {
@@ -211,7 +316,7 @@ export class Editor {
     } catch (e) {
       this.error = String(e);
     }
-    this.draw();
+    this.redraw();
   }
 
   private async togglePlay(): Promise<void> {
@@ -223,7 +328,7 @@ export class Editor {
     } catch (e) {
       this.error = String(e);
     }
-    this.draw();
+    this.redraw();
   }
 
   private async seek(seconds: number): Promise<void> {
@@ -234,19 +339,27 @@ export class Editor {
   private async undo(redo: boolean): Promise<void> {
     try {
       const [what, project] = await (redo ? engine.redo(this.project.id) : engine.undo(this.project.id));
-      this.project = project;
+      this.take(project);
       this.message = what ? `${redo ? "Redid" : "Undid"}: ${what}` : `Nothing to ${redo ? "redo" : "undo"}`;
-      this.timeline.setProject(project, this.trackId);
       void this.loadTakes();
     } catch (e) {
       this.error = String(e);
     }
-    this.draw();
+    this.redraw();
   }
 
-  private render(only: number[] | null): void {
+  /** Renders the given lines (null: every line that needs it). */
+  private renderLines(only: number[] | null): void {
     this.progress = { done: 0, total: 0 };
     void this.run(engine.renderProject(this.project.id, only));
+  }
+
+  private showTrack(trackId: number): void {
+    this.trackId = trackId;
+    this.selection = null;
+    this.timelineStale = true;
+    this.syncTimeline();
+    this.redraw();
   }
 
   private onKey(e: KeyboardEvent): void {
@@ -257,7 +370,7 @@ export class Editor {
       void this.undo(e.shiftKey);
     } else if (mod && e.key === "Enter") {
       e.preventDefault();
-      this.render(this.selection === null ? null : [this.selection]);
+      this.renderLines(this.selection === null ? null : [this.selection]);
     } else if (typing) {
       return;
     } else if (e.key === " ") {
@@ -282,6 +395,136 @@ export class Editor {
     }
   }
 
+  // ---- drawing -----------------------------------------------------------
+
+  private draw(): void {
+    const status = this.error ? html`<span class="status-error" role="alert">${this.error}</span>` : html`<span>${this.message}</span>`;
+    const panel = renderPanel(this.project, this.progress !== null, {
+      select: (trackId, id) => {
+        if (trackId !== this.trackId) this.showTrack(trackId);
+        this.timeline.selection = id;
+        this.select(id);
+      },
+      retry: (ids) => this.renderLines(ids),
+      cancel: () => void this.run(engine.cancelRender()),
+    });
+    renderTemplate(
+      html`<header class="editor-header">${keyed(this.revision, this.header())}</header><div class="editor-body"><div class="editor-main">${this.timelineHost}<div class="editor-render-panel">${panel}</div></div><aside class="inspector" aria-label="Line inspector">${this.inspector()}</aside></div><div class="editor-status" role="status" id="editor-status">${status}</div>`,
+      this.root,
+    );
+  }
+
+  private header(): TemplateResult {
+    const project = this.project;
+    const stale = project.tracks.reduce((n, t) => n + t.segments.filter((s) => s.state === "stale" || s.state === "failed").length, 0);
+    const progress = this.progress
+      ? html`<span class="render-progress" id="render-progress"><progress max=${String(Math.max(1, this.progress.total))} value=${String(this.progress.done)}></progress> ${this.progress.done}/${this.progress.total}<button class="link-button" id="cancel-render" @click=${() => void this.run(engine.cancelRender())}>Cancel</button></span>`
+      : nothing;
+    const playing = this.playback?.playing && this.playback.projectId === project.id;
+    const position = this.playback?.projectId === project.id ? `${this.playback.position.toFixed(2)} / ${project.length.toFixed(2)} s` : `${project.length.toFixed(2)} s`;
+    const track =
+      project.tracks.length > 1
+        ? html`<select id="track" aria-label="Track (language)" @change=${(e: Event) => this.showTrack(Number(valueOf(e)))}>${project.tracks.map(
+            (t) => html`<option value=${String(t.id)} .selected=${t.id === this.trackId}>${`${t.language} · ${t.segments.length} lines`}</option>`,
+          )}</select>`
+        : nothing;
+    const strategy = (e: Event) => {
+      const select = e.currentTarget as HTMLSelectElement;
+      void this.apply(engine.setProjectStrategy(project.id, select.value), `Timing: ${select.selectedOptions[0]?.textContent ?? select.value}`);
+    };
+    return html`<button class="link-button" @click=${() => this.back()}>← Projects</button><h1 id="project-name">${project.name}</h1>${track}<span class="saved" id="saved-indicator">✓ Saved</span><button class="button" id="render-project" ?disabled=${!stale || this.progress !== null} @click=${() => this.renderLines(null)}>${stale ? `Render ${stale} line${stale === 1 ? "" : "s"}` : "All lines rendered"}</button>${progress}<button class="button" id="play-pause" aria-label=${playing ? "Pause" : "Play"} @click=${() => void this.togglePlay()}>${playing ? "❚❚ Pause" : "▶ Play"}</button><span class="position" id="position">${position}</span><select id="project-strategy" aria-label="Timing strategy" title="How rendered lines are fitted to their slots" @change=${strategy}>${STRATEGIES.map(
+      ([value, label]) => html`<option value=${value} .selected=${value === project.strategy}>${label}</option>`,
+    )}</select><button class="link-button" id="undo" ?disabled=${!project.canUndo} @click=${() => void this.undo(false)}>Undo</button><button class="link-button" id="redo" ?disabled=${!project.canRedo} @click=${() => void this.undo(true)}>Redo</button><button class="link-button" id="open-export" @click=${() => this.openExport()}>Export…</button>`;
+  }
+
+  private inspector(): TemplateResult | DirectiveResult {
+    const line = this.selection === null ? undefined : this.line(this.selection);
+    if (!line) return html`<h2>Line</h2><p class="muted">Select a line on the timeline (or press → ) to edit it.</p>`;
+    // One set of elements per line (and per refused edit): a field keeps
+    // its element, focus and caret for as long as its line is selected.
+    return keyed(`${line.id}/${this.revision}`, this.lineInspector(line));
+  }
+
+  private lineInspector(line: Segment): TemplateResult {
+    const id = line.id;
+    const draft = this.drafts.get(id);
+    const speaker = this.project.speakers.find((s) => s.id === line.speakerId);
+    const fit = line.fit
+      ? `Placed ${line.fit.start.toFixed(2)}–${line.fit.end.toFixed(2)} s${line.fit.rate > 1.0001 ? `, sped up ×${line.fit.rate.toFixed(2)}` : line.fit.rate < 0.9999 ? `, slowed ×${line.fit.rate.toFixed(2)}` : ""}${line.fit.trimmed ? ", trimmed" : ""}${line.fit.overlap ? `, runs ${line.fit.overlap.toFixed(2)} s into the next line` : ""}`
+      : "Not placed yet: render it to hear it on the timeline.";
+    const typed = (e: Event) => this.setDraft(id, valueOf(e));
+    const number = (field: "speed" | "gainDb", e: Event) => {
+      const value = Number(valueOf(e));
+      const now = this.lines.get(id);
+      if (!now || value === now[field]) return;
+      if (field === "speed") void this.apply(engine.editSegment(id, { speed: value }), `Speed ×${value}`);
+      else void this.apply(engine.editSegment(id, { gainDb: value }), `Gain ${value} dB`);
+    };
+    const who = (e: Event) => {
+      const select = e.currentTarget as HTMLSelectElement;
+      const name = select.selectedOptions[0]?.textContent ?? "";
+      if (select.value) void this.apply(engine.editSegment(id, { speakerId: Number(select.value) }), `The line is now ${name}'s`);
+    };
+    const settings = html`<div class="inspector-grid"><label class="wide">Speaker<select id="line-speaker" aria-label="Speaker" @change=${who}>${
+      line.speakerId === null ? html`<option value="" .selected=${true}>No speaker</option>` : nothing
+    }${this.project.speakers.map((sp) => html`<option value=${String(sp.id)} .selected=${sp.id === line.speakerId}>${sp.name}</option>`)}</select></label><label>Speed ×<input id="line-speed" type="number" min="0.25" max="4" step="0.05" aria-label="Speed" .value=${String(line.speed)} @change=${(e: Event) => number("speed", e)} /></label><label>Gain dB<input id="line-gain" type="number" min="-40" max="20" step="0.5" aria-label="Gain (dB)" .value=${String(line.gainDb)} @change=${(e: Event) => number("gainDb", e)} /></label><label class="wide">Timing<select id="line-strategy" aria-label="Timing for this line" @change=${(e: Event) => void this.apply(engine.editSegment(id, { strategy: valueOf(e) }), "Changed the line's timing")}><option value="" .selected=${!line.strategy}>Project's timing</option>${STRATEGIES.map(
+      ([value, label]) => html`<option value=${value} .selected=${value === line.strategy}>${label}</option>`,
+    )}</select></label></div>`;
+    // The textarea's value is bound (not live): lit writes it only when the
+    // draft or the stored text changes, never over what is being typed.
+    return html`<h2>Line ${id}</h2><p class="line-state line-state--${line.state}" id="line-state">${STATE_WORDS[line.state]}</p>${
+      line.error ? html`<p class="status-error" role="alert">${line.error}</p>` : nothing
+    }${
+      line.state === "failed" ? html`<button class="button" id="retry-line" ?disabled=${this.progress !== null} @click=${() => this.renderLines([id])}>Retry this line</button>` : nothing
+    }<p class="muted">Slot ${line.start.toFixed(2)}–${line.end.toFixed(2)} s. ${fit}</p><textarea id="line-text" rows="4" aria-label="Line text" .value=${draft ?? line.text} @input=${typed} @change=${typed}></textarea><button class="button" id="save-line" @click=${() => void this.saveText(id)}>Save text</button>${
+      draft !== undefined && draft !== line.text ? html`<p class="unsaved" id="line-unsaved" role="note">● Unsaved text (Save text keeps it)</p>` : nothing
+    }${settings}${speaker ? this.voicePicker(speaker) : html`<p class="muted">No speaker</p>`}${speaker ? this.blendFor(speaker) : nothing}<button class="link-button" id="preview-line" @click=${() => void this.run(engine.previewSegment(id))}>${
+      line.state === "ready" ? "▶ Audition" : "▶ Preview (renders as it plays)"
+    }</button>${this.takesPanel(line)}`;
+  }
+
+  private voicePicker(speaker: Speaker): TemplateResult {
+    const known = this.voices.some((v) => v.name === speaker.voice);
+    const change = (e: Event) => {
+      const voice = valueOf(e);
+      void this.apply(engine.setSpeakerVoice(this.project.id, speaker.id, voice), `${speaker.name} now speaks with ${voice}`);
+    };
+    return html`<label>${speaker.name}'s voice<select id="speaker-voice" aria-label="Voice" @change=${change}>${this.voices.map(
+      (v) => html`<option value=${v.name} .selected=${v.name === speaker.voice}>${`${v.name} (${v.language}${v.gender ? `, ${v.gender}` : ""})`}</option>`,
+    )}${known ? nothing : html`<option value=${speaker.voice} .selected=${true}>${speaker.voice} (blend)</option>`}</select></label>`;
+  }
+
+  private blendFor(speaker: Speaker): TemplateResult {
+    const key = `${speaker.id}\n${speaker.voice}\n${this.voices.length}`;
+    if (this.blend?.key !== key) this.blend = { key, parts: startingParts(this.voices, speaker.voice) };
+    return blendBuilder(this.voices, this.blend.parts, {
+      changed: () => this.redraw(),
+      preview: (spec) => void this.run(engine.previewVoice(spec)),
+      use: (spec) => void this.apply(engine.setSpeakerVoice(this.project.id, speaker.id, spec), `${speaker.name} now speaks with ${spec}`),
+    });
+  }
+
+  private takesPanel(line: Segment): TemplateResult {
+    const another = () => {
+      this.progress = { done: 0, total: 1 };
+      void this.apply(engine.newTake(line.id), "Rendering a new take");
+    };
+    const takes = this.takes?.segmentId === line.id ? this.takes.list : [];
+    const rows = takes
+      .slice()
+      .reverse()
+      .map((take, i) => {
+        const n = takes.length - i;
+        const note = [take.active ? "in use" : "", take.current ? "" : "from an earlier version of the line"].filter(Boolean).join(", ");
+        return html`<li class=${`take${take.active ? " take--active" : ""}`} data-take=${String(take.id)} title=${`Seed ${take.seed}, rendered ${take.createdAt.replace("T", " ").slice(0, 19)}`}><span>Take ${n}</span><span class="muted">${`${take.seconds.toFixed(2)} s${note ? ` · ${note}` : ""}`}</span><button class="link-button" aria-label="Audition take ${n}" @click=${() => void this.run(engine.auditionTake(line.id, take.id))}>▶</button><button class="link-button" aria-label="Use take ${n}" ?disabled=${take.active} @click=${() => void this.apply(engine.pickTake(line.id, take.id), `Using take ${n}`)}>Use</button></li>`;
+      });
+    return html`<section class="takes" aria-label="Takes"><h3>Takes <button class="link-button" id="new-take" title="Render the line again with a fresh seed: Kokoro's timing stays the same, the voice's texture varies. Earlier takes stay." ?disabled=${this.progress !== null} @click=${another}>↻ New take</button></h3>${
+      rows.length ? html`<ol class="take-list" id="take-list">${rows}</ol>` : html`<p class="muted">No takes yet: render the line.</p>`
+    }</section>`;
+  }
+
+  // ---- dialogs (built once when opened; engine events do not redraw them) ----
+
   private toggleHelp(): void {
     const open = this.root.querySelector(".help-overlay");
     if (open) return open.remove();
@@ -298,214 +541,6 @@ export class Editor {
     const overlay = el("div", { class: "help-overlay", role: "dialog", "aria-label": "Keyboard shortcuts" }, el("h2", {}, "Keyboard"), el("table", {}, ...rows.map(([k, v]) => el("tr", {}, el("td", {}, el("kbd", {}, k)), el("td", {}, v)))));
     overlay.addEventListener("click", () => overlay.remove());
     this.root.append(overlay);
-  }
-
-  private draw(): void {
-    this.drawHeader();
-    this.drawInspector();
-    this.drawRenderPanel();
-  }
-
-  private drawRenderPanel(): void {
-    renderRenderPanel(this.renderPanel, this.project, this.progress !== null, {
-      select: (trackId, id) => {
-        if (trackId !== this.trackId) this.showTrack(trackId);
-        this.timeline.selection = id;
-        this.selection = id;
-        this.drawInspector();
-        void this.loadTakes();
-      },
-      retry: (ids) => this.render(ids),
-      cancel: () => void this.run(engine.cancelRender()),
-    });
-  }
-
-  private showTrack(trackId: number): void {
-    this.trackId = trackId;
-    this.selection = null;
-    this.timeline.setProject(this.project, trackId);
-    this.draw();
-  }
-
-  private drawHeader(): void {
-    const back = el("button", { class: "link-button" }, "← Projects");
-    back.addEventListener("click", () => this.back());
-    const stale = this.project.tracks.flatMap((t) => t.segments).filter((s) => s.state === "stale" || s.state === "failed").length;
-    const render = el("button", { class: "button", id: "render-project" }, stale ? `Render ${stale} line${stale === 1 ? "" : "s"}` : "All lines rendered");
-    if (!stale || this.progress) render.setAttribute("disabled", "");
-    render.addEventListener("click", () => this.render(null));
-    const cancel = el("button", { class: "link-button", id: "cancel-render" }, "Cancel");
-    cancel.addEventListener("click", () => void this.run(engine.cancelRender()));
-    const progress = this.progress
-      ? el("span", { class: "render-progress", id: "render-progress" }, el("progress", { max: String(Math.max(1, this.progress.total)), value: String(this.progress.done) }), ` ${this.progress.done}/${this.progress.total}`, cancel)
-      : null;
-    const playing = this.playback?.playing && this.playback.projectId === this.project.id;
-    const play = el("button", { class: "button", id: "play-pause", "aria-label": playing ? "Pause" : "Play" }, playing ? "❚❚ Pause" : "▶ Play");
-    play.addEventListener("click", () => void this.togglePlay());
-    const undo = el("button", { class: "link-button", id: "undo" }, "Undo");
-    undo.addEventListener("click", () => void this.undo(false));
-    const redo = el("button", { class: "link-button", id: "redo" }, "Redo");
-    redo.addEventListener("click", () => void this.undo(true));
-    if (!this.project.canUndo) undo.setAttribute("disabled", "");
-    if (!this.project.canRedo) redo.setAttribute("disabled", "");
-    const strategy = el("select", { id: "project-strategy", "aria-label": "Timing strategy", title: "How rendered lines are fitted to their slots" });
-    for (const [value, label] of STRATEGIES) {
-      const option = el("option", { value }, label);
-      if (value === this.project.strategy) option.setAttribute("selected", "");
-      strategy.append(option);
-    }
-    strategy.addEventListener("change", () => void this.apply(engine.setProjectStrategy(this.project.id, strategy.value), `Timing: ${strategy.selectedOptions[0]?.textContent ?? strategy.value}`));
-    const track = el("select", { id: "track", "aria-label": "Track (language)" });
-    for (const t of this.project.tracks) {
-      const option = el("option", { value: String(t.id) }, `${t.language} · ${t.segments.length} lines`);
-      if (t.id === this.trackId) option.setAttribute("selected", "");
-      track.append(option);
-    }
-    track.addEventListener("change", () => this.showTrack(Number(track.value)));
-    const exportButton = el("button", { class: "link-button", id: "open-export" }, "Export…");
-    exportButton.addEventListener("click", () => this.openExport());
-    const position = this.playback?.projectId === this.project.id ? `${this.playback.position.toFixed(2)} / ${this.project.length.toFixed(2)} s` : `${this.project.length.toFixed(2)} s`;
-    this.header.replaceChildren(
-      ...[
-      back,
-      el("h1", { id: "project-name" }, this.project.name),
-      this.project.tracks.length > 1 ? track : null,
-      el("span", { class: "saved", id: "saved-indicator" }, "✓ Saved"),
-      render,
-      progress,
-      play,
-      el("span", { class: "position", id: "position" }, position),
-      strategy,
-      undo,
-      redo,
-      exportButton,
-      ].filter((n) => n !== null) as HTMLElement[],
-    );
-    this.status.replaceChildren(this.error ? el("span", { class: "status-error", role: "alert" }, this.error) : el("span", {}, this.message));
-  }
-
-  private drawInspector(): void {
-    const line = this.selection === null ? undefined : this.line(this.selection);
-    if (!line) {
-      this.inspector.replaceChildren(el("h2", {}, "Line"), el("p", { class: "muted" }, "Select a line on the timeline (or press → ) to edit it."));
-      return;
-    }
-    const text = el("textarea", { id: "line-text", rows: "4", "aria-label": "Line text" });
-    text.value = line.text;
-    const save = el("button", { class: "button", id: "save-line" }, "Save text");
-    save.addEventListener("click", () => {
-      if (text.value !== line.text) void this.apply(engine.editSegment(line.id, { text: text.value }), "Changed the text");
-    });
-    const speaker = this.project.speakers.find((s) => s.id === line.speakerId);
-    const voice = el("select", { id: "speaker-voice", "aria-label": "Voice" });
-    for (const v of this.voices) {
-      const option = el("option", { value: v.name }, `${v.name} (${v.language}${v.gender ? `, ${v.gender}` : ""})`);
-      if (speaker && v.name === speaker.voice) option.setAttribute("selected", "");
-      voice.append(option);
-    }
-    if (speaker && !this.voices.some((v) => v.name === speaker.voice)) voice.append(el("option", { value: speaker.voice, selected: "" }, `${speaker.voice} (blend)`));
-    voice.addEventListener("change", () => {
-      if (speaker) void this.apply(engine.setSpeakerVoice(this.project.id, speaker.id, voice.value), `${speaker.name} now speaks with ${voice.value}`);
-    });
-    const preview = el("button", { class: "link-button", id: "preview-line" }, line.state === "ready" ? "▶ Audition" : "▶ Preview (renders as it plays)");
-    preview.addEventListener("click", () => void this.run(engine.previewSegment(line.id)));
-    const fit = line.fit
-      ? `Placed ${line.fit.start.toFixed(2)}–${line.fit.end.toFixed(2)} s${line.fit.rate > 1.0001 ? `, sped up ×${line.fit.rate.toFixed(2)}` : line.fit.rate < 0.9999 ? `, slowed ×${line.fit.rate.toFixed(2)}` : ""}${line.fit.trimmed ? ", trimmed" : ""}${line.fit.overlap ? `, runs ${line.fit.overlap.toFixed(2)} s into the next line` : ""}`
-      : "Not placed yet: render it to hear it on the timeline.";
-    const speed = el("input", { id: "line-speed", type: "number", min: "0.25", max: "4", step: "0.05", "aria-label": "Speed" });
-    speed.value = String(line.speed);
-    speed.addEventListener("change", () => {
-      const value = Number(speed.value);
-      if (value !== line.speed) void this.apply(engine.editSegment(line.id, { speed: value }), `Speed ×${value}`);
-    });
-    const gain = el("input", { id: "line-gain", type: "number", min: "-40", max: "20", step: "0.5", "aria-label": "Gain (dB)" });
-    gain.value = String(line.gainDb);
-    gain.addEventListener("change", () => {
-      const value = Number(gain.value);
-      if (value !== line.gainDb) void this.apply(engine.editSegment(line.id, { gainDb: value }), `Gain ${value} dB`);
-    });
-    const override = el("select", { id: "line-strategy", "aria-label": "Timing for this line" }, el("option", { value: "" }, "Project's timing"));
-    for (const [value, label] of STRATEGIES) {
-      const option = el("option", { value }, label);
-      if (value === line.strategy) option.setAttribute("selected", "");
-      override.append(option);
-    }
-    override.addEventListener("change", () => void this.apply(engine.editSegment(line.id, { strategy: override.value }), "Changed the line's timing"));
-    const who = el("select", { id: "line-speaker", "aria-label": "Speaker" });
-    if (line.speakerId === null) who.append(el("option", { value: "", selected: "" }, "No speaker"));
-    for (const sp of this.project.speakers) {
-      const option = el("option", { value: String(sp.id) }, sp.name);
-      if (sp.id === line.speakerId) option.setAttribute("selected", "");
-      who.append(option);
-    }
-    who.addEventListener("change", () => {
-      const name = who.selectedOptions[0]?.textContent ?? "";
-      if (who.value) void this.apply(engine.editSegment(line.id, { speakerId: Number(who.value) }), `The line is now ${name}'s`);
-    });
-    const settings = el("div", { class: "inspector-grid" }, el("label", { class: "wide" }, "Speaker", who), el("label", {}, "Speed ×", speed), el("label", {}, "Gain dB", gain), el("label", { class: "wide" }, "Timing", override));
-    this.inspector.replaceChildren(
-      ...[
-      el("h2", {}, `Line ${line.id}`),
-      el("p", { class: `line-state line-state--${line.state}`, id: "line-state" }, STATE_WORDS[line.state]),
-      line.error ? el("p", { class: "status-error", role: "alert" }, line.error) : null,
-      line.state === "failed" ? this.retryButton(line.id) : null,
-      el("p", { class: "muted" }, `Slot ${line.start.toFixed(2)}–${line.end.toFixed(2)} s. ${fit}`),
-      text,
-      save,
-      settings,
-      speaker ? el("label", {}, `${speaker.name}'s voice`, voice) : el("p", { class: "muted" }, "No speaker"),
-      speaker
-        ? blendBuilder(this.voices, speaker.voice, {
-            preview: (spec) => void this.run(engine.previewVoice(spec)),
-            use: (spec) => void this.apply(engine.setSpeakerVoice(this.project.id, speaker.id, spec), `${speaker.name} now speaks with ${spec}`),
-          })
-        : null,
-      preview,
-      this.takesPanel(line),
-      ].filter((n) => n !== null) as HTMLElement[],
-    );
-  }
-
-  private retryButton(id: number): HTMLElement {
-    const retry = el("button", { class: "button", id: "retry-line" }, "Retry this line");
-    retry.addEventListener("click", () => this.render([id]));
-    if (this.progress) retry.setAttribute("disabled", "");
-    return retry;
-  }
-
-  private takesPanel(line: Segment): HTMLElement {
-    const another = el("button", { class: "link-button", id: "new-take", title: "Render the line again with a fresh seed: Kokoro's timing stays the same, the voice's texture varies. Earlier takes stay." }, "↻ New take");
-    another.addEventListener("click", () => {
-      this.progress = { done: 0, total: 1 };
-      void this.apply(engine.newTake(line.id), "Rendering a new take");
-    });
-    if (this.progress) another.setAttribute("disabled", "");
-    const takes = this.takes?.segmentId === line.id ? this.takes.list : [];
-    const rows = takes
-      .slice()
-      .reverse()
-      .map((take, i) => {
-        const listen = el("button", { class: "link-button", "aria-label": `Audition take ${takes.length - i}` }, "▶");
-        listen.addEventListener("click", () => void this.run(engine.auditionTake(line.id, take.id)));
-        const use = el("button", { class: "link-button", "aria-label": `Use take ${takes.length - i}` }, "Use");
-        use.addEventListener("click", () => void this.apply(engine.pickTake(line.id, take.id), `Using take ${takes.length - i}`));
-        if (take.active) use.setAttribute("disabled", "");
-        const note = [take.active ? "in use" : "", take.current ? "" : "from an earlier version of the line"].filter(Boolean).join(", ");
-        return el(
-          "li",
-          { class: `take${take.active ? " take--active" : ""}`, "data-take": String(take.id), title: `Seed ${take.seed}, rendered ${take.createdAt.replace("T", " ").slice(0, 19)}` },
-          el("span", {}, `Take ${takes.length - i}`),
-          el("span", { class: "muted" }, `${take.seconds.toFixed(2)} s${note ? ` · ${note}` : ""}`),
-          listen,
-          use,
-        );
-      });
-    return el(
-      "section",
-      { class: "takes", "aria-label": "Takes" },
-      el("h3", {}, "Takes ", another),
-      rows.length ? el("ol", { class: "take-list", id: "take-list" }, ...rows) : el("p", { class: "muted" }, "No takes yet: render the line."),
-    );
   }
 
   private openExport(): void {
@@ -527,12 +562,13 @@ export class Editor {
     const tracks = this.project.tracks.map((t) => ({ language: t.language, ...check(`export-track-${t.language}`, `${t.language} (${t.segments.length} lines)`) }));
     const stems = check("export-stems", "Stems (voice only, bed only)");
     const subtitles = check("export-subtitles", "Subtitles (SRT and WebVTT, fitted timings)");
+    const folderRow = el("div", { class: "row" }, folder, browseButton(folder, "folder"));
     const dialog = el(
       "div",
       { class: "dialog", role: "dialog", "aria-label": "Export" },
       el("h2", {}, "Export"),
       warning,
-      el("div", { class: "row" }, folder, browseButton(folder, "folder")),
+      folderRow,
       el("fieldset", {}, el("legend", {}, "Tracks"), ...tracks.map((t) => t.row)),
       stems.row,
       subtitles.row,

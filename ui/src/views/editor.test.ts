@@ -1,0 +1,265 @@
+// @vitest-environment happy-dom
+// The editor in a DOM (happy-dom), with the engine and the canvas timeline
+// replaced by stand-ins: what is typed survives the engine's events, saving
+// sends it, and a render's flood of line states reaches the timeline once
+// per frame without rebuilding its index.
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { Project, Segment } from "../model";
+import type { StudioEvent } from "../engine";
+import { line } from "../timeline/synthetic";
+
+/** The timeline stand-in: records what the editor hands it. */
+const timelines = vi.hoisted(() => {
+  class FakeTimeline {
+    static last: FakeTimeline | null = null;
+    setProjectCalls = 0;
+    updates: number[][] = [];
+    selection: number | null = null;
+    constructor(
+      container: HTMLElement,
+      readonly callbacks: { select(id: number | null): void },
+    ) {
+      container.append(document.createElement("canvas"));
+      FakeTimeline.last = this;
+    }
+    setProject() {
+      this.setProjectCalls += 1;
+    }
+    updateSegments(changed: { id: number }[]) {
+      this.updates.push(changed.map((s) => s.id));
+      return true;
+    }
+    setPeaks() {}
+    setBedPeaks() {}
+    setPlayhead() {}
+    selectNext() {}
+    selectPrevious() {}
+    deleteSelected() {}
+    destroy() {}
+  }
+  return { FakeTimeline };
+});
+vi.mock("../timeline/timeline-view", () => ({ TimelineView: timelines.FakeTimeline }));
+
+const engine = vi.hoisted(() => ({
+  state: { project: null as unknown as Project },
+}));
+vi.mock("../engine", () => {
+  const copy = () => structuredClone(engine.state.project);
+  return {
+    editSegment: vi.fn(async (id: number, edit: { text?: string; speed?: number }) => {
+      const s = engine.state.project.tracks[0].segments.find((x) => x.id === id)!;
+      Object.assign(s, edit, { state: "stale" });
+      return copy();
+    }),
+    openProject: vi.fn(async () => copy()),
+    segmentTakes: vi.fn(async () => []),
+    stockVoices: vi.fn(async () => [
+      { name: "af_heart", language: "en-US", gender: "female" },
+      { name: "bm_george", language: "en-GB", gender: "male" },
+    ]),
+    bedPeaks: vi.fn(async () => null),
+    segmentPeaks: vi.fn(async () => null),
+    setSpeakerVoice: vi.fn(async () => copy()),
+    stop: vi.fn(async () => {}),
+    previewVoice: vi.fn(async () => {}),
+  };
+});
+
+const { Editor } = await import("./editor");
+const api = await import("../engine");
+
+/** Animation frames the test runs by hand. */
+let frames: (() => void)[] = [];
+function frame(): void {
+  const now = frames;
+  frames = [];
+  for (const callback of now) callback();
+}
+/** Lets the engine stand-in's answers arrive, then draws the frame. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) await Promise.resolve();
+  await new Promise((r) => setTimeout(r, 0));
+  frame();
+}
+
+function project(): Project {
+  const segments: Segment[] = [1, 2, 3].map((id) => line({ id, start: id * 2, end: id * 2 + 1.5, text: `Line ${id} as stored.`, speakerId: 1 }));
+  return {
+    id: 7,
+    name: "Harbour",
+    strategy: "natural",
+    bed: null,
+    length: 10,
+    speakers: [{ id: 1, name: "Ana", voice: "af_heart", languageVoices: {} }],
+    tracks: [{ id: 1, language: "en-US", segments }],
+    canUndo: false,
+    canRedo: false,
+  };
+}
+
+const playback = (position: number): StudioEvent => ({
+  kind: "playback",
+  projectId: 7,
+  trackId: 1,
+  playing: true,
+  position,
+  length: 10,
+  looping: null,
+  ended: false,
+  firstSoundMs: null,
+  firstVoiceMs: null,
+  error: null,
+});
+
+const $ = <T extends Element>(selector: string) => document.querySelector<T>(selector);
+
+describe("the editor's inspector while the engine talks", () => {
+  let host: HTMLElement;
+  let editor: InstanceType<typeof Editor>;
+  let timeline: InstanceType<typeof timelines.FakeTimeline>;
+
+  beforeEach(async () => {
+    frames = [];
+    vi.stubGlobal("requestAnimationFrame", (callback: () => void) => frames.push(callback));
+    vi.stubGlobal("cancelAnimationFrame", () => {});
+    engine.state.project = project();
+    host = document.createElement("section");
+    document.body.replaceChildren(host);
+    editor = new Editor(host, structuredClone(engine.state.project), () => {});
+    timeline = timelines.FakeTimeline.last!;
+    await settle();
+    timeline.callbacks.select(2);
+    await settle();
+  });
+
+  afterEach(() => {
+    editor.destroy();
+    vi.unstubAllGlobals();
+    vi.clearAllMocks();
+  });
+
+  /** Types into the focused textarea as a person would (value, caret, input event). */
+  function type(area: HTMLTextAreaElement, text: string): void {
+    area.focus();
+    area.value = text;
+    area.setSelectionRange(5, 5);
+    area.dispatchEvent(new Event("input", { bubbles: true }));
+  }
+
+  it("keeps the typed draft, the textarea element, its focus and caret across playback and line-state events", async () => {
+    const area = $<HTMLTextAreaElement>("#line-text")!;
+    expect(area.value).toBe("Line 2 as stored.");
+    type(area, "Light the lamp, qu");
+    for (let i = 0; i < 200; i++) {
+      editor.handle(playback(i * 0.05));
+      editor.handle({ kind: "segmentState", segmentId: (i % 3) + 1, state: i % 2 ? "rendering" : "queued", error: null });
+      editor.handle({ kind: "renderProgress", projectId: 7, done: i, total: 200, rendered: i });
+      if (i % 7 === 0) frame();
+    }
+    // The render ends: the engine's project comes again, and in it the
+    // line's stored text has changed meanwhile (another window, the API).
+    engine.state.project.tracks[0].segments[1].text = "Changed elsewhere.";
+    editor.handle({ kind: "renderFinished", projectId: 7, rendered: 3, fresh: 0, failed: 0, cancelled: false, error: null });
+    await settle();
+
+    expect($("#line-text")).toBe(area);
+    expect(document.activeElement).toBe(area);
+    expect(area.value).toBe("Light the lamp, qu");
+    expect(area.selectionStart).toBe(5);
+    expect($("#line-unsaved")?.textContent).toContain("Unsaved");
+    expect($("#position")?.textContent).toBe("9.95 / 10.00 s");
+    expect($("#editor-status")?.textContent).toBe("Rendered 3 lines");
+  });
+
+  it("Save text sends the draft and clears it; the field keeps its element", async () => {
+    const area = $<HTMLTextAreaElement>("#line-text")!;
+    type(area, "Light the lamp, quickly.");
+    editor.handle(playback(1));
+    frame();
+    $<HTMLButtonElement>("#save-line")!.click();
+    await settle();
+
+    expect(api.editSegment).toHaveBeenCalledTimes(1);
+    expect(api.editSegment).toHaveBeenCalledWith(2, { text: "Light the lamp, quickly." });
+    expect($("#line-text")).toBe(area);
+    expect(area.value).toBe("Light the lamp, quickly.");
+    expect($("#line-unsaved")).toBeNull();
+    expect($("#line-state")?.textContent).toMatch(/^Not rendered/);
+    expect($("#editor-status")?.textContent).toBe("Changed the text; saved");
+  });
+
+  it("keeps each line's draft when another line is selected, and shows it on coming back", async () => {
+    type($<HTMLTextAreaElement>("#line-text")!, "A draft for line 2");
+    timeline.callbacks.select(1);
+    await settle();
+    expect($<HTMLTextAreaElement>("#line-text")!.value).toBe("Line 1 as stored.");
+    expect($("#line-unsaved")).toBeNull();
+    timeline.callbacks.select(2);
+    await settle();
+    expect($<HTMLTextAreaElement>("#line-text")!.value).toBe("A draft for line 2");
+    expect($("#line-unsaved")).not.toBeNull();
+    expect(api.editSegment).not.toHaveBeenCalled();
+  });
+
+  it("leaves a number being typed, and the blend sliders, as they are across events", async () => {
+    const speed = $<HTMLInputElement>("#line-speed")!;
+    speed.focus();
+    speed.value = "1.3";
+    const details = $<HTMLDetailsElement>("details.blend")!;
+    details.open = true;
+    const slider = $<HTMLInputElement>('[aria-label="Blend weight 2"]')!;
+    slider.value = "40";
+    slider.dispatchEvent(new Event("input", { bubbles: true }));
+    for (let i = 0; i < 50; i++) {
+      editor.handle(playback(i * 0.05));
+      editor.handle({ kind: "segmentState", segmentId: 2, state: "rendering", error: null });
+      frame();
+    }
+    expect($("#line-speed")).toBe(speed);
+    expect(document.activeElement).toBe(speed);
+    expect(speed.value).toBe("1.3");
+    expect($('[aria-label="Blend weight 2"]')).toBe(slider);
+    expect(slider.value).toBe("40");
+    expect(details.open).toBe(true);
+    expect(api.editSegment).not.toHaveBeenCalled();
+  });
+});
+
+describe("the editor and the timeline during a render", () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.clearAllMocks();
+  });
+
+  it("2,000 line states in one frame reach the timeline once, with no new index; project answers once per frame", async () => {
+    frames = [];
+    vi.stubGlobal("requestAnimationFrame", (callback: () => void) => frames.push(callback));
+    vi.stubGlobal("cancelAnimationFrame", () => {});
+    const big = project();
+    big.tracks[0].segments = Array.from({ length: 2000 }, (_, i) => line({ id: i + 1, start: i * 3, end: i * 3 + 2 }));
+    engine.state.project = big;
+    const host = document.createElement("section");
+    document.body.replaceChildren(host);
+    const editor = new Editor(host, structuredClone(big), () => {});
+    const timeline = timelines.FakeTimeline.last!;
+    await settle();
+    const mounted = timeline.setProjectCalls;
+    expect(mounted).toBe(1);
+
+    for (let id = 1; id <= 2000; id++) editor.handle({ kind: "segmentState", segmentId: id, state: "ready", error: null });
+    expect(frames.length).toBe(1);
+    frame();
+    expect(timeline.setProjectCalls).toBe(mounted);
+    expect(timeline.updates.length).toBe(1);
+    expect(timeline.updates[0].length).toBe(2000);
+    expect(host.querySelector(".render-track")?.textContent).toContain("2000/2000 ready");
+
+    // Several project answers before one frame: one setProject.
+    for (let i = 0; i < 5; i++) editor.handle({ kind: "previewFinished", segmentId: 1, firstSoundMs: 10, error: null });
+    await settle();
+    expect(api.openProject).toHaveBeenCalledTimes(5);
+    expect(timeline.setProjectCalls).toBe(mounted + 1);
+    editor.destroy();
+  });
+});
