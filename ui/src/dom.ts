@@ -1,4 +1,6 @@
-// A tiny element builder so views read as the markup they make.
+// A tiny element builder for the DOM made once and changed by hand: the
+// timeline's chrome and the editor's one-shot dialogs (the views that redraw
+// are lit-html templates).
 
 type Child = Node | string | null | undefined | false;
 

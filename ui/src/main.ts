@@ -1,18 +1,20 @@
 // Boots the editor: the home screen (tabs: projects with the engine's
 // health report and the API switch, the voice library, settings) and the
 // project editor, switching between them; the status bar stays. Engine
-// events go to the open editor or the voice library.
+// events go to the open editor or the voice library. Views are lit-html
+// templates drawn into the workspace and the status bar; the editor draws
+// itself into its own element, which is placed in the workspace.
 import "./styles.css";
+import { html, render as renderTemplate, type TemplateResult } from "lit-html";
 import * as engine from "./engine";
 import type { Diagnosis } from "./engine";
 import { Editor } from "./views/editor";
-import { renderEnginePanel } from "./views/engine-panel";
-import { renderApiSwitch, type ApiSwitchState } from "./views/api-switch";
-import { renderProjects, type ProjectsState } from "./views/projects";
-import { renderStatusBar } from "./views/status-bar";
+import { enginePanelView } from "./views/engine-panel";
+import { apiSwitchView, type ApiSwitchState } from "./views/api-switch";
+import { emptyProjectForm, projectsView, type ProjectsState } from "./views/projects";
+import { statusBarView } from "./views/status-bar";
 import { SettingsPage } from "./views/settings";
 import { VoiceLibrary } from "./views/voices";
-import { el } from "./dom";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 
 interface ShellState {
@@ -22,53 +24,46 @@ interface ShellState {
 }
 
 const shell: ShellState = { report: null, error: null, busy: false };
-const home: ProjectsState = { projects: [], busy: false, error: null, droppedPath: null };
+const home: ProjectsState = { projects: [], busy: false, error: null, form: emptyProjectForm() };
 const api: ApiSwitchState = { url: null, busy: false, error: null };
 const workspace = document.getElementById("workspace")!;
 const statusBar = document.getElementById("status-bar")!;
-let editor: Editor | null = null;
+/** The open editor and the element it draws into (placed in the workspace). */
+let editor: { view: Editor; element: HTMLElement } | null = null;
 type Tab = "projects" | "voices" | "settings";
 let tab: Tab = "projects";
 let voices: VoiceLibrary | null = null;
-const tabBody = document.createElement("div");
+let settingsPage: SettingsPage | null = null;
 
-function tabs(): HTMLElement {
+function tabs(): TemplateResult {
   const names: [Tab, string][] = [["projects", "Projects"], ["voices", "Voices"], ["settings", "Settings"]];
-  return el(
-    "nav",
-    { class: "tabs", role: "tablist" },
-    ...names.map(([name, label]) => {
-      const button = el("button", { class: `tab${tab === name ? " tab--active" : ""}`, role: "tab", id: `tab-${name}`, "aria-selected": String(tab === name) }, label);
-      button.addEventListener("click", () => showTab(name));
-      return button;
-    }),
-  );
+  return html`<nav class="tabs" role="tablist">${names.map(
+    ([name, label]) =>
+      html`<button class=${`tab${tab === name ? " tab--active" : ""}`} role="tab" id="tab-${name}" aria-selected=${String(tab === name)} @click=${() => showTab(name)}>${label}</button>`,
+  )}</nav>`;
 }
 
 function showTab(name: Tab): void {
   tab = name;
-  voices = null;
-  if (name === "voices") voices = new VoiceLibrary(tabBody);
-  if (name === "settings") new SettingsPage(tabBody);
+  voices = name === "voices" ? new VoiceLibrary(render) : null;
+  settingsPage = name === "settings" ? new SettingsPage(render) : null;
   render();
 }
 
-function renderHome(): void {
-  if (editor) return;
-  workspace.replaceChildren(tabs(), tabBody);
-  if (tab !== "projects") return;
-  const projects = document.createElement("div");
-  const apiSwitch = document.createElement("div");
-  const panel = document.createElement("div");
-  tabBody.replaceChildren(projects, apiSwitch, panel);
-  renderProjects(projects, home, { open: openEditor, rename, remove, createFromScript });
-  renderApiSwitch(apiSwitch, api, (on) => void toggleApi(on));
-  renderEnginePanel(panel, shell, { checkAgain, openDataDir: revealDataDir });
+function homeTemplate(): TemplateResult {
+  const body =
+    tab === "voices" && voices
+      ? voices.template()
+      : tab === "settings" && settingsPage
+        ? settingsPage.template()
+        : html`<div>${projectsView(home, { open: openEditor, rename, remove, createFromScript, changed: render })}</div><div>${apiSwitchView(api, (on) => void toggleApi(on))}</div><div>${enginePanelView(shell, { checkAgain, openDataDir: revealDataDir })}</div>`;
+  return html`${tabs()}<div>${body}</div>`;
 }
 
+/** Draws the workspace (the editor's element, or the home screen) and the status bar. */
 function render(): void {
-  renderHome();
-  renderStatusBar(statusBar, shell);
+  renderTemplate(editor ? editor.element : homeTemplate(), workspace);
+  renderTemplate(statusBarView(shell), statusBar);
 }
 
 async function refreshProjects(): Promise<void> {
@@ -84,15 +79,17 @@ async function refreshProjects(): Promise<void> {
 async function openEditor(id: number): Promise<void> {
   try {
     const project = await engine.openProject(id);
-    editor?.destroy();
-    // The editor owns its element; the home screen's are gone meanwhile.
-    const host = document.createElement("section");
-    workspace.replaceChildren(host);
-    editor = new Editor(host, project, () => {
-      editor?.destroy();
+    editor?.view.destroy();
+    // The editor draws into its own element, in the document before it mounts.
+    const element = document.createElement("section");
+    editor = null;
+    renderTemplate(element, workspace);
+    const view = new Editor(element, project, () => {
+      view.destroy();
       editor = null;
       void refreshProjects();
     });
+    editor = { view, element };
   } catch (e) {
     home.error = String(e);
     render();
@@ -119,7 +116,7 @@ async function createFromScript(name: string, path: string, language: string): P
       await engine.deleteProject(project.id);
       throw e;
     }
-    home.droppedPath = null;
+    home.form = emptyProjectForm();
     await openEditor(project.id);
   } catch (e) {
     home.error = String(e);
@@ -178,7 +175,7 @@ async function revealDataDir(): Promise<void> {
 }
 
 void engine.onStudioEvent((event) => {
-  editor?.handle(event);
+  editor?.view.handle(event);
   voices?.handle(event);
 });
 void engine.onCheckEngineRequested(() => void checkAgain());
@@ -191,10 +188,9 @@ void engine.onMenuError((message) => {
 void getCurrentWebview().onDragDropEvent((event) => {
   if (event.payload.type !== "drop" || !event.payload.paths.length || editor) return;
   if (tab === "voices" && voices) {
-    voices.droppedPath = event.payload.paths[0];
-    voices.draw();
+    voices.dropped(event.payload.paths[0]);
   } else {
-    home.droppedPath = event.payload.paths[0];
+    home.form.path = event.payload.paths[0];
     render();
   }
 });

@@ -1,7 +1,8 @@
 // The local speech API's switch on the home screen: whether other apps on
 // this computer can use the studio's voices (OpenAI-compatible, on
 // 127.0.0.1), its address while on, and why it did not start if it failed.
-import { el } from "../dom";
+import { html, nothing, type TemplateResult } from "lit-html";
+import { live } from "lit-html/directives/live.js";
 
 export interface ApiSwitchState {
   url: string | null;
@@ -9,24 +10,21 @@ export interface ApiSwitchState {
   error: string | null;
 }
 
-export function renderApiSwitch(root: HTMLElement, state: ApiSwitchState, toggle: (on: boolean) => void): void {
+export function apiSwitchView(state: ApiSwitchState, toggle: (on: boolean) => void): TemplateResult {
   const on = state.url !== null;
-  const input = el("input", { type: "checkbox", id: "api-switch", role: "switch", "aria-label": "Local speech API" });
-  input.checked = on;
-  if (state.busy) input.disabled = true;
-  input.addEventListener("change", () => toggle(input.checked));
   const detail = state.busy
-    ? (on ? "Stopping…" : "Starting: loading the voice model (the first time, the stock voices are also measured for voice matching, a minute or more)…")
+    ? on
+      ? "Stopping…"
+      : "Starting: loading the voice model (the first time, the stock voices are also measured for voice matching, a minute or more)…"
     : on
-      ? el("span", {}, "On at ", el("code", { id: "api-url" }, state.url ?? ""), " (OpenAI-compatible: /v1/audio/speech)")
+      ? html`<span>On at <code id="api-url">${state.url ?? ""}</code> (OpenAI-compatible: /v1/audio/speech)</span>`
       : "Off. Other apps on this computer can use the studio's voices when it is on.";
-  root.replaceChildren(
-    el(
-      "section",
-      { class: "api-switch" },
-      el("h2", {}, "Local speech API"),
-      el("label", { class: "switch-row" }, input, el("span", { id: "api-detail" }, detail)),
-      state.error ? el("div", { class: "error-banner", role: "alert" }, state.error) : null,
-    ),
-  );
+  // Live: the box shows where the API is going (the other way while busy),
+  // also when a start fails and the API stays off.
+  const shown = state.busy ? !on : on;
+  return html`<section class="api-switch">
+    <h2>Local speech API</h2>
+    <label class="switch-row"><input type="checkbox" id="api-switch" role="switch" aria-label="Local speech API" .checked=${live(shown)} ?disabled=${state.busy} @change=${(e: Event) => toggle((e.currentTarget as HTMLInputElement).checked)} /><span id="api-detail">${detail}</span></label>
+    ${state.error ? html`<div class="error-banner" role="alert">${state.error}</div>` : nothing}
+  </section>`;
 }

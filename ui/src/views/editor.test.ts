@@ -60,7 +60,10 @@ vi.mock("../engine", () => {
     ]),
     bedPeaks: vi.fn(async () => null),
     segmentPeaks: vi.fn(async () => null),
-    setSpeakerVoice: vi.fn(async () => copy()),
+    setSpeakerVoice: vi.fn(async (_project: number, speaker: number, voice: string) => {
+      engine.state.project.speakers.find((s) => s.id === speaker)!.voice = voice;
+      return copy();
+    }),
     stop: vi.fn(async () => {}),
     previewVoice: vi.fn(async () => {}),
   };
@@ -223,6 +226,43 @@ describe("the editor's inspector while the engine talks", () => {
     expect(slider.value).toBe("40");
     expect(details.open).toBe(true);
     expect(api.editSegment).not.toHaveBeenCalled();
+  });
+});
+
+describe("the editor's choices", () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.clearAllMocks();
+  });
+
+  it("show what the engine holds, and follow its answer", async () => {
+    frames = [];
+    vi.stubGlobal("requestAnimationFrame", (callback: () => void) => frames.push(callback));
+    vi.stubGlobal("cancelAnimationFrame", () => {});
+    engine.state.project = project();
+    const host = document.createElement("section");
+    document.body.replaceChildren(host);
+    const editor = new Editor(host, structuredClone(engine.state.project), () => {});
+    await settle();
+    timelines.FakeTimeline.last!.callbacks.select(3);
+    await settle();
+    expect($<HTMLSelectElement>("#project-strategy")!.value).toBe("natural");
+    expect($<HTMLSelectElement>("#line-speaker")!.value).toBe("1");
+    expect($<HTMLSelectElement>("#line-strategy")!.value).toBe("");
+    const voice = $<HTMLSelectElement>("#speaker-voice")!;
+    expect(voice.value).toBe("af_heart");
+    voice.value = "bm_george";
+    voice.dispatchEvent(new Event("change"));
+    await settle();
+    expect(api.setSpeakerVoice).toHaveBeenCalledWith(7, 1, "bm_george");
+    expect($("#editor-status")?.textContent).toBe("Ana now speaks with bm_george; saved");
+    expect($<HTMLSelectElement>("#speaker-voice")!.value).toBe("bm_george");
+    // Undone elsewhere: the engine's answer moves the choice back.
+    engine.state.project.speakers[0].voice = "af_heart";
+    editor.handle({ kind: "previewFinished", segmentId: 3, firstSoundMs: 5, error: null });
+    await settle();
+    expect($<HTMLSelectElement>("#speaker-voice")!.value).toBe("af_heart");
+    editor.destroy();
   });
 });
 

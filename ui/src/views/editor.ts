@@ -562,7 +562,8 @@ export class Editor {
     const tracks = this.project.tracks.map((t) => ({ language: t.language, ...check(`export-track-${t.language}`, `${t.language} (${t.segments.length} lines)`) }));
     const stems = check("export-stems", "Stems (voice only, bed only)");
     const subtitles = check("export-subtitles", "Subtitles (SRT and WebVTT, fitted timings)");
-    const folderRow = el("div", { class: "row" }, folder, browseButton(folder, "folder"));
+    const folderRow = el("div", { class: "row" }, folder);
+    renderTemplate(browseButton("folder", (path) => (folder.value = path)), folderRow);
     const dialog = el(
       "div",
       { class: "dialog", role: "dialog", "aria-label": "Export" },

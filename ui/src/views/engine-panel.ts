@@ -1,8 +1,8 @@
 // The empty-project view: no project is open, so the window shows what the
 // engine found on this computer (the same report as `revoice doctor`) with
 // a button to check again.
+import { html, nothing, type TemplateResult } from "lit-html";
 import type { Check, Diagnosis } from "../engine";
-import { el } from "../dom";
 import { checkedAtLabel, modelLabel, summarizeChecks, overallStatus } from "../report";
 
 export interface EnginePanelActions {
@@ -16,143 +16,73 @@ const STATUS_WORD: Record<Check["status"], string> = {
   problem: "Problem",
 };
 
-/** Renders the view for a report, or for an engine that did not start. */
-export function renderEnginePanel(
-  root: HTMLElement,
+/** The view for a report, or for an engine that did not start. */
+export function enginePanelView(
   state: { report: Diagnosis | null; error: string | null; busy: boolean },
   actions: EnginePanelActions,
-): void {
-  const checkButton = el(
-    "button",
-    { type: "button", id: "check-again", class: "button" },
-    state.busy ? "Checking…" : "Check again",
-  );
-  if (state.busy) checkButton.setAttribute("disabled", "");
-  checkButton.addEventListener("click", actions.checkAgain);
-
+): TemplateResult {
   const report = state.report;
-  const header = el(
-    "header",
-    { class: "empty-project__header" },
-    el("h1", {}, "No project open"),
-    el(
-      "p",
-      { class: "lede" },
-      "Here is what the engine found on this computer.",
-    ),
-  );
-
+  const checkButton = html`<button type="button" id="check-again" class="button" ?disabled=${state.busy} @click=${() => actions.checkAgain()}>${state.busy ? "Checking…" : "Check again"}</button>`;
   const summary = report
-    ? el(
-        "div",
-        { class: `summary summary--${overallStatus(report.checks)}`, id: "check-summary" },
-        el("strong", {}, summarizeChecks(report.checks)),
-        el("span", { class: "muted", id: "checked-at" }, checkedAtLabel(report.checked_at)),
-        checkButton,
-      )
-    : el("div", { class: "summary", id: "check-summary" }, checkButton);
-
-  const error = state.error
-    ? el("div", { class: "error-banner", role: "alert", id: "engine-error" }, state.error)
-    : null;
-
-  root.replaceChildren(
-    el(
-      "section",
-      { class: "empty-project", "aria-labelledby": "engine-heading" },
-      header,
-      el("h2", { id: "engine-heading" }, "Engine"),
-      summary,
-      error,
-      report ? renderChecks(report.checks) : null,
-      report ? renderFacts(report, actions) : null,
-      report ? renderAudio(report) : null,
-      report ? renderModels(report) : null,
-    ),
-  );
+    ? html`<div class="summary summary--${overallStatus(report.checks)}" id="check-summary"><strong>${summarizeChecks(report.checks)}</strong><span class="muted" id="checked-at">${checkedAtLabel(report.checked_at)}</span>${checkButton}</div>`
+    : html`<div class="summary" id="check-summary">${checkButton}</div>`;
+  return html`<section class="empty-project" aria-labelledby="engine-heading">
+    <header class="empty-project__header">
+      <h1>No project open</h1>
+      <p class="lede">Here is what the engine found on this computer.</p>
+    </header>
+    <h2 id="engine-heading">Engine</h2>
+    ${summary}
+    ${state.error ? html`<div class="error-banner" role="alert" id="engine-error">${state.error}</div>` : nothing}
+    ${report ? checksView(report.checks) : nothing}
+    ${report ? factsView(report, actions) : nothing}
+    ${report ? audioView(report) : nothing}
+    ${report ? modelsView(report) : nothing}
+  </section>`;
 }
 
-function renderChecks(checks: Check[]): HTMLElement {
-  return el(
-    "ul",
-    { class: "checks", id: "checks" },
-    ...checks.map((c) =>
-      el(
-        "li",
-        { class: `check check--${c.status}`, "data-check": c.name },
-        el("span", { class: "check__status" }, STATUS_WORD[c.status]),
-        el("span", { class: "check__name" }, c.name),
-        el("span", { class: "check__detail" }, c.detail),
-        c.fix ? el("span", { class: "check__fix" }, c.fix) : null,
-      ),
-    ),
-  );
+function checksView(checks: Check[]): TemplateResult {
+  return html`<ul class="checks" id="checks">${checks.map(
+    (c) =>
+      html`<li class="check check--${c.status}" data-check=${c.name}><span class="check__status">${STATUS_WORD[c.status]}</span><span class="check__name">${c.name}</span><span class="check__detail">${c.detail}</span>${
+        c.fix ? html`<span class="check__fix">${c.fix}</span>` : nothing
+      }</li>`,
+  )}</ul>`;
 }
 
-function fact(label: string, value: string, id: string): HTMLElement[] {
-  return [el("dt", {}, label), el("dd", { id }, value)];
+function factsView(report: Diagnosis, actions: EnginePanelActions): TemplateResult {
+  const fact = (label: string, value: string, id: string) => html`<dt>${label}</dt><dd id=${id}>${value}</dd>`;
+  return html`<dl class="facts">
+    ${fact("Engine version", report.engine_version, "fact-engine-version")}
+    <dt>Data folder</dt>
+    <dd id="fact-data-dir"><code>${report.data_dir}</code> <button type="button" class="link-button" id="open-data-dir" @click=${() => actions.openDataDir()}>Open folder</button></dd>
+    ${fact("Config file", report.config_file, "fact-config-file")}
+    ${fact("Logs", report.log_dir, "fact-log-dir")}
+    ${fact("Database", report.database, "fact-database")}
+    ${fact("SQLite", report.sqlite_version ?? "unavailable", "fact-sqlite-version")}
+  </dl>`;
 }
 
-function renderFacts(report: Diagnosis, actions: EnginePanelActions): HTMLElement {
-  const open = el("button", { type: "button", class: "link-button", id: "open-data-dir" }, "Open folder");
-  open.addEventListener("click", actions.openDataDir);
-  const dataDir = el("dd", { id: "fact-data-dir" }, el("code", {}, report.data_dir), " ", open);
-  return el(
-    "dl",
-    { class: "facts" },
-    ...fact("Engine version", report.engine_version, "fact-engine-version"),
-    el("dt", {}, "Data folder"),
-    dataDir,
-    ...fact("Config file", report.config_file, "fact-config-file"),
-    ...fact("Logs", report.log_dir, "fact-log-dir"),
-    ...fact("Database", report.database, "fact-database"),
-    ...fact("SQLite", report.sqlite_version ?? "unavailable", "fact-sqlite-version"),
+function audioView(report: Diagnosis): TemplateResult {
+  const rows = report.audio.devices.map(
+    (d) =>
+      html`<tr class=${d.id === report.audio_output ? "is-chosen" : ""}><td><code>${d.id}</code></td><td>${d.name}</td><td>${d.default_format ?? "format not reported"}</td><td>${
+        d.id === report.audio_output ? "playback" : d.is_default ? "default" : ""
+      }</td></tr>`,
   );
+  return html`<section class="subsection" id="audio-outputs">
+    <h3>Audio outputs (${report.audio.host})</h3>
+    ${rows.length
+      ? html`<table><thead><tr><th>Id</th><th>Device</th><th>Format</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
+      : html`<p class="muted">${report.audio.error ?? "No output devices found."}</p>`}
+  </section>`;
 }
 
-function renderAudio(report: Diagnosis): HTMLElement {
-  const rows = report.audio.devices.map((d) =>
-    el(
-      "tr",
-      { class: d.id === report.audio_output ? "is-chosen" : "" },
-      el("td", {}, el("code", {}, d.id)),
-      el("td", {}, d.name),
-      el("td", {}, d.default_format ?? "format not reported"),
-      el("td", {}, d.id === report.audio_output ? "playback" : d.is_default ? "default" : ""),
-    ),
-  );
-  return el(
-    "section",
-    { class: "subsection", id: "audio-outputs" },
-    el("h3", {}, `Audio outputs (${report.audio.host})`),
-    rows.length
-      ? el(
-          "table",
-          {},
-          el("thead", {}, el("tr", {}, el("th", {}, "Id"), el("th", {}, "Device"), el("th", {}, "Format"), el("th", {}, ""))),
-          el("tbody", {}, ...rows),
-        )
-      : el("p", { class: "muted" }, report.audio.error ?? "No output devices found."),
-  );
-}
-
-function renderModels(report: Diagnosis): HTMLElement {
-  return el(
-    "section",
-    { class: "subsection", id: "models" },
-    el("h3", {}, "Models"),
-    el(
-      "ul",
-      { class: "models" },
-      ...report.models.map((m) =>
-        el(
-          "li",
-          { "data-model": m.asset.id },
-          el("strong", {}, m.asset.name),
-          ` — ${modelLabel(m)}`,
-          el("span", { class: "muted" }, ` (${m.asset.purpose})`),
-        ),
-      ),
-    ),
-  );
+function modelsView(report: Diagnosis): TemplateResult {
+  return html`<section class="subsection" id="models">
+    <h3>Models</h3>
+    <ul class="models">${report.models.map(
+      (m) => html`<li data-model=${m.asset.id}><strong>${m.asset.name}</strong> — ${modelLabel(m)}<span class="muted"> (${m.asset.purpose})</span></li>`,
+    )}</ul>
+  </section>`;
 }

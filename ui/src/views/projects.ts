@@ -1,7 +1,8 @@
 // The projects screen: recent projects (open, rename, delete with a
 // confirmation) and a new project from a script (SRT, WebVTT or plain
-// text), by path or by dropping the file on the window.
-import { el } from "../dom";
+// text), by path or by dropping the file on the window. The form's fields
+// are the caller's state, so a redraw keeps what is typed.
+import { html, nothing, type TemplateResult } from "lit-html";
 import type { ProjectSummary } from "../engine";
 import { browseButton } from "../pick";
 
@@ -10,65 +11,64 @@ export interface ProjectsActions {
   rename(id: number, name: string): void;
   remove(id: number): void;
   createFromScript(name: string, path: string, language: string): void;
+  /** The form changed (in place): draw again. */
+  changed(): void;
 }
 
 export interface ProjectsState {
   projects: ProjectSummary[];
   busy: boolean;
   error: string | null;
-  /** A path dropped on the window, waiting to be used. */
-  droppedPath: string | null;
+  /** The new-project form as typed (a dropped script fills `path`). */
+  form: { path: string; name: string; language: string };
 }
+
+export const emptyProjectForm = (): ProjectsState["form"] => ({ path: "", name: "", language: "en-US" });
 
 function nameFromPath(path: string): string {
   const file = path.split(/[\\/]/).pop() ?? path;
   return file.replace(/\.[^.]+$/, "");
 }
 
-export function renderProjects(root: HTMLElement, state: ProjectsState, actions: ProjectsActions): void {
-  const path = el("input", { type: "text", id: "new-script-path", placeholder: "/path/to/script.srt (or drop the file here)", "aria-label": "Script file" });
-  path.value = state.droppedPath ?? "";
-  const name = el("input", { type: "text", id: "new-project-name", placeholder: "Project name", "aria-label": "Project name" });
-  if (state.droppedPath) name.placeholder = nameFromPath(state.droppedPath);
-  const language = el("input", { type: "text", id: "new-project-language", "aria-label": "Dub language" });
-  language.value = "en-US";
+export function projectsView(state: ProjectsState, actions: ProjectsActions): TemplateResult {
+  const form = state.form;
+  const field = (key: keyof ProjectsState["form"]) => (e: Event) => {
+    form[key] = (e.currentTarget as HTMLInputElement).value;
+    actions.changed();
+  };
+  const create = () => {
+    const path = form.path.trim();
+    if (!path) return;
+    actions.createFromScript(form.name.trim() || nameFromPath(path), path, form.language.trim() || "en-US");
+  };
   // The file's name is the project's unless one is typed.
-  path.addEventListener("input", () => {
-    name.placeholder = path.value.trim() ? nameFromPath(path.value.trim()) : "Project name";
-  });
-  const create = el("button", { class: "button", id: "create-from-script" }, "New project from script");
-  create.addEventListener("click", () => {
-    const p = path.value.trim();
-    if (!p) return;
-    actions.createFromScript(name.value.trim() || nameFromPath(p), p, language.value.trim() || "en-US");
-  });
-  if (state.busy) create.setAttribute("disabled", "");
-
-  const list = el("ul", { class: "project-list", "aria-label": "Recent projects" });
-  for (const project of state.projects) {
-    const open = el("button", { class: "link-button project-open", "data-project": String(project.id) }, project.name);
-    open.addEventListener("click", () => actions.open(project.id));
-    const rename = el("button", { class: "link-button" }, "Rename");
-    rename.addEventListener("click", () => {
+  const namePlaceholder = form.path.trim() ? nameFromPath(form.path.trim()) : "Project name";
+  const row = (project: ProjectSummary) => {
+    const rename = () => {
       const next = window.prompt("New name for the project", project.name);
       if (next && next.trim()) actions.rename(project.id, next.trim());
-    });
-    const remove = el("button", { class: "link-button danger" }, "Delete");
-    remove.addEventListener("click", () => {
+    };
+    const remove = () => {
       if (window.confirm(`Delete "${project.name}" and everything rendered for it? This cannot be undone.`)) actions.remove(project.id);
-    });
-    list.append(el("li", { class: "project-row" }, open, el("span", { class: "muted" }, `edited ${project.updatedAt.replace("T", " ").slice(0, 16)}`), rename, remove));
-  }
-
-  root.replaceChildren(
-    el(
-      "section",
-      { class: "projects" },
-      el("h1", {}, "Projects"),
-      state.error ? el("div", { class: "error-banner", role: "alert" }, state.error) : null,
-      el("div", { class: "new-project" }, el("h2", {}, "New from a script"), el("div", { class: "row" }, path, browseButton(path, "script", () => path.dispatchEvent(new Event("input"))), name, language, create)),
-      el("h2", {}, "Recent"),
-      state.projects.length ? list : el("p", { class: "muted" }, "No projects yet: start one from an SRT, WebVTT or plain-text script."),
-    ),
-  );
+    };
+    return html`<li class="project-row"><button class="link-button project-open" data-project=${String(project.id)} @click=${() => actions.open(project.id)}>${project.name}</button><span class="muted">edited ${project.updatedAt.replace("T", " ").slice(0, 16)}</span><button class="link-button" @click=${rename}>Rename</button><button class="link-button danger" @click=${remove}>Delete</button></li>`;
+  };
+  return html`<section class="projects">
+    <h1>Projects</h1>
+    ${state.error ? html`<div class="error-banner" role="alert">${state.error}</div>` : nothing}
+    <div class="new-project">
+      <h2>New from a script</h2>
+      <div class="row"><input type="text" id="new-script-path" placeholder="/path/to/script.srt (or drop the file here)" aria-label="Script file" .value=${form.path} @input=${field("path")} @change=${field("path")} />${browseButton(
+        "script",
+        (path) => {
+          form.path = path;
+          actions.changed();
+        },
+      )}<input type="text" id="new-project-name" placeholder=${namePlaceholder} aria-label="Project name" .value=${form.name} @input=${field("name")} @change=${field("name")} /><input type="text" id="new-project-language" aria-label="Dub language" .value=${form.language} @input=${field("language")} @change=${field("language")} /><button class="button" id="create-from-script" ?disabled=${state.busy} @click=${create}>New project from script</button></div>
+    </div>
+    <h2>Recent</h2>
+    ${state.projects.length
+      ? html`<ul class="project-list" aria-label="Recent projects">${state.projects.map(row)}</ul>`
+      : html`<p class="muted">No projects yet: start one from an SRT, WebVTT or plain-text script.</p>`}
+  </section>`;
 }

@@ -2,7 +2,8 @@
 // plays, how many lines render together, how much the caches may hold, and
 // the local speech API's port. Saved into config.toml; the engine reads it
 // when it starts, so the view says when a restart is needed.
-import { el } from "../dom";
+import { html, nothing, type TemplateResult } from "lit-html";
+import { keyed } from "lit-html/directives/keyed.js";
 import * as engine from "../engine";
 import type { SettingsEdit, SettingsView } from "../engine";
 
@@ -10,17 +11,20 @@ export class SettingsPage {
   private view: SettingsView | null = null;
   private error: string | null = null;
   private message = "";
+  /** Bumped with each answer to a save: the fields are made again from the
+   * settings as saved (or as they stayed, when the save was refused). */
+  private saves = 0;
 
-  constructor(private readonly root: HTMLElement) {
-    this.draw();
+  /** `changed` draws the page again (the caller renders `template()`). */
+  constructor(private readonly changed: () => void) {
     void engine.settings().then(
       (v) => {
         this.view = v;
-        this.draw();
+        this.changed();
       },
       (e) => {
         this.error = String(e);
-        this.draw();
+        this.changed();
       },
     );
   }
@@ -33,58 +37,49 @@ export class SettingsPage {
     } catch (e) {
       this.error = String(e);
     }
-    this.draw();
+    this.saves += 1;
+    this.changed();
   }
 
-  private number(id: string, label: string, value: number, min: number, max: number, help: string, edit: (n: number) => SettingsEdit): HTMLElement {
-    const input = el("input", { type: "number", id, min: String(min), max: String(max), step: "1", "aria-label": label });
-    input.value = String(value);
-    input.addEventListener("change", () => {
-      const n = Number(input.value);
+  private number(id: string, label: string, value: number, min: number, max: number, help: string, edit: (n: number) => SettingsEdit): TemplateResult {
+    const change = (e: Event) => {
+      const n = Number((e.currentTarget as HTMLInputElement).value);
       if (!Number.isInteger(n) || n < min || n > max) {
         this.error = `${label} must be a whole number from ${min} to ${max}.`;
-        return this.draw();
+        return this.changed();
       }
       void this.save(edit(n));
-    });
-    return el("label", { class: "setting" }, el("span", {}, label), input, el("span", { class: "muted" }, help));
+    };
+    return html`<label class="setting"><span>${label}</span><input type="number" id=${id} min=${String(min)} max=${String(max)} step="1" aria-label=${label} .value=${String(value)} @change=${change} /><span class="muted">${help}</span></label>`;
   }
 
-  private draw(): void {
+  template(): TemplateResult {
     const v = this.view;
-    const body: (HTMLElement | null)[] = [];
-    if (v) {
-      const device = el("select", { id: "setting-device", "aria-label": "Output device" }, el("option", { value: "" }, "The system's default output"));
-      for (const [id, name, isDefault] of v.devices) {
-        const option = el("option", { value: id }, `${name}${isDefault ? " (default)" : ""}`);
-        if (id === v.outputDevice) option.setAttribute("selected", "");
-        device.append(option);
-      }
-      if (v.outputDevice && !v.devices.some(([id]) => id === v.outputDevice)) {
-        device.append(el("option", { value: v.outputDevice, selected: "" }, `${v.outputDevice} (not connected now)`));
-      }
-      device.addEventListener("change", () => void this.save({ outputDevice: device.value }));
-      const reveal = el("button", { class: "link-button" }, "Show in file manager");
-      reveal.addEventListener("click", () => void engine.openDataDir().catch((e) => ((this.error = String(e)), this.draw())));
-      body.push(
-        el("div", { class: "setting" }, el("span", {}, "Data folder"), el("div", { class: "setting-value" }, el("code", { id: "setting-data-dir" }, v.dataDir), reveal), el("span", { class: "muted" }, `Projects, voices, rendered lines and models. Start the studio with --data-dir to use another. Settings file: ${v.configFile}`)),
-        el("label", { class: "setting" }, el("span", {}, "Audio output"), device, v.devicesError ? el("span", { class: "status-error" }, v.devicesError) : el("span", { class: "muted" }, "Where playback and previews play.")),
-        this.number("setting-batch-width", "Batch width", v.batchWidth, 0, 64, "Lines rendered together. 0: the width measured best on this machine (revoice bench engine).", (n) => ({ batchWidth: n })),
-        this.number("setting-segment-store", "Rendered lines on disk (MiB)", v.segmentStoreMb, 1, 1 << 20, "Past this, lines no take uses are removed first.", (n) => ({ segmentStoreMb: n })),
-        this.number("setting-render-cache", "Render cache in memory (MiB)", v.renderCacheMb, 1, 1 << 16, "Rendered rows kept while the studio runs.", (n) => ({ renderCacheMb: n })),
-        this.number("setting-api-port", "Speech API port", v.apiPort, 1, 65535, "The local OpenAI-compatible API listens on 127.0.0.1 at this port (switch it on on the Projects page).", (n) => ({ apiPort: n })),
-      );
-      if (v.restartNeeded) body.push(el("p", { class: "status-warning", id: "settings-restart" }, "Saved. Restart the studio for these settings to take effect."));
-    }
-    this.root.replaceChildren(
-      el(
-        "section",
-        { class: "settings" },
-        el("h1", {}, "Settings"),
-        this.error ? el("div", { class: "error-banner", role: "alert" }, this.error) : null,
-        this.message && !this.error ? el("p", { class: "muted", role: "status" }, this.message) : null,
-        ...(v ? body : [el("p", { class: "muted" }, "Reading the settings…")]),
-      ),
-    );
+    return html`<section class="settings">
+      <h1>Settings</h1>
+      ${this.error ? html`<div class="error-banner" role="alert">${this.error}</div>` : nothing}
+      ${this.message && !this.error ? html`<p class="muted" role="status">${this.message}</p>` : nothing}
+      ${v ? keyed(this.saves, this.fields(v)) : html`<p class="muted">Reading the settings…</p>`}
+    </section>`;
+  }
+
+  private fields(v: SettingsView): TemplateResult {
+    const connected = v.devices.some(([id]) => id === v.outputDevice);
+    const reveal = () =>
+      void engine.openDataDir().catch((e) => {
+        this.error = String(e);
+        this.changed();
+      });
+    return html`<div class="setting"><span>Data folder</span><div class="setting-value"><code id="setting-data-dir">${v.dataDir}</code><button class="link-button" @click=${reveal}>Show in file manager</button></div><span class="muted">Projects, voices, rendered lines and models. Start the studio with --data-dir to use another. Settings file: ${v.configFile}</span></div>
+      <label class="setting"><span>Audio output</span><select id="setting-device" aria-label="Output device" @change=${(e: Event) => void this.save({ outputDevice: (e.currentTarget as HTMLSelectElement).value })}><option value="" .selected=${v.outputDevice === ""}>The system's default output</option>${v.devices.map(
+        ([id, name, isDefault]) => html`<option value=${id} .selected=${id === v.outputDevice}>${`${name}${isDefault ? " (default)" : ""}`}</option>`,
+      )}${v.outputDevice && !connected ? html`<option value=${v.outputDevice} .selected=${true}>${v.outputDevice} (not connected now)</option>` : nothing}</select>${
+        v.devicesError ? html`<span class="status-error">${v.devicesError}</span>` : html`<span class="muted">Where playback and previews play.</span>`
+      }</label>
+      ${this.number("setting-batch-width", "Batch width", v.batchWidth, 0, 64, "Lines rendered together. 0: the width measured best on this machine (revoice bench engine).", (n) => ({ batchWidth: n }))}
+      ${this.number("setting-segment-store", "Rendered lines on disk (MiB)", v.segmentStoreMb, 1, 1 << 20, "Past this, lines no take uses are removed first.", (n) => ({ segmentStoreMb: n }))}
+      ${this.number("setting-render-cache", "Render cache in memory (MiB)", v.renderCacheMb, 1, 1 << 16, "Rendered rows kept while the studio runs.", (n) => ({ renderCacheMb: n }))}
+      ${this.number("setting-api-port", "Speech API port", v.apiPort, 1, 65535, "The local OpenAI-compatible API listens on 127.0.0.1 at this port (switch it on on the Projects page).", (n) => ({ apiPort: n }))}
+      ${v.restartNeeded ? html`<p class="status-warning" id="settings-restart">Saved. Restart the studio for these settings to take effect.</p>` : nothing}`;
   }
 }

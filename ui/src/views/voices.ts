@@ -2,8 +2,9 @@
 // the voices made from reference recordings, each with its quality report
 // and the stock voices it matches (honestly: a match and a blend of stock
 // voices, not a clone of the recording), rename and delete; and a form to
-// add one from a recording (browse, or drop the file on the window).
-import { el } from "../dom";
+// add one from a recording (browse, or drop the file on the window). The
+// form's fields are kept here, so a redraw keeps what is typed.
+import { html, nothing, type TemplateResult } from "lit-html";
 import * as engine from "../engine";
 import type { LibraryVoice, StudioEvent, VoiceChoice } from "../engine";
 import { browseButton } from "../pick";
@@ -27,10 +28,11 @@ export class VoiceLibrary {
   private message = "";
   private error: string | null = null;
   private playing: string | null = null;
-  /** A recording dropped on the window, waiting in the add form. */
-  droppedPath: string | null = null;
+  /** The add form as typed. */
+  private readonly form = { path: "", name: "", consent: "", description: "" };
 
-  constructor(private readonly root: HTMLElement) {
+  /** `changed` draws the page again (the caller renders `template()`). */
+  constructor(private readonly changed: () => void) {
     void this.load();
   }
 
@@ -42,7 +44,13 @@ export class VoiceLibrary {
     } catch (e) {
       this.error = String(e);
     }
-    this.draw();
+    this.changed();
+  }
+
+  /** A recording dropped on the window goes into the add form. */
+  dropped(path: string): void {
+    this.form.path = path;
+    this.changed();
   }
 
   /** Engine events (voice previews ending). */
@@ -51,135 +59,117 @@ export class VoiceLibrary {
     this.playing = null;
     this.error = event.error;
     this.message = event.error ? "" : `Previewed ${event.voice}; first sound after ${Math.round(event.firstSoundMs ?? 0)} ms`;
-    this.draw();
+    this.changed();
   }
 
   private preview(voice: string): void {
     this.playing = voice;
     this.message = `Speaking a sample in ${voice}… (the first preview loads the model)`;
-    this.draw();
+    this.changed();
     engine.previewVoice(voice).catch((e) => {
       this.playing = null;
       this.error = String(e);
-      this.draw();
+      this.changed();
     });
   }
 
-  private async act(busy: string, action: Promise<unknown>, done: string): Promise<void> {
+  /** Runs a library change and reads the library again; true when it was made. */
+  private async act(busy: string, action: Promise<unknown>, done: string): Promise<boolean> {
     this.busy = busy;
     this.error = null;
-    this.draw();
+    this.changed();
+    let made = false;
     try {
       await action;
       this.message = done;
+      made = true;
     } catch (e) {
       this.error = String(e);
     } finally {
       this.busy = null;
     }
     await this.load();
+    return made;
   }
 
-  draw(): void {
-    this.root.replaceChildren(
-      el(
-        "section",
-        { class: "voices" },
-        el("h1", {}, "Voices"),
-        this.error ? el("div", { class: "error-banner", role: "alert" }, this.error) : null,
-        this.message ? el("p", { class: "muted", role: "status", id: "voices-status" }, this.message) : null,
-        this.addForm(),
-        el("h2", {}, "Your voices"),
-        this.library.length
-          ? el("ul", { class: "library-voices", id: "library-voices" }, ...this.library.map((v) => this.libraryCard(v)))
-          : el("p", { class: "muted" }, "None yet: add a recording of someone who agreed to it, and the studio finds the stock voices closest to it."),
-        el("h2", {}, "Stock voices"),
-        this.stockList(),
-      ),
-    );
+  template(): TemplateResult {
+    return html`<section class="voices">
+      <h1>Voices</h1>
+      ${this.error ? html`<div class="error-banner" role="alert">${this.error}</div>` : nothing}
+      ${this.message ? html`<p class="muted" role="status" id="voices-status">${this.message}</p>` : nothing}
+      ${this.addForm()}
+      <h2>Your voices</h2>
+      ${this.library.length
+        ? html`<ul class="library-voices" id="library-voices">${this.library.map((v) => this.libraryCard(v))}</ul>`
+        : html`<p class="muted">None yet: add a recording of someone who agreed to it, and the studio finds the stock voices closest to it.</p>`}
+      <h2>Stock voices</h2>
+      ${this.stockList()}
+    </section>`;
   }
 
-  private addForm(): HTMLElement {
-    const path = el("input", { type: "text", id: "voice-file", placeholder: "/path/to/recording.wav (or drop it on the window)", "aria-label": "Recording" });
-    path.value = this.droppedPath ?? "";
-    const name = el("input", { type: "text", id: "voice-name", placeholder: "Name", "aria-label": "Voice name" });
-    const consent = el("input", { type: "text", id: "voice-consent", placeholder: "Who agreed to this voice being used, and when", "aria-label": "Consent" });
-    const description = el("input", { type: "text", id: "voice-description", placeholder: "Description (optional)", "aria-label": "Description" });
-    const add = el("button", { class: "button", id: "add-voice" }, this.busy === "add" ? "Matching…" : "Add voice");
-    if (this.busy) add.setAttribute("disabled", "");
-    add.addEventListener("click", () => {
-      if (!path.value.trim() || !name.value.trim()) {
+  private addForm(): TemplateResult {
+    const form = this.form;
+    // Each keystroke is kept and drawn, so what lit last wrote is what the
+    // field shows, and clearing the form after an add does clear it.
+    const field = (key: keyof typeof form) => (e: Event) => {
+      form[key] = (e.currentTarget as HTMLInputElement).value;
+      this.changed();
+    };
+    const add = () => {
+      const path = form.path.trim();
+      const name = form.name.trim();
+      if (!path || !name) {
         this.error = "Choose a recording and give the voice a name.";
-        return this.draw();
+        return this.changed();
       }
-      this.droppedPath = null;
-      void this.act("add", engine.addLibraryVoice(name.value.trim(), path.value.trim(), consent.value, description.value, ""), `Added ${name.value.trim()}`);
-    });
-    return el(
-      "div",
-      { class: "new-project" },
-      el("h2", {}, "Add a voice from a recording"),
-      el("p", { class: "muted" }, "1.5 s of clear speech or more. The recording is matched against the stock voices: the new voice speaks with a blend of the closest ones. It does not clone the recording."),
-      el("div", { class: "row" }, path, browseButton(path, "audio"), name),
-      el("div", { class: "row" }, consent, description, add),
-    );
+      void this.act("add", engine.addLibraryVoice(name, path, form.consent, form.description, ""), `Added ${name}`).then((added) => {
+        if (!added) return;
+        Object.assign(form, { path: "", name: "", consent: "", description: "" });
+        this.changed();
+      });
+    };
+    return html`<div class="new-project">
+      <h2>Add a voice from a recording</h2>
+      <p class="muted">1.5 s of clear speech or more. The recording is matched against the stock voices: the new voice speaks with a blend of the closest ones. It does not clone the recording.</p>
+      <div class="row"><input type="text" id="voice-file" placeholder="/path/to/recording.wav (or drop it on the window)" aria-label="Recording" .value=${form.path} @input=${field("path")} @change=${field("path")} />${browseButton(
+        "audio",
+        (path) => this.dropped(path),
+      )}<input type="text" id="voice-name" placeholder="Name" aria-label="Voice name" .value=${form.name} @input=${field("name")} @change=${field("name")} /></div>
+      <div class="row"><input type="text" id="voice-consent" placeholder="Who agreed to this voice being used, and when" aria-label="Consent" .value=${form.consent} @input=${field("consent")} @change=${field("consent")} /><input type="text" id="voice-description" placeholder="Description (optional)" aria-label="Description" .value=${form.description} @input=${field("description")} @change=${field("description")} /><button class="button" id="add-voice" ?disabled=${this.busy !== null} @click=${add}>${this.busy === "add" ? "Matching…" : "Add voice"}</button></div>
+    </div>`;
   }
 
-  private libraryCard(v: LibraryVoice): HTMLElement {
+  private libraryCard(v: LibraryVoice): TemplateResult {
     const q = v.quality;
     const quality = q
       ? `${q.seconds.toFixed(1)} s (${q.speech_seconds.toFixed(1)} s of speech) · peak ${q.peak_dbfs.toFixed(1)} dBFS · noise ${q.noise_floor_dbfs.toFixed(0)} dBFS · SNR ${q.snr_db.toFixed(0)} dB${q.clipped_fraction > 0 ? ` · ${(q.clipped_fraction * 100).toFixed(2)} % clipped` : ""}`
       : "Quality report unreadable";
-    const listen = el("button", { class: "link-button", "aria-label": `Preview ${v.name}` }, this.playing === v.name ? "Speaking…" : "▶ Preview");
-    listen.addEventListener("click", () => this.preview(v.name));
-    const rename = el("button", { class: "link-button" }, "Rename");
-    rename.addEventListener("click", () => {
+    const rename = () => {
       const next = window.prompt(`New name for ${v.name} (speakers using it follow)`, v.name);
       if (next && next.trim() && next.trim() !== v.name) void this.act("rename", engine.renameLibraryVoice(v.name, next.trim()), `Renamed ${v.name} to ${next.trim()}`);
-    });
-    const remove = el("button", { class: "link-button danger" }, "Delete");
-    remove.addEventListener("click", () => {
+    };
+    const remove = () => {
       if (window.confirm(`Delete the voice "${v.name}" and its recording? Speakers using it will need another voice.`)) void this.act("delete", engine.deleteLibraryVoice(v.name), `Deleted ${v.name}`);
-    });
-    return el(
-      "li",
-      { class: "voice-card", "data-voice": v.name },
-      el("div", { class: "voice-card-head" }, el("strong", {}, v.name), listen, rename, remove),
-      v.description ? el("p", { class: "muted" }, v.description) : null,
-      el("p", { class: "quality" }, quality),
-      ...(q?.warnings ?? []).map((w) => el("p", { class: "status-warning" }, w)),
-      el(
-        "p",
-        { class: "matches" },
-        "Closest stock voices (a match, not a clone): ",
-        ...v.matches.map((m, i) => el("span", { class: "match" }, `${i ? ", " : ""}${m.voice} ${(m.similarity * 100).toFixed(0)} %`)),
-      ),
-      el("p", { class: "muted" }, `Consent: ${v.consent} · ${(v.fileSize / 1024).toFixed(0)} KiB ${v.mimeType} · added ${v.createdAt.slice(0, 10)}`),
-    );
+    };
+    return html`<li class="voice-card" data-voice=${v.name}>
+      <div class="voice-card-head"><strong>${v.name}</strong><button class="link-button" aria-label="Preview ${v.name}" @click=${() => this.preview(v.name)}>${this.playing === v.name ? "Speaking…" : "▶ Preview"}</button><button class="link-button" @click=${rename}>Rename</button><button class="link-button danger" @click=${remove}>Delete</button></div>
+      ${v.description ? html`<p class="muted">${v.description}</p>` : nothing}
+      <p class="quality">${quality}</p>
+      ${(q?.warnings ?? []).map((w) => html`<p class="status-warning">${w}</p>`)}
+      <p class="matches">Closest stock voices (a match, not a clone): ${v.matches.map((m, i) => html`<span class="match">${`${i ? ", " : ""}${m.voice} ${(m.similarity * 100).toFixed(0)} %`}</span>`)}</p>
+      <p class="muted">Consent: ${v.consent} · ${(v.fileSize / 1024).toFixed(0)} KiB ${v.mimeType} · added ${v.createdAt.slice(0, 10)}</p>
+    </li>`;
   }
 
-  private stockList(): HTMLElement {
+  private stockList(): TemplateResult {
     const byLanguage = new Map<string, VoiceChoice[]>();
     for (const v of this.stock) byLanguage.set(v.language, [...(byLanguage.get(v.language) ?? []), v]);
-    return el(
-      "div",
-      { class: "stock-voices", id: "stock-voices" },
-      ...[...byLanguage].map(([language, voices]) =>
-        el(
-          "section",
-          {},
-          el("h3", {}, LANGUAGES[language] ?? language),
-          el(
-            "ul",
-            { class: "stock-list" },
-            ...voices.map((v) => {
-              const listen = el("button", { class: "link-button", "aria-label": `Preview ${v.name}` }, this.playing === v.name ? "Speaking…" : "▶");
-              listen.addEventListener("click", () => this.preview(v.name));
-              return el("li", { "data-voice": v.name }, listen, ` ${v.name} `, el("span", { class: "muted" }, v.gender));
-            }),
-          ),
-        ),
-      ),
-    );
+    return html`<div class="stock-voices" id="stock-voices">${[...byLanguage].map(
+      ([language, voices]) =>
+        html`<section><h3>${LANGUAGES[language] ?? language}</h3><ul class="stock-list">${voices.map(
+          (v) =>
+            html`<li data-voice=${v.name}><button class="link-button" aria-label="Preview ${v.name}" @click=${() => this.preview(v.name)}>${this.playing === v.name ? "Speaking…" : "▶"}</button> ${v.name} <span class="muted">${v.gender}</span></li>`,
+        )}</ul></section>`,
+    )}</div>`;
   }
 }
