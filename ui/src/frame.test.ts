@@ -1,3 +1,4 @@
+// The frame scheduler against a frame source the test advances by hand.
 import { describe, expect, it } from "vitest";
 import { FrameScheduler } from "./frame";
 

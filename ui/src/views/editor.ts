@@ -79,6 +79,8 @@ export class Editor {
   /** Lines whose state changed since the last frame, for the timeline. */
   private readonly changedLines = new Map<number, Segment>();
   private readonly frames = new FrameScheduler(() => this.frame());
+  /** Closed: answers still arriving draw nothing. */
+  private closed = false;
   private readonly timelineHost = el("div", { class: "editor-timeline" });
   private readonly timeline: TimelineView;
   private readonly keys = (e: KeyboardEvent) => this.onKey(e);
@@ -126,6 +128,7 @@ export class Editor {
   }
 
   destroy(): void {
+    this.closed = true;
     this.frames.cancel();
     document.removeEventListener("keydown", this.keys);
     this.timeline.destroy();
@@ -181,7 +184,7 @@ export class Editor {
 
   /** Asks for a draw on the next frame (many asks, one draw). */
   private redraw(): void {
-    this.frames.schedule();
+    if (!this.closed) this.frames.schedule();
   }
 
   /** A project from the engine: kept, and the timeline told on the next frame. */
