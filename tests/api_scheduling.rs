@@ -4,13 +4,13 @@
 //! cancelled when it disconnects, the cap on uploaded voices, and the bind
 //! policy. The tests take turns (one lock), since they read shared counters.
 
-mod api_client;
-mod common;
+
+
 
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
-use api_client::*;
+use revoice_tests::api_client::*;
 use serde_json::json;
 
 const KEY: &str = "test-key-5b1e";
@@ -21,7 +21,7 @@ fn server() -> &'static TestServer {
         start(|options| {
             options.api_key = Some(KEY.into());
             options.max_uploaded_voices = 1;
-            options.scheduler = Some(revoice::scheduler::SchedulerConfig::fixed(4, Duration::from_millis(200), 1, false));
+            options.scheduler = Some(revoice_engine::scheduler::SchedulerConfig::fixed(4, Duration::from_millis(200), 1, false));
         })
     })
 }
@@ -121,22 +121,4 @@ fn the_upload_cap_refuses_new_names_when_full_but_allows_overwrites() {
     assert_error(&upload_key("second", &wav.body), 400, Some("name"));
     let again = upload_key("only", &wav.body);
     assert_eq!((again.status, again.json()["overwritten"].clone()), (200, json!(true)));
-}
-
-#[test]
-fn a_non_loopback_address_is_refused_unless_remote_access_is_asked_for() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = revoice::EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
-    let options = revoice::api::ApiOptions { api_key: None, ref_audio: Default::default(), max_uploaded_voices: 1, scheduler: None };
-    let err = revoice::api::RunningServer::start(config, options, "0.0.0.0:0".parse().unwrap(), false).err().expect("refused").to_string();
-    assert!(err.contains("--allow-remote"), "{err}");
-
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_revoice"))
-        .arg("--data-dir")
-        .arg(dir.path())
-        .args(["serve", "--host", "0.0.0.0", "--port", "0"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!output.status.success() && stderr.contains("--allow-remote"), "{stderr}");
 }

@@ -3,13 +3,13 @@
 //! install), every contract of the API and its malformed cases. Texts are
 //! short; repeated texts come from the render cache.
 
-mod api_client;
-mod common;
+
+
 
 use std::io::{Read, Write};
 use std::sync::OnceLock;
 
-use api_client::*;
+use revoice_tests::api_client::*;
 use base64::Engine as _;
 use serde_json::{json, Value};
 
@@ -266,13 +266,13 @@ fn ffmpeg(input: &std::path::Path, output: &std::path::Path, codec: &str) {
 fn uploads_of_every_container_are_accepted_and_fakes_garbage_and_oversize_are_refused() {
     let wav = reference_wav();
     let samples = decode(wav, "r.wav").samples;
-    let encode = |f| revoice::api::formats::encode(&samples, 24_000, f).unwrap();
+    let encode = |f| revoice_api::formats::encode(&samples, 24_000, f).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let wav_path = dir.path().join("r.wav");
     std::fs::write(&wav_path, wav).unwrap();
     ffmpeg(&wav_path, &dir.path().join("r.webm"), "libopus");
     ffmpeg(&wav_path, &dir.path().join("r.mp4"), "aac");
-    use revoice::api::formats::ResponseFormat as F;
+    use revoice_api::formats::ResponseFormat as F;
     let files: Vec<(&str, Vec<u8>)> = vec![
         ("r.mp3", encode(F::Mp3)),
         ("r.flac", encode(F::Flac)),
@@ -470,14 +470,14 @@ fn unknown_routes_and_methods_get_the_envelope() {
 fn python() -> std::path::PathBuf {
     let path = std::env::var_os("REVOICE_TEST_PYTHON")
         .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/test-venv/bin/python"));
+        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/test-venv/bin/python"));
     assert!(path.exists(), "no Python with the openai package at {} (run scripts/test, or set REVOICE_TEST_PYTHON)", path.display());
     path
 }
 
 #[test]
 fn the_openai_python_client_gets_all_six_formats() {
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/api_openai_client.py");
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("api_openai_client.py");
     let output = std::process::Command::new(python()).arg(script).arg(format!("{}/v1", base())).output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);

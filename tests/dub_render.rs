@@ -3,19 +3,19 @@
 //! the model for a new length synthesise nothing; damaged audio on disk is
 //! rendered again; a cancelled render stops.
 
-mod common;
+
 
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use revoice::cache::{RenderCacheConfig, VoiceArtifactCache};
-use revoice::dub::pipeline::{ProjectRenderer, RenderSummary};
-use revoice::dub::segment_store::SegmentStore;
-use revoice::dub::subtitles::parse_srt;
-use revoice::render::Renderer;
-use revoice::scheduler::SchedulerConfig;
-use revoice::store::Store;
-use revoice::synth::Synthesizer;
+use revoice_engine::cache::{RenderCacheConfig, VoiceArtifactCache};
+use revoice_engine::dub::pipeline::{ProjectRenderer, RenderSummary};
+use revoice_engine::dub::segment_store::SegmentStore;
+use revoice_engine::dub::subtitles::parse_srt;
+use revoice_engine::render::Renderer;
+use revoice_engine::scheduler::SchedulerConfig;
+use revoice_engine::store::Store;
+use revoice_engine::synth::Synthesizer;
 
 #[test]
 fn a_project_renders_only_what_changed() {
@@ -32,7 +32,7 @@ fn a_project_renders_only_what_changed() {
         rt.block_on(store.set_speaker_voice(speaker.id, voice)).unwrap();
     }
 
-    let synth = Synthesizer::load(&common::test_data_dir()).unwrap();
+    let synth = Synthesizer::load(&revoice_tests::installed_data_dir()).unwrap();
     let cache = RenderCacheConfig { max_bytes: 256 << 20, ttl: Duration::from_secs(3600) };
     let renderer = Renderer::start(synth.shared_model(), "kokoro", SchedulerConfig::fixed(2, Duration::from_millis(10), 1, false), cache).unwrap();
     let segments = SegmentStore::open(&dir.path().join("segments"), 1 << 30).unwrap();

@@ -1,15 +1,15 @@
 //! Kokoro through the engine's `SpeechModel` interface, on the real weights.
 
-mod common;
 
-use revoice::model::speech::SpeechModel;
-use revoice::synth::{SayRequest, Synthesizer};
+
+use revoice_engine::model::speech::SpeechModel;
+use revoice_engine::synth::{SayRequest, Synthesizer};
 
 fn synth() -> Synthesizer {
-    Synthesizer::load(&common::test_data_dir()).unwrap()
+    Synthesizer::load(&revoice_tests::installed_data_dir()).unwrap()
 }
 
-fn rows(s: &Synthesizer, text: &str, voice: &str, seed: Option<u64>) -> Vec<revoice::model::speech::SpeechRow> {
+fn rows(s: &Synthesizer, text: &str, voice: &str, seed: Option<u64>) -> Vec<revoice_engine::model::speech::SpeechRow> {
     let request = SayRequest { text: text.into(), voice: voice.into(), speed: 1.0, seed };
     s.prepare(&request).unwrap().into_iter().map(|l| l.row).collect()
 }

@@ -1,18 +1,18 @@
 //! The renderer on the real model: rendering a script again renders only
 //! the rows that changed; the rest come from the render cache unchanged.
 
-mod common;
+
 
 use std::time::Duration;
 
-use revoice::cache::RenderCacheConfig;
-use revoice::render::Renderer;
-use revoice::scheduler::SchedulerConfig;
-use revoice::synth::{SayRequest, Synthesizer};
+use revoice_engine::cache::RenderCacheConfig;
+use revoice_engine::render::Renderer;
+use revoice_engine::scheduler::SchedulerConfig;
+use revoice_engine::synth::{SayRequest, Synthesizer};
 
 #[test]
 fn editing_one_line_of_a_script_renders_only_that_line() {
-    let s = Synthesizer::load(&common::test_data_dir()).unwrap();
+    let s = Synthesizer::load(&revoice_tests::installed_data_dir()).unwrap();
     let line = |text: &str| {
         let request = SayRequest { text: text.into(), voice: "af_heart".into(), speed: 1.0, seed: Some(1) };
         s.prepare(&request).unwrap().remove(0).row

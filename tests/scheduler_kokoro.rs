@@ -2,13 +2,13 @@
 //! the row (its own seed), whatever the batch width, the mode or the
 //! neighbours it is rendered with.
 
-mod common;
+
 
 use std::time::Duration;
 
-use revoice::model::speech::SpeechRow;
-use revoice::scheduler::{Job, Scheduler, SchedulerConfig};
-use revoice::synth::{SayRequest, Synthesizer};
+use revoice_engine::model::speech::SpeechRow;
+use revoice_engine::scheduler::{Job, Scheduler, SchedulerConfig};
+use revoice_engine::synth::{SayRequest, Synthesizer};
 
 fn rows(s: &Synthesizer, text: &str, voice: &str, seed: Option<u64>) -> Vec<SpeechRow> {
     let request = SayRequest { text: text.into(), voice: voice.into(), speed: 1.0, seed };
@@ -17,7 +17,7 @@ fn rows(s: &Synthesizer, text: &str, voice: &str, seed: Option<u64>) -> Vec<Spee
 
 #[test]
 fn a_row_rendered_in_any_batch_equals_the_row_rendered_alone() {
-    let s = Synthesizer::load(&common::test_data_dir()).unwrap();
+    let s = Synthesizer::load(&revoice_tests::installed_data_dir()).unwrap();
     let subject = rows(&s, "Every take should sound the same.", "af_bella", Some(11)).remove(0);
     let neighbours = [
         rows(&s, "A neighbour with noise.", "am_adam", Some(5)).remove(0),

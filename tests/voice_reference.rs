@@ -6,18 +6,16 @@
 //! recordings. The first test to need the stock voices' embeddings computes
 //! and caches them in the data folder (a few minutes in a debug build).
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use revoice::model::assets::{self, AssetState};
-use revoice::model::speaker::{cosine_similarity, preprocess, SpeakerEncoder};
-use revoice::synth::{SayRequest, Synthesizer};
-use revoice::voice::VoiceMatcher;
+use revoice_engine::model::assets::{self, AssetState};
+use revoice_engine::model::speaker::{cosine_similarity, preprocess, SpeakerEncoder};
+use revoice_engine::synth::{SayRequest, Synthesizer};
+use revoice_engine::voice::VoiceMatcher;
 
 fn data_dir() -> PathBuf {
-    let dir = common::test_data_dir();
+    let dir = revoice_tests::installed_data_dir();
     let state = assets::SPEAKER_ENCODER.status(&dir).state;
     assert!(
         matches!(state, AssetState::Installed { .. }),
@@ -54,7 +52,7 @@ fn render(voice: &str, text: &str) -> (Vec<f32>, u32) {
 }
 
 fn write_wav(path: &Path, samples: &[f32], rate: u32) {
-    revoice::audio::wav::write_pcm16(path, samples, rate).unwrap();
+    revoice_engine::audio::wav::write_pcm16(path, samples, rate).unwrap();
 }
 
 /// The clip of `tests/fixtures/ge2e/synthetic.safetensors` (see scripts/dev/ge2e_reference.py).
@@ -71,7 +69,7 @@ fn synthetic_clip() -> Vec<f32> {
 }
 
 fn fixture(name: &str) -> Vec<f32> {
-    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ge2e/synthetic.safetensors")).unwrap();
+    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/ge2e/synthetic.safetensors")).unwrap();
     let file = safetensors::SafeTensors::deserialize(&bytes).unwrap();
     file.tensor(name).unwrap().data().chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
 }
@@ -119,7 +117,7 @@ fn a_rendered_stock_voice_is_matched_back_to_itself_first() {
 #[test]
 fn an_opus_recording_in_ogg_or_webm_is_matched_like_any_other() {
     for name in ["bella-speech.opus", "bella-speech.webm"] {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/audio").join(name);
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/audio").join(name);
         let voice = matcher().match_file(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
         let top: Vec<String> = voice.matches.iter().take(3).map(|m| format!("{} {:.4}", m.voice, m.similarity)).collect();
         eprintln!("{name}: {top:?}");
@@ -165,62 +163,10 @@ fn a_reference_with_too_little_speech_or_none_is_refused_with_the_reason() {
 }
 
 #[test]
-fn voices_match_on_the_command_line_prints_the_ranking_and_saves_the_artifact() {
-    matcher(); // the stock embeddings are cached before the CLI needs them
-    let (samples, rate) = render("am_michael", "I wrote this letter by hand, because some things should not be typed. Read it slowly.");
-    let dir = tempfile::tempdir().unwrap();
-    let (wav, artifact) = (dir.path().join("letter.wav"), dir.path().join("voice.json"));
-    write_wav(&wav, &samples, rate);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_revoice"))
-        .args(["--data-dir", data_dir().to_str().unwrap(), "voices", "match", wav.to_str().unwrap(), "-o", artifact.to_str().unwrap()])
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("revoice runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    for needle in ["Reference letter.wav", "of speech", "dBFS", "1. am_michael", "does not clone", "revoice say --voice am_michael:"] {
-        assert!(stdout.contains(needle), "{needle:?} missing from:\n{stdout}");
-    }
-    let saved = revoice::voice::MatchedVoice::load(&artifact).unwrap();
-    assert_eq!(saved.matches[0].voice, "am_michael");
-    assert_eq!(saved.embedding.len(), 256);
-}
-
-#[test]
-fn a_registered_voice_is_listed_spoken_by_name_and_removed() {
-    matcher(); // the stock embeddings are cached before the CLI needs them
-    let (samples, rate) = render("bf_emma", "The garden was quiet after the rain, and every leaf was shining.");
-    let dir = tempfile::tempdir().unwrap();
-    let (wav, said) = (dir.path().join("emma.wav"), dir.path().join("said.wav"));
-    write_wav(&wav, &samples, rate);
-    let name = format!("Garden Voice {}", std::process::id());
-    let revoice = |args: &[&str]| {
-        let mut all = vec!["--data-dir", data_dir().to_str().unwrap().to_owned().leak()];
-        all.extend_from_slice(args);
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_revoice")).args(&all).env_remove("RUST_LOG").output().expect("revoice runs");
-        (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
-    };
-    let (ok, _, err) = revoice(&["voices", "add", &name, wav.to_str().unwrap()]);
-    assert!(!ok && err.contains("--consent"), "consent is required: {err}");
-    let (ok, out, err) = revoice(&["voices", "add", &name, wav.to_str().unwrap(), "--consent", "rendered test voice", "--description", "test"]);
-    assert!(ok, "{err}");
-    assert!(out.contains("registered voice") && out.contains("1. bf_emma"), "{out}");
-    let (ok, out, _) = revoice(&["voices", "list"]);
-    assert!(ok && out.contains(&name) && out.contains("bf_emma:"), "{out}");
-    let (ok, _, err) = revoice(&["say", "Hello from the garden.", "--voice", &name, "-o", said.to_str().unwrap()]);
-    assert!(ok, "{err}");
-    assert!(hound::WavReader::open(&said).unwrap().duration() > 12_000);
-    let (ok, out, err) = revoice(&["voices", "remove", &name]);
-    assert!(ok && out.contains("removed"), "{err}");
-    let (ok, _, err) = revoice(&["voices", "remove", &name]);
-    assert!(!ok && err.contains("not in the library"), "{err}");
-}
-
-#[test]
 fn eight_requests_for_one_reference_run_one_encode_on_the_scheduler_between_batches() {
-    use revoice::cache::{ReferenceEncodeConfig, ReferenceInput};
-    use revoice::scheduler::{Scheduler, SchedulerConfig};
-    use revoice::voice::encoding::MatcherHooks;
+    use revoice_engine::cache::{ReferenceEncodeConfig, ReferenceInput};
+    use revoice_engine::scheduler::{Scheduler, SchedulerConfig};
+    use revoice_engine::voice::encoding::MatcherHooks;
     use std::sync::Arc;
     use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! Commands the editor UI invokes. Each one hands the work to the engine and
 //! returns its answer, or an error message a person can act on.
 
-use revoice::Diagnosis;
+use revoice_engine::Diagnosis;
 use tauri::State;
 use tauri_plugin_opener::OpenerExt;
 
@@ -55,7 +55,7 @@ pub async fn set_api_running(studio: State<'_, Studio>, running: bool) -> Result
         None
     };
     let engine = studio.engine()?;
-    let mut config = revoice::EngineConfig::load_from(engine.data_dir().to_path_buf()).map_err(|e| e.to_string())?;
+    let mut config = revoice_engine::EngineConfig::load_from(engine.data_dir().to_path_buf()).map_err(|e| e.to_string())?;
     config.save_api_enabled(running).map_err(|e| format!("The speech API is {}, but the setting was not saved: {e}", if running { "on" } else { "off" }))?;
     Ok(url)
 }

@@ -7,11 +7,11 @@
 
 use std::path::PathBuf;
 
-use revoice::dub::export::{export_project as export_all, ExportFormat, ExportSelection};
-use revoice::dub::mix::MixSettings;
-use revoice::dub::stack::open_segments;
-use revoice::studio::session::PlaybackView;
-use revoice::studio::view::ProjectView;
+use revoice_engine::dub::export::{export_project as export_all, ExportFormat, ExportSelection};
+use revoice_engine::dub::mix::MixSettings;
+use revoice_engine::dub::stack::open_segments;
+use revoice_engine::studio::session::PlaybackView;
+use revoice_engine::studio::view::ProjectView;
 use serde::{Deserialize, Serialize};
 use tauri::State;
 
@@ -49,7 +49,7 @@ pub async fn create_project(studio: State<'_, Studio>, name: String, language: S
 pub async fn import_script(studio: State<'_, Studio>, project_id: i64, path: PathBuf, language: Option<String>) -> Answer<ProjectView> {
     let session = studio.session()?;
     let store = session.engine().store();
-    let cues = revoice::dub::subtitles::read_script(&path).map_err(text)?;
+    let cues = revoice_engine::dub::subtitles::read_script(&path).map_err(text)?;
     let track = match language {
         Some(language) => store.track_for_language(project_id, &language).await.map_err(text)?,
         None => store.tracks(project_id).await.map_err(text)?.into_iter().next().ok_or_else(|| format!("Project {project_id} has no track."))?,
@@ -101,7 +101,7 @@ pub async fn edit_segment(studio: State<'_, Studio>, segment_id: i64, edit: Segm
     let session = studio.session()?;
     let store = session.engine().store();
     if let Some(strategy) = edit.strategy.as_deref().filter(|s| !s.is_empty()) {
-        revoice::dub::pipeline::parse_strategy(strategy).map_err(text)?;
+        revoice_engine::dub::pipeline::parse_strategy(strategy).map_err(text)?;
     }
     let described = describe(&edit);
     let segment = store
@@ -163,7 +163,7 @@ fn describe(edit: &SegmentEdit) -> String {
 pub async fn set_speaker_voice(studio: State<'_, Studio>, project_id: i64, speaker_id: i64, voice: String, language: Option<String>) -> Answer<ProjectView> {
     let session = studio.session()?;
     let store = session.engine().store();
-    let known = revoice::model::kokoro::release::stock_voices();
+    let known = revoice_engine::model::kokoro::release::stock_voices();
     let registered = store.voice(&voice).await.map_err(text)?.is_some();
     let stock = voice.split(',').all(|part| known.iter().any(|v| v.name == part.split(':').next().unwrap_or("").trim()));
     if !registered && !stock {
@@ -186,7 +186,7 @@ pub struct VoiceChoice {
 
 /// Kokoro's stock voices, by name with language and gender.
 pub fn stock_choices() -> Vec<VoiceChoice> {
-    revoice::model::kokoro::release::stock_voices()
+    revoice_engine::model::kokoro::release::stock_voices()
         .into_iter()
         .map(|v| VoiceChoice { name: v.name, language: v.language.to_string(), gender: v.gender.to_string() })
         .collect()
@@ -209,7 +209,7 @@ pub async fn stock_voices(studio: State<'_, Studio>) -> Answer<Vec<VoiceChoice>>
 #[tauri::command]
 pub async fn set_project_strategy(studio: State<'_, Studio>, project_id: i64, strategy: String) -> Answer<ProjectView> {
     let session = studio.session()?;
-    revoice::dub::pipeline::parse_strategy(&strategy).map_err(text)?;
+    revoice_engine::dub::pipeline::parse_strategy(&strategy).map_err(text)?;
     session.engine().store().set_timing_strategy(project_id, &strategy).await.map_err(text)?;
     let lines: Vec<i64> = session.view(project_id).await.map_err(text)?.tracks.iter().flat_map(|t| t.segments.iter().map(|s| s.id)).collect();
     let _ = session.refresh_playback(lines);
@@ -315,7 +315,7 @@ pub async fn export_project(
     tauri::async_runtime::spawn_blocking(move || {
         let segments = open_segments(engine.data_dir(), &engine.config().settings)?;
         let settings = MixSettings { loudness_target_lufs: loudness, ..MixSettings::default() };
-        std::fs::create_dir_all(&folder).map_err(|e| revoice::Error::io("create", &folder, e))?;
+        std::fs::create_dir_all(&folder).map_err(|e| revoice_engine::Error::io("create", &folder, e))?;
         let selection = ExportSelection { languages, stems: stems.unwrap_or(true), subtitles: subtitles.unwrap_or(true) };
         export_all(&runtime, engine.store(), &segments, project_id, &folder, format, &settings, &selection, &mut |_| {})
     })
@@ -349,7 +349,7 @@ pub async fn insert_segment(studio: State<'_, Studio>, track_id: i64, at: f64, s
     let session = studio.session()?;
     let store = session.engine().store();
     let next = store.segments(track_id).await.map_err(text)?.into_iter().map(|s| s.fields.start_s).filter(|&s| s > at + 0.5).fold(f64::INFINITY, f64::min);
-    let fields = revoice::store::SegmentFields::new_line(at.max(0.0), at.max(0.0) + 2.0f64.min(next - at), "New line".into(), speaker_id);
+    let fields = revoice_engine::store::SegmentFields::new_line(at.max(0.0), at.max(0.0) + 2.0f64.min(next - at), "New line".into(), speaker_id);
     let added = store.insert_segment(track_id, &fields).await.map_err(text)?;
     Ok((added.id, view_of_track(&session, track_id).await?))
 }
@@ -364,21 +364,21 @@ pub async fn delete_segment(studio: State<'_, Studio>, segment_id: i64) -> Answe
     view_of_track(&session, segment.track_id).await
 }
 
-async fn view_of_track(session: &revoice::studio::session::StudioSession, track_id: i64) -> Answer<ProjectView> {
+async fn view_of_track(session: &revoice_engine::studio::session::StudioSession, track_id: i64) -> Answer<ProjectView> {
     let track = session.engine().store().track(track_id).await.map_err(text)?;
     session.view(track.project_id).await.map_err(text)
 }
 
 /// A rendered line's waveform as placed on the timeline (`None`: not rendered).
 #[tauri::command]
-pub async fn segment_peaks(studio: State<'_, Studio>, segment_id: i64) -> Answer<Option<revoice::audio::peaks::Peaks>> {
+pub async fn segment_peaks(studio: State<'_, Studio>, segment_id: i64) -> Answer<Option<revoice_engine::audio::peaks::Peaks>> {
     let session = studio.session()?;
     tauri::async_runtime::spawn_blocking(move || session.segment_peaks(segment_id)).await.map_err(|e| e.to_string())?.map_err(text)
 }
 
 /// The bed's waveform (`None`: no bed).
 #[tauri::command]
-pub async fn bed_peaks(studio: State<'_, Studio>, project_id: i64) -> Answer<Option<revoice::audio::peaks::Peaks>> {
+pub async fn bed_peaks(studio: State<'_, Studio>, project_id: i64) -> Answer<Option<revoice_engine::audio::peaks::Peaks>> {
     let session = studio.session()?;
     tauri::async_runtime::spawn_blocking(move || session.bed_peaks(project_id)).await.map_err(|e| e.to_string())?.map_err(text)
 }

@@ -1,5 +1,5 @@
 //! The desktop shell: a Tauri window around the editor UI (`ui/`), wired to
-//! one in-process [`revoice::Engine`]. The UI calls commands (`commands`),
+//! one in-process [`revoice_engine::Engine`]. The UI calls commands (`commands`),
 //! the menu sends events to the UI (`menu`); the engine does the work.
 
 mod commands;
@@ -22,7 +22,7 @@ pub fn run() {
         .plugin(tauri_plugin_dialog::init())
         .setup(move |app| {
             let handle = app.handle().clone();
-            let sink = Arc::new(move |event: revoice::studio::session::StudioEvent| {
+            let sink = Arc::new(move |event: revoice_engine::studio::session::StudioEvent| {
                 if let Err(e) = handle.emit("studio://event", &event) {
                     tracing::warn!(error = %e, "could not send an event to the window");
                 }
@@ -89,6 +89,6 @@ pub fn run() {
             take_commands::pick_take,
             take_commands::audition_take,
         ])
-        .run(tauri::generate_context!())
+        .run(tauri::generate_context!("../tauri.conf.json"))
         .expect("Revoice Studio could not start its window");
 }

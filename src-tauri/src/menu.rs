@@ -30,7 +30,7 @@ pub fn build(app: &AppHandle) -> tauri::Result<Menu<Wry>> {
         .build()?;
     let about = AboutMetadataBuilder::new()
         .name(Some("Revoice Studio"))
-        .version(Some(revoice::ENGINE_VERSION))
+        .version(Some(revoice_engine::ENGINE_VERSION))
         .comments(Some("Dubbing and voice studio with neural speech, on your own computer."))
         .license(Some("Apache-2.0"))
         .build();

@@ -3,7 +3,7 @@
 //! port) and saving changes into `config.toml`. The engine reads the file
 //! when it starts, so saved changes apply from the next start.
 
-use revoice::config::SettingsEdit;
+use revoice_engine::config::SettingsEdit;
 use serde::Serialize;
 use tauri::State;
 
@@ -29,8 +29,8 @@ pub struct SettingsView {
     pub restart_needed: bool,
 }
 
-fn view(running: &revoice::config::Settings, config: &revoice::EngineConfig) -> SettingsView {
-    let found = revoice::audio::devices::list_output_devices();
+fn view(running: &revoice_engine::config::Settings, config: &revoice_engine::EngineConfig) -> SettingsView {
+    let found = revoice_engine::audio::devices::list_output_devices();
     let s = &config.settings;
     SettingsView {
         data_dir: config.data_dir.display().to_string(),
@@ -49,7 +49,7 @@ fn view(running: &revoice::config::Settings, config: &revoice::EngineConfig) -> 
 #[tauri::command]
 pub async fn settings(studio: State<'_, Studio>) -> Result<SettingsView, String> {
     let engine = studio.engine()?;
-    let config = revoice::EngineConfig::load_from(engine.data_dir().to_path_buf()).map_err(|e| e.to_string())?;
+    let config = revoice_engine::EngineConfig::load_from(engine.data_dir().to_path_buf()).map_err(|e| e.to_string())?;
     let running = engine.config().settings.clone();
     tauri::async_runtime::spawn_blocking(move || view(&running, &config)).await.map_err(|e| e.to_string())
 }
@@ -63,7 +63,7 @@ pub async fn save_settings(studio: State<'_, Studio>, edit: SettingsEdit) -> Res
     if edit.batch_width.is_some_and(|w| w > 64) {
         return Err("A batch width over 64 rows is more than the model can use: 0 lets the studio pick the measured best.".into());
     }
-    let mut config = revoice::EngineConfig::load_from(engine.data_dir().to_path_buf()).map_err(|e| e.to_string())?;
+    let mut config = revoice_engine::EngineConfig::load_from(engine.data_dir().to_path_buf()).map_err(|e| e.to_string())?;
     config.save_edit(&edit).map_err(|e| format!("The settings were not saved: {e}"))?;
     let running = engine.config().settings.clone();
     tauri::async_runtime::spawn_blocking(move || view(&running, &config)).await.map_err(|e| e.to_string())

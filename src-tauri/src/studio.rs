@@ -8,16 +8,16 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use revoice::api::server::{bind, serve, ApiOptions, ApiState};
-use revoice::logging::LogGuard;
-use revoice::studio::session::{EventSink, StudioSession};
-use revoice::Engine;
+use revoice_api::server::{bind, serve, ApiOptions, ApiState};
+use revoice_engine::logging::LogGuard;
+use revoice_engine::studio::session::{EventSink, StudioSession};
+use revoice_engine::Engine;
 
 /// What a command answers: its value, or a message a person can act on.
 pub type Answer<T> = Result<T, String>;
 
 /// An engine error as the message the window shows.
-pub fn text(e: revoice::Error) -> String {
+pub fn text(e: revoice_engine::Error) -> String {
     e.to_string()
 }
 
@@ -40,7 +40,7 @@ impl Studio {
     /// Opens the engine on `data_dir` (or the default data folder) and a
     /// session whose events go to `sink`.
     pub fn start(data_dir: Option<PathBuf>, sink: EventSink) -> Studio {
-        match tauri::async_runtime::block_on(revoice::start(data_dir)) {
+        match tauri::async_runtime::block_on(revoice_engine::start(data_dir)) {
             Ok((engine, log)) => {
                 let engine = Arc::new(engine);
                 let runtime = tauri::async_runtime::handle().inner().clone();
@@ -187,7 +187,7 @@ mod tests {
         // The stock voices' embeddings, computed once into the install (the engine's tests share them).
         let stock = install.join("voices/stock-embeddings.safetensors");
         if !stock.exists() {
-            revoice::voice::VoiceMatcher::open(&install, &|_, _, _| {}).unwrap();
+            revoice_engine::voice::VoiceMatcher::open(&install, &|_, _, _| {}).unwrap();
         }
         std::fs::create_dir_all(dir.path().join("voices")).unwrap();
         std::os::unix::fs::symlink(&stock, dir.path().join("voices/stock-embeddings.safetensors")).unwrap();

@@ -2,7 +2,7 @@
 //! with a fresh seed, audition one, and pick one. Picking is an undoable
 //! edit of the line's seed; the take it names becomes the line's audio.
 
-use revoice::studio::view::ProjectView;
+use revoice_engine::studio::view::ProjectView;
 use serde::Serialize;
 use tauri::State;
 
@@ -34,7 +34,7 @@ pub async fn segment_takes(studio: State<'_, Studio>, segment_id: i64) -> Answer
     let source_with_seed = |seed: i64| {
         let mut segment = line.segment.clone();
         segment.fields.seed = Some(seed);
-        revoice::dub::pipeline::source_key(&segment, &line.voice, line.strategy, line.next_start)
+        revoice_engine::dub::pipeline::source_key(&segment, &line.voice, line.strategy, line.next_start)
     };
     let segment = &line.segment;
     Ok(store
@@ -61,7 +61,7 @@ pub async fn new_take(studio: State<'_, Studio>, segment_id: i64) -> Answer<Proj
     let segment = store.segment(segment_id).await.map_err(text)?;
     let taken: Vec<i64> = store.takes(segment_id).await.map_err(text)?.iter().map(|t| t.seed).collect();
     let seed = (0u32..)
-        .map(|attempt| (revoice::scheduler::fresh_seed(Some(segment.seed() as u64), attempt + taken.len() as u32) >> 1) as i64)
+        .map(|attempt| (revoice_engine::scheduler::fresh_seed(Some(segment.seed() as u64), attempt + taken.len() as u32) >> 1) as i64)
         .find(|s| !taken.contains(s) && *s != segment.seed())
         .expect("an unused seed");
     store.edit_segment(segment_id, "new take", |f| f.seed = Some(seed)).await.map_err(text)?;

@@ -5,10 +5,10 @@
 
 use std::path::PathBuf;
 
-use revoice::voice::library::{self, VoiceDetails};
-use revoice::voice::quality::QualityReport;
-use revoice::voice::reference::VoiceMatcher;
-use revoice::voice::MatchedVoice;
+use revoice_engine::voice::library::{self, VoiceDetails};
+use revoice_engine::voice::quality::QualityReport;
+use revoice_engine::voice::reference::VoiceMatcher;
+use revoice_engine::voice::MatchedVoice;
 use serde::Serialize;
 use tauri::State;
 
@@ -49,7 +49,7 @@ pub struct VoiceLibraryView {
     pub library: Vec<LibraryVoiceView>,
 }
 
-fn library_view(record: revoice::store::VoiceRecord) -> LibraryVoiceView {
+fn library_view(record: revoice_engine::store::VoiceRecord) -> LibraryVoiceView {
     let matched: Option<MatchedVoice> = serde_json::from_str(&record.voice.artifact_json).ok();
     LibraryVoiceView {
         quality: matched.as_ref().map(|m| m.quality.clone()),

@@ -1,0 +1,104 @@
+//! The API's error envelope. Every 4xx answer carries
+//! `{"error": {"message", "type", "param", "code"}}` (OpenAI's shape), where
+//! `type` is `BadRequestError` (400), `NotFoundError` (404) or
+//! `AuthenticationError` (401), and `param` names the request field at
+//! fault, or is null. Engine errors become a 400 naming their input, except
+//! where a handler knows better (an unknown voice is a 404).
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::{json, Value};
+
+/// An API error: status, message and the field at fault.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub message: String,
+    pub param: Option<String>,
+}
+
+impl ApiError {
+    /// 400: the request is wrong; `param` names the field.
+    pub fn bad_request(param: Option<&str>, message: impl Into<String>) -> ApiError {
+        ApiError { status: StatusCode::BAD_REQUEST, message: message.into(), param: param.map(str::to_string) }
+    }
+
+    /// 404: the thing named by `param` does not exist.
+    pub fn not_found(param: Option<&str>, message: impl Into<String>) -> ApiError {
+        ApiError { status: StatusCode::NOT_FOUND, message: message.into(), param: param.map(str::to_string) }
+    }
+
+    /// 401: missing or wrong bearer token.
+    pub fn unauthorized() -> ApiError {
+        ApiError {
+            status: StatusCode::UNAUTHORIZED,
+            message: "missing or wrong API key: send `Authorization: Bearer <key>`".into(),
+            param: None,
+        }
+    }
+
+    /// 500: the engine failed in a way the request did not cause.
+    pub fn internal(message: impl Into<String>) -> ApiError {
+        ApiError { status: StatusCode::INTERNAL_SERVER_ERROR, message: message.into(), param: None }
+    }
+
+    /// An engine error about `param`'s value: a 400 with the engine's words.
+    pub fn from_engine(param: Option<&str>, error: revoice_engine::Error) -> ApiError {
+        ApiError::bad_request(param, error.to_string())
+    }
+
+    /// OpenAI's name for the status.
+    pub fn kind(&self) -> &'static str {
+        match self.status {
+            StatusCode::NOT_FOUND => "NotFoundError",
+            StatusCode::UNAUTHORIZED => "AuthenticationError",
+            s if s.is_server_error() => "InternalServerError",
+            _ => "BadRequestError",
+        }
+    }
+
+    /// The `error` object of the envelope.
+    pub fn body(&self) -> Value {
+        json!({
+            "message": self.message,
+            "type": self.kind(),
+            "param": self.param,
+            "code": self.status.as_u16(),
+        })
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.status.as_u16(), self.message)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut body = json!({ "error": self.body() });
+        if self.status == StatusCode::NOT_FOUND {
+            body["success"] = json!(false);
+        }
+        (self.status, Json(body)).into_response()
+    }
+}
+
+/// Handler results.
+pub type ApiResult<T> = std::result::Result<T, ApiError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_envelope_names_type_param_and_code() {
+        let e = ApiError::bad_request(Some("input"), "is empty");
+        assert_eq!(e.body(), json!({"message": "is empty", "type": "BadRequestError", "param": "input", "code": 400}));
+        let e = ApiError::not_found(None, "no such voice");
+        assert_eq!(e.body()["type"], "NotFoundError");
+        assert_eq!(e.body()["param"], Value::Null);
+        assert_eq!(e.body()["code"], 404);
+    }
+}

@@ -1,0 +1,185 @@
+//! `revoice bench synth`: real-time factor of the candle Kokoro on a fixed
+//! set of lines, where the time goes per block, peak memory, and, when a
+//! Python with kokoro-onnx is available, the same phonemes through
+//! onnxruntime in the same run, with the ratio.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use revoice_engine::model::kokoro::source::SourceNoise;
+use revoice_engine::model::kokoro::Precision;
+use revoice_engine::synth::{SayRequest, Synthesizer};
+use revoice_engine::Result;
+
+/// The fixed lines: short, medium, long, numbers, a question.
+const LINES: [&str; 5] = [
+    "Hello there.",
+    "The weather today is sunny with a light breeze from the west.",
+    "Please remember to bring your passport, two photographs, and the signed form to the appointment on Friday morning.",
+    "The invoice lists 42 items for a total of 1,250 dollars.",
+    "Could you tell me where the nearest train station is?",
+];
+
+/// Peak and current resident memory in MiB, from /proc (Linux).
+pub fn memory_mib() -> (f64, f64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<f64>().ok())
+            .map(|kib| kib / 1024.0)
+            .unwrap_or(f64::NAN)
+    };
+    (field("VmHWM:"), field("VmRSS:"))
+}
+
+/// The `--precision` choices.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum BenchPrecision {
+    /// int8 convolutions where the CPU has AVX-512 VNNI, else f32.
+    Fastest,
+    /// f32 throughout.
+    F32,
+}
+
+impl From<BenchPrecision> for Precision {
+    fn from(p: BenchPrecision) -> Precision {
+        match p {
+            BenchPrecision::Fastest => Precision::fastest(),
+            BenchPrecision::F32 => Precision::F32,
+        }
+    }
+}
+
+/// Runs the benchmark and prints the report.
+pub fn synth(data_dir: &Path, voice: &str, reference_python: Option<&str>, threads: usize, precision: Precision) -> Result<()> {
+    let load_start = Instant::now();
+    let synth = Synthesizer::load_in(data_dir, precision)?;
+    let load_seconds = load_start.elapsed().as_secs_f64();
+    let (_, rss_loaded) = memory_mib();
+    let mut lines = Vec::new();
+    for text in LINES {
+        let request = SayRequest { text: text.to_string(), voice: voice.to_string(), speed: 1.0, seed: None };
+        lines.extend(synth.prepare(&request)?);
+    }
+    let model = synth.model();
+    // Warm-up (first touch of the weights, the allocator).
+    model.synthesize(&lines[0].row.tokens, &lines[0].row.style, 1.0, SourceNoise::Off)?;
+    let phonemes: Vec<String> = lines.iter().map(|l| l.phonemes.clone()).collect();
+
+    println!("revoice bench synth: Kokoro-82M v1.0 on candle (CPU), voice {voice}, {} lines", lines.len());
+    let arithmetic = match model.precision() {
+        Precision::Int8 => "int8 convolutions (AVX-512 VNNI), f32 elsewhere",
+        Precision::F32 => "f32 throughout",
+    };
+    println!("{arithmetic}; model load {load_seconds:.2} s; resident after load {rss_loaded:.0} MiB");
+    println!();
+    let mut blocks: Vec<(&'static str, f64)> = Vec::new();
+    let mut rows = Vec::new();
+    for line in &lines {
+        let start = Instant::now();
+        let trace = model.trace(&line.row.tokens, &line.row.style, 1.0, SourceNoise::Off)?;
+        let render = start.elapsed().as_secs_f64();
+        let audio = trace.generator.audio.len() as f64 / model.config().sample_rate as f64;
+        for (name, d) in &trace.timings {
+            match blocks.iter_mut().find(|(n, _)| n == name) {
+                Some((_, total)) => *total += d.as_secs_f64(),
+                None => blocks.push((name, d.as_secs_f64())),
+            }
+        }
+        rows.push((line.text.clone(), audio, render));
+    }
+
+    let reference = match reference_python {
+        Some(python) => run_reference(python, data_dir, voice, &phonemes, threads),
+        None => Err("no Python with kokoro-onnx found (pip install kokoro-onnx==0.6.1 onnxruntime; or pass --reference-python)".to_string()),
+    };
+
+    println!("{:<4} {:>8} {:>9} {:>6} {:>9} {:>6} {:>7}", "line", "audio s", "candle s", "RTF", "ORT s", "RTF", "ratio");
+    let (mut audio_total, mut candle_total, mut ort_total) = (0.0, 0.0, 0.0);
+    for (i, (_, audio, render)) in rows.iter().enumerate() {
+        audio_total += audio;
+        candle_total += render;
+        match &reference {
+            Ok(r) => {
+                let ort = r[i].1;
+                ort_total += ort;
+                println!("{:<4} {audio:>8.2} {render:>9.2} {:>6.2} {ort:>9.2} {:>6.2} {:>7.2}", i + 1, render / audio, ort / r[i].0, render / ort);
+            }
+            Err(_) => println!("{:<4} {audio:>8.2} {render:>9.2} {:>6.2} {:>9} {:>6} {:>7}", i + 1, render / audio, "-", "-", "-"),
+        }
+    }
+    match &reference {
+        Ok(_) => println!(
+            "all  {audio_total:>8.2} {candle_total:>9.2} {:>6.2} {ort_total:>9.2} {:>6.2} {:>7.2}",
+            candle_total / audio_total,
+            ort_total / audio_total,
+            candle_total / ort_total
+        ),
+        Err(why) => {
+            println!("all  {audio_total:>8.2} {candle_total:>9.2} {:>6.2}", candle_total / audio_total);
+            println!("reference (onnxruntime): skipped: {why}");
+        }
+    }
+    println!();
+    println!("where the candle time goes (all lines):");
+    let total: f64 = blocks.iter().map(|(_, d)| d).sum();
+    for (name, d) in &blocks {
+        println!("  {name:<16} {:>8.1} ms  {:>5.1} %", d * 1e3, 100.0 * d / total);
+    }
+    let (peak, _) = memory_mib();
+    println!();
+    println!("peak resident memory {peak:.0} MiB");
+    Ok(())
+}
+
+/// Runs scripts/dev/ort_reference.py; returns (audio s, render s) per line.
+fn run_reference(python: &str, data_dir: &Path, voice: &str, phonemes: &[String], threads: usize) -> std::result::Result<Vec<(f64, f64)>, String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/dev/ort_reference.py");
+    let mut child = Command::new(python)
+        .arg(&script)
+        .arg(data_dir)
+        .arg(threads.to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {python}: {e}"))?;
+    let request = serde_json::json!({"voice": voice, "speed": 1.0, "lines": phonemes});
+    child.stdin.take().expect("piped").write_all(request.to_string().as_bytes()).map_err(|e| e.to_string())?;
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(err.lines().last().unwrap_or("failed").to_string());
+    }
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())?;
+    println!("reference: kokoro-onnx {} with onnxruntime {} on {threads} threads", v["versions"]["kokoro_onnx"], v["versions"]["onnxruntime"]);
+    Ok(v["lines"]
+        .as_array()
+        .ok_or("bad reference output")?
+        .iter()
+        .map(|l| (l["seconds_audio"].as_f64().unwrap_or(0.0), l["seconds_render"].as_f64().unwrap_or(0.0)))
+        .collect())
+}
+
+/// A Python that can import kokoro_onnx, if any: the one given, `$REVOICE_ORT_PYTHON`, or `python3`.
+pub fn find_reference_python(given: Option<String>) -> Option<String> {
+    let candidates = given.into_iter().chain(std::env::var("REVOICE_ORT_PYTHON").ok()).chain(std::iter::once("python3".to_string()));
+    for python in candidates {
+        let ok = Command::new(&python)
+            .args(["-c", "import kokoro_onnx, onnxruntime"])
+            .stderr(Stdio::null())
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        if ok {
+            return Some(python);
+        }
+    }
+    None
+}
+

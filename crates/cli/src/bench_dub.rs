@@ -1,0 +1,142 @@
+//! `revoice bench dub`: a 300-line project (the demo script over and over,
+//! two speakers) in a scratch database and segment store: the full render
+//! (time, RTF), a re-render after editing one line, a re-mix after a
+//! strategy change, an export (mix and stems, × real time), a preview of a
+//! line not rendered yet and timeline playback from the middle (times to
+//! first audio at the output device).
+//! The later steps are also shown as a fraction of the full render.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use revoice_engine::cache::{RenderCacheConfig, VoiceArtifactCache};
+use revoice_engine::config::SchedulerSettings;
+use revoice_engine::dub::assemble::{assemble_track, TrackLines};
+use revoice_engine::dub::export::{export_mix, ExportFormat};
+use revoice_engine::dub::mix::MixSettings;
+use revoice_engine::dub::pipeline::ProjectRenderer;
+use revoice_engine::dub::player::{empty_programme, Feed};
+use revoice_engine::dub::transport::Transport;
+use revoice_engine::dub::segment_store::SegmentStore;
+use revoice_engine::dub::subtitles::{parse_srt, Cue};
+use revoice_engine::render::Renderer;
+use revoice_engine::scheduler::SchedulerConfig;
+use revoice_engine::store::Store;
+use revoice_engine::synth::Synthesizer;
+use revoice_engine::{Error, Result};
+
+use crate::bench::memory_mib;
+
+/// Runs the benchmark with `lines` lines and prints the report.
+pub fn dub(data_dir: &Path, lines: usize, device: &str) -> Result<()> {
+    let rt = tokio::runtime::Handle::current();
+    let scratch = tempfile::tempdir().map_err(|e| Error::io("create", std::env::temp_dir(), e))?;
+    let store = rt.block_on(Store::open(&scratch.path().join("bench.sqlite3")))?;
+    let (project, track) = rt.block_on(store.create_project("bench", "en-US"))?;
+    let demo = parse_srt(include_str!("../../../assets/demo/lighthouse.srt"), "lighthouse.srt")?;
+    let period = demo.last().map(|c| c.end + 1.0).unwrap_or(1.0);
+    let cues: Vec<Cue> = (0..lines)
+        .map(|i| {
+            let c = &demo[i % demo.len()];
+            let shift = (i / demo.len()) as f64 * period;
+            Cue { start: c.start + shift, end: c.end + shift, ..c.clone() }
+        })
+        .collect();
+    rt.block_on(store.import_cues(&track, &cues))?;
+    for s in rt.block_on(store.speakers(project.id))? {
+        rt.block_on(store.set_speaker_voice(s.id, if s.name == "Maya" { "af_bella" } else { "bm_george" }))?;
+    }
+
+    let synth = Synthesizer::load(data_dir)?;
+    let model = synth.shared_model();
+    let model_key = format!("{}:{:?}", revoice_engine::model::speech::SpeechModel::id(model.as_ref()), model.precision());
+    let scheduler = SchedulerConfig::resolve(&SchedulerSettings::default(), data_dir);
+    let width = scheduler.width;
+    let renderer = Renderer::start(model, model_key, scheduler, RenderCacheConfig { max_bytes: 256 << 20, ttl: Duration::from_secs(3600) })?;
+    let segments = SegmentStore::open(&scratch.path().join("segments"), 8 << 30)?;
+    let voices = VoiceArtifactCache::new(1 << 20)?;
+    let pipeline = ProjectRenderer { runtime: &rt, store: &store, synth: &synth, renderer: &renderer, segments: &segments, voices: &voices };
+    let never = AtomicBool::new(false);
+    println!("revoice bench dub: {lines} lines (the demo script repeated), 2 speakers, batch width {width}");
+    println!();
+
+    let start = Instant::now();
+    let bar = indicatif::ProgressBar::new(lines as u64);
+    let full = pipeline.render(project.id, &never, &mut |p| bar.set_position(p.done as u64))?;
+    bar.finish_and_clear();
+    let full_s = start.elapsed().as_secs_f64();
+    let settings = MixSettings::default();
+    // Seconds of speech, as placed (the assembled audio is dropped at once).
+    let speech: f64 = assemble_track(&rt, &store, &segments, &project, &track, synth.sample_rate(), &settings)?.cues.iter().map(|c| c.end - c.start).sum();
+    println!("full render        {:>4} lines   {full_s:>8.2} s   {speech:.0} s of speech, RTF {:.3}", full.rendered, full_s / speech);
+
+    let first = rt.block_on(store.segments(track.id))?[7].id;
+    rt.block_on(store.edit_segment(first, "bench edit", |f| f.text = "Most of it, and the last entries are the strange part.".into()))?;
+    let start = Instant::now();
+    let edit = pipeline.render(project.id, &never, &mut |_| {})?;
+    let edit_s = start.elapsed().as_secs_f64();
+    println!("re-render, 1 edit  {:>4} lines   {edit_s:>8.2} s   {:.4} of the full render", edit.rendered, edit_s / full_s);
+
+    rt.block_on(store.set_timing_strategy(project.id, "strict_slot"))?;
+    let start = Instant::now();
+    let remix = pipeline.render(project.id, &never, &mut |_| {})?;
+    let assembled = assemble_track(&rt, &store, &segments, &rt.block_on(store.project(project.id))?, &track, synth.sample_rate(), &settings)?;
+    let remix_s = start.elapsed().as_secs_f64();
+    println!("strategy change    {:>4} lines   {remix_s:>8.2} s   re-mixed; {:.4} of the full render", remix.rendered, remix_s / full_s);
+
+    let out = scratch.path().join("export");
+    std::fs::create_dir_all(&out).map_err(|e| Error::io("create", &out, e))?;
+    let start = Instant::now();
+    let report = export_mix(&assembled.mix, assembled.sample_rate, &out, "bench", ExportFormat::Wav, &settings, Some(&assembled.cues), true, &mut |_| {})?;
+    let export_s = start.elapsed().as_secs_f64();
+    println!("export WAV + stems {:>10.2} s of programme in {export_s:.2} s: {:.0}x real time", report.duration_s, report.duration_s / export_s);
+
+    // Preview of a line nobody has rendered (just edited), streamed as it
+    // renders: from the request to the first audible sample handed to the
+    // output device.
+    let line = rt.block_on(store.segments(track.id))?[11].id;
+    rt.block_on(store.edit_segment(line, "bench preview", |f| f.text = "Nobody has heard this line before, so it renders while you wait.".into()))?;
+    match revoice_engine::audio::live::LivePlayback::open(device, synth.sample_rate()) {
+        Ok(mut live) => {
+            let start = Instant::now();
+            let samples = pipeline.stream_segment(line, &never, &mut |chunk| live.push(chunk))?;
+            let rendered = start.elapsed().as_secs_f64();
+            let audio = samples.len() as f64 / synth.sample_rate() as f64;
+            let ttfa = live.finish()?.first_sound.map_or(f64::NAN, |d| d.as_secs_f64());
+            println!("preview, new line  TTFA {ttfa:.3} s (render {rendered:.2} s for {audio:.2} s of audio, RTF {:.2})", rendered / audio);
+        }
+        Err(e) => println!("preview, new line  skipped: {e}"),
+    }
+
+    // Timeline playback from line 150, everything rendered: from the play
+    // request to the first voice sample handed to the output device.
+    let project = rt.block_on(store.project(project.id))?;
+    let mut track_lines = TrackLines::load(&rt, &store, &project, &track, synth.sample_rate())?;
+    let from = track_lines.lines[lines / 2].fields.start_s;
+    match Transport::open(device, empty_programme(&project, &track_lines, &settings)?) {
+        Ok(transport) => {
+            transport.seek(from);
+            transport.play();
+            let stop = AtomicBool::new(false);
+            let feed = Feed { runtime: &rt, store: &store, segments: &segments, transport: &transport, project: &project };
+            let placed = std::thread::scope(|scope| {
+                let feeder = scope.spawn(|| feed.run(&mut track_lines, from, &stop, || Ok(ProjectRenderer { ..pipeline }), &mut |_| {}));
+                let waited = Instant::now();
+                while transport.state().first_voice.is_none() && waited.elapsed() < Duration::from_secs(10) {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                stop.store(true, std::sync::atomic::Ordering::Release);
+                feeder.join().expect("feeder thread")
+            })?;
+            let state = transport.state();
+            let ms = |d: Option<Duration>| d.map_or("never".to_string(), |d| format!("{:.0} ms", d.as_secs_f64() * 1000.0));
+            println!("play from line {}  first voice {} (first audio {}); {} lines laid before it stopped", lines / 2, ms(state.first_voice), ms(state.first_sound), placed.from_store);
+        }
+        Err(e) => println!("timeline play      skipped: {e}"),
+    }
+    let (peak, _) = memory_mib();
+    println!();
+    println!("peak resident memory {peak:.0} MiB");
+    Ok(())
+}

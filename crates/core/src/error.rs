@@ -1,0 +1,209 @@
+//! The one error type every Revoice crate returns. Every failure names what
+//! it was working on (a file, a setting, a project, a voice) and why it
+//! failed, so that any face (GUI, CLI, HTTP) can show it to a person as it
+//! is; and every failure has an [`ErrorKind`], which a face maps to its own
+//! answer (the API to an HTTP status, the CLI to its message).
+
+use std::path::{Path, PathBuf};
+
+/// Result with the engine's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Any error from a library the engine uses, kept as the cause.
+pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// What sort of failure an error is, for the faces to answer by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// The thing asked for (a project, a line, a voice) does not exist.
+    NotFound,
+    /// The input (a file, a text, a setting, a name) was rejected.
+    InvalidInput,
+    /// The request clashes with the state things are in (a name taken, a
+    /// project that is rendering).
+    Conflict,
+    /// The engine cannot take this now but will soon (the model is still
+    /// loading); asking again later works.
+    Busy,
+    /// The user stopped the work.
+    Cancelled,
+    /// The engine failed in a way the input did not cause (a database, a
+    /// disk, a device, the model).
+    Internal,
+}
+
+/// Everything that can go wrong inside the engine.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A file system operation failed on `path`.
+    #[error("could not {action} {}: {source}", path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The config file exists but cannot be used.
+    #[error("config file {}: {reason}", path.display())]
+    Config { path: PathBuf, reason: String },
+    /// The project database failed.
+    #[error("database {}: {source}", path.display())]
+    Database {
+        path: PathBuf,
+        #[source]
+        source: Cause,
+    },
+    /// Applying the database's schema migrations failed.
+    #[error("database {}: migration failed: {source}", path.display())]
+    Migration {
+        path: PathBuf,
+        #[source]
+        source: Cause,
+    },
+    /// Audio output or device enumeration failed.
+    #[error("audio: {0}")]
+    Audio(String),
+    /// Work stopped because the user cancelled it.
+    #[error("{0} was cancelled")]
+    Cancelled(String),
+    /// Input from a user (a file, a text, a name) was rejected.
+    #[error("{input}: {reason}")]
+    InvalidInput { input: String, reason: String },
+    /// What was asked for does not exist.
+    #[error("{what}: {reason}")]
+    NotFound { what: String, reason: String },
+    /// The request clashes with the state things are in.
+    #[error("{input}: {reason}")]
+    Conflict { input: String, reason: String },
+    /// The engine cannot take this now; it can later.
+    #[error("{what}: {reason}")]
+    Busy { what: String, reason: String },
+    /// The engine itself failed (the model, a worker thread).
+    #[error("{what}: {reason}")]
+    Internal { what: String, reason: String },
+    /// Another error, with what the engine was doing when it happened.
+    #[error("{context}: {source}")]
+    Context {
+        context: String,
+        #[source]
+        source: Box<Error>,
+    },
+}
+
+impl Error {
+    /// An I/O failure while doing `action` (a verb phrase: "create", "read") on `path`.
+    pub fn io(action: &'static str, path: impl AsRef<Path>, source: std::io::Error) -> Self {
+        Error::Io {
+            action,
+            path: path.as_ref().to_path_buf(),
+            source,
+        }
+    }
+
+    /// A failure of the database at `path`.
+    pub fn database(path: impl AsRef<Path>, source: impl Into<Cause>) -> Self {
+        Error::Database { path: path.as_ref().to_path_buf(), source: source.into() }
+    }
+
+    /// `input` was rejected because `reason`.
+    pub fn invalid(input: impl Into<String>, reason: impl Into<String>) -> Self {
+        Error::InvalidInput { input: input.into(), reason: reason.into() }
+    }
+
+    /// `what` does not exist; `reason` says where it was looked for or what there is.
+    pub fn not_found(what: impl Into<String>, reason: impl Into<String>) -> Self {
+        Error::NotFound { what: what.into(), reason: reason.into() }
+    }
+
+    /// `input` clashes with the state things are in.
+    pub fn conflict(input: impl Into<String>, reason: impl Into<String>) -> Self {
+        Error::Conflict { input: input.into(), reason: reason.into() }
+    }
+
+    /// `what` cannot be done now; `reason` says why and when it can.
+    pub fn busy(what: impl Into<String>, reason: impl Into<String>) -> Self {
+        Error::Busy { what: what.into(), reason: reason.into() }
+    }
+
+    /// The engine failed at `what`.
+    pub fn internal(what: impl Into<String>, reason: impl Into<String>) -> Self {
+        Error::Internal { what: what.into(), reason: reason.into() }
+    }
+
+    /// Wraps this error with what the engine was doing.
+    pub fn context(self, context: impl Into<String>) -> Self {
+        Error::Context {
+            context: context.into(),
+            source: Box::new(self),
+        }
+    }
+
+    /// What sort of failure this is (through any context).
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::NotFound { .. } => ErrorKind::NotFound,
+            Error::InvalidInput { .. } | Error::Config { .. } => ErrorKind::InvalidInput,
+            Error::Conflict { .. } => ErrorKind::Conflict,
+            Error::Busy { .. } => ErrorKind::Busy,
+            Error::Cancelled(_) => ErrorKind::Cancelled,
+            Error::Io { .. } | Error::Database { .. } | Error::Migration { .. } | Error::Audio(_) | Error::Internal { .. } => ErrorKind::Internal,
+            Error::Context { source, .. } => source.kind(),
+        }
+    }
+
+    /// The error under any context wrappers.
+    pub fn root(&self) -> &Error {
+        match self {
+            Error::Context { source, .. } => source.root(),
+            other => other,
+        }
+    }
+}
+
+/// Adds `.context(...)` to engine results.
+pub trait ResultExt<T> {
+    /// On error, says what the engine was doing; the closure runs only on error.
+    fn context<C: Into<String>>(self, context: impl FnOnce() -> C) -> Result<T>;
+}
+
+impl<T> ResultExt<T> for Result<T> {
+    fn context<C: Into<String>>(self, context: impl FnOnce() -> C) -> Result<T> {
+        self.map_err(|e| e.context(context()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_io_error_names_the_path_and_the_action() {
+        let err = Error::io(
+            "read",
+            "/nowhere/config.toml",
+            std::io::Error::from(std::io::ErrorKind::NotFound),
+        );
+        let text = err.to_string();
+        assert!(text.contains("could not read /nowhere/config.toml"), "{text}");
+    }
+
+    #[test]
+    fn context_is_prepended_and_the_cause_is_kept() {
+        let err: Result<()> = Err(Error::Audio("no device".into()));
+        let err = err.context(|| "opening playback").unwrap_err();
+        assert_eq!(err.to_string(), "opening playback: audio: no device");
+        assert!(std::error::Error::source(&err).is_some());
+    }
+
+    #[test]
+    fn the_kind_survives_context_and_says_who_is_at_fault() {
+        let missing = Error::not_found("voice \"Bob\"", "is not in the library").context("rendering line 3");
+        assert_eq!(missing.kind(), ErrorKind::NotFound);
+        assert_eq!(missing.to_string(), "rendering line 3: voice \"Bob\": is not in the library");
+        assert_eq!(Error::busy("speech", "the model is still loading").kind(), ErrorKind::Busy);
+        assert_eq!(Error::conflict("voice \"A\"", "the name is taken").kind(), ErrorKind::Conflict);
+        assert_eq!(Error::database("/x.sqlite3", std::io::Error::other("disk I/O error")).kind(), ErrorKind::Internal);
+        assert_eq!(Error::invalid("text", "is empty").kind(), ErrorKind::InvalidInput);
+        assert!(matches!(missing.root(), Error::NotFound { .. }));
+    }
+}

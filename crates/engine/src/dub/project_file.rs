@@ -1,0 +1,199 @@
+//! The project file: a project as one JSON document (name, timing
+//! strategy, speakers and their voices, tracks and their lines with every
+//! setting), for moving a project between machines or keeping it under
+//! version control. Export then import gives back the same project;
+//! rendered audio is not included (it is re-rendered from the lines).
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::store::{SegmentFields, Store};
+
+/// The document's format version.
+pub const FORMAT_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectFile {
+    pub format: String,
+    pub version: u32,
+    pub name: String,
+    pub timing_strategy: String,
+    pub speakers: Vec<SpeakerEntry>,
+    pub tracks: Vec<TrackEntry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpeakerEntry {
+    pub name: String,
+    pub voice: String,
+    /// Voices by track language, where the speaker has their own.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub language_voices: std::collections::BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrackEntry {
+    pub language: String,
+    pub lines: Vec<LineEntry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LineEntry {
+    pub start: f64,
+    pub end: f64,
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speaker: Option<String>,
+    pub speed: f64,
+    pub gain_db: f64,
+    pub fade_in: f64,
+    pub fade_out: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing_strategy: Option<String>,
+    #[serde(default)]
+    pub locked: bool,
+    /// The seed the line renders with (so a re-imported line sounds the same).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<i64>,
+}
+
+const FORMAT_NAME: &str = "revoice-project";
+
+/// A project from the database as a document.
+pub async fn export(store: &Store, project_id: i64) -> Result<ProjectFile> {
+    let project = store.project(project_id).await?;
+    let speakers = store.speakers(project_id).await?;
+    let speaker_name = |id: Option<i64>| id.and_then(|id| speakers.iter().find(|s| s.id == id)).map(|s| s.name.clone());
+    let mut tracks = Vec::new();
+    for track in store.tracks(project_id).await? {
+        let lines = store
+            .segments(track.id)
+            .await?
+            .into_iter()
+            .map(|s| {
+                let seed = Some(s.seed());
+                let f = s.fields;
+                LineEntry {
+                    start: f.start_s,
+                    end: f.end_s,
+                    speaker: speaker_name(f.speaker_id),
+                    text: f.text,
+                    speed: f.speed,
+                    gain_db: f.gain_db,
+                    fade_in: f.fade_in_s,
+                    fade_out: f.fade_out_s,
+                    timing_strategy: f.timing_strategy,
+                    locked: f.locked,
+                    seed,
+                }
+            })
+            .collect();
+        tracks.push(TrackEntry { language: track.language, lines });
+    }
+    Ok(ProjectFile {
+        format: FORMAT_NAME.into(),
+        version: FORMAT_VERSION,
+        name: project.name,
+        timing_strategy: project.timing_strategy,
+        speakers: speakers.into_iter().map(|s| SpeakerEntry { language_voices: s.language_voices(), name: s.name, voice: s.voice }).collect(),
+        tracks,
+    })
+}
+
+/// Reads a document, naming the file and what is wrong.
+pub fn parse(text: &str, source: &str) -> Result<ProjectFile> {
+    let file: ProjectFile = serde_json::from_str(text).map_err(|e| Error::InvalidInput {
+        input: format!("{source}, line {}", e.line()),
+        reason: format!("not a Revoice project file: {e}"),
+    })?;
+    if file.format != FORMAT_NAME || file.version > FORMAT_VERSION {
+        return Err(Error::InvalidInput {
+            input: source.into(),
+            reason: format!("format {:?} version {} (this build reads {FORMAT_NAME:?} up to version {FORMAT_VERSION})", file.format, file.version),
+        });
+    }
+    Ok(file)
+}
+
+/// Creates a new project from a document; returns its id.
+pub async fn import(store: &Store, file: &ProjectFile) -> Result<i64> {
+    let first_language = file.tracks.first().map(|t| t.language.as_str()).unwrap_or("en-US");
+    let (project, track) = store.create_project(&file.name, first_language).await?;
+    store.set_timing_strategy(project.id, &file.timing_strategy).await?;
+    for (i, entry) in file.tracks.iter().enumerate() {
+        let track = if i == 0 { track.clone() } else { store.add_track(project.id, &entry.language).await? };
+        let cues: Vec<crate::dub::subtitles::Cue> = entry
+            .lines
+            .iter()
+            .map(|l| crate::dub::subtitles::Cue { start: l.start, end: l.end, text: l.text.clone(), speaker: l.speaker.clone() })
+            .collect();
+        store.import_cues(&track, &cues).await?;
+        // Settings beyond the cue itself.
+        for (segment, line) in store.segments(track.id).await?.into_iter().zip(&entry.lines) {
+            let wanted = SegmentFields {
+                speed: line.speed,
+                gain_db: line.gain_db,
+                fade_in_s: line.fade_in,
+                fade_out_s: line.fade_out,
+                timing_strategy: line.timing_strategy.clone(),
+                locked: line.locked,
+                seed: line.seed,
+                ..segment.fields.clone()
+            };
+            if wanted != segment.fields {
+                store.set_segment_fields(segment.id, &wanted).await?;
+            }
+        }
+    }
+    for speaker in store.speakers(project.id).await? {
+        if let Some(entry) = file.speakers.iter().find(|s| s.name == speaker.name) {
+            store.set_speaker_voice_quietly(speaker.id, &entry.voice, &entry.language_voices).await?;
+        }
+    }
+    Ok(project.id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dub::subtitles::parse_srt;
+
+    #[tokio::test]
+    async fn export_then_import_gives_back_the_same_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.sqlite3")).await.unwrap();
+        let (project, track) = store.create_project("Lighthouse", "en-US").await.unwrap();
+        let cues = parse_srt(include_str!("../../../../assets/demo/lighthouse.srt"), "lighthouse.srt").unwrap();
+        store.import_cues(&track, &cues).await.unwrap();
+        let first = store.segments(track.id).await.unwrap()[0].id;
+        store.edit_segment(first, "tweak", |f| {
+            f.speed = 1.1;
+            f.gain_db = -2.0;
+            f.timing_strategy = Some("strict_slot".into());
+        })
+        .await
+        .unwrap();
+        let maya = store.speakers(project.id).await.unwrap()[0].id;
+        store.set_speaker_voice(maya, "bf_emma").await.unwrap();
+
+        let exported = export(&store, project.id).await.unwrap();
+        let text = serde_json::to_string_pretty(&exported).unwrap();
+        let copy = import(&store, &parse(&text, "copy.json").unwrap()).await.unwrap();
+        assert_ne!(copy, project.id);
+        assert_eq!(export(&store, copy).await.unwrap(), exported);
+        // Importing does not leave undo steps behind.
+        assert_eq!(store.undo(copy).await.unwrap(), None);
+    }
+
+    #[test]
+    fn a_broken_document_names_the_line_and_a_foreign_one_the_format() {
+        let err = parse("{\n  \"format\": \"revoice-project\",\n  \"version\": 1,\n  oops\n}", "p.json").unwrap_err().to_string();
+        assert!(err.contains("p.json, line 4"), "{err}");
+        let err = parse(r#"{"format":"other","version":1,"name":"x","timing_strategy":"natural","speakers":[],"tracks":[]}"#, "p.json").unwrap_err().to_string();
+        assert!(err.contains("other"), "{err}");
+    }
+}

@@ -1,0 +1,347 @@
+//! Subtitle files in and out: SubRip (SRT) and WebVTT cues with their
+//! timings, and the speaker a line names (`[Alice] …`, `ALICE: …`, or
+//! WebVTT's `<v Alice>`). Formatting tags are stripped from the spoken
+//! text. Errors name the file and the line.
+
+use std::fmt::Write;
+
+use crate::error::{Error, Result};
+
+/// One timed line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cue {
+    /// Seconds from the start of the programme.
+    pub start: f64,
+    pub end: f64,
+    /// What is said, one line, without speaker tag or formatting.
+    pub text: String,
+    pub speaker: Option<String>,
+}
+
+/// The subtitle formats read and written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubtitleFormat {
+    Srt,
+    Vtt,
+}
+
+impl SubtitleFormat {
+    /// The format a file name's extension says, if any.
+    pub fn from_name(name: &str) -> Option<SubtitleFormat> {
+        let lower = name.to_ascii_lowercase();
+        if lower.ends_with(".srt") {
+            Some(SubtitleFormat::Srt)
+        } else if lower.ends_with(".vtt") {
+            Some(SubtitleFormat::Vtt)
+        } else {
+            None
+        }
+    }
+}
+
+fn error(source: &str, line: usize, reason: impl Into<String>) -> Error {
+    Error::InvalidInput { input: format!("{source}, line {line}"), reason: reason.into() }
+}
+
+/// Lines with their 1-based numbers, BOM and line endings removed.
+fn numbered_lines(text: &str) -> Vec<(usize, &str)> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    text.lines().enumerate().map(|(i, l)| (i + 1, l.trim_end_matches('\r'))).collect()
+}
+
+/// Blank-line separated blocks of numbered lines.
+fn blocks<'a>(lines: &[(usize, &'a str)]) -> Vec<Vec<(usize, &'a str)>> {
+    let mut out = Vec::new();
+    let mut block = Vec::new();
+    for &(n, line) in lines {
+        if line.trim().is_empty() {
+            if !block.is_empty() {
+                out.push(std::mem::take(&mut block));
+            }
+        } else {
+            block.push((n, line));
+        }
+    }
+    if !block.is_empty() {
+        out.push(block);
+    }
+    out
+}
+
+/// `hh:mm:ss,mmm`, `hh:mm:ss.mmm` or (WebVTT) `mm:ss.mmm` in seconds.
+fn parse_time(s: &str) -> Option<f64> {
+    let s = s.trim();
+    let (clock, millis) = s.rsplit_once([',', '.'])?;
+    if millis.len() != 3 || !millis.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let parts: Vec<&str> = clock.split(':').collect();
+    if parts.len() < 2 || parts.len() > 3 || parts.iter().any(|p| p.is_empty() || !p.chars().all(|c| c.is_ascii_digit())) {
+        return None;
+    }
+    let nums: Vec<u64> = parts.iter().map(|p| p.parse().ok()).collect::<Option<_>>()?;
+    let (h, m, sec) = if nums.len() == 3 { (nums[0], nums[1], nums[2]) } else { (0, nums[0], nums[1]) };
+    if m >= 60 || sec >= 60 {
+        return None;
+    }
+    Some((h * 3600 + m * 60 + sec) as f64 + millis.parse::<u64>().ok()? as f64 / 1000.0)
+}
+
+/// `start --> end [settings]` → (start, end).
+fn parse_timing(source: &str, line_no: usize, line: &str) -> Result<(f64, f64)> {
+    let (start, rest) = line.split_once("-->").ok_or_else(|| error(source, line_no, format!("expected a timing line `00:00:01,000 --> 00:00:02,500`, found {line:?}")))?;
+    let end = rest.split_whitespace().next().unwrap_or("");
+    let start_s = parse_time(start).ok_or_else(|| error(source, line_no, format!("{:?} is not a time (hh:mm:ss,mmm)", start.trim())))?;
+    let end_s = parse_time(end).ok_or_else(|| error(source, line_no, format!("{end:?} is not a time (hh:mm:ss,mmm)")))?;
+    if end_s <= start_s {
+        return Err(error(source, line_no, format!("the cue ends ({}) before it starts ({})", end.trim(), start.trim())));
+    }
+    Ok((start_s, end_s))
+}
+
+/// Reads SubRip text; `source` names the file in errors.
+pub fn parse_srt(text: &str, source: &str) -> Result<Vec<Cue>> {
+    let lines = numbered_lines(text);
+    let mut cues = Vec::new();
+    for block in blocks(&lines) {
+        let mut rest = &block[..];
+        // The index line is customary; accept blocks without it.
+        if !rest[0].1.contains("-->") {
+            let (n, index) = rest[0];
+            if !index.trim().chars().all(|c| c.is_ascii_digit()) {
+                return Err(error(source, n, format!("expected a cue number or a timing line, found {index:?}")));
+            }
+            rest = &rest[1..];
+            if rest.is_empty() {
+                return Err(error(source, n, "a cue number with no timing line after it"));
+            }
+        }
+        let (n, timing) = rest[0];
+        let (start, end) = parse_timing(source, n, timing)?;
+        cues.push(cue(start, end, rest[1..].iter().map(|(_, l)| *l)));
+    }
+    Ok(cues)
+}
+
+/// Reads WebVTT text; `source` names the file in errors.
+pub fn parse_vtt(text: &str, source: &str) -> Result<Vec<Cue>> {
+    let lines = numbered_lines(text);
+    let all = blocks(&lines);
+    let Some((header, body)) = all.split_first() else {
+        return Err(error(source, 1, "empty file: a WebVTT file starts with `WEBVTT`"));
+    };
+    let (n, first) = header[0];
+    if !(first == "WEBVTT" || first.starts_with("WEBVTT ") || first.starts_with("WEBVTT\t")) {
+        return Err(error(source, n, format!("a WebVTT file starts with `WEBVTT`, found {first:?}")));
+    }
+    let mut cues = Vec::new();
+    for block in body {
+        let head = block[0].1;
+        if head.starts_with("NOTE") || head == "STYLE" || head == "REGION" {
+            continue;
+        }
+        // An optional cue identifier precedes the timing line.
+        let at = if head.contains("-->") { 0 } else { 1 };
+        let Some(&(n, timing)) = block.get(at) else {
+            return Err(error(source, block[0].0, format!("{head:?} is neither a timing line nor followed by one")));
+        };
+        let (start, end) = parse_timing(source, n, timing)?;
+        cues.push(cue(start, end, block[at + 1..].iter().map(|(_, l)| *l)));
+    }
+    Ok(cues)
+}
+
+/// A cue from its text lines: the speaker tag taken out, formatting
+/// stripped, lines joined with spaces.
+fn cue<'a>(start: f64, end: f64, lines: impl Iterator<Item = &'a str>) -> Cue {
+    let joined = lines.map(str::trim).collect::<Vec<_>>().join(" ");
+    let voice_span = joined.strip_prefix("<v").and_then(|r| r.split_once('>')).map(|(name, rest)| (name.trim().to_string(), rest.to_string()));
+    let (mut speaker, body) = match voice_span {
+        Some((name, rest)) if !name.is_empty() => (Some(name.trim_start_matches('.').split_whitespace().collect::<Vec<_>>().join(" ")), rest),
+        _ => (None, joined),
+    };
+    let plain = strip_formatting(&body);
+    let (tagged, text) = split_speaker(&plain);
+    if speaker.is_none() {
+        speaker = tagged;
+    }
+    Cue { start, end, text, speaker }
+}
+
+/// Removes `<i>`, `</b>`, `<font …>`, `<00:01.000>` and `{\an8}`-style tags.
+fn strip_formatting(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut depth: Option<char> = None;
+    for c in text.chars() {
+        match (depth, c) {
+            (None, '<') => depth = Some('>'),
+            (None, '{') => depth = Some('}'),
+            (Some(close), c) if c == close => depth = None,
+            (Some(_), _) => {}
+            (None, c) => out.push(c),
+        }
+    }
+    out.replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">").replace("&nbsp;", " ").split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `[Alice] Hi` or `ALICE: Hi` → (Some("Alice"/"ALICE"), "Hi").
+pub fn split_speaker(text: &str) -> (Option<String>, String) {
+    let t = text.trim();
+    if let Some(rest) = t.strip_prefix('[') {
+        if let Some((name, said)) = rest.split_once(']') {
+            let name = name.trim();
+            if !name.is_empty() && name.chars().count() <= 40 {
+                return (Some(name.to_string()), said.trim().to_string());
+            }
+        }
+    }
+    if let Some((name, said)) = t.split_once(':') {
+        let words = name.split_whitespace().count();
+        let shouting = name.chars().any(char::is_alphabetic) && name.chars().all(|c| c.is_uppercase() || c == ' ' || c == '.' || c == '-' || c == '\'');
+        if (1..=3).contains(&words) && shouting && !said.trim().is_empty() {
+            return (Some(name.trim().to_string()), said.trim().to_string());
+        }
+    }
+    (None, t.to_string())
+}
+
+/// Reads a plain script: one line per segment (blank lines skipped,
+/// speaker tags as in subtitles). It has no timings, so lines are laid end
+/// to end at a reading pace (0.4 s plus 0.33 s a word, 0.5 s apart), to be
+/// retimed in the editor.
+pub fn parse_script(text: &str) -> Vec<Cue> {
+    let mut at = 0.5;
+    numbered_lines(text)
+        .into_iter()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(_, line)| {
+            let (speaker, said) = split_speaker(&strip_formatting(line));
+            let length = 0.4 + 0.33 * said.split_whitespace().count() as f64;
+            let cue = Cue { start: at, end: at + length, text: said, speaker };
+            at += length + 0.5;
+            cue
+        })
+        .collect()
+}
+
+/// `hh:mm:ss,mmm` (SRT) or `hh:mm:ss.mmm` (WebVTT).
+fn format_time(seconds: f64, separator: char) -> String {
+    let ms = (seconds.max(0.0) * 1000.0).round() as u64;
+    format!("{:02}:{:02}:{:02}{separator}{:03}", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
+}
+
+/// Writes cues in `format`, with `[Speaker]` (SRT) or `<v Speaker>` (WebVTT) tags.
+pub fn write(cues: &[Cue], format: SubtitleFormat) -> String {
+    let mut out = String::new();
+    if format == SubtitleFormat::Vtt {
+        out.push_str("WEBVTT\n\n");
+    }
+    for (i, c) in cues.iter().enumerate() {
+        let (sep, text) = match (format, &c.speaker) {
+            (SubtitleFormat::Srt, Some(s)) => (',', format!("[{s}] {}", c.text)),
+            (SubtitleFormat::Vtt, Some(s)) => ('.', format!("<v {s}>{}", c.text)),
+            (SubtitleFormat::Srt, None) => (',', c.text.clone()),
+            (SubtitleFormat::Vtt, None) => ('.', c.text.clone()),
+        };
+        if format == SubtitleFormat::Srt {
+            let _ = writeln!(out, "{}", i + 1);
+        }
+        let _ = writeln!(out, "{} --> {}\n{text}\n", format_time(c.start, sep), format_time(c.end, sep));
+    }
+    out
+}
+
+/// Reads a script file by its extension: `.srt`, `.vtt`, or anything else
+/// as a plain script (one line per segment). Errors name the file and line.
+pub fn read_script(path: &std::path::Path) -> Result<Vec<Cue>> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io("read", path, e))?;
+    let name = path.display().to_string();
+    match SubtitleFormat::from_name(&name) {
+        Some(SubtitleFormat::Srt) => parse_srt(&text, &name),
+        Some(SubtitleFormat::Vtt) => parse_vtt(&text, &name),
+        None => Ok(parse_script(&text)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SRT: &str = "\u{feff}1\r\n00:00:01,000 --> 00:00:03,500\r\n[Alice] Where were you?\r\n\r\n2\r\n00:00:04,000 --> 00:00:06,250 X1:10\r\nBOB: At <i>home</i>,\r\nreading.\r\n\r\n00:00:07.000 --> 00:00:08.000\r\nNo number, no speaker.\r\n";
+
+    #[test]
+    fn srt_cues_keep_their_times_speakers_and_plain_text() {
+        let cues = parse_srt(SRT, "a.srt").unwrap();
+        assert_eq!(cues.len(), 3);
+        assert_eq!(cues[0], Cue { start: 1.0, end: 3.5, text: "Where were you?".into(), speaker: Some("Alice".into()) });
+        assert_eq!(cues[1], Cue { start: 4.0, end: 6.25, text: "At home, reading.".into(), speaker: Some("BOB".into()) });
+        assert_eq!((cues[2].speaker.as_deref(), cues[2].text.as_str()), (None, "No number, no speaker."));
+    }
+
+    #[test]
+    fn webvtt_cues_read_voice_spans_identifiers_and_skip_notes() {
+        let vtt = "WEBVTT - demo\n\nNOTE a comment\nspanning lines\n\nintro\n00:01.000 --> 00:02.500 align:start\n<v.loud Alice>Hello &amp; welcome</v>\n\n01:00:00.000 --> 01:00:01.000\nMARY ANN: Late line.\n";
+        let cues = parse_vtt(vtt, "a.vtt").unwrap();
+        assert_eq!(cues[0], Cue { start: 1.0, end: 2.5, text: "Hello & welcome".into(), speaker: Some("loud Alice".into()) });
+        assert_eq!(cues[1], Cue { start: 3600.0, end: 3601.0, text: "Late line.".into(), speaker: Some("MARY ANN".into()) });
+    }
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let cases = [
+            ("1\n00:00:01,000 -> 00:00:02,000\nx\n", "a.srt, line 2", "timing line"),
+            ("1\n00:00:01,000 --> 00:00:0x,000\nx\n", "a.srt, line 2", "not a time"),
+            ("1\n00:00:01,000 --> 00:00:02,000\nx\n\n2\n00:00:05,000 --> 00:00:04,000\ny\n", "a.srt, line 6", "ends"),
+            ("one\n00:00:01,000 --> 00:00:02,000\nx\n", "a.srt, line 1", "cue number"),
+            ("1\n00:00:01,000 --> 00:61:02,000\nx\n", "a.srt, line 2", "not a time"),
+        ];
+        for (text, at, why) in cases {
+            let err = parse_srt(text, "a.srt").unwrap_err().to_string();
+            assert!(err.contains(at) && err.contains(why), "{err}");
+        }
+        let err = parse_vtt("1\n00:01.000 --> 00:02.000\nx\n", "b.vtt").unwrap_err().to_string();
+        assert!(err.contains("b.vtt, line 1") && err.contains("WEBVTT"), "{err}");
+    }
+
+    #[test]
+    fn written_files_read_back_the_same() {
+        let cues = parse_srt(SRT, "a.srt").unwrap();
+        for format in [SubtitleFormat::Srt, SubtitleFormat::Vtt] {
+            let text = write(&cues, format);
+            let back = match format {
+                SubtitleFormat::Srt => parse_srt(&text, "out.srt"),
+                SubtitleFormat::Vtt => parse_vtt(&text, "out.vtt"),
+            }
+            .unwrap();
+            assert_eq!(back, cues, "{text}");
+        }
+        assert_eq!(format_time(3723.4567, ','), "01:02:03,457");
+    }
+
+    #[test]
+    fn the_demo_script_has_thirty_two_lines_for_two_speakers() {
+        let cues = parse_srt(include_str!("../../../../assets/demo/lighthouse.srt"), "lighthouse.srt").unwrap();
+        assert_eq!(cues.len(), 32);
+        let mut speakers: Vec<_> = cues.iter().filter_map(|c| c.speaker.clone()).collect();
+        speakers.sort();
+        speakers.dedup();
+        assert_eq!(speakers, ["Maya", "Theo"]);
+        assert!(cues.windows(2).all(|w| w[0].end <= w[1].start), "cues are in order and do not overlap");
+    }
+
+    #[test]
+    fn a_plain_script_becomes_lines_laid_end_to_end() {
+        let cues = parse_script("MAYA: Hello there.\n\n[Theo] Hi.\nNo speaker here at all\n");
+        assert_eq!(cues.len(), 3);
+        assert_eq!((cues[0].speaker.as_deref(), cues[0].text.as_str()), (Some("MAYA"), "Hello there."));
+        assert_eq!(cues[1].speaker.as_deref(), Some("Theo"));
+        assert!(cues.windows(2).all(|w| w[1].start >= w[0].end + 0.5 - 1e-9));
+        assert!(parse_script(" \n\n").is_empty());
+    }
+
+    #[test]
+    fn ordinary_colons_are_not_speakers() {
+        assert_eq!(split_speaker("Note: the time is 10:30"), (None, "Note: the time is 10:30".into()));
+        assert_eq!(split_speaker("DR. WHO: Run!"), (Some("DR. WHO".into()), "Run!".into()));
+    }
+}

@@ -1,0 +1,269 @@
+//! Kokoro-82M assembled: phoneme tokens and a voice's style vector in,
+//! 24 kHz audio and per-token durations out. Weights load from the
+//! engine's `kokoro.safetensors` (memory-mapped), module paths mirroring
+//! the weight names so the file and this code explain each other.
+
+use std::path::Path;
+
+use candle_core::{DType, Device, Module, Tensor};
+use candle_nn::{Linear, VarBuilder};
+
+use super::albert::Albert;
+use super::config::Config;
+use super::decoder::Decoder;
+use super::layers::{building_in, linear, Precision};
+use super::prosody::{durations_from_logits, expand_by_durations, ProsodyPredictor};
+use super::source::SourceNoise;
+use super::text_encoder::TextEncoder;
+use revoice_core::error::{Error, Result};
+
+/// The network.
+pub struct KokoroModel {
+    cfg: Config,
+    bert: Albert,
+    bert_encoder: Linear,
+    predictor: ProsodyPredictor,
+    text_encoder: TextEncoder,
+    decoder: Decoder,
+    device: Device,
+    precision: Precision,
+}
+
+/// Every intermediate of one pass (batch dimension 1), for tests and profiling.
+pub struct Trace {
+    pub bert: Tensor,
+    pub d_en: Tensor,
+    pub pred_text: Tensor,
+    pub duration_logits: Tensor,
+    /// The speed used (chosen from the logits when the pass had a target length).
+    pub speed: f32,
+    pub durations: Vec<usize>,
+    pub en: Tensor,
+    pub f0: Tensor,
+    pub n: Tensor,
+    pub t_en: Tensor,
+    pub asr: Tensor,
+    pub decoder: super::decoder::DecoderTrace,
+    pub generator: super::generator::GeneratorOutput,
+    /// Wall time per stage, in order.
+    pub timings: Vec<(&'static str, std::time::Duration)>,
+}
+
+fn model_error(what: &str, e: candle_core::Error) -> Error {
+    Error::InvalidInput {
+        input: "Kokoro model".into(),
+        reason: format!("{what}: {e}"),
+    }
+}
+
+impl KokoroModel {
+    /// Loads the weights file (`kokoro.safetensors`) in the fastest
+    /// precision this CPU runs.
+    pub fn load(weights: &Path) -> Result<KokoroModel> {
+        Self::load_in(weights, Precision::fastest())
+    }
+
+    /// Loads the weights file with the convolutions in `precision` (f32
+    /// where the CPU has no int8 path).
+    pub fn load_in(weights: &Path, precision: Precision) -> Result<KokoroModel> {
+        let precision = if precision == Precision::Int8 { Precision::fastest() } else { precision };
+        if !weights.is_file() {
+            return Err(Error::InvalidInput {
+                input: weights.display().to_string(),
+                reason: "missing: run `revoice models install`".into(),
+            });
+        }
+        let device = Device::Cpu;
+        // SAFETY: the file is the installer's output and is not modified while mapped.
+        let vb = unsafe { VarBuilder::from_mmaped_safetensors(&[weights], DType::F32, &device) }.map_err(|e| Error::InvalidInput {
+            input: weights.display().to_string(),
+            reason: format!("not a readable weights file ({e}): run `revoice models install --force`"),
+        })?;
+        let cfg = Config::v1_0();
+        let build = || -> candle_core::Result<KokoroModel> {
+            Ok(KokoroModel {
+                bert: Albert::new(&cfg.albert, vb.pp("bert"))?,
+                bert_encoder: linear(vb.pp("bert_encoder"))?,
+                predictor: ProsodyPredictor::new(&cfg, vb.pp("predictor"))?,
+                text_encoder: TextEncoder::new(&cfg, vb.pp("text_encoder"))?,
+                decoder: Decoder::new(&cfg, vb.pp("decoder"))?,
+                cfg: cfg.clone(),
+                device: device.clone(),
+                precision,
+            })
+        };
+        building_in(precision, build).map_err(|e| Error::InvalidInput {
+            input: weights.display().to_string(),
+            reason: format!("weights do not fit Kokoro v1.0 ({e}): run `revoice models install --force`"),
+        })
+    }
+
+    /// The arithmetic its convolutions run in.
+    pub fn precision(&self) -> Precision {
+        self.precision
+    }
+
+    /// The model's hyperparameters.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// One pass with every intermediate kept. `tokens` include the leading
+    /// and trailing pad (0); `style` is a voice row of 256 values.
+    pub fn trace(&self, tokens: &[u32], style: &[f32], speed: f32, noise: SourceNoise) -> Result<Trace> {
+        self.trace_paced(tokens, style, Pace::Speed(speed), noise)
+    }
+
+    fn trace_paced(&self, tokens: &[u32], style: &[f32], pace: Pace, noise: SourceNoise) -> Result<Trace> {
+        self.trace_inner(tokens, style, pace, noise).map_err(|e| model_error("synthesis failed", e))
+    }
+
+    fn trace_inner(&self, tokens: &[u32], style: &[f32], pace: Pace, noise: SourceNoise) -> candle_core::Result<Trace> {
+        let t = tokens.len();
+        let dev = &self.device;
+        let ids = Tensor::from_slice(tokens, (1, t), dev)?;
+        let half = self.cfg.style_dim;
+        let timbre = Tensor::from_slice(&style[..half], (1, half), dev)?;
+        let prosody_style = Tensor::from_slice(&style[half..2 * half], (1, half), dev)?;
+
+        let mut timings = Vec::new();
+        let mut clock = std::time::Instant::now();
+        let mut lap = |name: &'static str| {
+            let now = std::time::Instant::now();
+            timings.push((name, now - clock));
+            clock = now;
+        };
+        let bert = self.bert.forward(&ids, &[t])?;
+        let d_en = self.bert_encoder.forward(&bert)?.transpose(1, 2)?.contiguous()?;
+        lap("albert");
+        let pred_text = self.predictor.encode(&d_en, &prosody_style)?;
+        let duration_logits = self.predictor.duration_logits(&pred_text)?;
+        let speed = match pace {
+            Pace::Speed(speed) => speed,
+            Pace::Seconds(seconds) => speed_for_frames(&duration_logits, (seconds / self.seconds_per_frame()).max(1.0))?,
+        };
+        let durations = durations_from_logits(&duration_logits, speed)?;
+        lap("durations");
+        let en = expand_by_durations(&pred_text.transpose(1, 2)?.contiguous()?, &durations)?;
+        let (f0, n) = self.predictor.f0_and_energy(&en, &prosody_style)?;
+        lap("f0 and energy");
+        let t_en = self.text_encoder.forward(&ids, &[t])?;
+        let asr = expand_by_durations(&t_en, &durations)?;
+        lap("text encoder");
+        let decoder = self.decoder.features(&asr, &f0, &n, &timbre)?;
+        lap("decoder");
+        let f0_curve = f0.flatten_all()?.to_vec1::<f32>()?;
+        let generator = self.decoder.generator.forward(&decoder.generator_input, &timbre, &f0_curve, noise)?;
+        lap("generator");
+        Ok(Trace { bert, d_en, pred_text, duration_logits, speed, durations, en, f0, n, t_en, asr, decoder, generator, timings })
+    }
+
+    /// The generator's filter half alone, from decoder features `[1, C, 2F]`,
+    /// the timbre half of a style `[1, 128]` and a source spectrum `[1, 22, frames]`.
+    pub fn generator_from_spectrum(&self, x: &Tensor, timbre: &Tensor, har: &Tensor) -> Result<(Tensor, Vec<f32>)> {
+        self.decoder.generator.from_spectrum(x, timbre, har).map_err(|e| model_error("generator failed", e))
+    }
+
+    /// The generator's view of a source signal: its `[1, 22, frames]` spectrum.
+    pub fn source_spectrum(&self, source: &[f32]) -> Result<Tensor> {
+        self.decoder.generator.spectrum_of(source, &self.device).map_err(|e| model_error("source spectrum failed", e))
+    }
+
+    /// Audio (24 kHz mono f32) and frames per token for one line.
+    pub fn synthesize(&self, tokens: &[u32], style: &[f32], speed: f32, noise: SourceNoise) -> Result<(Vec<f32>, Vec<usize>)> {
+        let trace = self.trace(tokens, style, speed, noise)?;
+        Ok((trace.generator.audio, trace.durations))
+    }
+
+    /// Seconds of audio per duration frame.
+    pub fn seconds_per_frame(&self) -> f32 {
+        // Durations count text frames; each is two F0 frames.
+        (2 * self.cfg.samples_per_f0_frame()) as f32 / self.cfg.sample_rate as f32
+    }
+}
+
+/// How fast a pass speaks: a given speed, or whatever speed makes it last
+/// about this many seconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Pace {
+    Speed(f32),
+    Seconds(f32),
+}
+
+/// The speed at which duration logits add up to about `frames_wanted`
+/// frames: total frames fall as speed rises, so bisect between generous
+/// bounds (per-token rounding makes the total a step function).
+fn speed_for_frames(logits: &Tensor, frames_wanted: f32) -> candle_core::Result<f32> {
+    let (mut lo, mut hi) = (0.25f32, 4.0f32);
+    for _ in 0..24 {
+        let mid = 0.5 * (lo + hi);
+        let frames: usize = durations_from_logits(logits, mid)?.iter().sum();
+        if frames as f32 > frames_wanted {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(0.5 * (lo + hi))
+}
+
+/// Kokoro as the engine's speech model.
+impl crate::speech::SpeechModel for KokoroModel {
+    fn id(&self) -> &str {
+        "kokoro-82m-v1.0"
+    }
+
+    fn sample_rate(&self) -> u32 {
+        self.cfg.sample_rate
+    }
+
+    fn max_phonemes(&self) -> usize {
+        self.cfg.max_phonemes()
+    }
+
+    /// Rows render side by side on the rayon pool, each as its own pass
+    /// (batch dimension 1): a row's arithmetic never depends on its
+    /// neighbours, and the sequential parts of one pass (LSTMs, ALBERT's
+    /// small matmuls) overlap with another row's convolutions.
+    fn generate(&self, rows: &[crate::speech::SpeechRow]) -> Vec<Result<crate::speech::RowAudio>> {
+        use rayon::prelude::*;
+        rows.par_iter().map(|row| self.generate_row(row)).collect()
+    }
+}
+
+impl KokoroModel {
+    fn generate_row(&self, row: &crate::speech::SpeechRow) -> Result<crate::speech::RowAudio> {
+        let phonemes = row.tokens.len().saturating_sub(2);
+        if phonemes == 0 || phonemes > self.cfg.max_phonemes() {
+            return Err(Error::InvalidInput {
+                input: format!("a line of {phonemes} phonemes"),
+                reason: format!("one pass takes 1 to {} phonemes; split the line", self.cfg.max_phonemes()),
+            });
+        }
+        if row.style.len() != 2 * self.cfg.style_dim {
+            return Err(Error::InvalidInput {
+                input: "voice style".into(),
+                reason: format!("has {} values, Kokoro needs {}", row.style.len(), 2 * self.cfg.style_dim),
+            });
+        }
+        if !(0.25..=4.0).contains(&row.speed) || !row.speed.is_finite() {
+            return Err(Error::InvalidInput {
+                input: format!("speed {}", row.speed),
+                reason: "must be between 0.25 and 4.0".into(),
+            });
+        }
+        let pace = match row.target_seconds {
+            Some(seconds) if seconds > 0.0 => Pace::Seconds(seconds),
+            _ => Pace::Speed(row.speed),
+        };
+        let noise = row.seed.map_or(SourceNoise::Off, SourceNoise::Seeded);
+        let trace = self.trace_paced(&row.tokens, &row.style, pace, noise)?;
+        let per_frame = self.seconds_per_frame();
+        Ok(crate::speech::RowAudio {
+            token_seconds: trace.durations.iter().map(|&d| d as f32 * per_frame).collect(),
+            samples: trace.generator.audio,
+            sample_rate: self.cfg.sample_rate,
+            speed: trace.speed,
+        })
+    }
+}

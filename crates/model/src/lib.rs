@@ -1,0 +1,14 @@
+//! The neural models the engine runs, and the assets they load from. The
+//! installer writes each model's files into its folder under
+//! `<data dir>/models/` and a `manifest.json` last, so a folder with a
+//! manifest whose files all match it is a complete install.
+
+pub mod assets;
+pub mod install;
+pub mod kokoro;
+pub mod onnx;
+pub mod speaker;
+pub mod speech;
+pub mod testing;
+
+pub use assets::{AssetState, ModelAsset, ModelAssetStatus};

@@ -1,0 +1,45 @@
+//! The engine's speech model interface. Callers resolve each row fully
+//! (phoneme tokens, the voice's style vector, speed, seed, an optional
+//! target duration) and get back PCM and per-token durations. A row's audio
+//! depends only on the row: rendering rows together never changes them.
+
+use revoice_core::error::Result;
+
+/// One line to synthesise, fully resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpeechRow {
+    /// Token ids including the leading and trailing pad.
+    pub tokens: Vec<u32>,
+    /// The voice's style vector for this line (256 values for Kokoro).
+    pub style: Vec<f32>,
+    /// Speaking rate; 1.0 is the voice's natural pace.
+    pub speed: f32,
+    /// Seed for the vocoder's noise; `None` renders without noise.
+    pub seed: Option<u64>,
+    /// Fit the line to this many seconds by choosing the speed.
+    pub target_seconds: Option<f32>,
+}
+
+/// What one row became.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowAudio {
+    /// Mono f32 PCM.
+    pub samples: Vec<f32>,
+    pub sample_rate: u32,
+    /// Seconds each token lasts (pads included), summing to the audio's length.
+    pub token_seconds: Vec<f32>,
+    /// The speed actually used (differs from the row's when it had a target).
+    pub speed: f32,
+}
+
+/// A neural speech model the engine can drive.
+pub trait SpeechModel: Send + Sync {
+    /// Model id and revision, part of every synthesis key.
+    fn id(&self) -> &str;
+    /// Output sample rate.
+    fn sample_rate(&self) -> u32;
+    /// Most phonemes one row may hold.
+    fn max_phonemes(&self) -> usize;
+    /// Synthesises rows; each row succeeds or fails on its own.
+    fn generate(&self, rows: &[SpeechRow]) -> Vec<Result<RowAudio>>;
+}
