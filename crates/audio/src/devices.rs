@@ -6,7 +6,7 @@ use cpal::traits::{DeviceTrait, HostTrait};
 use serde::Serialize;
 
 /// One output device as a person would pick it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct OutputDevice {
     /// Stable id to store in settings (`alsa:null`).
     pub id: String,
@@ -20,7 +20,7 @@ pub struct OutputDevice {
 }
 
 /// What the audio host reports.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct OutputDevices {
     /// Audio host name (`ALSA`, `CoreAudio`, `WASAPI`).
     pub host: String,

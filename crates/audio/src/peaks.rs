@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 /// Min and max per bucket of `seconds_per_bucket`, from `start` seconds.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Peaks {
     pub start: f64,

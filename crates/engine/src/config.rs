@@ -117,6 +117,44 @@ impl Default for ApiSettings {
     }
 }
 
+/// Most rows a batch can usefully hold.
+pub const MAX_BATCH_WIDTH: usize = 64;
+/// Longest a batch's first row waits for company, ms.
+pub const MAX_BATCH_WINDOW_MS: u64 = 10_000;
+/// Most renders of one row when its takes come out bad.
+pub const MAX_ATTEMPTS: u32 = 10;
+
+impl Settings {
+    /// The limits every setting must keep, whichever face wrote it (the
+    /// settings view, a hand-edited file): checked whenever `config.toml`
+    /// is read or written. The reason names the setting.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        let s = &self.scheduler;
+        if s.batch_width > MAX_BATCH_WIDTH {
+            return Err(format!("[scheduler] batch_width {} is more rows than the model can use (at most {MAX_BATCH_WIDTH}; 0 picks the width measured best)", s.batch_width));
+        }
+        if s.batch_window_ms > MAX_BATCH_WINDOW_MS {
+            return Err(format!("[scheduler] batch_window_ms {} would hold a row back for too long (at most {MAX_BATCH_WINDOW_MS})", s.batch_window_ms));
+        }
+        if !(1..=MAX_ATTEMPTS).contains(&s.max_attempts) {
+            return Err(format!("[scheduler] max_attempts {} must be from 1 to {MAX_ATTEMPTS}", s.max_attempts));
+        }
+        if self.dub.segment_store_mb == 0 {
+            return Err("[dub] segment_store_mb must be at least 1 MiB".into());
+        }
+        if self.dub.render_cache_mb == 0 {
+            return Err("[dub] render_cache_mb must be at least 1 MiB".into());
+        }
+        if self.api.max_uploaded_voices == 0 {
+            return Err("[api] max_uploaded_voices must be at least 1".into());
+        }
+        if tracing_subscriber::EnvFilter::try_new(&self.log.filter).is_err() {
+            return Err(format!("[log] filter {:?} is not a tracing filter (for example \"info\" or \"revoice=debug,info\")", self.log.filter));
+        }
+        Ok(())
+    }
+}
+
 /// Everything `Engine::open` needs: where the data lives and the settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EngineConfig {
@@ -201,8 +239,9 @@ impl EngineConfig {
 }
 
 /// Settings a person changes from the app; `None` leaves one as it is.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(optional_fields)]
 pub struct SettingsEdit {
     pub output_device: Option<String>,
     pub batch_width: Option<usize>,
@@ -232,10 +271,12 @@ pub fn resolve_data_dir(data_dir_override: Option<PathBuf>) -> Result<PathBuf> {
 }
 
 fn parse_settings(path: &Path, text: &str) -> Result<Settings> {
-    toml::from_str(text).map_err(|e| Error::Config {
+    let settings: Settings = toml::from_str(text).map_err(|e| Error::Config {
         path: path.to_path_buf(),
         reason: e.to_string().trim_end().to_string(),
-    })
+    })?;
+    settings.check().map_err(|reason| Error::Config { path: path.to_path_buf(), reason })?;
+    Ok(settings)
 }
 
 fn write_default_config(path: &Path, settings: &Settings) -> Result<()> {
@@ -320,6 +361,28 @@ mod tests {
         std::fs::write(&path, "[audio\n").unwrap();
         assert!(EngineConfig::load_from(dir.path().to_path_buf()).is_err());
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "[audio\n");
+    }
+
+    #[test]
+    fn settings_out_of_their_limits_are_refused_when_read_and_never_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(CONFIG_FILE_NAME);
+        for (text, named) in [
+            ("[scheduler]\nbatch_width = 65\n", "batch_width"),
+            ("[scheduler]\nmax_attempts = 0\n", "max_attempts"),
+            ("[dub]\nrender_cache_mb = 0\n", "render_cache_mb"),
+            ("[dub]\nsegment_store_mb = 0\n", "segment_store_mb"),
+            ("[log]\nfilter = \"[[[\"\n", "filter"),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let err = EngineConfig::load_from(dir.path().to_path_buf()).unwrap_err().to_string();
+            assert!(err.contains(CONFIG_FILE_NAME) && err.contains(named), "{text}: {err}");
+        }
+        std::fs::write(&path, "# mine\n").unwrap();
+        let mut cfg = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
+        let err = cfg.save_edit(&SettingsEdit { batch_width: Some(100), ..SettingsEdit::default() }).unwrap_err().to_string();
+        assert!(err.contains("batch_width"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "# mine\n", "a refused edit leaves the file alone");
     }
 
     #[test]

@@ -11,7 +11,7 @@ use crate::audio::OutputDevices;
 use crate::model::{AssetState, ModelAssetStatus};
 
 /// How one check came out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum CheckStatus {
     Ok,
@@ -22,7 +22,7 @@ pub enum CheckStatus {
 }
 
 /// One line of the report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct Check {
     /// Short name: "Data folder", "Audio output".
     pub name: String,
@@ -34,7 +34,7 @@ pub struct Check {
 }
 
 /// The full report.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct Diagnosis {
     pub engine_version: String,
     pub data_dir: PathBuf,

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 /// A model the engine needs on disk.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct ModelAsset {
     /// Folder name under `<data dir>/models/`, including the model revision.
     pub id: &'static str,
@@ -61,7 +61,7 @@ pub struct ManifestFile {
 }
 
 /// Installed or not, and why not.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum AssetState {
     /// Every file in the manifest is present with its recorded size.
@@ -73,7 +73,7 @@ pub enum AssetState {
 }
 
 /// One asset's status for reports.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct ModelAssetStatus {
     pub asset: ModelAsset,
     pub dir: PathBuf,

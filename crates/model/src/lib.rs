@@ -6,6 +6,7 @@
 pub mod assets;
 pub mod install;
 pub mod kokoro;
+pub mod lstm;
 pub mod onnx;
 pub mod speaker;
 pub mod speech;

@@ -265,38 +265,37 @@ pub struct TrackExport {
     pub overlaps: Vec<(i64, f64)>,
 }
 
-/// Exports every track of `project_id` into `out_dir`: one mix per
-/// language (`<name>.<language>.<ext>`) with its stems and subtitles.
-/// `progress` gets the fraction of the whole export done.
-#[allow(clippy::too_many_arguments)]
+/// Exports the resolved `tracks` of one project into `out_dir` (those
+/// `selection` names): one mix per language (`<name>.<language>.<ext>`)
+/// with its stems and subtitles. `progress` gets the fraction of the whole
+/// export done.
 pub fn export_project(
-    runtime: &tokio::runtime::Handle,
-    store: &crate::store::Store,
+    tracks: &[crate::dub::lines::TrackLines],
     segments: &crate::dub::segment_store::SegmentStore,
-    project_id: i64,
     out_dir: &Path,
     format: ExportFormat,
     settings: &MixSettings,
     selection: &ExportSelection,
     progress: &mut dyn FnMut(f32),
 ) -> Result<Vec<TrackExport>> {
-    let project = runtime.block_on(store.project(project_id))?;
-    let mut tracks = runtime.block_on(store.tracks(project_id))?;
-    if let Some(languages) = &selection.languages {
-        tracks.retain(|t| languages.iter().any(|l| l.eq_ignore_ascii_case(&t.language)));
-        if tracks.is_empty() {
-            return Err(invalid(format!("export of project {project_id}"), format!("it has no track in {}", languages.join(", "))));
-        }
+    let Some(project) = tracks.first().map(|t| &t.project) else {
+        return Err(invalid("export", "the project has no track"));
+    };
+    let chosen: Vec<&crate::dub::lines::TrackLines> =
+        tracks.iter().filter(|t| selection.languages.as_ref().is_none_or(|languages| languages.iter().any(|l| l.eq_ignore_ascii_case(&t.track.language)))).collect();
+    if chosen.is_empty() {
+        let asked = selection.languages.as_deref().unwrap_or_default().join(", ");
+        return Err(invalid(format!("export of project {}", project.id), format!("it has no track in {asked}")));
     }
     let stem: String = project.name.chars().map(|c| if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' }).collect();
     let mut done = Vec::new();
-    for (i, track) in tracks.iter().enumerate() {
-        let assembled = crate::dub::assemble::assemble_track(runtime, store, segments, &project, track, crate::dub::PROGRAMME_RATE, settings)?;
-        let share = 1.0 / tracks.len() as f32;
-        let base = format!("{stem}.{}", track.language);
+    for (i, track) in chosen.iter().enumerate() {
+        let assembled = crate::dub::assemble::assemble_track(track, segments, crate::dub::PROGRAMME_RATE, settings)?;
+        let share = 1.0 / chosen.len() as f32;
+        let base = format!("{stem}.{}", track.track.language);
         let cues = selection.subtitles.then_some(assembled.cues.as_slice());
         let report = export_mix(&assembled.mix, assembled.sample_rate, out_dir, &base, format, settings, cues, selection.stems, &mut |f| progress((i as f32 + f) * share))?;
-        done.push(TrackExport { language: track.language.clone(), report, overlaps: assembled.overlaps });
+        done.push(TrackExport { language: track.track.language.clone(), report, overlaps: assembled.overlaps });
     }
     Ok(done)
 }

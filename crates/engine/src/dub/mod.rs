@@ -7,13 +7,13 @@
 
 pub mod assemble;
 pub mod export;
+pub mod lines;
 pub mod mix;
 pub mod pipeline;
 pub mod player;
 pub mod programme;
 pub mod project_file;
 pub mod segment_store;
-pub mod stack;
 pub mod subtitles;
 pub mod timing;
 pub mod transport;

@@ -7,7 +7,8 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::assemble::{load_bed, TrackLines};
+use super::assemble::load_bed;
+use super::lines::TrackLines;
 use super::mix::MixSettings;
 use super::pipeline::{ProjectRenderer, RenderScope, RenderSummary};
 use super::programme::Programme;
@@ -19,11 +20,11 @@ use crate::store::{Project, Store};
 /// An empty programme for `track`: its length and the project's bed, no lines yet.
 pub fn empty_programme(project: &Project, lines: &TrackLines, settings: &MixSettings) -> Result<Programme> {
     let bed = match &project.bed_file {
-        Some(path) => Some(load_bed(Path::new(path), lines.sample_rate)?),
+        Some(path) => Some(load_bed(Path::new(path), super::PROGRAMME_RATE)?),
         None => None,
     };
-    let seconds = lines.programme_seconds(&[]);
-    Ok(Programme::new(lines.sample_rate, seconds, bed, settings.bed_gain_db, settings.ducking))
+    let seconds = lines.programme_seconds(std::iter::empty());
+    Ok(Programme::new(super::PROGRAMME_RATE, seconds, bed, settings.bed_gain_db, settings.ducking))
 }
 
 /// What the feeder did.
@@ -41,8 +42,8 @@ pub fn playhead_order(lines: &TrackLines, from_s: f64) -> Vec<usize> {
     let mut order: Vec<usize> = (0..lines.lines.len()).collect();
     order.sort_by(|&a, &b| {
         let key = |i: usize| {
-            let f = &lines.lines[i].fields;
-            (f.end_s <= from_s, f.start_s)
+            let slot = &lines.lines[i].slot;
+            (slot.end <= from_s, slot.start)
         };
         key(a).partial_cmp(&key(b)).unwrap_or(std::cmp::Ordering::Equal)
     });
@@ -71,12 +72,12 @@ impl Feed<'_> {
             if cancel.load(Ordering::Acquire) {
                 return Ok(report);
             }
-            match lines.fit(runtime, store, segments, i)? {
+            match lines.fit(segments, i, super::PROGRAMME_RATE)? {
                 Some(line) => {
                     transport.edit(|p| p.set_clip(line.segment_id, line.start, line.audio));
                     report.from_store += 1;
                 }
-                None => missing.push(lines.lines[i].id),
+                None => missing.push(lines.lines[i].segment.id),
             }
         }
         progress(&format!("{} lines in place from the store", report.from_store));
@@ -86,16 +87,13 @@ impl Feed<'_> {
         // Lines edited since their take still play their old take until the
         // render (which knows their synthesis keys) replaces it.
         let pipeline = renderer()?;
-        let track_ids: Vec<i64> = lines.lines.iter().map(|s| s.id).collect();
+        let track_ids: Vec<i64> = lines.lines.iter().map(|l| l.segment.id).collect();
         let scope = RenderScope { only: Some(track_ids), from_s: Some(from_s) };
         let mut failure = None;
         let summary = pipeline.render_scope(project.id, &scope, cancel, &mut |p| {
             let Some(id) = p.finished else { return };
-            let Some(i) = lines.lines.iter().position(|s| s.id == id) else { return };
-            let placed = runtime.block_on(store.segment(id)).and_then(|fresh| {
-                lines.lines[i] = fresh;
-                lines.fit(runtime, store, segments, i)
-            });
+            let Some(i) = lines.index_of(id) else { return };
+            let placed = runtime.block_on(lines.refresh_take(store, i)).and_then(|()| lines.fit(segments, i, super::PROGRAMME_RATE));
             match placed {
                 Ok(Some(line)) => {
                     transport.edit(|p| p.set_clip(line.segment_id, line.start, line.audio));

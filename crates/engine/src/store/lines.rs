@@ -117,14 +117,14 @@ impl Store {
     }
 
     async fn line_in(&self, tx: &mut Transaction<'static, Sqlite>, id: i64) -> Result<LineState> {
-        line_state(tx, id).await.map_err(|e| self.db(e))?.ok_or_else(|| Error::InvalidInput { input: format!("segment {id}"), reason: "no such segment".into() })
+        line_state(tx, id).await.map_err(|e| self.db(e))?.ok_or_else(|| Error::not_found(format!("segment {id}"), "there is no such segment"))
     }
 
     /// Adds a line to a track. One undoable step.
     pub async fn insert_segment(&self, track_id: i64, fields: &SegmentFields) -> Result<Segment> {
         check_fields(0, fields)?;
         let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
-        let project_id = project_of_track(&mut tx, track_id).await.map_err(|e| self.db(e))?.ok_or_else(|| Error::InvalidInput { input: format!("track {track_id}"), reason: "no such track".into() })?;
+        let project_id = project_of_track(&mut tx, track_id).await.map_err(|e| self.db(e))?.ok_or_else(|| Error::not_found(format!("track {track_id}"), "there is no such track"))?;
         let id = insert_line(&mut tx, track_id, fields).await.map_err(|e| self.db(e))?;
         let mut added = self.finish_lines_edit(tx, project_id, "insert a line", Vec::new(), &[id]).await?;
         Ok(added.remove(0))

@@ -224,7 +224,7 @@ impl Store {
     pub async fn delete_project(&self, id: i64) -> Result<()> {
         let deleted = sqlx::query("DELETE FROM projects WHERE id = ?1").bind(id).execute(&self.pool).await.map_err(|e| self.db(e))?;
         if deleted.rows_affected() == 0 {
-            return Err(Error::InvalidInput { input: format!("project {id}"), reason: "no such project".into() });
+            return Err(Error::not_found(format!("project {id}"), "there is no such project"));
         }
         Ok(())
     }
@@ -282,6 +282,42 @@ impl Store {
         sqlx::query_as("SELECT * FROM segments WHERE track_id = ?1 ORDER BY start_s, id").bind(track_id).fetch_all(&self.pool).await.map_err(|e| self.db(e))
     }
 
+    /// A track's segments in time order, each with its active take (one query).
+    pub async fn track_lines(&self, track_id: i64) -> Result<Vec<(Segment, Option<Take>)>> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            #[sqlx(flatten)]
+            segment: Segment,
+            take_id: Option<i64>,
+            take_seed: Option<i64>,
+            take_key: Option<String>,
+            take_seconds: Option<f64>,
+            take_created: Option<String>,
+            take_source: Option<String>,
+        }
+        let rows: Vec<Row> = sqlx::query_as(
+            "SELECT s.*, t.id AS take_id, t.seed AS take_seed, t.synthesis_key AS take_key, t.duration_s AS take_seconds, \
+             t.created_at AS take_created, t.source_key AS take_source \
+             FROM segments s LEFT JOIN takes t ON t.id = s.active_take_id WHERE s.track_id = ?1 ORDER BY s.start_s, s.id",
+        )
+        .bind(track_id)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(|e| self.db(e))?;
+        Ok(rows
+            .into_iter()
+            .map(|r| {
+                let take = match (r.take_id, r.take_seed, r.take_key, r.take_seconds, r.take_created) {
+                    (Some(id), Some(seed), Some(synthesis_key), Some(duration_s), Some(created_at)) => {
+                        Some(Take { id, segment_id: r.segment.id, seed, synthesis_key, duration_s, created_at, source_key: r.take_source })
+                    }
+                    _ => None,
+                };
+                (r.segment, take)
+            })
+            .collect())
+    }
+
     /// A project's speakers by name.
     pub async fn speakers(&self, project_id: i64) -> Result<Vec<Speaker>> {
         sqlx::query_as("SELECT * FROM speakers WHERE project_id = ?1 ORDER BY name").bind(project_id).fetch_all(&self.pool).await.map_err(|e| self.db(e))
@@ -297,7 +333,7 @@ impl Store {
                 .fetch_optional(&mut *tx)
                 .await
                 .map_err(|e| self.db(e))?
-                .ok_or_else(|| Error::InvalidInput { input: format!("segment {id}"), reason: "no such segment".into() })?;
+                .ok_or_else(|| Error::not_found(format!("segment {id}"), "there is no such segment"))?;
             let project: i64 = sqlx::query_scalar("SELECT project_id FROM tracks WHERE id = ?1").bind(segment.track_id).fetch_one(&mut *tx).await.map_err(|e| self.db(e))?;
             (project, segment.fields)
         };
@@ -318,7 +354,7 @@ impl Store {
             .fetch_optional(&mut *tx)
             .await
             .map_err(|e| self.db(e))?
-            .ok_or_else(|| Error::InvalidInput { input: format!("speaker {speaker_id}"), reason: "no such speaker".into() })?;
+            .ok_or_else(|| Error::not_found(format!("speaker {speaker_id}"), "there is no such speaker"))?;
         let after = Speaker { voice: voice.to_string(), ..before.clone() };
         write_speaker(&mut tx, &after).await.map_err(|e| self.db(e))?;
         let description = format!("voice of {} → {voice}", before.name);
@@ -336,7 +372,7 @@ impl Store {
             .fetch_optional(&mut *tx)
             .await
             .map_err(|e| self.db(e))?
-            .ok_or_else(|| Error::InvalidInput { input: format!("speaker {speaker_id}"), reason: "no such speaker".into() })?;
+            .ok_or_else(|| Error::not_found(format!("speaker {speaker_id}"), "there is no such speaker"))?;
         let mut voices = before.language_voices();
         voices.retain(|l, _| !l.eq_ignore_ascii_case(language));
         if let Some(voice) = voice {
@@ -441,7 +477,7 @@ impl Store {
         let take: Option<(i64, i64)> = sqlx::query_as("SELECT segment_id, seed FROM takes WHERE id = ?1").bind(take_id).fetch_optional(&self.pool).await.map_err(|e| self.db(e))?;
         let seed = match take {
             Some((owner, seed)) if owner == segment_id => seed,
-            _ => return Err(Error::InvalidInput { input: format!("take {take_id}"), reason: format!("it is not a take of segment {segment_id}") }),
+            _ => return Err(Error::not_found(format!("take {take_id}"), format!("it is not a take of line {segment_id}"))),
         };
         self.edit_segment(segment_id, &format!("pick take {take_id}"), |f| f.seed = Some(seed)).await?;
         self.set_active_take(segment_id, take_id).await?;
@@ -747,7 +783,7 @@ mod tests {
         assert_eq!(store.segment(line.id).await.unwrap().seed(), 987_654);
 
         let err = store.pick_take(other.id, first).await.unwrap_err().to_string();
-        assert!(err.contains(&format!("take {first}")) && err.contains(&format!("not a take of segment {}", other.id)), "{err}");
+        assert!(err.contains(&format!("take {first}")) && err.contains(&format!("not a take of line {}", other.id)), "{err}");
     }
 
     #[tokio::test]

@@ -110,11 +110,10 @@ impl Store {
     /// language), in one transaction. Refused when `new` is taken or bad.
     pub async fn rename_voice(&self, old: &str, new: &str) -> Result<VoiceRecord> {
         check_voice_name(new)?;
-        let refused = |reason: String| Error::InvalidInput { input: format!("voice {old:?}"), reason };
         let mut tx = self.pool.begin().await.map_err(|e| self.error(e))?;
         let taken: Option<String> = sqlx::query_scalar("SELECT name FROM voices WHERE name = ?1").bind(new).fetch_optional(&mut *tx).await.map_err(|e| self.error(e))?;
         if taken.is_some() && old != new {
-            return Err(refused(format!("cannot be renamed to {new:?}: a voice has that name")));
+            return Err(Error::conflict(format!("voice {old:?}"), format!("cannot be renamed to {new:?}: a voice has that name")));
         }
         let renamed: Option<VoiceRecord> = sqlx::query_as("UPDATE voices SET name = ?2, version = version + 1, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE name = ?1 RETURNING *")
             .bind(old)
@@ -122,7 +121,7 @@ impl Store {
             .fetch_optional(&mut *tx)
             .await
             .map_err(|e| self.error(e))?;
-        let renamed = renamed.ok_or_else(|| refused("is not in the library".into()))?;
+        let renamed = renamed.ok_or_else(|| Error::not_found(format!("voice {old:?}"), "is not in the library"))?;
         sqlx::query("UPDATE speakers SET voice = ?2 WHERE voice = ?1").bind(old).bind(new).execute(&mut *tx).await.map_err(|e| self.error(e))?;
         let by_language: Vec<(i64, String)> = sqlx::query_as("SELECT id, language_voices FROM speakers").fetch_all(&mut *tx).await.map_err(|e| self.error(e))?;
         for (id, json) in by_language {

@@ -17,21 +17,18 @@ use serde::Serialize;
 
 use super::view::{project_view, LiveStates, ProjectView, SegmentState};
 use crate::audio::peaks::{peaks, Peaks};
-use crate::cache::VoiceArtifactCache;
-use crate::dub::assemble::TrackLines;
+use crate::dub::lines::TrackLines;
 use crate::dub::mix::MixSettings;
 use crate::dub::pipeline::{RenderScope, RenderSummary};
 use crate::dub::player::{empty_programme, playhead_order};
-use crate::dub::segment_store::SegmentStore;
-use crate::dub::stack::{open_segments, RenderStack};
 use crate::dub::transport::{Transport, TransportState};
 use crate::dub::PROGRAMME_RATE;
 use crate::error::{Error, Result};
-use crate::voice::MatchedVoice;
+use crate::speech::{SayRequest, SpeechStack};
 use crate::Engine;
 
 /// What the window hears about as it happens.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum StudioEvent {
     /// The model is loading (the first render or preview waits for it).
@@ -51,7 +48,7 @@ pub enum StudioEvent {
 }
 
 /// Where playback stands, for the window.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PlaybackView {
     pub project_id: Option<i64>,
@@ -98,8 +95,6 @@ struct RunningRender {
 pub struct StudioSession {
     engine: Arc<Engine>,
     runtime: tokio::runtime::Handle,
-    stack: Mutex<Option<Arc<RenderStack>>>,
-    voices: VoiceArtifactCache<MatchedVoice>,
     live: Mutex<LiveStates>,
     render: Mutex<Option<RunningRender>>,
     player: Mutex<Sender<PlayerCommand>>,
@@ -112,17 +107,12 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl StudioSession {
-    /// A session on `engine`; database calls run on `runtime`.
-    pub fn new(engine: Arc<Engine>, runtime: tokio::runtime::Handle, sink: EventSink) -> Result<Arc<StudioSession>> {
+    /// A session on `engine`, whose events go to `sink`.
+    pub fn new(engine: Arc<Engine>, sink: EventSink) -> Result<Arc<StudioSession>> {
+        let runtime = engine.runtime().clone();
         let playback = Arc::new(Mutex::new(PlaybackView::default()));
         let (tx, rx) = channel();
-        let player = Player {
-            engine: engine.clone(),
-            runtime: runtime.clone(),
-            sink: sink.clone(),
-            state: playback.clone(),
-            segments: open_segments(engine.data_dir(), &engine.config().settings)?,
-        };
+        let player = Player { engine: engine.clone(), runtime: runtime.clone(), sink: sink.clone(), state: playback.clone() };
         std::thread::Builder::new()
             .name("revoice-player".into())
             .spawn(move || player.run(rx))
@@ -130,8 +120,6 @@ impl StudioSession {
         Ok(Arc::new(StudioSession {
             engine,
             runtime,
-            stack: Mutex::new(None),
-            voices: VoiceArtifactCache::new(16 << 20)?,
             live: Mutex::new(LiveStates::new()),
             render: Mutex::new(None),
             player: Mutex::new(tx),
@@ -144,30 +132,23 @@ impl StudioSession {
         &self.engine
     }
 
-    /// The model and scheduler, loaded on first use (blocking: seconds).
-    pub fn stack(&self) -> Result<Arc<RenderStack>> {
-        let mut slot = lock(&self.stack);
-        if let Some(stack) = slot.as_ref() {
-            return Ok(stack.clone());
+    /// The engine's speech stack, loaded on first use (blocking: seconds),
+    /// with the window told while it loads.
+    pub fn speech(&self) -> Result<Arc<SpeechStack>> {
+        if let Some(stack) = self.engine.speech_loaded() {
+            return Ok(stack);
         }
         (self.sink)(StudioEvent::ModelLoading { loading: true });
-        let opened = RenderStack::open(self.engine.data_dir(), &self.engine.config().settings);
+        let loaded = self.engine.speech();
         (self.sink)(StudioEvent::ModelLoading { loading: false });
-        let stack = Arc::new(opened?);
-        *slot = Some(stack.clone());
-        Ok(stack)
+        loaded
     }
 
     /// The project as the timeline shows it, with the running job's states.
     pub async fn view(&self, project_id: i64) -> Result<ProjectView> {
+        let tracks = self.engine.project_lines(project_id).await?;
         let live = lock(&self.live).clone();
-        project_view(self.engine.store(), &self.voices, project_id, &live).await
-    }
-
-    /// What the line renders from now: its voice, strategy, neighbour and
-    /// source key (a take with this source key is current).
-    pub async fn line_source(&self, segment_id: i64) -> Result<crate::dub::pipeline::LineSource> {
-        crate::dub::pipeline::line_source(self.engine.store(), &self.voices, segment_id).await
+        project_view(self.engine.store(), &tracks, project_id, &live).await
     }
 
     /// Whether a render is running, and for which project.
@@ -182,7 +163,7 @@ impl StudioSession {
         let cancel = {
             let mut running = lock(&self.render);
             if let Some(r) = running.as_ref() {
-                return Err(Error::InvalidInput { input: format!("render of project {project_id}"), reason: format!("project {} is rendering; cancel it or wait", r.project_id) });
+                return Err(Error::conflict(format!("render of project {project_id}"), format!("project {} is rendering; cancel it or wait", r.project_id)));
             }
             let cancel = Arc::new(AtomicBool::new(false));
             *running = Some(RunningRender { project_id, cancel: cancel.clone() });
@@ -207,13 +188,11 @@ impl StudioSession {
     }
 
     fn run_render(&self, project_id: i64, segments: Option<Vec<i64>>, cancel: &AtomicBool) -> Result<RenderSummary> {
-        let stack = self.stack()?;
-        let store = self.engine.store();
-        let pipeline = stack.pipeline(&self.runtime, store);
+        self.speech()?;
         let from = lock(&self.playback).position;
         let scope = RenderScope { only: segments, from_s: Some(from) };
         let mut announced_queue = false;
-        let summary = pipeline.render_scope(project_id, &scope, cancel, &mut |p| {
+        let summary = self.engine.render_project(project_id, &scope, cancel, &mut |p| {
             if !announced_queue {
                 announced_queue = true;
                 for id in &p.queued {
@@ -232,9 +211,6 @@ impl StudioSession {
         for (id, reason) in &summary.failed {
             self.set_state(*id, SegmentState::Failed, Some(reason.clone()));
         }
-        let kept: std::collections::HashSet<String> = self.runtime.block_on(store.take_keys())?.into_iter().collect();
-        stack.segments.collect_garbage(&kept)?;
-        stack.segments.enforce_budget()?;
         Ok(summary)
     }
 
@@ -274,13 +250,14 @@ impl StudioSession {
     }
 
     fn run_voice_preview(&self, voice: &str) -> Result<Option<Duration>> {
-        let stack = self.stack()?;
-        let spec = self.runtime.block_on(crate::dub::pipeline::resolve_voice(self.engine.store(), &stack.voices, voice))?;
-        let first = spec.split([',', ':']).next().unwrap_or_default();
-        let request = crate::synth::SayRequest { text: sample_sentence(first).into(), voice: spec.clone(), speed: 1.0, seed: Some(1) };
-        let rows: Vec<_> = stack.synth.prepare(&request).map_err(|e| e.context(format!("voice {voice:?}")))?.into_iter().map(|l| l.row).collect();
+        let stack = self.speech()?;
+        let spec = self.runtime.block_on(self.engine.voice_spec(voice))?;
+        let speaks = self.runtime.block_on(self.engine.resolve_voice(&spec))?;
+        let text = crate::language::sample_sentence(speaks.language().unwrap_or("en-US"));
+        let request = SayRequest { text: text.into(), voice: speaks, speed: 1.0, seed: Some(1) };
+        let rows: Vec<_> = stack.front_end.prepare(&request).map_err(|e| e.context(format!("voice {voice:?}")))?.into_iter().map(|l| l.row).collect();
         let device = self.engine.config().settings.audio.output_device.clone();
-        let mut live = crate::audio::live::LivePlayback::open(&device, stack.synth.sample_rate())?;
+        let mut live = crate::audio::live::LivePlayback::open(&device, stack.sample_rate())?;
         for row in stack.renderer.stream(&rows) {
             live.push(&row?.samples)?;
         }
@@ -309,12 +286,11 @@ impl StudioSession {
     }
 
     fn run_preview(&self, segment_id: i64) -> Result<Option<Duration>> {
-        let stack = self.stack()?;
-        let pipeline = stack.pipeline(&self.runtime, self.engine.store());
+        let stack = self.speech()?;
         let device = self.engine.config().settings.audio.output_device.clone();
-        let mut live = crate::audio::live::LivePlayback::open(&device, stack.synth.sample_rate())?;
+        let mut live = crate::audio::live::LivePlayback::open(&device, stack.sample_rate())?;
         let never = AtomicBool::new(false);
-        pipeline.stream_segment(segment_id, &never, &mut |chunk| live.push(chunk))?;
+        self.engine.stream_line(segment_id, &never, &mut |chunk| live.push(chunk))?;
         let _ = lock(&self.player).send(PlayerCommand::Refit(vec![segment_id]));
         Ok(live.finish()?.first_sound)
     }
@@ -323,12 +299,11 @@ impl StudioSession {
         let store = self.engine.store();
         let take = self.runtime.block_on(store.takes(segment_id))?.into_iter().find(|t| t.id == take_id);
         let Some(take) = take else {
-            return Err(Error::InvalidInput { input: format!("take {take_id}"), reason: format!("it is not a take of line {segment_id}") });
+            return Err(Error::not_found(format!("take {take_id}"), format!("it is not a take of line {segment_id}")));
         };
-        let key = crate::cache::RenderKey::from_hex(&take.synthesis_key).ok_or_else(|| Error::InvalidInput { input: format!("take {take_id}"), reason: "its key is unreadable".into() })?;
-        let segments = open_segments(self.engine.data_dir(), &self.engine.config().settings)?;
-        let crate::dub::segment_store::Stored::Audio(samples) = segments.get(&key, PROGRAMME_RATE)? else {
-            return Err(Error::InvalidInput { input: format!("take {take_id}"), reason: "its audio is no longer on disk: pick it and render the line to make it again".into() });
+        let key = crate::cache::RenderKey::from_hex(&take.synthesis_key).ok_or_else(|| Error::internal(format!("take {take_id}"), "its key is unreadable"))?;
+        let crate::dub::segment_store::Stored::Audio(samples) = self.engine.segments().get(&key, PROGRAMME_RATE)? else {
+            return Err(Error::not_found(format!("take {take_id}"), "its audio is no longer on disk: pick it and render the line to make it again"));
         };
         let device = self.engine.config().settings.audio.output_device.clone();
         let mut live = crate::audio::live::LivePlayback::open(&device, PROGRAMME_RATE)?;
@@ -382,14 +357,10 @@ impl StudioSession {
     /// The waveform of a line as it sits on the timeline (fitted), or
     /// `None` when it has no take on disk. Blocking: reads and fits the line.
     pub fn segment_peaks(&self, segment_id: i64) -> Result<Option<Peaks>> {
-        let store = self.engine.store();
-        let segment = self.runtime.block_on(store.segment(segment_id))?;
-        let track = self.runtime.block_on(store.track(segment.track_id))?;
-        let project = self.runtime.block_on(store.project(track.project_id))?;
-        let lines = TrackLines::load(&self.runtime, store, &project, &track, PROGRAMME_RATE)?;
-        let Some(i) = lines.lines.iter().position(|s| s.id == segment_id) else { return Ok(None) };
-        let segments = open_segments(self.engine.data_dir(), &self.engine.config().settings)?;
-        Ok(lines.fit(&self.runtime, store, &segments, i)?.map(|line| peaks(&line.audio, PROGRAMME_RATE, line.start, LINE_PEAKS_PER_SECOND)))
+        let segment = self.runtime.block_on(self.engine.store().segment(segment_id))?;
+        let lines = self.runtime.block_on(self.engine.track_lines(segment.track_id))?;
+        let Some(i) = lines.index_of(segment_id) else { return Ok(None) };
+        Ok(lines.fit(self.engine.segments(), i, PROGRAMME_RATE)?.map(|line| peaks(&line.audio, PROGRAMME_RATE, line.start, LINE_PEAKS_PER_SECOND)))
     }
 
     /// The waveform of the project's bed from the start, or `None` without one.
@@ -398,11 +369,6 @@ impl StudioSession {
         let Some(bed) = project.bed_file else { return Ok(None) };
         let decoded = crate::audio::decode::decode_file(std::path::Path::new(&bed)).map_err(|e| e.context("reading the project's bed"))?;
         Ok(Some(peaks(&decoded.samples, decoded.sample_rate, 0.0, BED_PEAKS_PER_SECOND)))
-    }
-
-    /// The cache of library voices' artifacts the editor reads through.
-    pub fn voice_artifacts(&self) -> &VoiceArtifactCache<MatchedVoice> {
-        &self.voices
     }
 
     /// Where the data folder is.
@@ -428,7 +394,6 @@ struct Player {
     runtime: tokio::runtime::Handle,
     sink: EventSink,
     state: Arc<Mutex<PlaybackView>>,
-    segments: SegmentStore,
 }
 
 struct Playing {
@@ -499,7 +464,7 @@ impl Player {
             }
             if let Some(p) = playing.as_mut() {
                 if let Some(i) = p.pending.pop_front() {
-                    match p.lines.fit(&self.runtime, self.engine.store(), &self.segments, i) {
+                    match p.lines.fit(self.engine.segments(), i, PROGRAMME_RATE) {
                         Ok(Some(line)) => p.transport.edit(|programme| programme.set_clip(line.segment_id, line.start, line.audio)),
                         Ok(None) => {}
                         Err(e) => tracing::warn!(error = %e, "a line could not be laid for playback"),
@@ -519,14 +484,11 @@ impl Player {
     }
 
     fn open(&self, project_id: i64, track_id: i64, from: f64, looping: Option<(f64, f64)>) -> Result<Playing> {
-        let store = self.engine.store();
-        let project = self.runtime.block_on(store.project(project_id))?;
-        let track = self.runtime.block_on(store.track(track_id))?;
-        if track.project_id != project_id {
-            return Err(Error::InvalidInput { input: format!("track {track_id}"), reason: format!("is not in project {project_id}") });
+        let lines = self.runtime.block_on(self.engine.track_lines(track_id))?;
+        if lines.track.project_id != project_id {
+            return Err(Error::not_found(format!("track {track_id}"), format!("is not in project {project_id}")));
         }
-        let lines = TrackLines::load(&self.runtime, store, &project, &track, PROGRAMME_RATE)?;
-        let programme = empty_programme(&project, &lines, &MixSettings::default())?;
+        let programme = empty_programme(&lines.project, &lines, &MixSettings::default())?;
         let transport = Transport::open(&self.engine.config().settings.audio.output_device, programme)?;
         transport.seek(from);
         if looping.is_some() {
@@ -537,31 +499,15 @@ impl Player {
         Ok(Playing { project_id, track_id, transport, lines, pending: order.into() })
     }
 
-    /// Reads the segments again and lays them where they now belong.
+    /// Reads the track again and lays the lines `ids` where they now belong.
     fn refit(&self, p: &mut Playing, ids: &[i64]) -> Result<()> {
-        let store = self.engine.store();
+        p.lines = self.runtime.block_on(self.engine.track_lines(p.track_id))?;
         for &id in ids {
-            let Some(i) = p.lines.lines.iter().position(|s| s.id == id) else { continue };
-            p.lines.lines[i] = self.runtime.block_on(store.segment(id))?;
-            if let Some(line) = p.lines.fit(&self.runtime, store, &self.segments, i)? {
+            let Some(i) = p.lines.index_of(id) else { continue };
+            if let Some(line) = p.lines.fit(self.engine.segments(), i, PROGRAMME_RATE)? {
                 p.transport.edit(|programme| programme.set_clip(line.segment_id, line.start, line.audio));
             }
         }
         Ok(())
-    }
-}
-
-/// A line to hear a voice by, in the language its name starts with
-/// (Kokoro names voices `<language><gender>_<name>`).
-fn sample_sentence(voice: &str) -> &'static str {
-    match voice.chars().next() {
-        Some('e') => "Hola, así suena esta voz leyendo una línea del doblaje.",
-        Some('f') => "Bonjour, voici comment cette voix lit une réplique du doublage.",
-        Some('i') => "Ciao, ecco come questa voce legge una battuta del doppiaggio.",
-        Some('p') => "Olá, é assim que esta voz lê uma fala da dublagem.",
-        Some('h') => "नमस्ते, यह आवाज़ डबिंग की एक पंक्ति ऐसे पढ़ती है।",
-        Some('j') => "こんにちは、この声で吹き替えのセリフを読むとこうなります。",
-        Some('z') => "你好，这就是这个声音朗读配音台词的样子。",
-        _ => "Hello, this is how this voice reads a line of your dub.",
     }
 }

@@ -1,23 +1,22 @@
 //! A project as the editor shows it: every line with its state (stale,
 //! queued, rendering, ready, failed) and, once rendered, where its timing
-//! strategy puts it. Built from the database alone (no audio is read, no
-//! G2P runs): a take is current when the source key it recorded is the
-//! line's source key now, and its placement follows from its length.
+//! strategy puts it. Built from the resolved tracks ([`TrackLines`]) alone
+//! (no audio is read, no G2P runs): a take is current when the source key
+//! it recorded is the line's source key now, and its placement follows
+//! from its length. These are the shapes the window receives; their
+//! TypeScript twins are generated from them (`ui/src/engine-types.ts`).
 
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
+use ts_rs::TS;
 
-use crate::cache::VoiceArtifactCache;
-use crate::dub::assemble::programme_seconds;
-use crate::dub::pipeline::{parse_strategy, resolve_voice, source_key, DEFAULT_VOICE};
-use crate::dub::timing::{place, FitLimits, Slot};
+use crate::dub::lines::{programme_seconds, TrackLines};
 use crate::error::Result;
 use crate::store::Store;
-use crate::voice::MatchedVoice;
 
 /// Where a line stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum SegmentState {
     /// No take, or edited since its take.
@@ -33,8 +32,9 @@ pub enum SegmentState {
 }
 
 /// Where a rendered line lands on the timeline.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "Fit")]
 pub struct FitView {
     pub start: f64,
     pub end: f64,
@@ -44,8 +44,9 @@ pub struct FitView {
 }
 
 /// One line.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "Segment")]
 pub struct SegmentView {
     pub id: i64,
     pub track_id: i64,
@@ -64,8 +65,10 @@ pub struct SegmentView {
     pub fit: Option<FitView>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// A speaker and their voices.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "Speaker")]
 pub struct SpeakerView {
     pub id: i64,
     pub name: String,
@@ -73,8 +76,10 @@ pub struct SpeakerView {
     pub language_voices: BTreeMap<String, String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One language's lines.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "Track")]
 pub struct TrackView {
     pub id: i64,
     pub language: String,
@@ -82,8 +87,9 @@ pub struct TrackView {
 }
 
 /// A whole project.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "Project")]
 pub struct ProjectView {
     pub id: i64,
     pub name: String,
@@ -101,61 +107,46 @@ pub struct ProjectView {
 /// rendering, failed with its error), by segment id.
 pub type LiveStates = HashMap<i64, (SegmentState, Option<String>)>;
 
-/// Builds the view of `project_id`, with `live` states over the stored ones.
-pub async fn project_view(store: &Store, voices: &VoiceArtifactCache<MatchedVoice>, project_id: i64, live: &LiveStates) -> Result<ProjectView> {
+/// The view of a project from its resolved tracks, with `live` states
+/// over the stored ones.
+pub async fn project_view(store: &Store, tracks: &[TrackLines], project_id: i64, live: &LiveStates) -> Result<ProjectView> {
     let project = store.project(project_id).await?;
-    let default_strategy = parse_strategy(&project.timing_strategy)?;
     let speakers = store.speakers(project_id).await?;
-    let limits = FitLimits::default();
-    let mut tracks = Vec::new();
+    let mut views = Vec::with_capacity(tracks.len());
     let mut length: f64 = 0.0;
-    for track in store.tracks(project_id).await? {
-        let mut voice_of = HashMap::new();
-        for s in &speakers {
-            voice_of.insert(s.id, resolve_voice(store, voices, &s.voice_for(&track.language)).await?);
-        }
-        let takes = store.active_takes(track.id).await?;
-        let lines = store.segments(track.id).await?;
-        let mut segments = Vec::with_capacity(lines.len());
-        for (i, segment) in lines.iter().enumerate() {
-            let f = &segment.fields;
-            let strategy = match &f.timing_strategy {
-                Some(name) => parse_strategy(name)?,
-                None => default_strategy,
-            };
-            let next_start = lines.get(i + 1).map(|n| n.fields.start_s);
-            let voice = f.speaker_id.and_then(|id| voice_of.get(&id).cloned()).unwrap_or_else(|| DEFAULT_VOICE.to_string());
-            let take = takes.get(&segment.id);
-            let current = take.is_some_and(|(_, source, _)| source.as_deref() == Some(source_key(segment, &voice, strategy, next_start).as_str()));
-            let fit = take.map(|(_, _, seconds)| {
-                let placement = place(strategy, &Slot { start: f.start_s, end: f.end_s, next_start }, *seconds, &limits);
-                FitView { start: placement.start, end: placement.start + placement.length, rate: placement.rate, trimmed: placement.trimmed_to.is_some(), overlap: placement.overlap }
-            });
-            let (state, error) = match live.get(&segment.id) {
-                Some((state, error)) => (*state, error.clone()),
-                None if current => (SegmentState::Ready, None),
-                None => (SegmentState::Stale, None),
-            };
-            segments.push(SegmentView {
-                id: segment.id,
-                track_id: track.id,
-                start: f.start_s,
-                end: f.end_s,
-                text: f.text.clone(),
-                speaker_id: f.speaker_id,
-                speed: f.speed,
-                gain_db: f.gain_db,
-                fade_in: f.fade_in_s,
-                fade_out: f.fade_out_s,
-                strategy: f.timing_strategy.clone(),
-                locked: f.locked,
-                state,
-                error,
-                fit,
-            });
-        }
+    for track in tracks {
+        let segments: Vec<SegmentView> = track
+            .lines
+            .iter()
+            .map(|line| {
+                let f = &line.segment.fields;
+                let fit = line.placement(&track.limits).map(|p| FitView { start: p.start, end: p.start + p.length, rate: p.rate, trimmed: p.trimmed_to.is_some(), overlap: p.overlap });
+                let (state, error) = match live.get(&line.segment.id) {
+                    Some((state, error)) => (*state, error.clone()),
+                    None if line.is_current() => (SegmentState::Ready, None),
+                    None => (SegmentState::Stale, None),
+                };
+                SegmentView {
+                    id: line.segment.id,
+                    track_id: track.track.id,
+                    start: f.start_s,
+                    end: f.end_s,
+                    text: f.text.clone(),
+                    speaker_id: f.speaker_id,
+                    speed: f.speed,
+                    gain_db: f.gain_db,
+                    fade_in: f.fade_in_s,
+                    fade_out: f.fade_out_s,
+                    strategy: f.timing_strategy.clone(),
+                    locked: f.locked,
+                    state,
+                    error,
+                    fit,
+                }
+            })
+            .collect();
         length = length.max(programme_seconds(segments.iter().map(|s| s.end), segments.iter().filter_map(|s| s.fit.as_ref().map(|f| f.end))));
-        tracks.push(TrackView { id: track.id, language: track.language, segments });
+        views.push(TrackView { id: track.track.id, language: track.track.language.clone(), segments });
     }
     let (can_undo, can_redo) = store.history_state(project_id).await?;
     Ok(ProjectView {
@@ -165,7 +156,7 @@ pub async fn project_view(store: &Store, voices: &VoiceArtifactCache<MatchedVoic
         bed: project.bed_file,
         length,
         speakers: speakers.iter().map(|s| SpeakerView { id: s.id, name: s.name.clone(), voice: s.voice.clone(), language_voices: s.language_voices() }).collect(),
-        tracks,
+        tracks: views,
         can_undo,
         can_redo,
     })

@@ -17,7 +17,7 @@ pub const CLIP_LEVEL: f32 = 0.999;
 pub const SILENCE_DBFS: f64 = -60.0;
 
 /// The measurements of one recording.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct QualityReport {
     /// Length of the recording.
     pub seconds: f64,

@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::model::assets;
 use crate::model::speaker::{SpeakerEncoder, EMBEDDING_DIM};
 use crate::model::speech::SpeechModel;
-use crate::synth::{SayRequest, Synthesizer};
+use crate::speech::{SayRequest, Synthesizer};
 
 /// What every stock voice reads (about 6 s of speech: enough partial
 /// windows for a stable embedding, short enough to render all 54 quickly).
@@ -83,7 +83,7 @@ impl StockEmbeddings {
 
     /// Renders [`STOCK_TEXT`] with every stock voice and encodes it.
     pub fn compute(synth: &Synthesizer, encoder: &SpeakerEncoder, progress: &(dyn Fn(usize, usize, &str) + Sync)) -> Result<StockEmbeddings> {
-        let request = SayRequest { text: STOCK_TEXT.into(), voice: "af_heart".into(), speed: 1.0, seed: None };
+        let request = SayRequest::new(STOCK_TEXT, "af_heart")?;
         let lines = synth.prepare(&request)?;
         let catalogue = crate::model::kokoro::release::stock_voices();
         let mut voices = Vec::with_capacity(catalogue.len());
@@ -93,7 +93,7 @@ impl StockEmbeddings {
             progress(batch_no * VOICES_PER_BATCH, catalogue.len(), &batch[0].name);
             let mut rows = Vec::with_capacity(batch.len() * lines.len());
             for voice in batch {
-                let (pack, _) = synth.resolve_voice(&voice.name)?;
+                let (pack, _) = synth.resolve_voice(&crate::voice::VoiceSpec::parse_stock(&voice.name)?)?;
                 for line in &lines {
                     let mut row = line.row.clone();
                     row.style = pack.style_for(row.tokens.len().saturating_sub(2)).to_vec();

@@ -8,7 +8,6 @@ pub mod convert;
 mod decoder;
 mod generator;
 mod layers;
-mod lstm;
 mod mask;
 pub mod model;
 mod prosody;

@@ -7,7 +7,7 @@ use candle_nn::{Linear, VarBuilder};
 
 use super::config::Config;
 use super::layers::{linear, AdaLayerNorm, Conv1d};
-use super::lstm::BiLstm;
+use crate::lstm::BiLstm;
 use super::residual::AdainResBlk1d;
 
 #[derive(Debug, Clone)]

@@ -7,7 +7,7 @@ use candle_nn::{Embedding, VarBuilder};
 
 use super::config::Config;
 use super::layers::{leaky_relu, ChannelLayerNorm, Conv1d};
-use super::lstm::BiLstm;
+use crate::lstm::BiLstm;
 use super::mask::zero_padding;
 
 #[derive(Debug, Clone)]

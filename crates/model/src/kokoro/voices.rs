@@ -17,6 +17,12 @@ pub struct VoicePack {
 }
 
 impl VoicePack {
+    /// A pack from its `[510, 256]` rows, row-major.
+    pub fn from_rows(rows: Vec<f32>) -> VoicePack {
+        assert_eq!(rows.len(), VOICE_ROWS * STYLE_DIM, "a voice pack is {VOICE_ROWS} rows of {STYLE_DIM}");
+        VoicePack { rows }
+    }
+
     /// The style vector for a line of `phonemes` phonemes.
     pub fn style_for(&self, phonemes: usize) -> &[f32] {
         let row = phonemes.clamp(1, VOICE_ROWS) - 1;
@@ -30,6 +36,11 @@ pub struct StockVoices {
 }
 
 impl StockVoices {
+    /// From packs already made (tests, synthetic voices).
+    pub fn from_packs(packs: BTreeMap<String, VoicePack>) -> StockVoices {
+        StockVoices { packs }
+    }
+
     pub fn load(path: &Path) -> Result<StockVoices> {
         let bytes = std::fs::read(path).map_err(|e| Error::io("read", path, e))?;
         let file = SafeTensors::deserialize(&bytes).map_err(|e| Error::InvalidInput {
@@ -57,10 +68,7 @@ impl StockVoices {
 
     /// A stock pack by name; the error lists the voices there are.
     pub fn get(&self, name: &str) -> Result<&VoicePack> {
-        self.packs.get(name).ok_or_else(|| Error::InvalidInput {
-            input: format!("voice {name:?}"),
-            reason: format!("unknown voice; the stock voices are: {}", self.names().collect::<Vec<_>>().join(", ")),
-        })
+        self.packs.get(name).ok_or_else(|| Error::not_found(format!("voice {name:?}"), format!("unknown voice; the stock voices are: {}", self.names().collect::<Vec<_>>().join(", "))))
     }
 
     /// A weighted blend of stock packs, e.g. `[("af_heart", 0.7), ("af_bella", 0.3)]`.

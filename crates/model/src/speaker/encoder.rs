@@ -3,13 +3,13 @@
 //! normalisation. Weight paths are the state-dict names of Resemblyzer's
 //! `VoiceEncoder` (`lstm.weight_ih_l0`, ..., `linear.weight`).
 //!
-//! The input projections of all steps are one matrix product per layer; the
-//! recurrence multiplies the whole batch of partials by `W_hh` per step and
-//! runs the gates on plain slices, so a step costs one small matmul and no
-//! tensor bookkeeping.
+//! The layers are the model crate's shared [`Lstm`], the one Kokoro's
+//! bidirectional layers run too.
 
-use candle_core::{DType, Device, Module, Result, Tensor, D};
+use candle_core::{Device, Module, Result, Tensor, D};
 use candle_nn::{linear, Linear, VarBuilder};
+
+use crate::lstm::Lstm;
 
 /// The network's sizes.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,71 +27,10 @@ impl Config {
     }
 }
 
-/// One unidirectional LSTM layer.
-#[derive(Debug, Clone)]
-struct LstmLayer {
-    /// `[4H, I]`
-    w_ih: Tensor,
-    /// `W_hh` transposed, `[H, 4H]`.
-    w_hh_t: Tensor,
-    /// `b_ih + b_hh`, `[4H]`
-    bias: Tensor,
-    hidden: usize,
-    span: tracing::Span,
-}
-
-fn sigmoid(v: f32) -> f32 {
-    1.0 / (1.0 + (-v).exp())
-}
-
-impl LstmLayer {
-    fn new(cfg: &Config, layer: usize, vb: &VarBuilder) -> Result<Self> {
-        let (h, input) = (cfg.hidden, if layer == 0 { cfg.mel_bands } else { cfg.hidden });
-        let w_ih = vb.get((4 * h, input), &format!("weight_ih_l{layer}"))?;
-        let w_hh = vb.get((4 * h, h), &format!("weight_hh_l{layer}"))?;
-        let b_ih = vb.get(4 * h, &format!("bias_ih_l{layer}"))?;
-        let b_hh = vb.get(4 * h, &format!("bias_hh_l{layer}"))?;
-        Ok(LstmLayer { w_ih, w_hh_t: w_hh.t()?.contiguous()?, bias: (b_ih + b_hh)?, hidden: h, span: tracing::span!(tracing::Level::TRACE, "lstm-layer", layer) })
-    }
-
-    /// `x` `[B, T, I]` → every step's hidden state `[B, T, H]`.
-    fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        let _enter = self.span.enter();
-        let (batch, steps, _) = x.dims3()?;
-        let h = self.hidden;
-        let projected = x.broadcast_matmul(&self.w_ih.t()?)?.broadcast_add(&self.bias)?.contiguous()?;
-        let projected = projected.flatten_all()?.to_vec1::<f32>()?;
-        let mut hidden = Tensor::zeros((batch, h), DType::F32, x.device())?;
-        let mut cell = vec![0f32; batch * h];
-        let mut out = vec![0f32; batch * steps * h];
-        for t in 0..steps {
-            let recurrent = hidden.matmul(&self.w_hh_t)?.flatten_all()?.to_vec1::<f32>()?;
-            let mut next = vec![0f32; batch * h];
-            for b in 0..batch {
-                let gates_in = &projected[(b * steps + t) * 4 * h..(b * steps + t + 1) * 4 * h];
-                let gates_rec = &recurrent[b * 4 * h..(b + 1) * 4 * h];
-                for j in 0..h {
-                    let i = sigmoid(gates_in[j] + gates_rec[j]);
-                    let f = sigmoid(gates_in[h + j] + gates_rec[h + j]);
-                    let g = (gates_in[2 * h + j] + gates_rec[2 * h + j]).tanh();
-                    let o = sigmoid(gates_in[3 * h + j] + gates_rec[3 * h + j]);
-                    let c = f * cell[b * h + j] + i * g;
-                    cell[b * h + j] = c;
-                    let v = o * c.tanh();
-                    next[b * h + j] = v;
-                    out[(b * steps + t) * h + j] = v;
-                }
-            }
-            hidden = Tensor::from_vec(next, (batch, h), x.device())?;
-        }
-        Tensor::from_vec(out, (batch, steps, h), x.device())
-    }
-}
-
 /// The speaker encoder network.
 #[derive(Debug, Clone)]
 pub struct SpeakerNet {
-    lstm: Vec<LstmLayer>,
+    lstm: Vec<Lstm>,
     linear: Linear,
     cfg: Config,
     span: tracing::Span,
@@ -101,7 +40,7 @@ impl SpeakerNet {
     /// Builds the network from weights under `lstm.*` and `linear.*`.
     pub fn new(cfg: &Config, vb: VarBuilder) -> Result<Self> {
         let lstm_vb = vb.pp("lstm");
-        let lstm = (0..cfg.layers).map(|l| LstmLayer::new(cfg, l, &lstm_vb)).collect::<Result<Vec<_>>>()?;
+        let lstm = (0..cfg.layers).map(|l| Lstm::new(&lstm_vb, l)).collect::<Result<Vec<_>>>()?;
         let linear = linear(cfg.hidden, cfg.embedding, vb.pp("linear"))?;
         Ok(SpeakerNet { lstm, linear, cfg: cfg.clone(), span: tracing::span!(tracing::Level::TRACE, "speaker-net") })
     }

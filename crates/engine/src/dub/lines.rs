@@ -1,0 +1,212 @@
+//! A track's lines as they render and sit on the timeline now, each fact
+//! worked out once: for every line its resolved voice (the speaker's voice
+//! for the track's language, a library voice replaced by its matched
+//! blend), its timing strategy, its slot (with the next line's start), its
+//! source key and its active take. The lines and their takes come from one
+//! query. Render scope, the editor's view, assembly and playback all read
+//! [`TrackLines`], so "ready" means the same to each of them.
+
+use std::collections::HashMap;
+
+use super::mix::fit_line;
+use super::segment_store::{SegmentStore, Stored};
+use super::subtitles::Cue;
+use super::timing::{place, render_target, FitLimits, Placement, Slot, TimingStrategy};
+use crate::cache::{RenderKey, RenderKeyBuilder, VoiceArtifactCache};
+use crate::error::{Error, Result};
+use crate::store::{Project, Segment, Speaker, Store, Take, Track};
+use crate::voice::MatchedVoice;
+
+/// The voice of lines without a speaker.
+pub const DEFAULT_VOICE: &str = "af_heart";
+
+/// A strategy from its stored name.
+pub fn parse_strategy(name: &str) -> Result<TimingStrategy> {
+    serde_json::from_value(serde_json::Value::String(name.to_string()))
+        .map_err(|_| Error::invalid(format!("timing strategy {name:?}"), "use natural, strict_slot, smart_fit or resynthesize"))
+}
+
+/// What a segment renders from, hashed: its text, its resolved voice, its
+/// speed, its seed and the length the strategy asks the model for, under
+/// this engine version. Equal source keys render equal audio, so a take
+/// whose recorded source key matches is current without running G2P; the
+/// synthesis key (from the rows) stays the authority when they differ.
+/// The model's precision is not in it: an int8 and an f32 render of one
+/// source differ only by quantization error.
+pub fn source_key(segment: &Segment, voice: &str, strategy: TimingStrategy, next_start: Option<f64>) -> String {
+    let f = &segment.fields;
+    let target = render_target(strategy, &Slot { start: f.start_s, end: f.end_s, next_start });
+    RenderKeyBuilder::new("segment-source/v1")
+        .param("engine", crate::ENGINE_VERSION)
+        .param("text", &f.text)
+        .param("voice", voice)
+        .param("speed", f.speed)
+        .param("seed", segment.seed())
+        .param("target", target.map_or("natural".to_string(), |t| format!("{t:.6}")))
+        .build()
+        .to_hex()
+}
+
+/// The voice text a speaker's lines in `language` render with: a library
+/// voice's matched blend, or the stock voice or blend as named.
+pub async fn resolve_voice(store: &Store, voices: &VoiceArtifactCache<MatchedVoice>, name: &str) -> Result<String> {
+    Ok(match crate::voice::library::artifact(store, voices, name).await? {
+        Some(matched) => matched.blend_spec(),
+        None => name.to_string(),
+    })
+}
+
+/// One line as it renders now.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    pub segment: Segment,
+    /// The voice it speaks with, as text (a library voice resolved to its
+    /// blend); read by the front end when the line renders.
+    pub voice: String,
+    pub strategy: TimingStrategy,
+    pub slot: Slot,
+    /// See [`source_key`].
+    pub source: String,
+    /// Its active take, if it has one.
+    pub take: Option<Take>,
+}
+
+impl Line {
+    /// Whether its active take was rendered from the line as it is now.
+    pub fn is_current(&self) -> bool {
+        self.take.as_ref().is_some_and(|t| t.source_key.as_deref() == Some(self.source.as_str()))
+    }
+
+    /// The active take's synthesis key.
+    pub fn take_key(&self) -> Option<RenderKey> {
+        self.take.as_ref().and_then(|t| RenderKey::from_hex(&t.synthesis_key))
+    }
+
+    /// Where its active take lands, from the take's length alone.
+    pub fn placement(&self, limits: &FitLimits) -> Option<Placement> {
+        self.take.as_ref().map(|t| place(self.strategy, &self.slot, t.duration_s, limits))
+    }
+
+    /// The length the strategy asks the model for, if it asks for one.
+    pub fn target_seconds(&self) -> Option<f64> {
+        render_target(self.strategy, &self.slot)
+    }
+}
+
+/// One line fitted and placed on the timeline.
+pub struct FittedLine {
+    pub segment_id: i64,
+    /// Timeline seconds of its first sample.
+    pub start: f64,
+    /// The line fitted to its placement (stretch, trim, pad, gain, fades).
+    pub audio: Vec<f32>,
+    pub cue: Cue,
+    /// Seconds it runs into the next line (natural timing).
+    pub overlap: Option<f64>,
+}
+
+/// The programme length of a track: it ends where its last line ends, as
+/// placed, or where its last slot ends, whichever is later.
+pub fn programme_seconds(slot_ends: impl Iterator<Item = f64>, placed_ends: impl Iterator<Item = f64>) -> f64 {
+    slot_ends.chain(placed_ends).fold(0.0, f64::max)
+}
+
+/// A track and its lines, resolved.
+#[derive(Debug, Clone)]
+pub struct TrackLines {
+    pub project: Project,
+    pub track: Track,
+    pub speakers: Vec<Speaker>,
+    /// In time order.
+    pub lines: Vec<Line>,
+    pub limits: FitLimits,
+}
+
+impl TrackLines {
+    /// Reads `track_id`'s lines with their active takes (one query), its
+    /// project and speakers, and resolves each speaker's voice once.
+    pub async fn load(store: &Store, voices: &VoiceArtifactCache<MatchedVoice>, track_id: i64) -> Result<TrackLines> {
+        let track = store.track(track_id).await?;
+        let project = store.project(track.project_id).await?;
+        let speakers = store.speakers(project.id).await?;
+        TrackLines::load_in(store, voices, project, track, speakers).await
+    }
+
+    /// Every track of a project, resolved.
+    pub async fn load_project(store: &Store, voices: &VoiceArtifactCache<MatchedVoice>, project_id: i64) -> Result<Vec<TrackLines>> {
+        let project = store.project(project_id).await?;
+        let speakers = store.speakers(project_id).await?;
+        let mut tracks = Vec::new();
+        for track in store.tracks(project_id).await? {
+            tracks.push(TrackLines::load_in(store, voices, project.clone(), track, speakers.clone()).await?);
+        }
+        Ok(tracks)
+    }
+
+    async fn load_in(store: &Store, voices: &VoiceArtifactCache<MatchedVoice>, project: Project, track: Track, speakers: Vec<Speaker>) -> Result<TrackLines> {
+        let default_strategy = parse_strategy(&project.timing_strategy)?;
+        let mut voice_of = HashMap::new();
+        for s in &speakers {
+            voice_of.insert(s.id, resolve_voice(store, voices, &s.voice_for(&track.language)).await?);
+        }
+        let rows = store.track_lines(track.id).await?;
+        let mut lines = Vec::with_capacity(rows.len());
+        for (i, (segment, take)) in rows.iter().enumerate() {
+            let f = &segment.fields;
+            let strategy = match &f.timing_strategy {
+                Some(name) => parse_strategy(name)?,
+                None => default_strategy,
+            };
+            let next_start = rows.get(i + 1).map(|(n, _)| n.fields.start_s);
+            let voice = f.speaker_id.and_then(|id| voice_of.get(&id).cloned()).unwrap_or_else(|| DEFAULT_VOICE.to_string());
+            let source = source_key(segment, &voice, strategy, next_start);
+            let slot = Slot { start: f.start_s, end: f.end_s, next_start };
+            lines.push(Line { segment: segment.clone(), voice, strategy, slot, source, take: take.clone() });
+        }
+        Ok(TrackLines { project, track, speakers, lines, limits: FitLimits::default() })
+    }
+
+    /// Reads line `index`'s segment and active take again (after a render
+    /// gave it a new take); its source, voice and slot stay as resolved.
+    pub async fn refresh_take(&mut self, store: &Store, index: usize) -> Result<()> {
+        let id = self.lines[index].segment.id;
+        let segment = store.segment(id).await?;
+        let take = match segment.active_take_id {
+            Some(active) => store.takes(id).await?.into_iter().find(|t| t.id == active),
+            None => None,
+        };
+        let line = &mut self.lines[index];
+        line.segment = segment;
+        line.take = take;
+        Ok(())
+    }
+
+    /// The index of a segment among the lines.
+    pub fn index_of(&self, segment_id: i64) -> Option<usize> {
+        self.lines.iter().position(|l| l.segment.id == segment_id)
+    }
+
+    /// A speaker's name.
+    pub fn speaker_name(&self, speaker_id: Option<i64>) -> Option<String> {
+        speaker_id.and_then(|id| self.speakers.iter().find(|s| s.id == id)).map(|s| s.name.clone())
+    }
+
+    /// The programme length once `placed_ends` are placed: see [`programme_seconds`].
+    pub fn programme_seconds(&self, placed_ends: impl Iterator<Item = f64>) -> f64 {
+        programme_seconds(self.lines.iter().map(|l| l.slot.end), placed_ends)
+    }
+
+    /// Line `index` read from the segment store at `sample_rate` and fitted
+    /// by its timing strategy; `None` when it has no rendered take on disk.
+    pub fn fit(&self, segments: &SegmentStore, index: usize, sample_rate: u32) -> Result<Option<FittedLine>> {
+        let line = &self.lines[index];
+        let Some(key) = line.take_key() else { return Ok(None) };
+        let Stored::Audio(samples) = segments.get(&key, sample_rate)? else { return Ok(None) };
+        let f = &line.segment.fields;
+        let natural = samples.len() as f64 / sample_rate as f64;
+        let placement = place(line.strategy, &line.slot, natural, &self.limits);
+        let audio = fit_line(&samples, sample_rate, &placement, f.gain_db as f32, f.fade_in_s as f32, f.fade_out_s as f32);
+        let cue = Cue { start: placement.start, end: placement.start + placement.length, text: f.text.clone(), speaker: self.speaker_name(f.speaker_id) };
+        Ok(Some(FittedLine { segment_id: line.segment.id, start: placement.start, audio, cue, overlap: placement.overlap }))
+    }
+}

@@ -1,0 +1,288 @@
+//! Editing dub projects: the rules every face shares. Creating a project
+//! and picking (or adding) a track by language; importing a script; giving
+//! a speaker a voice (which must speak every language it will read); a
+//! line's fields, new lines, splits, merges and deletes; another take on a
+//! fresh seed and picking a take back; the timing strategy and the bed;
+//! undo and redo. Each is one transaction in the store.
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::dub::lines::parse_strategy;
+use crate::error::{Error, Result};
+use crate::language;
+use crate::store::{Project, Segment, SegmentFields, Speaker, Track};
+use crate::Engine;
+
+/// What an edit changes on a line; absent fields stay as they are.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(rename = "SegmentEdit", optional_fields)]
+pub struct LineEdit {
+    pub text: Option<String>,
+    pub start: Option<f64>,
+    pub end: Option<f64>,
+    pub speaker_id: Option<i64>,
+    pub speed: Option<f64>,
+    pub gain_db: Option<f64>,
+    /// `""` clears the line's own strategy (the project's applies).
+    pub strategy: Option<String>,
+}
+
+impl LineEdit {
+    /// What the history calls this edit.
+    fn describe(&self) -> String {
+        let mut what = Vec::new();
+        if self.text.is_some() {
+            what.push("text");
+        }
+        if self.start.is_some() || self.end.is_some() {
+            what.push("timing");
+        }
+        if self.speaker_id.is_some() {
+            what.push("speaker");
+        }
+        if self.speed.is_some() {
+            what.push("speed");
+        }
+        if self.gain_db.is_some() {
+            what.push("gain");
+        }
+        if self.strategy.is_some() {
+            what.push("strategy");
+        }
+        format!("edit line ({})", what.join(", "))
+    }
+}
+
+/// The length of a new line when the next one is far enough away.
+const NEW_LINE_SECONDS: f64 = 2.0;
+/// A new line never starts closer than this to the next line.
+const NEW_LINE_ROOM: f64 = 0.5;
+
+/// Refuses a track language the studio cannot speak.
+fn check_language(language: &str) -> Result<()> {
+    language::parse(language).map_err(|reason| Error::invalid(format!("language {language:?}"), reason))?;
+    Ok(())
+}
+
+impl Engine {
+    /// A new, empty project with one track in `language`.
+    pub async fn create_project(&self, name: &str, language: &str) -> Result<(Project, Track)> {
+        check_language(language)?;
+        self.store().create_project(name, language).await
+    }
+
+    /// The project's track in `language` (added when it has none), or its
+    /// first track when no language is given.
+    pub async fn track_for(&self, project_id: i64, language: Option<&str>) -> Result<Track> {
+        let store = self.store();
+        store.project(project_id).await?;
+        match language {
+            Some(language) => {
+                check_language(language)?;
+                store.track_for_language(project_id, language).await
+            }
+            None => store.tracks(project_id).await?.into_iter().next().ok_or_else(|| Error::not_found(format!("project {project_id}"), "has no track")),
+        }
+    }
+
+    /// The project's track in `language`, which must exist (no track is added).
+    pub async fn existing_track(&self, project_id: i64, language: Option<&str>) -> Result<Track> {
+        let tracks = self.store().tracks(project_id).await?;
+        let found = match language {
+            Some(l) => tracks.iter().find(|t| t.language.eq_ignore_ascii_case(l)),
+            None => tracks.first(),
+        };
+        found.cloned().ok_or_else(|| match language {
+            Some(l) => Error::not_found(format!("language {l:?}"), format!("project {project_id} has tracks in {}", tracks.iter().map(|t| t.language.as_str()).collect::<Vec<_>>().join(", "))),
+            None => Error::not_found(format!("project {project_id}"), "has no track"),
+        })
+    }
+
+    /// Adds a script's lines (SRT, WebVTT or plain text) to the project's
+    /// track in `language` (see [`Engine::track_for`]); the track and how
+    /// many lines were added.
+    pub async fn import_script(&self, project_id: i64, path: &Path, language: Option<&str>) -> Result<(Track, usize)> {
+        let track = self.track_for(project_id, language).await?;
+        let cues = crate::dub::subtitles::read_script(path)?;
+        let added = self.store().import_cues(&track, &cues).await?;
+        Ok((track, added))
+    }
+
+    /// A speaker of the project by name (any case).
+    pub async fn speaker_named(&self, project_id: i64, name: &str) -> Result<Speaker> {
+        let speakers = self.store().speakers(project_id).await?;
+        speakers.iter().find(|s| s.name.eq_ignore_ascii_case(name)).cloned().ok_or_else(|| {
+            let names: Vec<&str> = speakers.iter().map(|s| s.name.as_str()).collect();
+            Error::not_found(format!("speaker {name:?}"), format!("not in project {project_id}; its speakers are: {}", names.join(", ")))
+        })
+    }
+
+    /// Gives a speaker a voice: for their lines in `language`, or (without
+    /// one) for every track that has no voice of its own for them. The
+    /// voice must exist and speak every language it will read.
+    pub async fn set_speaker_voice(&self, project_id: i64, speaker_id: i64, voice: &str, language: Option<&str>) -> Result<Speaker> {
+        let store = self.store();
+        let speaker = store.speakers(project_id).await?.into_iter().find(|s| s.id == speaker_id).ok_or_else(|| Error::not_found(format!("speaker {speaker_id}"), format!("not in project {project_id}")))?;
+        let spec = self.voice_spec(voice).await?;
+        let speaks = self.resolve_voice(&spec).await?;
+        let own = speaker.language_voices();
+        let languages: Vec<String> = match language {
+            Some(l) => {
+                check_language(l)?;
+                vec![l.to_string()]
+            }
+            None => store.tracks(project_id).await?.into_iter().map(|t| t.language).filter(|l| !own.keys().any(|k| k.eq_ignore_ascii_case(l))).collect(),
+        };
+        for l in &languages {
+            match spec.library_name() {
+                // A library voice speaks as its matched blend: its leading voice decides.
+                Some(_) => {
+                    let leading = speaks.stock_parts().and_then(|p| p.first().map(|(n, _)| n.to_string())).unwrap_or_default();
+                    crate::voice::VoiceSpec::parse_stock(&leading)?.check_speaks(l).map_err(|e| e.context(format!("library voice {voice:?}")))?
+                }
+                None => spec.check_speaks(l)?,
+            }
+        }
+        let voice = spec.to_string();
+        match language {
+            Some(language) => store.set_speaker_language_voice(speaker_id, language, Some(&voice)).await,
+            None => store.set_speaker_voice(speaker_id, &voice).await,
+        }
+    }
+
+    /// Sets the project's timing strategy (lines with their own keep theirs).
+    pub async fn set_strategy(&self, project_id: i64, strategy: &str) -> Result<()> {
+        parse_strategy(strategy)?;
+        self.store().project(project_id).await?;
+        self.store().set_timing_strategy(project_id, strategy).await
+    }
+
+    /// Sets the project's bed (music and effects under the dub) after
+    /// checking it decodes; its absolute path and length in seconds.
+    pub async fn set_bed(&self, project_id: i64, file: &Path) -> Result<(std::path::PathBuf, f64)> {
+        self.store().project(project_id).await?;
+        let path = file.to_path_buf();
+        let decoded = tokio::task::spawn_blocking(move || crate::audio::decode::decode_file(&path))
+            .await
+            .map_err(|e| Error::internal("reading the bed", e.to_string()))??;
+        let absolute = std::fs::canonicalize(file).map_err(|e| Error::io("resolve", file, e))?;
+        self.store().set_bed(project_id, Some(&absolute.to_string_lossy())).await?;
+        Ok((absolute, decoded.samples.len() as f64 / decoded.sample_rate as f64))
+    }
+
+    /// Edits one line in one undoable step.
+    pub async fn edit_line(&self, segment_id: i64, edit: LineEdit) -> Result<Segment> {
+        if let Some(strategy) = edit.strategy.as_deref().filter(|s| !s.is_empty()) {
+            parse_strategy(strategy)?;
+        }
+        let described = edit.describe();
+        self.store()
+            .edit_segment(segment_id, &described, |f| {
+                if let Some(t) = edit.text {
+                    f.text = t;
+                }
+                if let Some(s) = edit.start {
+                    f.start_s = s;
+                }
+                if let Some(e) = edit.end {
+                    f.end_s = e;
+                }
+                if edit.speaker_id.is_some() {
+                    f.speaker_id = edit.speaker_id;
+                }
+                if let Some(s) = edit.speed {
+                    f.speed = s;
+                }
+                if let Some(g) = edit.gain_db {
+                    f.gain_db = g;
+                }
+                if let Some(s) = edit.strategy {
+                    f.timing_strategy = (!s.is_empty()).then_some(s);
+                }
+            })
+            .await
+    }
+
+    /// Adds a line at `at` seconds: two seconds long, or up to the next line.
+    pub async fn insert_line(&self, track_id: i64, at: f64, speaker_id: Option<i64>) -> Result<Segment> {
+        if !at.is_finite() {
+            return Err(Error::invalid("new line", format!("{at} is not a time")));
+        }
+        let at = at.max(0.0);
+        let next = self.store().segments(track_id).await?.into_iter().map(|s| s.fields.start_s).filter(|&s| s > at + NEW_LINE_ROOM).fold(f64::INFINITY, f64::min);
+        let fields = SegmentFields::new_line(at, at + NEW_LINE_SECONDS.min(next - at), "New line".into(), speaker_id);
+        self.store().insert_segment(track_id, &fields).await
+    }
+
+    /// Splits a line at `at` seconds into two (the text divides at the nearest word).
+    pub async fn split_line(&self, segment_id: i64, at: f64) -> Result<Vec<Segment>> {
+        self.store().split_segment(segment_id, at).await
+    }
+
+    /// Joins two lines of one track into the first.
+    pub async fn merge_lines(&self, first: i64, second: i64) -> Result<Segment> {
+        self.store().merge_segments(first, second).await
+    }
+
+    /// Deletes a line (undo brings it back with its takes); its track.
+    pub async fn delete_line(&self, segment_id: i64) -> Result<i64> {
+        let segment = self.store().segment(segment_id).await?;
+        self.store().delete_segment(segment_id).await?;
+        Ok(segment.track_id)
+    }
+
+    /// Gives a line a fresh seed no take of it has used, for another take
+    /// (one undoable step; the earlier takes stay). Render it to hear it.
+    pub async fn new_take_seed(&self, segment_id: i64) -> Result<Segment> {
+        let store = self.store();
+        let segment = store.segment(segment_id).await?;
+        let taken: Vec<i64> = store.takes(segment_id).await?.iter().map(|t| t.seed).collect();
+        let seed = (0u32..)
+            .map(|attempt| (crate::scheduler::fresh_seed(Some(segment.seed() as u64), attempt + taken.len() as u32) >> 1) as i64)
+            .find(|s| !taken.contains(s) && *s != segment.seed())
+            .expect("an unused seed");
+        store.edit_segment(segment_id, "new take", |f| f.seed = Some(seed)).await
+    }
+
+    /// Makes one of a line's takes its audio (undoable).
+    pub async fn pick_take(&self, segment_id: i64, take_id: i64) -> Result<Segment> {
+        self.store().pick_take(segment_id, take_id).await
+    }
+
+    /// Undoes the project's last edit; what was undone, if anything.
+    pub async fn undo(&self, project_id: i64) -> Result<Option<String>> {
+        self.store().undo(project_id).await
+    }
+
+    /// Redoes the project's last undone edit; what was redone, if anything.
+    pub async fn redo(&self, project_id: i64) -> Result<Option<String>> {
+        self.store().redo(project_id).await
+    }
+
+    /// Renames a project.
+    pub async fn rename_project(&self, project_id: i64, name: &str) -> Result<Project> {
+        self.store().rename_project(project_id, name).await
+    }
+
+    /// Deletes a project, unless it is rendering.
+    pub async fn delete_project(&self, project_id: i64) -> Result<()> {
+        if self.is_rendering(project_id) {
+            return Err(Error::conflict(format!("project {project_id}"), "is rendering: cancel the render first"));
+        }
+        self.store().delete_project(project_id).await
+    }
+
+    /// The project a track belongs to.
+    pub async fn project_of_track(&self, track_id: i64) -> Result<i64> {
+        Ok(self.store().track(track_id).await?.project_id)
+    }
+
+    /// The project a line belongs to.
+    pub async fn project_of_line(&self, segment_id: i64) -> Result<i64> {
+        let segment = self.store().segment(segment_id).await?;
+        self.project_of_track(segment.track_id).await
+    }
+}

@@ -1,0 +1,95 @@
+//! Rendering and exporting projects, for every face: one render of a
+//! project at a time in this process, over the one speech stack and
+//! segment store, and the segment store cleaned after it (files no take
+//! names removed, its byte budget kept); a single line streamed as it
+//! renders; and exports of a project's tracks. All blocking: call them off
+//! the async workers.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+use crate::dub::export::{ExportFormat, ExportSelection, TrackExport};
+use crate::dub::mix::MixSettings;
+use crate::dub::pipeline::{ProjectRenderer, RenderProgress, RenderScope, RenderSummary};
+use crate::error::{Error, Result};
+use crate::speech::SpeechStack;
+use crate::Engine;
+
+/// An export as a person asks for it.
+#[derive(Debug, Clone)]
+pub struct ExportRequest {
+    pub folder: PathBuf,
+    pub format: ExportFormat,
+    /// Integrated loudness target, LUFS.
+    pub loudness_lufs: f64,
+    pub selection: ExportSelection,
+}
+
+/// Takes a project off the rendering list when the render ends, however it ends.
+struct Rendering<'a> {
+    engine: &'a Engine,
+    project_id: i64,
+}
+
+impl Drop for Rendering<'_> {
+    fn drop(&mut self) {
+        self.engine.rendering.lock().unwrap_or_else(|p| p.into_inner()).retain(|&p| p != self.project_id);
+    }
+}
+
+impl Engine {
+    /// Whether this process is rendering `project_id` now.
+    pub fn is_rendering(&self, project_id: i64) -> bool {
+        self.rendering.lock().unwrap_or_else(|p| p.into_inner()).contains(&project_id)
+    }
+
+    /// The project renderer over the speech stack (for playback's feeder).
+    pub fn project_renderer<'a>(&'a self, speech: &'a SpeechStack) -> ProjectRenderer<'a> {
+        ProjectRenderer { runtime: self.runtime(), store: self.store(), speech, segments: self.segments(), voices: self.voice_artifacts() }
+    }
+
+    /// Renders what is stale in `project_id` that `scope` takes (loading
+    /// the model first if needed), reporting progress; then removes files
+    /// no take names and keeps the segment store within its budget.
+    /// Refused while the project is already rendering.
+    pub fn render_project(&self, project_id: i64, scope: &RenderScope, cancel: &AtomicBool, progress: &mut dyn FnMut(&RenderProgress)) -> Result<RenderSummary> {
+        let _rendering = self.start_rendering(project_id)?;
+        let speech = self.speech()?;
+        let summary = self.project_renderer(&speech).render_scope(project_id, scope, cancel, progress)?;
+        self.clean_segments()?;
+        Ok(summary)
+    }
+
+    fn start_rendering(&self, project_id: i64) -> Result<Rendering<'_>> {
+        let mut rendering = self.rendering.lock().unwrap_or_else(|p| p.into_inner());
+        if rendering.contains(&project_id) {
+            return Err(Error::conflict(format!("render of project {project_id}"), "it is rendering already; cancel it or wait"));
+        }
+        rendering.push(project_id);
+        Ok(Rendering { engine: self, project_id })
+    }
+
+    /// Removes rendered files no take names and keeps the store in budget.
+    pub fn clean_segments(&self) -> Result<()> {
+        let kept: std::collections::HashSet<String> = self.runtime().block_on(self.store().take_keys())?.into_iter().collect();
+        self.segments().collect_garbage(&kept)?;
+        self.segments().enforce_budget()?;
+        Ok(())
+    }
+
+    /// Streams one line to `play` as it renders (or from the store when it
+    /// is current), keeping it as its take; the line's samples.
+    pub fn stream_line(&self, segment_id: i64, cancel: &AtomicBool, play: &mut dyn FnMut(&[f32]) -> Result<()>) -> Result<Vec<f32>> {
+        let speech = self.speech()?;
+        self.project_renderer(&speech).stream_segment(segment_id, cancel, play)
+    }
+
+    /// Exports the project's chosen tracks into `request.folder` (created
+    /// if missing): mixes, stems and subtitles, all or nothing.
+    pub fn export_project(&self, project_id: i64, request: &ExportRequest, progress: &mut dyn FnMut(f32)) -> Result<Vec<TrackExport>> {
+        let tracks = self.runtime().block_on(self.project_lines(project_id))?;
+        std::fs::create_dir_all(&request.folder).map_err(|e| Error::io("create", &request.folder, e))?;
+        let settings = MixSettings { loudness_target_lufs: request.loudness_lufs, ..MixSettings::default() };
+        crate::dub::export::export_project(&tracks, self.segments(), &request.folder, request.format, &settings, &request.selection, progress)
+    }
+}

@@ -1,0 +1,87 @@
+//! The voices as the editor's pickers and the voice library show them:
+//! the stock voices with language and gender, and each library voice with
+//! its details, quality report, the stock voices it is closest to and the
+//! blend it speaks with (a match, not a clone).
+
+use serde::Serialize;
+use ts_rs::TS;
+
+use crate::store::VoiceRecord;
+use crate::voice::quality::QualityReport;
+use crate::voice::MatchedVoice;
+
+/// A voice for the voice pickers.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct VoiceChoice {
+    pub name: String,
+    /// A language tag, or `library` for a library voice.
+    pub language: String,
+    pub gender: String,
+}
+
+/// Kokoro's stock voices, by name with language and gender.
+pub fn stock_choices() -> Vec<VoiceChoice> {
+    crate::model::kokoro::release::stock_voices().into_iter().map(|v| VoiceChoice { name: v.name, language: v.language.to_string(), gender: v.gender.to_string() }).collect()
+}
+
+/// The stock voices, then the library's (language `library`).
+pub fn voice_choices(library: &[VoiceRecord]) -> Vec<VoiceChoice> {
+    let mut voices = stock_choices();
+    voices.extend(library.iter().map(|r| VoiceChoice { name: r.voice.name.clone(), language: "library".into(), gender: String::new() }));
+    voices
+}
+
+/// A close stock voice.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct MatchView {
+    pub voice: String,
+    pub similarity: f32,
+}
+
+/// A voice registered from a recording.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(rename = "LibraryVoice")]
+pub struct LibraryVoiceView {
+    pub name: String,
+    pub description: String,
+    pub reference_text: String,
+    pub consent: String,
+    pub file_size: i64,
+    pub mime_type: String,
+    pub created_at: String,
+    pub version: i64,
+    /// `None` when the stored artifact cannot be read.
+    pub quality: Option<QualityReport>,
+    /// The closest stock voices, most similar first (a match, not a clone).
+    pub matches: Vec<MatchView>,
+    /// What the voice speaks with: a blend of the closest stock voices.
+    pub blend: String,
+}
+
+impl LibraryVoiceView {
+    /// The view of a stored voice.
+    pub fn of(record: VoiceRecord) -> LibraryVoiceView {
+        let matched: Option<MatchedVoice> = serde_json::from_str(&record.voice.artifact_json).ok();
+        LibraryVoiceView {
+            quality: matched.as_ref().map(|m| m.quality.clone()),
+            matches: matched.as_ref().map(|m| m.matches.iter().take(3).map(|v| MatchView { voice: v.voice.clone(), similarity: v.similarity }).collect()).unwrap_or_default(),
+            blend: matched.as_ref().map(MatchedVoice::blend_spec).unwrap_or_default(),
+            name: record.voice.name,
+            description: record.voice.description,
+            reference_text: record.voice.reference_text,
+            consent: record.voice.consent,
+            file_size: record.voice.file_size,
+            mime_type: record.voice.mime_type,
+            created_at: record.created_at,
+            version: record.version,
+        }
+    }
+}
+
+/// Everything the voice library view shows.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct VoiceLibraryView {
+    pub stock: Vec<VoiceChoice>,
+    pub library: Vec<LibraryVoiceView>,
+}

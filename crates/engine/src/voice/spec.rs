@@ -1,0 +1,179 @@
+//! A voice as a person names it ([`VoiceSpec`]): one of Kokoro's stock
+//! voices (`af_heart`), a blend of them with weights
+//! (`af_heart:0.7,af_bella:0.3`), or a voice in the library by its name
+//! (`Narrator`). Every face reads voice names through [`VoiceSpec::parse`],
+//! so a name means the same thing and is refused for the same reason
+//! everywhere; [`VoiceSpec::check_speaks`] is the one rule for which
+//! voices may read which language.
+
+use std::fmt;
+
+use crate::error::{Error, Result};
+use crate::language;
+use crate::model::kokoro::release::{stock_voices, StockVoice};
+
+/// What a spec names.
+#[derive(Debug, Clone, PartialEq)]
+pub enum VoiceKind {
+    /// One stock voice.
+    Stock(String),
+    /// Stock voices mixed by weight (as written; packs normalise them).
+    Blend(Vec<(String, f32)>),
+    /// A voice in the library, which speaks as the blend matched to its
+    /// recording.
+    Library(String),
+}
+
+/// A parsed voice name. It displays as the text it was read from, so a
+/// stored name and the keys made from it never change by being parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VoiceSpec {
+    text: String,
+    kind: VoiceKind,
+}
+
+fn stock(name: &str) -> Option<StockVoice> {
+    stock_voices().into_iter().find(|v| v.name == name)
+}
+
+impl VoiceSpec {
+    /// Reads a voice name. A name in the library (`in_library` says which
+    /// are) is that voice; otherwise it must be a stock voice or a blend of
+    /// stock voices with weights.
+    pub fn parse(text: &str, in_library: impl Fn(&str) -> bool) -> Result<VoiceSpec> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(Error::invalid("voice", "is empty: name a stock voice, a blend like af_heart:0.7,af_bella:0.3, or a voice in your library"));
+        }
+        if in_library(text) {
+            return Ok(VoiceSpec { text: text.to_string(), kind: VoiceKind::Library(text.to_string()) });
+        }
+        VoiceSpec::parse_stock(text)
+    }
+
+    /// Reads a stock voice or a blend of stock voices (no library names).
+    pub fn parse_stock(text: &str) -> Result<VoiceSpec> {
+        let text = text.trim();
+        let mut parts = Vec::new();
+        for part in text.split(',') {
+            let (name, weight) = match part.split_once(':') {
+                Some((name, w)) => {
+                    let weight: f32 = w.trim().parse().map_err(|_| Error::invalid(format!("voice {text:?}"), format!("weight {:?} is not a number", w.trim())))?;
+                    if !weight.is_finite() || weight < 0.0 {
+                        return Err(Error::invalid(format!("voice {text:?}"), format!("weight {weight} must be zero or more")));
+                    }
+                    (name.trim(), weight)
+                }
+                None => (part.trim(), 1.0),
+            };
+            if stock(name).is_none() {
+                return Err(Error::not_found(format!("voice {text:?}"), format!("{name:?} is neither a stock voice nor a voice in your library")));
+            }
+            parts.push((name.to_string(), weight));
+        }
+        if parts.iter().map(|(_, w)| w).sum::<f32>() <= 0.0 {
+            return Err(Error::invalid(format!("voice {text:?}"), "the weights add up to nothing"));
+        }
+        let kind = if parts.len() == 1 && !text.contains(':') { VoiceKind::Stock(parts.remove(0).0) } else { VoiceKind::Blend(parts) };
+        Ok(VoiceSpec { text: text.to_string(), kind })
+    }
+
+    /// What it names.
+    pub fn kind(&self) -> &VoiceKind {
+        &self.kind
+    }
+
+    /// The stock voices and weights it mixes; `None` for a library voice
+    /// (resolve it to its blend first).
+    pub fn stock_parts(&self) -> Option<Vec<(&str, f32)>> {
+        match &self.kind {
+            VoiceKind::Stock(name) => Some(vec![(name.as_str(), 1.0)]),
+            VoiceKind::Blend(parts) => Some(parts.iter().map(|(n, w)| (n.as_str(), *w)).collect()),
+            VoiceKind::Library(_) => None,
+        }
+    }
+
+    /// The library voice's name, for a library voice.
+    pub fn library_name(&self) -> Option<&str> {
+        match &self.kind {
+            VoiceKind::Library(name) => Some(name),
+            _ => None,
+        }
+    }
+
+    /// The language of its first (leading) stock voice; `None` for a
+    /// library voice.
+    pub fn language(&self) -> Option<&'static str> {
+        let parts = self.stock_parts()?;
+        stock(parts.first()?.0).map(|v| v.language)
+    }
+
+    /// Refuses a stock voice or blend that does not speak `language`: a
+    /// Kokoro voice reads text with its own language's pronunciation, so an
+    /// English line read by a Spanish voice comes out as neither. Every
+    /// stock voice in a blend must speak it. A library voice is checked by
+    /// its leading voice once resolved ([`Self::check_speaks`] on the blend).
+    pub fn check_speaks(&self, language: &str) -> Result<()> {
+        let Some(parts) = self.stock_parts() else { return Ok(()) };
+        for (name, _) in parts {
+            let Some(found) = stock(name) else { continue };
+            if !language::speaks(found.language, language) {
+                let fitting: Vec<String> = stock_voices().into_iter().filter(|v| language::speaks(v.language, language)).map(|v| v.name).take(6).collect();
+                let hint = if fitting.is_empty() { "no stock voice speaks it".to_string() } else { format!("voices that do: {}", fitting.join(", ")) };
+                return Err(Error::invalid(format!("voice {:?}", self.text), format!("{name} speaks {}, not {language}; {hint}", found.language)));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for VoiceSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn none(_: &str) -> bool {
+        false
+    }
+
+    #[test]
+    fn stock_voices_blends_and_library_names_parse_to_what_they_name() {
+        assert_eq!(VoiceSpec::parse("af_heart", none).unwrap().kind(), &VoiceKind::Stock("af_heart".into()));
+        let blend = VoiceSpec::parse(" af_heart:0.7, af_bella:0.3 ", none).unwrap();
+        assert_eq!(blend.kind(), &VoiceKind::Blend(vec![("af_heart".into(), 0.7), ("af_bella".into(), 0.3)]));
+        assert_eq!(blend.to_string(), "af_heart:0.7, af_bella:0.3", "displays as written, trimmed");
+        let narrator = VoiceSpec::parse("Narrator", |n| n == "Narrator").unwrap();
+        assert_eq!(narrator.library_name(), Some("Narrator"));
+        assert_eq!(narrator.language(), None);
+        assert_eq!(blend.language(), Some("en-US"));
+    }
+
+    #[test]
+    fn unknown_names_bad_weights_and_empty_names_are_refused_by_name() {
+        let unknown = VoiceSpec::parse("zz_nobody", none).unwrap_err();
+        assert_eq!(unknown.kind(), crate::ErrorKind::NotFound);
+        assert!(unknown.to_string().contains("zz_nobody"), "{unknown}");
+        let weight = VoiceSpec::parse("af_heart:lots", none).unwrap_err();
+        assert_eq!(weight.kind(), crate::ErrorKind::InvalidInput);
+        assert!(weight.to_string().contains("lots"), "{weight}");
+        assert!(VoiceSpec::parse("af_heart:0,af_bella:0", none).is_err());
+        assert!(VoiceSpec::parse("af_heart:-1", none).is_err());
+        assert_eq!(VoiceSpec::parse("  ", none).unwrap_err().kind(), crate::ErrorKind::InvalidInput);
+    }
+
+    #[test]
+    fn a_voice_must_speak_the_language_it_reads() {
+        let dora = VoiceSpec::parse("ef_dora", none).unwrap();
+        assert!(dora.check_speaks("es").is_ok());
+        let err = dora.check_speaks("en-US").unwrap_err().to_string();
+        assert!(err.contains("ef_dora speaks es, not en-US") && err.contains("af_"), "{err}");
+        assert!(VoiceSpec::parse("bm_george", none).unwrap().check_speaks("en-US").is_ok(), "British voices read any English");
+        assert!(VoiceSpec::parse("af_heart:0.5,ef_dora:0.5", none).unwrap().check_speaks("en-US").is_err(), "every part of a blend");
+        assert!(VoiceSpec::parse("Narrator", |_| true).unwrap().check_speaks("en-US").is_ok(), "checked once resolved");
+    }
+}

@@ -1,0 +1,70 @@
+//! The voice library's operations for every face: matching a recording
+//! through the one reference-encode service, registering it (consent
+//! required, the library's size capped where a face asks, one writer at a
+//! time so racing uploads of one name leave one voice), renaming and
+//! deleting, each keeping the one artifact cache in step.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::cache::ReferenceInput;
+use crate::error::{Error, Result};
+use crate::store::VoiceRecord;
+use crate::voice::library::{self, VoiceDetails};
+use crate::voice::MatchedVoice;
+use crate::Engine;
+
+/// A voice to add from a recording.
+pub struct NewLibraryVoice<'a> {
+    pub details: VoiceDetails,
+    /// The recording (a file the library copies).
+    pub recording: &'a Path,
+    /// Refuse a new name when the library holds this many voices already.
+    pub max_voices: Option<usize>,
+}
+
+/// Serialises the library's writes (the cap check and the write), process-wide.
+static LIBRARY_WRITES: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+impl Engine {
+    /// Matches a recording to the stock voices (blocking; through the one
+    /// reference-encode service, so the same recording is encoded once).
+    pub fn match_recording(&self, input: ReferenceInput) -> Result<MatchedVoice> {
+        self.references()?.encode(input)
+    }
+
+    /// Registers (or overwrites) a library voice from `voice.recording`,
+    /// matched to stock voices; the stored record, the match, and whether
+    /// it replaced a voice of that name.
+    pub async fn add_library_voice(self: &Arc<Self>, voice: NewLibraryVoice<'_>) -> Result<(VoiceRecord, MatchedVoice, bool)> {
+        voice.details.check()?;
+        let engine = self.clone();
+        let input = ReferenceInput::LocalFile(voice.recording.to_path_buf());
+        let matched = tokio::task::spawn_blocking(move || engine.match_recording(input)).await.map_err(|e| Error::internal("matching the recording", e.to_string()))??;
+        let _writing = LIBRARY_WRITES.lock().await;
+        let store = self.store();
+        let existing = store.voice(&voice.details.name).await?.is_some();
+        if let (false, Some(cap)) = (existing, voice.max_voices) {
+            let count = store.voices().await?.len();
+            if count >= cap {
+                return Err(Error::invalid(format!("voice {:?}", voice.details.name), format!("the voice library is full ({count} of {cap} voices): delete one first")));
+            }
+        }
+        let record = library::register(store, self.data_dir(), self.voice_artifacts(), voice.recording, &voice.details, &matched).await?;
+        Ok((record, matched, existing))
+    }
+
+    /// Renames a library voice; speakers that use it follow.
+    pub async fn rename_library_voice(&self, name: &str, new_name: &str) -> Result<VoiceRecord> {
+        let _writing = LIBRARY_WRITES.lock().await;
+        let record = self.store().rename_voice(name, new_name.trim()).await?;
+        self.voice_artifacts().voice_deleted(name);
+        Ok(record)
+    }
+
+    /// Deletes a library voice (its recording too, when nothing else uses it).
+    pub async fn delete_library_voice(&self, name: &str) -> Result<VoiceRecord> {
+        let _writing = LIBRARY_WRITES.lock().await;
+        library::delete(self.store(), self.data_dir(), self.voice_artifacts(), name).await?.ok_or_else(|| Error::not_found(format!("voice {name:?}"), "is not in the library"))
+    }
+}
