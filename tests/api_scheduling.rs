@@ -18,10 +18,9 @@ const KEY: &str = "test-key-5b1e";
 fn server() -> &'static TestServer {
     static SERVER: OnceLock<TestServer> = OnceLock::new();
     SERVER.get_or_init(|| {
-        start(|options| {
+        start_batching(200, |options| {
             options.api_key = Some(KEY.into());
             options.max_uploaded_voices = 1;
-            options.scheduler = Some(revoice_engine::scheduler::SchedulerConfig::fixed(4, Duration::from_millis(200), 1, false));
         })
     })
 }

@@ -3,51 +3,40 @@
 //! the model for a new length synthesise nothing; damaged audio on disk is
 //! rendered again; a cancelled render stops.
 
-
-
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
 
-use revoice_engine::cache::{RenderCacheConfig, VoiceArtifactCache};
-use revoice_engine::dub::pipeline::{ProjectRenderer, RenderSummary};
-use revoice_engine::dub::segment_store::SegmentStore;
+use revoice_engine::dub::pipeline::{RenderScope, RenderSummary};
 use revoice_engine::dub::subtitles::parse_srt;
-use revoice_engine::render::Renderer;
-use revoice_engine::scheduler::SchedulerConfig;
-use revoice_engine::store::Store;
-use revoice_engine::synth::Synthesizer;
+use revoice_engine::{Engine, EngineConfig};
 
 #[test]
 fn a_project_renders_only_what_changed() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let rt = runtime.handle();
-    let dir = tempfile::tempdir().unwrap();
-    let store = rt.block_on(Store::open(&dir.path().join("studio.sqlite3"))).unwrap();
-    let (project, track) = rt.block_on(store.create_project("Lighthouse", "en-US")).unwrap();
+    let dir = revoice_tests::data::scratch_data_dir();
+    let mut config = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
+    config.settings.scheduler = revoice_engine::config::SchedulerSettings { batch_width: 2, batch_window_ms: 10, max_attempts: 1, continuous: false };
+    let engine = rt.block_on(Engine::open(config)).unwrap();
+    let store = engine.store();
+    let (project, track) = rt.block_on(engine.create_project("Lighthouse", "en-US")).unwrap();
     let cues = parse_srt(include_str!("../assets/demo/lighthouse.srt"), "lighthouse.srt").unwrap();
     rt.block_on(store.import_cues(&track, &cues[..5])).unwrap();
     rt.block_on(store.set_timing_strategy(project.id, "natural")).unwrap();
     for speaker in rt.block_on(store.speakers(project.id)).unwrap() {
         let voice = if speaker.name == "Maya" { "af_bella" } else { "am_adam" };
-        rt.block_on(store.set_speaker_voice(speaker.id, voice)).unwrap();
+        rt.block_on(engine.set_speaker_voice(project.id, speaker.id, voice, None)).unwrap();
     }
-
-    let synth = Synthesizer::load(&revoice_tests::installed_data_dir()).unwrap();
-    let cache = RenderCacheConfig { max_bytes: 256 << 20, ttl: Duration::from_secs(3600) };
-    let renderer = Renderer::start(synth.shared_model(), "kokoro", SchedulerConfig::fixed(2, Duration::from_millis(10), 1, false), cache).unwrap();
-    let segments = SegmentStore::open(&dir.path().join("segments"), 1 << 30).unwrap();
-    let voices = VoiceArtifactCache::new(1 << 20).unwrap();
-    let pipeline = ProjectRenderer { runtime: rt, store: &store, synth: &synth, renderer: &renderer, segments: &segments, voices: &voices };
+    let speech = engine.speech().unwrap();
     let never = AtomicBool::new(false);
     let render = || -> RenderSummary {
         let mut last = None;
-        let summary = pipeline.render(project.id, &never, &mut |p| last = Some(p.clone())).unwrap();
+        let summary = engine.render_project(project.id, &RenderScope::default(), &never, &mut |p| last = Some(p.clone())).unwrap();
         let last = last.expect("progress was reported");
         assert_eq!((last.done, last.total), (5, 5));
         assert!(summary.failed.is_empty(), "{:?}", summary.failed);
         summary
     };
-    let rows = || renderer.scheduler_stats().rows_rendered;
+    let rows = || speech.renderer.scheduler_stats().rows_rendered;
 
     assert_eq!(render().rendered, 5);
     let after_first = rows();
@@ -96,6 +85,6 @@ fn a_project_renders_only_what_changed() {
     // A cancelled render stops before synthesising.
     rt.block_on(store.edit_segment(lines[4].id, "retype", |f| f.text = "Have you read any of it?".into())).unwrap();
     let cancel = AtomicBool::new(true);
-    let summary = pipeline.render(project.id, &cancel, &mut |_| {}).unwrap();
+    let summary = engine.render_project(project.id, &RenderScope::default(), &cancel, &mut |_| {}).unwrap();
     assert!(summary.cancelled && summary.rendered == 0, "{summary:?}");
 }

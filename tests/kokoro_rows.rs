@@ -3,14 +3,14 @@
 
 
 use revoice_engine::model::speech::SpeechModel;
-use revoice_engine::synth::{SayRequest, Synthesizer};
+use revoice_engine::speech::{SayRequest, Synthesizer};
 
 fn synth() -> Synthesizer {
     Synthesizer::load(&revoice_tests::installed_data_dir()).unwrap()
 }
 
 fn rows(s: &Synthesizer, text: &str, voice: &str, seed: Option<u64>) -> Vec<revoice_engine::model::speech::SpeechRow> {
-    let request = SayRequest { text: text.into(), voice: voice.into(), speed: 1.0, seed };
+    let request = SayRequest { seed, ..SayRequest::new(text, voice).unwrap() };
     s.prepare(&request).unwrap().into_iter().map(|l| l.row).collect()
 }
 

@@ -6,15 +6,15 @@
 use std::time::Duration;
 
 use revoice_engine::cache::RenderCacheConfig;
-use revoice_engine::render::Renderer;
+use revoice_engine::speech::render::Renderer;
 use revoice_engine::scheduler::SchedulerConfig;
-use revoice_engine::synth::{SayRequest, Synthesizer};
+use revoice_engine::speech::{SayRequest, Synthesizer};
 
 #[test]
 fn editing_one_line_of_a_script_renders_only_that_line() {
     let s = Synthesizer::load(&revoice_tests::installed_data_dir()).unwrap();
     let line = |text: &str| {
-        let request = SayRequest { text: text.into(), voice: "af_heart".into(), speed: 1.0, seed: Some(1) };
+        let request = SayRequest { seed: Some(1), ..SayRequest::new(text.to_string(), "af_heart").unwrap() };
         s.prepare(&request).unwrap().remove(0).row
     };
     let mut script = vec![line("Where were you last night?"), line("At home, reading."), line("Alone?")];

@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use revoice_engine::model::speech::SpeechRow;
 use revoice_engine::scheduler::{Job, Scheduler, SchedulerConfig};
-use revoice_engine::synth::{SayRequest, Synthesizer};
+use revoice_engine::speech::{SayRequest, Synthesizer};
 
 fn rows(s: &Synthesizer, text: &str, voice: &str, seed: Option<u64>) -> Vec<SpeechRow> {
-    let request = SayRequest { text: text.into(), voice: voice.into(), speed: 1.0, seed };
+    let request = SayRequest { seed, ..SayRequest::new(text, voice).unwrap() };
     s.prepare(&request).unwrap().into_iter().map(|l| l.row).collect()
 }
 

@@ -4,8 +4,6 @@
 //! the only stale one and the only one rendered again; the timeline plays
 //! with a measured time to first audio; an unrendered line previews.
 
-
-
 use std::sync::mpsc::{channel, Receiver};
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,9 +33,7 @@ fn a_session_renders_plays_and_re_renders_only_the_edited_line() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let rt = runtime.handle();
     // A fresh data folder that borrows the installed models.
-    let dir = tempfile::tempdir().unwrap();
-    std::os::unix::fs::symlink(revoice_tests::installed_data_dir().join("models"), dir.path().join("models")).unwrap();
-    std::os::unix::fs::symlink(revoice_tests::installed_data_dir().join("voices"), dir.path().join("voices")).unwrap();
+    let dir = revoice_tests::data::scratch_data_dir();
     let engine = Arc::new(rt.block_on(Engine::open(EngineConfig::load(Some(dir.path().to_path_buf())).unwrap())).unwrap());
     let store = engine.store();
     let (project, track) = rt.block_on(store.create_project("Session", "en-US")).unwrap();
@@ -49,7 +45,7 @@ fn a_session_renders_plays_and_re_renders_only_the_edited_line() {
     rt.block_on(store.import_cues(&track, &cues)).unwrap();
 
     let (tx, events) = channel();
-    let session = StudioSession::new(engine.clone(), rt.clone(), Arc::new(move |e| drop(tx.send(e)))).unwrap();
+    let session = StudioSession::new(engine.clone(), Arc::new(move |e| drop(tx.send(e)))).unwrap();
     let view = rt.block_on(session.view(project.id)).unwrap();
     let lines = &view.tracks[0].segments;
     assert_eq!(lines.len(), 3);

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 use revoice_engine::model::assets::{self, AssetState};
 use revoice_engine::model::speaker::{cosine_similarity, preprocess, SpeakerEncoder};
-use revoice_engine::synth::{SayRequest, Synthesizer};
+use revoice_engine::speech::{SayRequest, Synthesizer};
 use revoice_engine::voice::VoiceMatcher;
 
 fn data_dir() -> PathBuf {
@@ -43,7 +43,7 @@ fn matcher() -> &'static VoiceMatcher {
 fn render(voice: &str, text: &str) -> (Vec<f32>, u32) {
     let synth = Synthesizer::load(&data_dir()).unwrap();
     let mut samples = Vec::new();
-    let request = SayRequest { text: text.into(), voice: voice.into(), speed: 1.0, seed: None };
+    let request = SayRequest::new(text, voice).unwrap();
     synth.say(&request, |chunk| {
         samples.extend_from_slice(&chunk.samples);
         Ok(())
@@ -110,7 +110,7 @@ fn a_rendered_stock_voice_is_matched_back_to_itself_first() {
     assert!(voice.quality.speech_seconds > 4.0 && voice.quality.warnings.is_empty(), "{:?}", voice.quality);
     // The artifact's blend is a voice the synthesizer takes.
     let synth = Synthesizer::load(&data_dir()).unwrap();
-    synth.resolve_voice(&voice.blend_spec()).unwrap();
+    synth.resolve_voice(&revoice_engine::voice::VoiceSpec::parse_stock(&voice.blend_spec()).unwrap()).unwrap();
 }
 
 /// Browsers record Opus (in WebM), phones and messengers in Ogg: both match like WAV.

@@ -1,8 +1,9 @@
 //! The app's hold on the engine: opened once at start-up and shared by every
-//! command. If the engine cannot open (a broken config file, an unreadable
-//! database), the window still opens and shows why, instead of vanishing.
-//! It also runs the local speech API on that engine when `[api] enabled`
-//! (or when a command starts it), on 127.0.0.1 at `[api] port`.
+//! command, with the editor's session on it. If the engine cannot open (a
+//! broken config file, an unreadable database), the window still opens and
+//! shows why, instead of vanishing. It also runs the local speech API on
+//! that engine when `[api] enabled` (or when a command starts it), on
+//! 127.0.0.1 at `[api] port`: one model, scheduler and cache for both.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -19,6 +20,11 @@ pub type Answer<T> = Result<T, String>;
 /// An engine error as the message the window shows.
 pub fn text(e: revoice_engine::Error) -> String {
     e.to_string()
+}
+
+/// Runs blocking engine work off the async workers; its answer.
+pub async fn blocking<T: Send + 'static>(work: impl FnOnce() -> revoice_engine::Result<T> + Send + 'static) -> Answer<T> {
+    tauri::async_runtime::spawn_blocking(work).await.map_err(|e| format!("The engine's worker failed: {e}"))?.map_err(text)
 }
 
 /// The speech API while it runs: where it listens and how to stop it.
@@ -43,18 +49,12 @@ impl Studio {
         match tauri::async_runtime::block_on(revoice_engine::start(data_dir)) {
             Ok((engine, log)) => {
                 let engine = Arc::new(engine);
-                let runtime = tauri::async_runtime::handle().inner().clone();
-                let session = StudioSession::new(engine.clone(), runtime, sink).map_err(|e| e.to_string());
+                let session = StudioSession::new(engine.clone(), sink).map_err(|e| e.to_string());
                 Studio { engine: Ok(engine), session, _log: Some(log), api: Default::default() }
             }
             Err(e) => {
                 eprintln!("Revoice Studio: the engine did not start: {e}");
-                Studio {
-                    engine: Err(e.to_string()),
-                    session: Err(e.to_string()),
-                    _log: None,
-                    api: Default::default(),
-                }
+                Studio { engine: Err(e.to_string()), session: Err(e.to_string()), _log: None, api: Default::default() }
             }
         }
     }
@@ -66,9 +66,7 @@ impl Studio {
 
     /// The engine, or a message saying why it is not running.
     pub fn engine(&self) -> Result<Arc<Engine>, String> {
-        self.engine
-            .clone()
-            .map_err(|e| format!("The engine did not start: {e}"))
+        self.engine.clone().map_err(|e| format!("The engine did not start: {e}"))
     }
 
     /// Whether the settings ask for the speech API at start-up.
@@ -77,22 +75,20 @@ impl Studio {
     }
 
     /// Starts the local speech API on this engine (127.0.0.1, `[api] port`);
-    /// its URL. Starting it again answers the running one's URL.
+    /// its URL. It listens at once, answering 503 to speech requests until
+    /// the model has loaded. Starting it again answers the running one's URL.
     pub async fn start_api(&self) -> Result<String, String> {
         let engine = self.engine()?;
         let mut api = self.api.lock().await;
         if let Some(running) = api.as_ref() {
             return Ok(running.url.clone());
         }
+        if !revoice_engine::model::assets::KOKORO.status(engine.data_dir()).is_installed() {
+            return Err("The speech API did not start: Kokoro is not installed: run `revoice models install`".into());
+        }
         let addr = SocketAddr::from(([127, 0, 0, 1], engine.config().settings.api.port));
-        let listener = bind(addr, false).await.map_err(|e| e.to_string())?;
-        // The editor's model, scheduler and render cache: one of each in the app.
-        let session = self.session()?;
-        let stack = tauri::async_runtime::spawn_blocking(move || session.stack())
-            .await
-            .map_err(|e| format!("The speech API did not start: {e}"))?
-            .map_err(|e| format!("The speech API did not start: {e}"))?;
-        let state = ApiState::on_stack(&engine, stack, ApiOptions::from_engine(&engine)).map_err(|e| format!("The speech API did not start: {e}"))?;
+        let listener = bind(addr, false).await.map_err(text)?;
+        let state = ApiState::new(engine.clone(), ApiOptions::from_engine(&engine));
         let local = listener.local_addr().map_err(|e| format!("The speech API has no address: {e}"))?;
         let url = format!("http://{local}");
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -145,14 +141,8 @@ mod tests {
 
     #[test]
     fn the_data_dir_flag_is_read_in_both_spellings() {
-        assert_eq!(
-            data_dir_from_args(args(&["--data-dir", "/a b"])),
-            Some(PathBuf::from("/a b"))
-        );
-        assert_eq!(
-            data_dir_from_args(args(&["-v", "--data-dir=/c"])),
-            Some(PathBuf::from("/c"))
-        );
+        assert_eq!(data_dir_from_args(args(&["--data-dir", "/a b"])), Some(PathBuf::from("/a b")));
+        assert_eq!(data_dir_from_args(args(&["-v", "--data-dir=/c"])), Some(PathBuf::from("/c")));
         assert_eq!(data_dir_from_args(args(&["--other"])), None);
     }
 
@@ -178,19 +168,7 @@ mod tests {
 
     /// A data folder with the test install's models (`scripts/test` makes it).
     fn data_dir_with_models() -> tempfile::TempDir {
-        let install = std::env::var_os("REVOICE_TEST_DATA_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/test-data"));
-        assert!(install.join("models").is_dir(), "no model install in {} (run scripts/test)", install.display());
-        let dir = tempfile::tempdir().unwrap();
-        std::os::unix::fs::symlink(install.join("models"), dir.path().join("models")).unwrap();
-        // The stock voices' embeddings, computed once into the install (the engine's tests share them).
-        let stock = install.join("voices/stock-embeddings.safetensors");
-        if !stock.exists() {
-            revoice_engine::voice::VoiceMatcher::open(&install, &|_, _, _| {}).unwrap();
-        }
-        std::fs::create_dir_all(dir.path().join("voices")).unwrap();
-        std::os::unix::fs::symlink(&stock, dir.path().join("voices/stock-embeddings.safetensors")).unwrap();
+        let dir = revoice_tests::data::scratch_data_dir();
         std::fs::write(dir.path().join("config.toml"), "[api]\nenabled = true\nport = 0\n").unwrap();
         dir
     }
@@ -203,14 +181,15 @@ mod tests {
         assert!(studio.api_enabled());
         let url = tauri::async_runtime::block_on(studio.start_api()).unwrap();
         assert_eq!(tauri::async_runtime::block_on(studio.start_api()).unwrap(), url, "started once");
+        // The editor's model, loaded through the session: the API serves on it.
+        let editor = studio.session().unwrap().speech().unwrap();
         let addr = url.trim_start_matches("http://").to_string();
         let mut stream = std::net::TcpStream::connect(&addr).unwrap();
         write!(stream, "GET /health HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
         let mut answer = String::new();
         stream.read_to_string(&mut answer).unwrap();
         assert!(answer.starts_with("HTTP/1.1 200") && answer.contains("\"status\":\"ok\""), "{answer}");
-        // Speech through the API lands in the editor's render cache: one model, one scheduler, one cache.
-        let editor = studio.session().unwrap().stack().unwrap();
+        // Speech through the API lands in the editor's scheduler: one model, one scheduler, one cache.
         let before = editor.renderer.scheduler_stats().rows_rendered;
         let body = r#"{"model":"kokoro","input":"One shared engine.","voice":"af_heart","response_format":"wav"}"#;
         let mut stream = std::net::TcpStream::connect(&addr).unwrap();

@@ -11,7 +11,6 @@ use std::time::Duration;
 use revoice_api::{ApiOptions, RunningServer};
 use serde_json::Value;
 
-use revoice_engine::model::testing::installed_data_dir as test_data_dir;
 
 /// A server and the folders it lives in (removed when dropped).
 pub struct TestServer {
@@ -23,25 +22,22 @@ pub struct TestServer {
     pub media: tempfile::TempDir,
 }
 
-/// Starts a server; `adjust` changes the options first.
+/// Starts a server; `adjust` changes the options first. The scheduler
+/// batches up to 4 rows, waiting 30 ms for company, one attempt each.
 pub fn start(adjust: impl FnOnce(&mut ApiOptions)) -> TestServer {
-    let data = test_data_dir();
-    let stock = data.join("voices/stock-embeddings.safetensors");
-    if !stock.exists() {
-        // Computed once into the test install, like the voice tests do.
-        revoice_engine::voice::VoiceMatcher::open(&data, &|_, _, _| {}).expect("stock voice embeddings");
-    }
-    let dir = tempfile::tempdir().unwrap();
-    std::os::unix::fs::symlink(data.join("models"), dir.path().join("models")).unwrap();
-    std::fs::create_dir_all(dir.path().join("voices")).unwrap();
-    std::os::unix::fs::symlink(&stock, dir.path().join("voices/stock-embeddings.safetensors")).unwrap();
+    start_batching(30, adjust)
+}
+
+/// Like [`start`], the scheduler's first row waiting `window_ms` for company.
+pub fn start_batching(window_ms: u64, adjust: impl FnOnce(&mut ApiOptions)) -> TestServer {
+    let dir = crate::data::scratch_data_dir();
     let media = tempfile::tempdir().unwrap();
-    let config = revoice_engine::EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
+    let mut config = revoice_engine::EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
+    config.settings.scheduler = revoice_engine::config::SchedulerSettings { batch_width: 4, batch_window_ms: window_ms, max_attempts: 1, continuous: false };
     let mut options = ApiOptions {
         api_key: None,
         ref_audio: revoice_api::ref_audio::RefAudioPolicy { media_folders: vec![media.path().to_path_buf()], ..Default::default() },
         max_uploaded_voices: 100,
-        scheduler: Some(revoice_engine::scheduler::SchedulerConfig::fixed(4, Duration::from_millis(30), 1, false)),
     };
     adjust(&mut options);
     let server = RunningServer::start(config, options, "127.0.0.1:0".parse().unwrap(), false).expect("the API server starts");

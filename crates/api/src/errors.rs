@@ -1,9 +1,11 @@
-//! The API's error envelope. Every 4xx answer carries
+//! The API's error envelope. Every error answer carries
 //! `{"error": {"message", "type", "param", "code"}}` (OpenAI's shape), where
-//! `type` is `BadRequestError` (400), `NotFoundError` (404) or
-//! `AuthenticationError` (401), and `param` names the request field at
-//! fault, or is null. Engine errors become a 400 naming their input, except
-//! where a handler knows better (an unknown voice is a 404).
+//! `type` is OpenAI's name for the status (`BadRequestError` 400,
+//! `AuthenticationError` 401, `NotFoundError` 404, `ConflictError` 409,
+//! `InternalServerError` 5xx) and `param` names the request field at fault,
+//! or is null. Engine errors take their status from their kind: not found
+//! 404, invalid input 400, conflict 409, busy 503 (the model is still
+//! loading), internal 500.
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -43,9 +45,20 @@ impl ApiError {
         ApiError { status: StatusCode::INTERNAL_SERVER_ERROR, message: message.into(), param: None }
     }
 
-    /// An engine error about `param`'s value: a 400 with the engine's words.
+    /// An engine error (about `param`'s value, if it names one), with the
+    /// status its kind calls for and the engine's words.
     pub fn from_engine(param: Option<&str>, error: revoice_engine::Error) -> ApiError {
-        ApiError::bad_request(param, error.to_string())
+        use revoice_engine::ErrorKind;
+        let status = match error.kind() {
+            ErrorKind::NotFound => StatusCode::NOT_FOUND,
+            ErrorKind::InvalidInput | ErrorKind::Cancelled => StatusCode::BAD_REQUEST,
+            ErrorKind::Conflict => StatusCode::CONFLICT,
+            ErrorKind::Busy => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        // A server failure is not about the field the request named.
+        let param = if status.is_server_error() { None } else { param.map(str::to_string) };
+        ApiError { status, message: error.to_string(), param }
     }
 
     /// OpenAI's name for the status.
@@ -53,6 +66,7 @@ impl ApiError {
         match self.status {
             StatusCode::NOT_FOUND => "NotFoundError",
             StatusCode::UNAUTHORIZED => "AuthenticationError",
+            StatusCode::CONFLICT => "ConflictError",
             s if s.is_server_error() => "InternalServerError",
             _ => "BadRequestError",
         }
@@ -100,5 +114,18 @@ mod tests {
         assert_eq!(e.body()["type"], "NotFoundError");
         assert_eq!(e.body()["param"], Value::Null);
         assert_eq!(e.body()["code"], 404);
+    }
+
+    #[test]
+    fn engine_errors_answer_with_the_status_their_kind_calls_for() {
+        use revoice_engine::Error;
+        let status = |e: Error| ApiError::from_engine(Some("voice"), e);
+        assert_eq!(status(Error::not_found("voice \"x\"", "not in the library")).status, StatusCode::NOT_FOUND);
+        assert_eq!(status(Error::invalid("input", "is empty")).status, StatusCode::BAD_REQUEST);
+        assert_eq!(status(Error::conflict("voice \"a\"", "the name is taken")).body()["type"], "ConflictError");
+        let busy = status(Error::busy("the speech model", "is still loading"));
+        assert_eq!((busy.status, busy.param.as_deref()), (StatusCode::SERVICE_UNAVAILABLE, None));
+        let db = status(Error::database("/x.sqlite3", std::io::Error::other("disk I/O error")));
+        assert_eq!((db.status.as_u16(), db.body()["type"].as_str()), (500, Some("InternalServerError")));
     }
 }

@@ -11,7 +11,7 @@
 //! - [`voices`]: `GET|POST /v1/audio/voices`, `DELETE /v1/audio/voices/{name}`;
 //! - [`stream_ws`]: the WebSocket `/v1/audio/speech/stream`;
 //! - [`errors`]: the error envelope; [`formats`]: response encodings;
-//!   [`language`]: the `language` field; [`voice_design`]: voices from a
+//!   [`voice_design`]: voices from a
 //!   description; [`ref_audio`]: where references may come from;
 //!   [`metrics`]: counters and distributions for `/metrics`.
 //!
@@ -22,7 +22,6 @@
 pub mod batch;
 pub mod errors;
 pub mod formats;
-pub mod language;
 pub mod metrics;
 pub mod ref_audio;
 pub mod server;

@@ -1,15 +1,12 @@
-//! The API server: its shared state (the engine pieces every route uses),
-//! the router, the bind policy (loopback unless remote access is asked for
-//! explicitly), the optional bearer token, and the small routes (`/health`,
-//! `/metrics`, `DELETE /v1/audio/cache`). [`ApiState::open`] loads one
-//! synthesizer, starts one renderer (render cache + scheduler owner thread)
-//! and one reference-encode service whose encodes run between the
-//! scheduler's batches, exactly as the CLI composes them.
+//! The API server: its shared state (the engine every route asks, and the
+//! API's own counters), the router, the bind policy (loopback unless remote
+//! access is asked for explicitly), the optional bearer token, and the
+//! small routes (`/health`, `/metrics`, `DELETE /v1/audio/cache`). The
+//! server listens at once; while the engine's model is still loading,
+//! speech routes answer 503 (the engine's "busy").
 
 use std::net::{IpAddr, SocketAddr};
-use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{header, Method, StatusCode};
@@ -19,19 +16,11 @@ use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use serde_json::json;
 
-use super::errors::ApiError;
-use super::metrics::{BatchSizes, Metrics};
+use super::errors::{ApiError, ApiResult};
+use super::metrics::Metrics;
 use super::ref_audio::RefAudioPolicy;
-use revoice_engine::cache::{ReferenceEncodeConfig, VoiceArtifactCache};
-use revoice_engine::dub::stack::RenderStack;
 use revoice_engine::error::{Error, Result};
-use revoice_engine::model::speech::SpeechModel;
-use revoice_engine::render::Renderer;
-use revoice_engine::scheduler::SchedulerConfig;
-use revoice_engine::store::Store;
-use revoice_engine::synth::Synthesizer;
-use revoice_engine::voice::encoding::{MatcherHooks, ReferenceVoices};
-use revoice_engine::voice::MatchedVoice;
+use revoice_engine::speech::{SpeechLoader, SpeechStack};
 use revoice_engine::Engine;
 
 /// Environment variable holding the API's bearer token.
@@ -46,8 +35,6 @@ pub struct ApiOptions {
     pub ref_audio: RefAudioPolicy,
     /// Most voices clients may upload.
     pub max_uploaded_voices: usize,
-    /// Scheduler settings instead of the engine's `[scheduler]` (tests, benches).
-    pub scheduler: Option<SchedulerConfig>,
 }
 
 impl ApiOptions {
@@ -59,62 +46,29 @@ impl ApiOptions {
             api_key: key,
             ref_audio: RefAudioPolicy { media_folders: api.media_folders.clone(), ..RefAudioPolicy::default() },
             max_uploaded_voices: api.max_uploaded_voices,
-            scheduler: None,
         }
     }
 }
 
 /// Everything the routes share.
 pub struct ApiState {
-    pub store: Store,
-    pub data_dir: PathBuf,
-    pub synth: Arc<Synthesizer>,
-    pub renderer: Arc<Renderer>,
-    pub references: Arc<ReferenceVoices>,
-    pub artifacts: VoiceArtifactCache<MatchedVoice>,
+    pub engine: Arc<Engine>,
     pub metrics: Arc<Metrics>,
-    pub batch_sizes: Arc<BatchSizes>,
     pub ref_policy: RefAudioPolicy,
     pub options: ApiOptions,
-    /// Serialises voice uploads and deletes (the cap check and the write).
-    pub voice_writes: tokio::sync::Mutex<()>,
 }
 
 impl ApiState {
-    /// Loads the model and starts the renderer and the reference service
-    /// for `engine` (blocking work runs off the async workers).
-    pub async fn open(engine: &Engine, options: ApiOptions) -> Result<Arc<ApiState>> {
-        let data_dir = engine.data_dir().to_path_buf();
-        let settings = engine.config().settings.clone();
-        let scheduler = options.scheduler.clone();
-        let stack = tokio::task::spawn_blocking(move || match scheduler {
-            Some(fixed) => RenderStack::open_with(&data_dir, &settings, fixed),
-            None => RenderStack::open(&data_dir, &settings),
-        })
-        .await
-        .map_err(|e| Error::InvalidInput { input: "API start-up".into(), reason: format!("loading the engine crashed: {e}") })??;
-        ApiState::on_stack(engine, Arc::new(stack), options)
+    /// The API over `engine`; its model starts loading in the background
+    /// if it has not already.
+    pub fn new(engine: Arc<Engine>, options: ApiOptions) -> Arc<ApiState> {
+        engine.preload_speech();
+        Arc::new(ApiState { engine, metrics: Arc::new(Metrics::default()), ref_policy: options.ref_audio.clone(), options })
     }
 
-    /// The API on a stack that is already running (the app's: the editor
-    /// and the API then share one model, one scheduler and one render cache).
-    pub fn on_stack(engine: &Engine, stack: Arc<RenderStack>, options: ApiOptions) -> Result<Arc<ApiState>> {
-        let data_dir = engine.data_dir().to_path_buf();
-        let config = ReferenceEncodeConfig { max_bytes: 16 << 20, follower_timeout: Duration::from_secs(120) };
-        let references = MatcherHooks::service(&data_dir, Some(stack.renderer.scheduler().tasks()), config)?;
-        Ok(Arc::new(ApiState {
-            store: engine.store().clone(),
-            data_dir,
-            synth: stack.synth.clone(),
-            renderer: stack.renderer.clone(),
-            references: Arc::new(references),
-            artifacts: VoiceArtifactCache::new(16 << 20)?,
-            metrics: Arc::new(Metrics::default()),
-            batch_sizes: stack.batch_sizes.clone(),
-            ref_policy: options.ref_audio.clone(),
-            options,
-            voice_writes: tokio::sync::Mutex::new(()),
-        }))
+    /// The engine's speech stack; 503 while the model is still loading.
+    pub fn speech(&self) -> ApiResult<Arc<SpeechStack>> {
+        self.engine.speech_ready().map_err(|e| ApiError::from_engine(None, e))
     }
 }
 
@@ -164,28 +118,37 @@ async fn require_key(State(state): State<Arc<ApiState>>, request: Request, next:
     next.run(request).await
 }
 
-async fn health(State(state): State<Arc<ApiState>>) -> Json<serde_json::Value> {
-    let stats = state.renderer.scheduler_stats();
+/// `GET /health`: 200 once the model is loaded (`status: ok`), 503 with
+/// `status: loading` before.
+async fn health(State(state): State<Arc<ApiState>>) -> Response {
+    let Some(speech) = state.engine.speech_loaded() else {
+        let body = json!({"status": "loading", "version": revoice_engine::ENGINE_VERSION, "loading": state.engine.speech_loading()});
+        return (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response();
+    };
+    let stats = speech.renderer.scheduler_stats();
     Json(json!({
         "status": "ok",
         "version": revoice_engine::ENGINE_VERSION,
-        "model": state.synth.model().id(),
-        "sample_rate": state.synth.sample_rate(),
-        "scheduler": {"width": state.renderer.scheduler().config().width, "batches": stats.batches, "rows_rendered": stats.rows_rendered},
+        "model": speech.model_id(),
+        "sample_rate": speech.sample_rate(),
+        "scheduler": {"width": speech.renderer.scheduler().config().width, "batches": stats.batches, "rows_rendered": stats.rows_rendered},
     }))
+    .into_response()
 }
 
-async fn metrics(State(state): State<Arc<ApiState>>) -> Response {
+async fn metrics(State(state): State<Arc<ApiState>>) -> ApiResult<Response> {
     state.metrics.request("metrics");
-    let text = state.metrics.render(&state.renderer.cache_stats(), &state.renderer.scheduler_stats(), &state.batch_sizes.snapshot());
-    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
+    let speech = state.speech()?;
+    let text = state.metrics.render(&speech.renderer.cache_stats(), &speech.renderer.scheduler_stats(), &speech.batch_sizes.snapshot());
+    Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response())
 }
 
-async fn clear_cache(State(state): State<Arc<ApiState>>) -> Json<serde_json::Value> {
+async fn clear_cache(State(state): State<Arc<ApiState>>) -> ApiResult<Json<serde_json::Value>> {
     state.metrics.request("cache_clear");
-    let before = state.renderer.cache_stats();
-    state.renderer.clear_cache();
-    Json(json!({"cleared": true, "entries_removed": before.entries, "bytes_freed": before.bytes}))
+    let speech = state.speech()?;
+    let before = speech.renderer.cache_stats();
+    speech.renderer.clear_cache();
+    Ok(Json(json!({"cleared": true, "entries_removed": before.entries, "bytes_freed": before.bytes})))
 }
 
 async fn not_found(method: Method, uri: axum::http::Uri) -> ApiError {
@@ -199,17 +162,15 @@ async fn method_not_allowed(method: Method, uri: axum::http::Uri) -> Response {
 
 /// Serves on `listener` until `shutdown` resolves.
 pub async fn serve(listener: tokio::net::TcpListener, state: Arc<ApiState>, shutdown: impl std::future::Future<Output = ()> + Send + 'static) -> Result<()> {
-    let addr = listener.local_addr().map_err(|e| Error::InvalidInput { input: "API listener".into(), reason: e.to_string() })?;
+    let addr = listener.local_addr().map_err(|e| Error::internal("API listener", e.to_string()))?;
     tracing::info!(%addr, "speech API listening");
-    axum::serve(listener, router(state)).with_graceful_shutdown(shutdown).await.map_err(|e| Error::InvalidInput { input: format!("API server on {addr}"), reason: e.to_string() })
+    axum::serve(listener, router(state)).with_graceful_shutdown(shutdown).await.map_err(|e| Error::internal(format!("API server on {addr}"), e.to_string()))
 }
 
 /// Binds `addr` after the bind policy allows it.
 pub async fn bind(addr: SocketAddr, allow_remote: bool) -> Result<tokio::net::TcpListener> {
     check_bind(addr.ip(), allow_remote)?;
-    tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| Error::InvalidInput { input: format!("API address {addr}"), reason: format!("cannot listen there: {e}") })
+    tokio::net::TcpListener::bind(addr).await.map_err(|e| Error::conflict(format!("API address {addr}"), format!("cannot listen there: {e}")))
 }
 
 /// A server on its own thread and runtime (the desktop shell, tests,
@@ -217,16 +178,25 @@ pub async fn bind(addr: SocketAddr, allow_remote: bool) -> Result<tokio::net::Tc
 pub struct RunningServer {
     /// Where it listens.
     pub addr: SocketAddr,
+    /// The engine it serves.
+    pub engine: Arc<Engine>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl RunningServer {
-    /// Opens the engine on `config`, loads the API state and listens on
-    /// `addr` (port 0: any free port); returns once it accepts connections.
+    /// Opens the engine on `config` with Kokoro, loads the model and
+    /// listens on `addr` (port 0: any free port); returns once it accepts
+    /// connections with the model loaded.
     pub fn start(config: revoice_engine::EngineConfig, options: ApiOptions, addr: SocketAddr, allow_remote: bool) -> Result<RunningServer> {
+        RunningServer::start_with(config, revoice_engine::speech::kokoro(), true, options, addr, allow_remote)
+    }
+
+    /// The same over the model `speech` loads; with `wait_for_model`
+    /// false it returns as soon as it listens, the model still loading.
+    pub fn start_with(config: revoice_engine::EngineConfig, speech: SpeechLoader, wait_for_model: bool, options: ApiOptions, addr: SocketAddr, allow_remote: bool) -> Result<RunningServer> {
         check_bind(addr.ip(), allow_remote)?;
-        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<SocketAddr>>();
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<(SocketAddr, Arc<Engine>)>>();
         let (shutdown_tx, shutdown_rx) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("revoice-api".into())
@@ -234,20 +204,24 @@ impl RunningServer {
                 let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
                     Ok(r) => r,
                     Err(e) => {
-                        let _ = ready_tx.send(Err(Error::InvalidInput { input: "API runtime".into(), reason: e.to_string() }));
+                        let _ = ready_tx.send(Err(Error::internal("API runtime", e.to_string())));
                         return;
                     }
                 };
                 runtime.block_on(async move {
                     let started = async {
-                        let engine = Engine::open(config).await?;
-                        let state = ApiState::open(&engine, options).await?;
+                        let engine = Arc::new(Engine::open_with(config, speech).await?);
+                        if wait_for_model {
+                            let loading = engine.clone();
+                            tokio::task::spawn_blocking(move || loading.speech()).await.map_err(|e| Error::internal("loading the model", e.to_string()))??;
+                        }
+                        let state = ApiState::new(engine.clone(), options);
                         let listener = bind(addr, allow_remote).await?;
                         Ok::<_, Error>((engine, state, listener))
                     };
                     match started.await {
                         Ok((engine, state, listener)) => {
-                            let _ = ready_tx.send(listener.local_addr().map_err(|e| Error::InvalidInput { input: "API listener".into(), reason: e.to_string() }));
+                            let _ = ready_tx.send(listener.local_addr().map(|a| (a, engine.clone())).map_err(|e| Error::internal("API listener", e.to_string())));
                             if let Err(e) = serve(listener, state, async move {
                                 let _ = shutdown_rx.await;
                             })
@@ -263,11 +237,9 @@ impl RunningServer {
                     }
                 });
             })
-            .map_err(|e| Error::InvalidInput { input: "API thread".into(), reason: e.to_string() })?;
-        let addr = ready_rx
-            .recv()
-            .map_err(|_| Error::InvalidInput { input: "API server".into(), reason: "its thread ended during start-up".into() })??;
-        Ok(RunningServer { addr, shutdown: Some(shutdown_tx), thread: Some(thread) })
+            .map_err(|e| Error::internal("API thread", e.to_string()))?;
+        let (addr, engine) = ready_rx.recv().map_err(|_| Error::internal("API server", "its thread ended during start-up"))??;
+        Ok(RunningServer { addr, engine, shutdown: Some(shutdown_tx), thread: Some(thread) })
     }
 
     /// The base URL (`http://127.0.0.1:PORT`).

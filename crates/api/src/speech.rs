@@ -21,12 +21,12 @@ use tokio::sync::mpsc;
 
 use super::errors::{ApiError, ApiResult};
 use super::formats::{self, ResponseFormat, FORMAT_NAMES};
-use super::language::{self, Language};
+use revoice_engine::language::{self, Language};
 use super::server::ApiState;
 use super::{ref_audio, voice_design};
-use revoice_engine::model::kokoro::release::stock_voices;
 use revoice_engine::model::speech::{RowAudio, SpeechRow};
-use revoice_engine::synth::SayRequest;
+use revoice_engine::speech::{SayRequest, SpeechStack};
+use revoice_engine::voice::VoiceSpec;
 
 /// Longest `input`, in characters.
 pub const MAX_INPUT_CHARS: usize = 4096;
@@ -173,8 +173,8 @@ pub fn parse(body: &Map<String, Value>) -> ApiResult<SpeechRequest> {
 /// A voice ready for the synthesizer, and headers that say what it is.
 #[derive(Debug, Clone)]
 pub struct ChosenVoice {
-    /// A stock voice or a blend spec.
-    pub spec: String,
+    /// A stock voice or a blend.
+    pub spec: VoiceSpec,
     /// How to read the text (see [`language::reading_for`]).
     pub reading: Option<&'static str>,
     pub headers: Vec<(&'static str, String)>,
@@ -192,9 +192,8 @@ pub async fn choose_voice(state: &Arc<ApiState>, request: &SpeechRequest) -> Api
             let value = request.ref_audio.clone().expect("checked by parse");
             let policy = state.ref_policy.clone();
             let input = join(tokio::task::spawn_blocking(move || ref_audio::resolve(&value, &policy)).await)??;
-            let references = state.references.clone();
-            let matched = join(tokio::task::spawn_blocking(move || references.encode(input)).await)?
-                .map_err(|e| ApiError::from_engine(Some("ref_audio"), e))?;
+            let engine = state.engine.clone();
+            let matched = join(tokio::task::spawn_blocking(move || engine.match_recording(input)).await)?.map_err(|e| ApiError::from_engine(Some("ref_audio"), e))?;
             headers.push(("x-voice-match", "stock voices closest to ref_audio, blended (a match, not a clone)".to_string()));
             headers.push(("x-voice-blend", matched.blend_spec()));
             matched.blend_spec()
@@ -213,42 +212,31 @@ pub async fn choose_voice(state: &Arc<ApiState>, request: &SpeechRequest) -> Api
             let name = request.voice.trim();
             if name.is_empty() || name.eq_ignore_ascii_case("default") {
                 request.language.map_or("af_heart", |l| l.default_voice).to_string()
-            } else if let Some(matched) = revoice_engine::voice::library::artifact(&state.store, &state.artifacts, name)
-                .await
-                .map_err(|e| ApiError::internal(e.to_string()))?
-            {
-                headers.push(("x-voice-registered", name.to_string()));
-                headers.push(("x-voice-blend", matched.blend_spec()));
-                matched.blend_spec()
             } else {
-                let stock = stock_voices();
-                for part in name.split(',') {
-                    let part = part.split(':').next().unwrap_or("").trim();
-                    if !stock.iter().any(|v| v.name == part) {
-                        return Err(ApiError::not_found(
-                            Some("voice"),
-                            format!("voice {part:?} is not a stock voice, a blend of them, or a registered voice (see GET /v1/audio/voices)"),
-                        ));
-                    }
+                let named = state.engine.voice_spec(name).await.map_err(|e| ApiError::from_engine(Some("voice"), e))?;
+                let speaks = state.engine.resolve_voice(&named).await.map_err(|e| ApiError::from_engine(Some("voice"), e))?;
+                if named.library_name().is_some() {
+                    headers.push(("x-voice-registered", name.to_string()));
+                    headers.push(("x-voice-blend", speaks.to_string()));
                 }
-                name.to_string()
+                speaks.to_string()
             }
         }
     };
-    let (_, voice_language) = state.synth.resolve_voice(&spec).map_err(|e| ApiError::from_engine(Some("voice"), e))?;
-    let reading = language::reading_for(request.language, voice_language);
+    let voice = VoiceSpec::parse_stock(&spec).map_err(|e| ApiError::from_engine(Some("voice"), e))?;
+    let reading = language::reading_for(request.language, voice.language().unwrap_or("en-US"));
     if request.task == TaskType::CustomVoice && request.instructions.is_some() {
         headers.push(("x-instructions", "not applied: Kokoro has no style control; task_type VoiceDesign picks voices by description".into()));
     }
-    Ok(ChosenVoice { spec, reading, headers })
+    Ok(ChosenVoice { spec: voice, reading, headers })
 }
 
 /// Text → rows, on a blocking thread; checks `max_new_tokens`.
 pub async fn prepare(state: &Arc<ApiState>, request: &SpeechRequest, voice: &ChosenVoice) -> ApiResult<Vec<SpeechRow>> {
-    let synth = state.synth.clone();
+    let front_end = state.speech()?.front_end.clone();
     let say = SayRequest { text: request.input.clone(), voice: voice.spec.clone(), speed: request.speed, seed: request.seed };
     let reading = voice.reading;
-    let lines = join(tokio::task::spawn_blocking(move || synth.prepare_as(&say, reading)).await)?.map_err(|e| {
+    let lines = join(tokio::task::spawn_blocking(move || front_end.prepare_as(&say, reading)).await)?.map_err(|e| {
         let param = if reading.is_some() { "language" } else { "input" };
         ApiError::from_engine(Some(param), e)
     })?;
@@ -271,9 +259,9 @@ pub enum RowEvent {
 
 /// Renders `rows` through the renderer on a blocking thread, sending the
 /// rows as they come; dropping the receiver cancels what has not started.
-pub fn render(state: &Arc<ApiState>, rows: Vec<SpeechRow>) -> mpsc::Receiver<RowEvent> {
+pub fn render(speech: &SpeechStack, rows: Vec<SpeechRow>) -> mpsc::Receiver<RowEvent> {
     let (tx, rx) = mpsc::channel(4);
-    let renderer = state.renderer.clone();
+    let renderer = speech.renderer.clone();
     let runtime = tokio::runtime::Handle::current();
     tokio::task::spawn_blocking(move || {
         let mut stream = renderer.stream(&rows);
@@ -295,7 +283,7 @@ pub fn render(state: &Arc<ApiState>, rows: Vec<SpeechRow>) -> mpsc::Receiver<Row
 }
 
 /// Hands the stream's rows to `tx` until the end or until nobody listens.
-fn forward(stream: &mut revoice_engine::render::RowStream<'_>, tx: &mpsc::Sender<RowEvent>) {
+fn forward(stream: &mut revoice_engine::speech::RowStream<'_>, tx: &mpsc::Sender<RowEvent>) {
     if tx.blocking_send(RowEvent::Started { cache_hits: stream.cache_hits() }).is_err() {
         return;
     }
@@ -318,9 +306,10 @@ pub struct Rendered {
 pub async fn render_all(state: &Arc<ApiState>, rows: Vec<SpeechRow>, arrived: Instant) -> ApiResult<Rendered> {
     let count = rows.len();
     let started = Instant::now();
+    let speech = state.speech()?;
     let mut waiting = state.metrics.waiting(count);
-    let mut events = render(state, rows);
-    let (mut samples, mut rate, mut hits, mut received) = (Vec::new(), state.synth.sample_rate(), 0, 0);
+    let mut events = render(&speech, rows);
+    let (mut samples, mut rate, mut hits, mut received) = (Vec::new(), speech.sample_rate(), 0, 0);
     while let Some(event) = events.recv().await {
         match event {
             RowEvent::Started { cache_hits } => hits = cache_hits,
@@ -400,8 +389,9 @@ async fn answer(state: &Arc<ApiState>, body: &[u8], arrived: Instant) -> ApiResu
 /// Chunked raw PCM: the answer starts with the first row's audio.
 async fn stream_pcm(state: &Arc<ApiState>, rows: Vec<SpeechRow>, voice: &ChosenVoice, arrived: Instant) -> ApiResult<Response> {
     let count = rows.len();
+    let speech = state.speech()?;
     let mut waiting = state.metrics.waiting(count);
-    let mut events = render(state, rows);
+    let mut events = render(&speech, rows);
     // The first row before the headers, so a failure is still a proper error.
     let first = loop {
         match events.recv().await {

@@ -142,7 +142,7 @@ fn start_piece(state: &Arc<ApiState>, session: &Session, index: usize, text: Str
     let request = SpeechRequest { input: text.clone(), ..session.request.clone() };
     let rows = tokio::spawn(async move {
         let rows = speech::prepare(&state, &request, &voice).await?;
-        Ok(speech::render(&state, rows))
+        Ok(speech::render(&*state.speech()?, rows))
     });
     Piece { index, text, rows }
 }
@@ -193,7 +193,8 @@ async fn session(state: Arc<ApiState>, socket: WebSocket) {
                 }
                 match configure(&state, &message).await {
                     Ok((configured, stream_audio)) => {
-                        let _ = out.send(event(json!({"type": "session.created", "voice": configured.voice.spec, "sample_rate": state.synth.sample_rate(), "format": "pcm"}))).await;
+                        let rate = state.engine.speech_loaded().map(|s| s.sample_rate());
+                        let _ = out.send(event(json!({"type": "session.created", "voice": configured.voice.spec.to_string(), "sample_rate": rate, "format": "pcm"}))).await;
                         session = Some(configured);
                         speaker = Some(tokio::spawn(speak(state.clone(), queue.take().expect("configured once"), out.clone(), stream_audio)));
                     }
@@ -248,7 +249,6 @@ async fn session(state: Arc<ApiState>, socket: WebSocket) {
 
 /// Sends each piece's audio in order.
 async fn speak(state: Arc<ApiState>, mut queue: mpsc::UnboundedReceiver<Work>, out: mpsc::Sender<Message>, stream_audio: bool) {
-    let rate = state.synth.sample_rate();
     let mut total = 0usize;
     while let Some(work) = queue.recv().await {
         let piece = match work {
@@ -259,6 +259,7 @@ async fn speak(state: Arc<ApiState>, mut queue: mpsc::UnboundedReceiver<Work>, o
             Work::Piece(piece) => piece,
         };
         total += 1;
+        let rate = state.engine.speech_loaded().map(|s| s.sample_rate());
         let start = json!({"type": "audio.start", "sentence_index": piece.index, "sentence_text": piece.text, "format": "pcm", "sample_rate": rate});
         if out.send(event(start)).await.is_err() {
             return;

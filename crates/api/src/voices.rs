@@ -16,12 +16,12 @@ use axum::Json;
 use serde_json::{json, Value};
 
 use super::errors::{ApiError, ApiResult};
-use super::language::LANGUAGES;
+use revoice_engine::language::LANGUAGES;
 use super::server::ApiState;
-use revoice_engine::cache::ReferenceInput;
 use revoice_engine::model::kokoro::release::stock_voices;
 use revoice_engine::store::VoiceRecord;
-use revoice_engine::voice::library::{self, VoiceDetails};
+use revoice_engine::voice::library::VoiceDetails;
+use revoice_engine::NewLibraryVoice;
 use revoice_engine::voice::MatchedVoice;
 
 /// Largest upload.
@@ -46,14 +46,14 @@ fn uploaded(record: &VoiceRecord) -> Value {
 /// `GET /v1/audio/voices`.
 pub async fn list(State(state): State<Arc<ApiState>>) -> ApiResult<Json<Value>> {
     state.metrics.request("voices_list");
-    let records = state.store.voices().await.map_err(|e| ApiError::internal(e.to_string()))?;
+    let records = state.engine.store().voices().await.map_err(|e| ApiError::from_engine(None, e))?;
     let stock = stock_voices();
     let mut names: Vec<String> = stock.iter().map(|v| v.name.clone()).collect();
     names.extend(records.iter().map(|r| r.voice.name.clone()));
     let details: Vec<Value> = stock
         .iter()
         .map(|v| {
-            let native = super::language::of_voice_language(v.language).is_none_or(|l| l.native);
+            let native = revoice_engine::language::of_tag(v.language).is_none_or(|l| l.native);
             json!({"name": v.name, "language": v.language, "gender": v.gender, "experimental": !native})
         })
         .collect();
@@ -69,7 +69,7 @@ pub async fn list(State(state): State<Arc<ApiState>>) -> ApiResult<Json<Value>> 
             })
         })
         .collect();
-    let stats = state.artifacts.stats();
+    let stats = state.engine.voice_artifacts().stats();
     Ok(Json(json!({
         "voices": names,
         "uploaded_voices": records.iter().map(uploaded).collect::<Vec<_>>(),
@@ -177,31 +177,14 @@ pub async fn upload(State(state): State<Arc<ApiState>>, multipart: Result<Multip
     if decoded.samples.is_empty() {
         return Err(ApiError::bad_request(Some("audio_sample"), "audio_sample holds no audio"));
     }
-    let references = state.references.clone();
-    let input = ReferenceInput::Bytes { name: file_name, bytes: Arc::from(audio.as_slice()) };
-    let matched = tokio::task::spawn_blocking(move || references.encode(input))
-        .await
-        .map_err(|e| ApiError::internal(e.to_string()))?
-        .map_err(|e| ApiError::from_engine(Some("audio_sample"), e))?;
-
     let dir = tempfile::tempdir().map_err(|e| ApiError::internal(e.to_string()))?;
     let recording = dir.path().join(format!("upload.{extension}"));
     std::fs::write(&recording, &audio).map_err(|e| ApiError::internal(e.to_string()))?;
-
-    let _guard = state.voice_writes.lock().await;
-    let existing = state.store.voice(&name).await.map_err(|e| ApiError::internal(e.to_string()))?.is_some();
-    if !existing {
-        let count = state.store.voices().await.map_err(|e| ApiError::internal(e.to_string()))?.len();
-        if count >= state.options.max_uploaded_voices {
-            return Err(ApiError::bad_request(
-                Some("name"),
-                format!("the voice library is full ({count} of {} voices): delete one first", state.options.max_uploaded_voices),
-            ));
-        }
-    }
-    let record = library::register(&state.store, &state.data_dir, &state.artifacts, &recording, &details, &matched)
-        .await
-        .map_err(|e| ApiError::from_engine(Some("audio_sample"), e))?;
+    let voice = NewLibraryVoice { details, recording: &recording, max_voices: Some(state.options.max_uploaded_voices) };
+    let (record, matched, existing) = state.engine.add_library_voice(voice).await.map_err(|e| {
+        let param = if e.to_string().contains("library is full") { "name" } else { "audio_sample" };
+        ApiError::from_engine(Some(param), e)
+    })?;
     Ok(Json(json!({
         "success": true,
         "overwritten": existing,
@@ -214,9 +197,6 @@ pub async fn upload(State(state): State<Arc<ApiState>>, multipart: Result<Multip
 /// `DELETE /v1/audio/voices/{name}`.
 pub async fn remove(State(state): State<Arc<ApiState>>, UrlPath(name): UrlPath<String>) -> ApiResult<Json<Value>> {
     state.metrics.request("voices_delete");
-    let _guard = state.voice_writes.lock().await;
-    match library::delete(&state.store, &state.data_dir, &state.artifacts, &name).await.map_err(|e| ApiError::internal(e.to_string()))? {
-        Some(record) => Ok(Json(json!({"deleted": true, "success": true, "name": record.voice.name}))),
-        None => Err(ApiError::not_found(Some("name"), format!("voice {name:?} is not in the library"))),
-    }
+    let record = state.engine.delete_library_voice(&name).await.map_err(|e| ApiError::from_engine(Some("name"), e))?;
+    Ok(Json(json!({"deleted": true, "success": true, "name": record.voice.name})))
 }

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use revoice_engine::model::kokoro::source::SourceNoise;
 use revoice_engine::model::kokoro::Precision;
-use revoice_engine::synth::{SayRequest, Synthesizer};
+use revoice_engine::speech::{SayRequest, Synthesizer};
 use revoice_engine::Result;
 
 /// The fixed lines: short, medium, long, numbers, a question.
@@ -63,7 +63,7 @@ pub fn synth(data_dir: &Path, voice: &str, reference_python: Option<&str>, threa
     let (_, rss_loaded) = memory_mib();
     let mut lines = Vec::new();
     for text in LINES {
-        let request = SayRequest { text: text.to_string(), voice: voice.to_string(), speed: 1.0, seed: None };
+        let request = SayRequest::new(text, voice)?;
         lines.extend(synth.prepare(&request)?);
     }
     let model = synth.model();

@@ -170,7 +170,7 @@ fn peak_rss_mib() -> Option<f64> {
 pub fn api(data_dir: &Path, requests: usize) -> Result<()> {
     let dir = scratch(data_dir)?;
     let config = revoice_engine::EngineConfig::load_from(dir.path().to_path_buf())?;
-    let options = ApiOptions { api_key: None, ref_audio: Default::default(), max_uploaded_voices: requests + 8, scheduler: None };
+    let options = ApiOptions { api_key: None, ref_audio: Default::default(), max_uploaded_voices: requests + 8 };
     let loading = Instant::now();
     let server = RunningServer::start(config, options, "127.0.0.1:0".parse().expect("address"), false)?;
     let base = server.url();

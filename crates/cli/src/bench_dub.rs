@@ -10,30 +10,34 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use revoice_engine::cache::{RenderCacheConfig, VoiceArtifactCache};
-use revoice_engine::config::SchedulerSettings;
-use revoice_engine::dub::assemble::{assemble_track, TrackLines};
+use revoice_engine::dub::assemble::assemble_track;
 use revoice_engine::dub::export::{export_mix, ExportFormat};
 use revoice_engine::dub::mix::MixSettings;
-use revoice_engine::dub::pipeline::ProjectRenderer;
+use revoice_engine::dub::pipeline::RenderScope;
 use revoice_engine::dub::player::{empty_programme, Feed};
-use revoice_engine::dub::transport::Transport;
-use revoice_engine::dub::segment_store::SegmentStore;
 use revoice_engine::dub::subtitles::{parse_srt, Cue};
-use revoice_engine::render::Renderer;
-use revoice_engine::scheduler::SchedulerConfig;
-use revoice_engine::store::Store;
-use revoice_engine::synth::Synthesizer;
-use revoice_engine::{Error, Result};
+use revoice_engine::dub::transport::Transport;
+use revoice_engine::dub::PROGRAMME_RATE;
+use revoice_engine::{Engine, EngineConfig, Error, Result};
 
 use crate::bench::memory_mib;
 
 /// Runs the benchmark with `lines` lines and prints the report.
 pub fn dub(data_dir: &Path, lines: usize, device: &str) -> Result<()> {
     let rt = tokio::runtime::Handle::current();
+    // A scratch data folder with the installed models: its own database and segment store.
     let scratch = tempfile::tempdir().map_err(|e| Error::io("create", std::env::temp_dir(), e))?;
-    let store = rt.block_on(Store::open(&scratch.path().join("bench.sqlite3")))?;
-    let (project, track) = rt.block_on(store.create_project("bench", "en-US"))?;
+    std::os::unix::fs::symlink(data_dir.join("models"), scratch.path().join("models")).map_err(|e| Error::io("link the models into", scratch.path(), e))?;
+    let mut config = EngineConfig::load_from(scratch.path().to_path_buf())?;
+    config.settings.dub.segment_store_mb = 8 << 10;
+    config.settings.scheduler = revoice_engine::config::SchedulerSettings::default();
+    let calibration = data_dir.join("calibration.json");
+    if calibration.exists() {
+        let _ = std::fs::copy(&calibration, scratch.path().join("calibration.json"));
+    }
+    let engine = rt.block_on(Engine::open(config))?;
+    let store = engine.store();
+    let (project, track) = rt.block_on(engine.create_project("bench", "en-US"))?;
     let demo = parse_srt(include_str!("../../../assets/demo/lighthouse.srt"), "lighthouse.srt")?;
     let period = demo.last().map(|c| c.end + 1.0).unwrap_or(1.0);
     let cues: Vec<Cue> = (0..lines)
@@ -45,43 +49,36 @@ pub fn dub(data_dir: &Path, lines: usize, device: &str) -> Result<()> {
         .collect();
     rt.block_on(store.import_cues(&track, &cues))?;
     for s in rt.block_on(store.speakers(project.id))? {
-        rt.block_on(store.set_speaker_voice(s.id, if s.name == "Maya" { "af_bella" } else { "bm_george" }))?;
+        rt.block_on(engine.set_speaker_voice(project.id, s.id, if s.name == "Maya" { "af_bella" } else { "bm_george" }, None))?;
     }
-
-    let synth = Synthesizer::load(data_dir)?;
-    let model = synth.shared_model();
-    let model_key = format!("{}:{:?}", revoice_engine::model::speech::SpeechModel::id(model.as_ref()), model.precision());
-    let scheduler = SchedulerConfig::resolve(&SchedulerSettings::default(), data_dir);
-    let width = scheduler.width;
-    let renderer = Renderer::start(model, model_key, scheduler, RenderCacheConfig { max_bytes: 256 << 20, ttl: Duration::from_secs(3600) })?;
-    let segments = SegmentStore::open(&scratch.path().join("segments"), 8 << 30)?;
-    let voices = VoiceArtifactCache::new(1 << 20)?;
-    let pipeline = ProjectRenderer { runtime: &rt, store: &store, synth: &synth, renderer: &renderer, segments: &segments, voices: &voices };
+    let speech_stack = engine.speech()?;
+    let width = speech_stack.renderer.scheduler().config().width;
+    let render = |engine: &Engine| engine.render_project(project.id, &RenderScope::default(), &AtomicBool::new(false), &mut |_| {});
     let never = AtomicBool::new(false);
     println!("revoice bench dub: {lines} lines (the demo script repeated), 2 speakers, batch width {width}");
     println!();
 
     let start = Instant::now();
     let bar = indicatif::ProgressBar::new(lines as u64);
-    let full = pipeline.render(project.id, &never, &mut |p| bar.set_position(p.done as u64))?;
+    let full = engine.render_project(project.id, &RenderScope::default(), &never, &mut |p| bar.set_position(p.done as u64))?;
     bar.finish_and_clear();
     let full_s = start.elapsed().as_secs_f64();
     let settings = MixSettings::default();
     // Seconds of speech, as placed (the assembled audio is dropped at once).
-    let speech: f64 = assemble_track(&rt, &store, &segments, &project, &track, synth.sample_rate(), &settings)?.cues.iter().map(|c| c.end - c.start).sum();
+    let speech: f64 = assemble_track(&rt.block_on(engine.track_lines(track.id))?, engine.segments(), PROGRAMME_RATE, &settings)?.cues.iter().map(|c| c.end - c.start).sum();
     println!("full render        {:>4} lines   {full_s:>8.2} s   {speech:.0} s of speech, RTF {:.3}", full.rendered, full_s / speech);
 
     let first = rt.block_on(store.segments(track.id))?[7].id;
     rt.block_on(store.edit_segment(first, "bench edit", |f| f.text = "Most of it, and the last entries are the strange part.".into()))?;
     let start = Instant::now();
-    let edit = pipeline.render(project.id, &never, &mut |_| {})?;
+    let edit = render(&engine)?;
     let edit_s = start.elapsed().as_secs_f64();
     println!("re-render, 1 edit  {:>4} lines   {edit_s:>8.2} s   {:.4} of the full render", edit.rendered, edit_s / full_s);
 
     rt.block_on(store.set_timing_strategy(project.id, "strict_slot"))?;
     let start = Instant::now();
-    let remix = pipeline.render(project.id, &never, &mut |_| {})?;
-    let assembled = assemble_track(&rt, &store, &segments, &rt.block_on(store.project(project.id))?, &track, synth.sample_rate(), &settings)?;
+    let remix = render(&engine)?;
+    let assembled = assemble_track(&rt.block_on(engine.track_lines(track.id))?, engine.segments(), PROGRAMME_RATE, &settings)?;
     let remix_s = start.elapsed().as_secs_f64();
     println!("strategy change    {:>4} lines   {remix_s:>8.2} s   re-mixed; {:.4} of the full render", remix.rendered, remix_s / full_s);
 
@@ -97,12 +94,12 @@ pub fn dub(data_dir: &Path, lines: usize, device: &str) -> Result<()> {
     // output device.
     let line = rt.block_on(store.segments(track.id))?[11].id;
     rt.block_on(store.edit_segment(line, "bench preview", |f| f.text = "Nobody has heard this line before, so it renders while you wait.".into()))?;
-    match revoice_engine::audio::live::LivePlayback::open(device, synth.sample_rate()) {
+    match revoice_engine::audio::live::LivePlayback::open(device, speech_stack.sample_rate()) {
         Ok(mut live) => {
             let start = Instant::now();
-            let samples = pipeline.stream_segment(line, &never, &mut |chunk| live.push(chunk))?;
+            let samples = engine.stream_line(line, &never, &mut |chunk| live.push(chunk))?;
             let rendered = start.elapsed().as_secs_f64();
-            let audio = samples.len() as f64 / synth.sample_rate() as f64;
+            let audio = samples.len() as f64 / speech_stack.sample_rate() as f64;
             let ttfa = live.finish()?.first_sound.map_or(f64::NAN, |d| d.as_secs_f64());
             println!("preview, new line  TTFA {ttfa:.3} s (render {rendered:.2} s for {audio:.2} s of audio, RTF {:.2})", rendered / audio);
         }
@@ -112,16 +109,16 @@ pub fn dub(data_dir: &Path, lines: usize, device: &str) -> Result<()> {
     // Timeline playback from line 150, everything rendered: from the play
     // request to the first voice sample handed to the output device.
     let project = rt.block_on(store.project(project.id))?;
-    let mut track_lines = TrackLines::load(&rt, &store, &project, &track, synth.sample_rate())?;
-    let from = track_lines.lines[lines / 2].fields.start_s;
+    let mut track_lines = rt.block_on(engine.track_lines(track.id))?;
+    let from = track_lines.lines[lines / 2].slot.start;
     match Transport::open(device, empty_programme(&project, &track_lines, &settings)?) {
         Ok(transport) => {
             transport.seek(from);
             transport.play();
             let stop = AtomicBool::new(false);
-            let feed = Feed { runtime: &rt, store: &store, segments: &segments, transport: &transport, project: &project };
+            let feed = Feed { runtime: &rt, store, segments: engine.segments(), transport: &transport, project: &project };
             let placed = std::thread::scope(|scope| {
-                let feeder = scope.spawn(|| feed.run(&mut track_lines, from, &stop, || Ok(ProjectRenderer { ..pipeline }), &mut |_| {}));
+                let feeder = scope.spawn(|| feed.run(&mut track_lines, from, &stop, || Ok(engine.project_renderer(&speech_stack)), &mut |_| {}));
                 let waited = Instant::now();
                 while transport.state().first_voice.is_none() && waited.elapsed() < Duration::from_secs(10) {
                     std::thread::sleep(Duration::from_millis(1));

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use rand::{Rng, SeedableRng};
 use revoice_engine::model::speech::SpeechRow;
 use revoice_engine::scheduler::{Calibration, Job, Scheduler, SchedulerConfig};
-use revoice_engine::synth::{SayRequest, Synthesizer};
+use revoice_engine::speech::{SayRequest, Synthesizer};
 use revoice_engine::Result;
 
 use crate::bench::memory_mib;
@@ -43,7 +43,7 @@ pub fn engine(data_dir: &Path, voice: &str, save: bool) -> Result<()> {
     let model = synth.shared_model();
     let mut rows = Vec::new();
     for (i, text) in LINES.iter().enumerate() {
-        let request = SayRequest { text: text.to_string(), voice: voice.to_string(), speed: 1.0, seed: Some(i as u64 + 1) };
+        let request = SayRequest { seed: Some(i as u64 + 1), ..SayRequest::new(*text, voice)? };
         rows.extend(synth.prepare(&request)?.into_iter().map(|l| l.row));
     }
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);

@@ -213,6 +213,7 @@ fn main() -> ExitCode {
 
 async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
     let (engine, _log) = revoice_engine::start(cli.data_dir).await?;
+    let engine = std::sync::Arc::new(engine);
     let code = match cli.command {
         Command::Doctor { json, strict } => {
             let report = engine.diagnose().await;
@@ -245,10 +246,10 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
             if output.is_none() && !play {
                 return Err(revoice_engine::Error::InvalidInput { input: "say".into(), reason: "nowhere to put the audio: pass -o FILE and/or --play".into() });
             }
-            let voice = voices::resolve_registered(&engine, voice).await?;
+            let voice = engine.resolve_voice(&engine.voice_spec(&voice).await?).await?;
             let data_dir = engine.data_dir().to_path_buf();
             let device = engine.config().settings.audio.output_device.clone();
-            let request = revoice_engine::synth::SayRequest { text, voice, speed, seed };
+            let request = revoice_engine::speech::SayRequest { text, voice, speed, seed };
             tokio::task::spawn_blocking(move || say(&data_dir, &request, output.as_deref(), play.then_some(device.as_str())))
                 .await
                 .expect("synthesis thread")?;
@@ -293,7 +294,7 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
         }
         Command::Voices { command: VoicesCommand::Add { name, file, consent, description, reference_text } } => {
             let details = revoice_engine::voice::library::VoiceDetails { name, description, reference_text, consent };
-            voices::add(&engine, &file, &details).await?;
+            voices::add(&engine, &file, details).await?;
             ExitCode::SUCCESS
         }
         Command::Voices { command: VoicesCommand::Remove { name } } => {
@@ -301,8 +302,8 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
             ExitCode::SUCCESS
         }
         Command::Voices { command: VoicesCommand::Match { file, json, top, output } } => {
-            let data_dir = engine.data_dir().to_path_buf();
-            tokio::task::spawn_blocking(move || voices::match_file(&data_dir, &file, json, top, output.as_deref()))
+            let matching = engine.clone();
+            tokio::task::spawn_blocking(move || voices::match_file(&matching, &file, json, top, output.as_deref()))
                 .await
                 .expect("matching thread")?;
             ExitCode::SUCCESS
@@ -360,9 +361,11 @@ async fn run_models(engine: &revoice_engine::Engine, command: ModelsCommand) -> 
     Ok(ExitCode::SUCCESS)
 }
 
-fn say(data_dir: &std::path::Path, request: &revoice_engine::synth::SayRequest, output: Option<&std::path::Path>, play: Option<&str>) -> revoice_engine::Result<()> {
+/// Says the text sentence by sentence straight through Kokoro (no
+/// scheduler: one process, one request), playing each as it is ready.
+fn say(data_dir: &std::path::Path, request: &revoice_engine::speech::SayRequest, output: Option<&std::path::Path>, play: Option<&str>) -> revoice_engine::Result<()> {
     let started = std::time::Instant::now();
-    let synth = revoice_engine::synth::Synthesizer::load(data_dir)?;
+    let synth = revoice_engine::speech::Synthesizer::load(data_dir)?;
     let rate = synth.sample_rate();
     eprintln!("model loaded in {:.2} s", started.elapsed().as_secs_f64());
     let mut live = play.map(|device| revoice_engine::audio::live::LivePlayback::open(device, rate)).transpose()?;

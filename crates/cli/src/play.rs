@@ -9,16 +9,15 @@ use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
 use revoice_engine::audio::live::LivePlayback;
-use revoice_engine::dub::assemble::TrackLines;
 use revoice_engine::dub::mix::MixSettings;
 use revoice_engine::dub::player::{empty_programme, Feed};
 use revoice_engine::dub::transport::{Transport, TransportState};
-use revoice_engine::dub::PROGRAMME_RATE;
-use revoice_engine::store::{Project, Store, Track};
+use revoice_engine::speech::SpeechStack;
+use revoice_engine::store::{Project, Track};
 use revoice_engine::{Engine, Error, Result};
-
-use crate::project::{open_segments, RenderStack};
 
 /// What to play.
 pub struct PlayRequest {
@@ -66,45 +65,33 @@ fn print_state(state: &TransportState) {
     println!("{doing} at {:.2} of {:.2} s{looping}", state.position_s, state.length_s);
 }
 
-pub async fn play(engine: &Engine, request: PlayRequest) -> Result<()> {
-    let store = engine.store().clone();
-    let project = store.project(request.project).await?;
-    let tracks = store.tracks(project.id).await?;
-    let track = match &request.language {
-        Some(language) => tracks.iter().find(|t| t.language.eq_ignore_ascii_case(language)).cloned().ok_or_else(|| Error::InvalidInput {
-            input: format!("language {language:?}"),
-            reason: format!("project {} has tracks in {}", project.id, tracks.iter().map(|t| t.language.as_str()).collect::<Vec<_>>().join(", ")),
-        })?,
-        None => tracks.first().cloned().ok_or_else(|| Error::InvalidInput { input: format!("project {}", project.id), reason: "has no track".into() })?,
-    };
-    let data_dir = engine.data_dir().to_path_buf();
-    let settings = engine.config().settings.clone();
-    let runtime = tokio::runtime::Handle::current();
+pub async fn play(engine: &Arc<Engine>, request: PlayRequest) -> Result<()> {
+    let project = engine.store().project(request.project).await?;
+    let track = engine.existing_track(project.id, request.language.as_deref()).await?;
+    let engine = engine.clone();
     tokio::task::spawn_blocking(move || match request.segment {
-        Some(segment) => preview(&runtime, &store, &data_dir, &settings, &project, segment, &request.device),
-        None => timeline(&runtime, &store, &data_dir, &settings, &project, &track, &request),
+        Some(segment) => preview(&engine, &project, segment, &request.device),
+        None => timeline(&engine, &project, &track, &request),
     })
     .await
     .expect("playback thread")
 }
 
 /// One line alone, streamed as it renders (or read, when it is current).
-fn preview(runtime: &tokio::runtime::Handle, store: &Store, data_dir: &std::path::Path, settings: &revoice_engine::Settings, project: &Project, segment: i64, device: &str) -> Result<()> {
-    let line = runtime.block_on(store.segment(segment))?;
-    if runtime.block_on(store.track(line.track_id))?.project_id != project.id {
-        return Err(Error::InvalidInput { input: format!("segment {segment}"), reason: format!("is not in project {}", project.id) });
+fn preview(engine: &Engine, project: &Project, segment: i64, device: &str) -> Result<()> {
+    if engine.runtime().block_on(engine.project_of_line(segment))? != project.id {
+        return Err(Error::not_found(format!("segment {segment}"), format!("is not in project {}", project.id)));
     }
     let loading = Instant::now();
-    let stack = RenderStack::open(data_dir, settings)?;
+    let speech = engine.speech()?;
     let loaded = loading.elapsed();
-    let pipeline = stack.pipeline(runtime, store);
     let requested = Instant::now();
-    let mut live = LivePlayback::open(device, stack.synth.sample_rate())?;
+    let mut live = LivePlayback::open(device, speech.sample_rate())?;
     let never = AtomicBool::new(false);
-    let samples = pipeline.stream_segment(segment, &never, &mut |chunk| live.push(chunk))?;
+    let samples = engine.stream_line(segment, &never, &mut |chunk| live.push(chunk))?;
     let rendered = requested.elapsed();
     let first = live.finish()?.first_sound;
-    let audio = samples.len() as f64 / stack.synth.sample_rate() as f64;
+    let audio = samples.len() as f64 / speech.sample_rate() as f64;
     println!(
         "segment {segment}: first audio {} after the play request; {audio:.2} s of audio ready after {:.2} s (RTF {:.2}); model loaded in {:.2} s",
         first.map_or("never (silent line)".to_string(), |d| format!("{:.0} ms", d.as_secs_f64() * 1000.0)),
@@ -116,11 +103,10 @@ fn preview(runtime: &tokio::runtime::Handle, store: &Store, data_dir: &std::path
 }
 
 /// The track on the timeline.
-fn timeline(runtime: &tokio::runtime::Handle, store: &Store, data_dir: &std::path::Path, settings: &revoice_engine::Settings, project: &Project, track: &Track, request: &PlayRequest) -> Result<()> {
+fn timeline(engine: &Engine, project: &Project, track: &Track, request: &PlayRequest) -> Result<()> {
     let mix = MixSettings::default();
-    let mut lines = TrackLines::load(runtime, store, project, track, PROGRAMME_RATE)?;
+    let mut lines = engine.runtime().block_on(engine.track_lines(track.id))?;
     let programme = empty_programme(project, &lines, &mix)?;
-    let segments = open_segments(data_dir, settings)?;
     let transport = Transport::open(&request.device, programme)?;
     let length = transport.state().length_s;
     let from = request.from.clamp(0.0, length);
@@ -145,15 +131,14 @@ fn timeline(runtime: &tokio::runtime::Handle, store: &Store, data_dir: &std::pat
     });
 
     let stop_feeding = AtomicBool::new(false);
-    let stack: OnceLock<RenderStack> = OnceLock::new();
+    let speech: OnceLock<Arc<SpeechStack>> = OnceLock::new();
     let outcome = std::thread::scope(|scope| {
         let feeder = scope.spawn(|| {
             let open_renderer = || {
-                let opened = RenderStack::open(data_dir, settings)?;
-                let stack = stack.get_or_init(|| opened);
-                Ok(stack.pipeline(runtime, store))
+                let loaded = engine.speech()?;
+                Ok(engine.project_renderer(speech.get_or_init(|| loaded)))
             };
-            let feed = Feed { runtime, store, segments: &segments, transport: &transport, project };
+            let feed = Feed { runtime: engine.runtime(), store: engine.store(), segments: engine.segments(), transport: &transport, project };
             feed.run(&mut lines, from, &stop_feeding, open_renderer, &mut |note| eprintln!("{note}"))
         });
         let (mut told_sound, mut told_voice) = (false, false);

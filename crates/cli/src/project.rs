@@ -6,10 +6,11 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 use clap::Subcommand;
-use revoice_engine::dub::pipeline::parse_strategy;
-use revoice_engine::{Engine, Error, Result};
+use revoice_engine::dub::pipeline::RenderScope;
+use revoice_engine::{Engine, Error, ExportRequest, Result};
 
 /// Export file formats.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -105,11 +106,11 @@ pub enum ProjectCommand {
     Redo { project: i64 },
 }
 
-pub async fn run(engine: &Engine, command: ProjectCommand) -> Result<ExitCode> {
+pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCode> {
     let store = engine.store();
     match command {
         ProjectCommand::New { name, language } => {
-            let (project, track) = store.create_project(&name, &language).await?;
+            let (project, track) = engine.create_project(&name, &language).await?;
             println!("created project {} \"{}\" with a {} track", project.id, project.name, track.language);
         }
         ProjectCommand::List => {
@@ -118,45 +119,25 @@ pub async fn run(engine: &Engine, command: ProjectCommand) -> Result<ExitCode> {
             }
         }
         ProjectCommand::Import { project, file, language } => {
-            store.project(project).await?;
-            let track = match language {
-                Some(language) => store.track_for_language(project, &language).await?,
-                None => store.tracks(project).await?.into_iter().next().ok_or_else(|| no_track(project))?,
-            };
-            let cues = revoice_engine::dub::subtitles::read_script(&file)?;
-            let added = store.import_cues(&track, &cues).await?;
+            let (track, added) = engine.import_script(project, &file, language.as_deref()).await?;
             let speakers = store.speakers(project).await?;
             println!("imported {added} lines into project {project} ({}); speakers: {}", track.language, speakers.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", "));
         }
         ProjectCommand::Voice { project, speaker, voice, language } => {
-            let found = store.speakers(project).await?.into_iter().find(|s| s.name.eq_ignore_ascii_case(&speaker));
-            let Some(found) = found else {
-                let names: Vec<String> = store.speakers(project).await?.into_iter().map(|s| s.name).collect();
-                return Err(Error::InvalidInput { input: format!("speaker {speaker:?}"), reason: format!("not in project {project}; its speakers are: {}", names.join(", ")) });
-            };
-            check_voice(engine, &voice, language.as_deref()).await?;
+            let found = engine.speaker_named(project, &speaker).await?;
+            let set = engine.set_speaker_voice(project, found.id, &voice, language.as_deref()).await?;
             match language {
-                Some(language) => {
-                    store.set_speaker_language_voice(found.id, &language, Some(&voice)).await?;
-                    println!("{} now speaks {language} with {voice}", found.name);
-                }
-                None => {
-                    store.set_speaker_voice(found.id, &voice).await?;
-                    println!("{} now speaks with {voice}", found.name);
-                }
+                Some(language) => println!("{} now speaks {language} with {voice}", set.name),
+                None => println!("{} now speaks with {voice}", set.name),
             }
         }
         ProjectCommand::Strategy { project, strategy } => {
-            parse_strategy(&strategy)?;
-            store.project(project).await?;
-            store.set_timing_strategy(project, &strategy).await?;
+            engine.set_strategy(project, &strategy).await?;
             println!("project {project} now uses {strategy}");
         }
         ProjectCommand::Bed { project, file } => {
-            let decoded = revoice_engine::audio::decode::decode_file(&file)?;
-            let absolute = std::fs::canonicalize(&file).map_err(|e| Error::io("resolve", &file, e))?;
-            store.set_bed(project, Some(&absolute.to_string_lossy())).await?;
-            println!("bed set: {} ({:.1} s)", absolute.display(), decoded.samples.len() as f64 / decoded.sample_rate as f64);
+            let (path, seconds) = engine.set_bed(project, &file).await?;
+            println!("bed set: {} ({seconds:.1} s)", path.display());
         }
         ProjectCommand::Save { project, file } => {
             let document = revoice_engine::dub::project_file::export(store, project).await?;
@@ -179,22 +160,21 @@ pub async fn run(engine: &Engine, command: ProjectCommand) -> Result<ExitCode> {
         ProjectCommand::Export { project, out, format, loudness } => export(engine, project, &out, format, loudness).await?,
         ProjectCommand::Status { project } => status(engine, project).await?,
         ProjectCommand::Lines { project } => {
-            let speakers = store.speakers(project).await?;
-            for track in store.tracks(project).await? {
-                println!("track {}", track.language);
-                for s in store.segments(track.id).await? {
-                    let f = &s.fields;
-                    let speaker = f.speaker_id.and_then(|id| speakers.iter().find(|p| p.id == id)).map_or(String::new(), |p| format!("[{}] ", p.name));
-                    let take = if s.active_take_id.is_some() { "take" } else { "no take" };
-                    println!("{:>6}  {:>8.2}–{:<8.2} {:<8} {speaker}{}", s.id, f.start_s, f.end_s, take, f.text);
+            for track in engine.project_lines(project).await? {
+                println!("track {}", track.track.language);
+                for line in &track.lines {
+                    let f = &line.segment.fields;
+                    let speaker = track.speaker_name(f.speaker_id).map_or(String::new(), |name| format!("[{name}] "));
+                    let take = if line.take.is_some() { "take" } else { "no take" };
+                    println!("{:>6}  {:>8.2}–{:<8.2} {:<8} {speaker}{}", line.segment.id, f.start_s, f.end_s, take, f.text);
                 }
             }
         }
-        ProjectCommand::Undo { project } => match store.undo(project).await? {
+        ProjectCommand::Undo { project } => match engine.undo(project).await? {
             Some(what) => println!("undid: {what}"),
             None => println!("nothing to undo"),
         },
-        ProjectCommand::Redo { project } => match store.redo(project).await? {
+        ProjectCommand::Redo { project } => match engine.redo(project).await? {
             Some(what) => println!("redid: {what}"),
             None => println!("nothing to redo"),
         },
@@ -202,122 +182,68 @@ pub async fn run(engine: &Engine, command: ProjectCommand) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn no_track(project: i64) -> Error {
-    Error::InvalidInput { input: format!("project {project}"), reason: "has no track".into() }
-}
-
-/// Rejects a voice name that is neither stock, a blend of stock voices, nor
-/// registered; with a `language`, also stock voices that speak another one
-/// (a Kokoro voice reads text with its own language's pronunciation).
-async fn check_voice(engine: &Engine, voice: &str, language: Option<&str>) -> Result<()> {
-    if engine.store().voice(voice).await?.is_some() {
-        return Ok(());
-    }
-    let stock = revoice_engine::model::kokoro::release::stock_voices();
-    let primary = |tag: &str| tag.split(['-', '_']).next().unwrap_or("").to_ascii_lowercase();
-    for part in voice.split(',') {
-        let name = part.split(':').next().unwrap_or("").trim();
-        let Some(found) = stock.iter().find(|v| v.name == name) else {
-            return Err(Error::InvalidInput {
-                input: format!("voice {voice:?}"),
-                reason: format!("{name:?} is neither a stock voice nor a registered one (see `revoice voices list`)"),
-            });
-        };
-        if let Some(language) = language.filter(|l| primary(l) != primary(found.language)) {
-            let fitting: Vec<&str> = stock.iter().filter(|v| primary(v.language) == primary(language)).map(|v| v.name.as_str()).take(6).collect();
-            let hint = if fitting.is_empty() { "no stock voice speaks it".to_string() } else { format!("voices that do: {}", fitting.join(", ")) };
-            return Err(Error::InvalidInput { input: format!("voice {voice:?}"), reason: format!("{name} speaks {}, not {language}; {hint}", found.language) });
-        }
-    }
-    Ok(())
-}
-
-pub use revoice_engine::dub::stack::{open_segments, RenderStack};
-
-async fn render(engine: &Engine, project: i64) -> Result<()> {
-    let store = engine.store().clone();
-    store.project(project).await?;
+async fn render(engine: &Arc<Engine>, project: i64) -> Result<()> {
+    engine.store().project(project).await?;
     for job in engine.interrupted_renders().iter().filter(|j| j.project_id == project) {
         eprintln!("a render of project {} was interrupted at {}/{} lines; it resumes with this one", job.project_id, job.done, job.total);
     }
-    let data_dir = engine.data_dir().to_path_buf();
-    let settings = engine.config().settings.clone();
-    let runtime = tokio::runtime::Handle::current();
-    let summary = tokio::task::spawn_blocking(move || -> Result<_> {
-        let stack = RenderStack::open(&data_dir, &settings)?;
-        let pipeline = stack.pipeline(&runtime, &store);
-        let segments = &stack.segments;
+    let rendering = engine.clone();
+    let (summary, took) = tokio::task::spawn_blocking(move || -> Result<_> {
         let bar = indicatif::ProgressBar::new(0);
         bar.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} lines ({msg}) {elapsed}").expect("template"));
         let started = std::time::Instant::now();
         let never = AtomicBool::new(false);
-        let summary = pipeline.render(project, &never, &mut |p| {
+        let summary = rendering.render_project(project, &RenderScope::default(), &never, &mut |p| {
             bar.set_length(p.total as u64);
             bar.set_position(p.done as u64);
             bar.set_message(format!("{} synthesised", p.rendered));
         })?;
         bar.finish_and_clear();
-        let kept: std::collections::HashSet<String> = runtime.block_on(store.take_keys())?.into_iter().collect();
-        segments.collect_garbage(&kept)?;
-        segments.enforce_budget()?;
         Ok((summary, started.elapsed()))
     })
     .await
     .expect("render thread")?;
-    let (summary, took) = summary;
-    println!(
-        "rendered {} of {} lines ({} already current) in {:.1} s",
-        summary.rendered,
-        summary.segments,
-        summary.fresh,
-        took.as_secs_f64()
-    );
+    println!("rendered {} of {} lines ({} already current) in {:.1} s", summary.rendered, summary.segments, summary.fresh, took.as_secs_f64());
     for (segment, reason) in &summary.failed {
         eprintln!("  segment {segment} failed: {reason}");
     }
     if summary.failed.is_empty() {
         Ok(())
     } else {
-        Err(Error::InvalidInput { input: format!("project {project}"), reason: format!("{} lines could not be rendered (see above)", summary.failed.len()) })
+        Err(Error::invalid(format!("project {project}"), format!("{} lines could not be rendered (see above)", summary.failed.len())))
     }
 }
 
 async fn status(engine: &Engine, project: i64) -> Result<()> {
-    let store = engine.store();
-    let p = store.project(project).await?;
+    let p = engine.store().project(project).await?;
     println!("project {} \"{}\" (timing: {}, bed: {})", p.id, p.name, p.timing_strategy, p.bed_file.as_deref().unwrap_or("none"));
-    for s in store.speakers(project).await? {
+    for s in engine.store().speakers(project).await? {
         let own: Vec<String> = s.language_voices().into_iter().map(|(l, v)| format!("{l}: {v}")).collect();
         let own = if own.is_empty() { String::new() } else { format!(" ({})", own.join(", ")) };
         println!("  speaker {:<16} voice {}{own}", s.name, s.voice);
     }
-    for track in store.tracks(project).await? {
-        let segments = store.segments(track.id).await?;
-        let with_take = segments.iter().filter(|s| s.active_take_id.is_some()).count();
-        let end = segments.iter().map(|s| s.fields.end_s).fold(0.0, f64::max);
-        println!("  track {}: {} lines, {} with a take, {:.1} s long", track.language, segments.len(), with_take, end);
+    for track in engine.project_lines(project).await? {
+        let with_take = track.lines.iter().filter(|l| l.take.is_some()).count();
+        let end = track.lines.iter().map(|l| l.slot.end).fold(0.0, f64::max);
+        println!("  track {}: {} lines, {} with a take, {:.1} s long", track.track.language, track.lines.len(), with_take, end);
     }
     Ok(())
 }
 
-async fn export(engine: &Engine, project: i64, out: &Path, format: Format, loudness: f64) -> Result<()> {
-    use revoice_engine::dub::export::{export_project, ExportFormat};
-    use revoice_engine::dub::mix::MixSettings;
-    let store = engine.store().clone();
-    let p = store.project(project).await?;
-    let segments = open_segments(engine.data_dir(), &engine.config().settings)?;
+async fn export(engine: &Arc<Engine>, project: i64, out: &Path, format: Format, loudness: f64) -> Result<()> {
+    use revoice_engine::dub::export::ExportFormat;
+    let name = engine.store().project(project).await?.name;
     let format = match format {
         Format::Wav => ExportFormat::Wav,
         Format::Flac => ExportFormat::Flac,
         Format::Mp3 => ExportFormat::Mp3,
     };
-    let settings = MixSettings { loudness_target_lufs: loudness, ..MixSettings::default() };
-    let runtime = tokio::runtime::Handle::current();
-    let out = out.to_path_buf();
+    let request = ExportRequest { folder: out.to_path_buf(), format, loudness_lufs: loudness, selection: Default::default() };
+    let exporting = engine.clone();
     tokio::task::spawn_blocking(move || -> Result<()> {
         let started = std::time::Instant::now();
         let bar = indicatif::ProgressBar::new(1000);
-        let tracks = export_project(&runtime, &store, &segments, project, &out, format, &settings, &Default::default(), &mut |f| bar.set_position((f * 1000.0) as u64))?;
+        let tracks = exporting.export_project(project, &request, &mut |f| bar.set_position((f * 1000.0) as u64))?;
         bar.finish_and_clear();
         let took = started.elapsed().as_secs_f64();
         let programme: f64 = tracks.iter().map(|t| t.report.duration_s).sum();
@@ -327,8 +253,7 @@ async fn export(engine: &Engine, project: i64, out: &Path, format: Format, loudn
             }
             let report = &track.report;
             println!(
-                "{} ({}): {:.2} s, {} LUFS, true peak {:.1} dBTP",
-                p.name,
+                "{name} ({}): {:.2} s, {} LUFS, true peak {:.1} dBTP",
                 track.language,
                 report.duration_s,
                 report.integrated_lufs.map_or("unmeasurable".to_string(), |l| format!("{l:.1}")),

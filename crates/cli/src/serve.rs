@@ -32,7 +32,7 @@ pub struct ServeArgs {
 }
 
 /// Runs the server until Ctrl-C.
-pub async fn run(engine: &revoice_engine::Engine, args: ServeArgs) -> revoice_engine::Result<()> {
+pub async fn run(engine: &std::sync::Arc<revoice_engine::Engine>, args: ServeArgs) -> revoice_engine::Result<()> {
     let mut options = ApiOptions::from_engine(engine);
     if let Some(key) = args.api_key.filter(|k| !k.is_empty()) {
         options.api_key = Some(key);
@@ -45,9 +45,10 @@ pub async fn run(engine: &revoice_engine::Engine, args: ServeArgs) -> revoice_en
     if !addr.ip().is_loopback() && options.api_key.is_none() {
         eprintln!("warning: listening on {addr} without an API key: anyone who can reach this machine can use the engine");
     }
-    eprintln!("loading the model and the speaker encoder...");
-    let state = ApiState::open(engine, options).await?;
     let listener = bind(addr, args.allow_remote).await?;
+    // The model loads in the background: speech requests answer 503 until it is ready.
+    eprintln!("loading the model (speech requests answer 503 until it is ready)...");
+    let state = ApiState::new(engine.clone(), options);
     let local = listener.local_addr().map_err(|e| revoice_engine::Error::io("read the address of", addr.to_string(), e))?;
     println!("revoice API listening on http://{local}");
     serve(listener, state, async {

@@ -5,22 +5,21 @@
 //! `voices list`, and registered names in `say --voice`.
 
 use std::path::Path;
+use std::sync::Arc;
 
-use revoice_engine::voice::{MatchedVoice, VoiceMatcher};
+use revoice_engine::cache::ReferenceInput;
+use revoice_engine::voice::library::VoiceDetails;
+use revoice_engine::voice::MatchedVoice;
+use revoice_engine::{Engine, NewLibraryVoice};
 
 /// Matches `file` against the stock voices and prints the result (JSON with
-/// `json`); with `output`, saves the artifact there.
-pub fn match_file(data_dir: &Path, file: &Path, json: bool, top: usize, output: Option<&Path>) -> revoice_engine::Result<()> {
+/// `json`); with `output`, saves the artifact there. Blocking.
+pub fn match_file(engine: &Engine, file: &Path, json: bool, top: usize, output: Option<&Path>) -> revoice_engine::Result<()> {
     let started = std::time::Instant::now();
-    let matcher = VoiceMatcher::open(data_dir, &|done, total, voice| {
-        if voice.is_empty() {
-            eprintln!("stock voice embeddings ready ({total} voices, cached for next time)");
-        } else {
-            eprintln!("computing stock voice embeddings (first use): {}/{total} {voice}", done + 1);
-        }
-    })?;
+    eprintln!("loading the speaker encoder (the stock voices' embeddings are computed on first use, then cached)...");
+    engine.references()?;
     let loaded = started.elapsed();
-    let voice = matcher.match_file(file)?;
+    let voice = engine.match_recording(ReferenceInput::LocalFile(file.to_path_buf()))?;
     let matched = started.elapsed() - loaded;
     if let Some(path) = output {
         voice.save(path)?;
@@ -60,26 +59,10 @@ fn print_match(v: &MatchedVoice, top: usize) {
     println!("  use it with: revoice say --voice {} \"...\"", v.blend_spec());
 }
 
-/// A cache for one CLI command (artifacts are read at most a few times).
-fn artifact_cache() -> revoice_engine::cache::VoiceArtifactCache<MatchedVoice> {
-    revoice_engine::cache::VoiceArtifactCache::new(8 << 20).expect("non-zero budget")
-}
-
 /// Matches `file` and registers it under `details.name`.
-pub async fn add(engine: &revoice_engine::Engine, file: &Path, details: &revoice_engine::voice::library::VoiceDetails) -> revoice_engine::Result<()> {
+pub async fn add(engine: &Arc<Engine>, file: &Path, details: VoiceDetails) -> revoice_engine::Result<()> {
     details.check()?;
-    let (data_dir, path) = (engine.data_dir().to_path_buf(), file.to_path_buf());
-    let matched = tokio::task::spawn_blocking(move || {
-        let matcher = VoiceMatcher::open(&data_dir, &|done, total, voice| {
-            if !voice.is_empty() {
-                eprintln!("computing stock voice embeddings (first use): {}/{total} {voice}", done + 1);
-            }
-        })?;
-        matcher.match_file(&path)
-    })
-    .await
-    .expect("matching thread")?;
-    let record = revoice_engine::voice::library::register(engine.store(), engine.data_dir(), &artifact_cache(), file, details, &matched).await?;
+    let (record, matched, _) = engine.add_library_voice(NewLibraryVoice { details, recording: file, max_voices: None }).await?;
     print_match(&matched, 3);
     println!();
     println!("registered voice {:?} (version {}); use it with: revoice say --voice {:?} \"...\"", record.voice.name, record.version, record.voice.name);
@@ -87,18 +70,14 @@ pub async fn add(engine: &revoice_engine::Engine, file: &Path, details: &revoice
 }
 
 /// Removes a registered voice.
-pub async fn remove(engine: &revoice_engine::Engine, name: &str) -> revoice_engine::Result<()> {
-    match revoice_engine::voice::library::delete(engine.store(), engine.data_dir(), &artifact_cache(), name).await? {
-        Some(_) => {
-            println!("removed voice {name:?}");
-            Ok(())
-        }
-        None => Err(revoice_engine::Error::InvalidInput { input: format!("voice {name:?}"), reason: "is not in the library (see `revoice voices list`)".into() }),
-    }
+pub async fn remove(engine: &Engine, name: &str) -> revoice_engine::Result<()> {
+    engine.delete_library_voice(name).await.map_err(|e| e.context("see `revoice voices list`"))?;
+    println!("removed voice {name:?}");
+    Ok(())
 }
 
 /// Prints the library's voices after the stock ones.
-pub async fn list_registered(engine: &revoice_engine::Engine) -> revoice_engine::Result<()> {
+pub async fn list_registered(engine: &Engine) -> revoice_engine::Result<()> {
     let voices = engine.store().voices().await?;
     if voices.is_empty() {
         return Ok(());
@@ -110,13 +89,4 @@ pub async fn list_registered(engine: &revoice_engine::Engine) -> revoice_engine:
         println!("  {:<20} v{}  {}  ({})", r.voice.name, r.version, blend, r.voice.description);
     }
     Ok(())
-}
-
-/// A registered voice's name becomes its blend of stock voices; anything
-/// else (stock names, explicit blends) passes through unchanged.
-pub async fn resolve_registered(engine: &revoice_engine::Engine, voice: String) -> revoice_engine::Result<String> {
-    match revoice_engine::voice::library::artifact(engine.store(), &artifact_cache(), voice.trim()).await? {
-        Some(matched) => Ok(matched.blend_spec()),
-        None => Ok(voice),
-    }
 }

@@ -81,6 +81,13 @@ pub struct ModelAssetStatus {
     pub state: AssetState,
 }
 
+impl ModelAssetStatus {
+    /// Whether the asset is installed and whole.
+    pub fn is_installed(&self) -> bool {
+        matches!(self.state, AssetState::Installed { .. })
+    }
+}
+
 impl ModelAsset {
     /// This model's folder inside a data directory.
     pub fn dir(&self, data_dir: &Path) -> PathBuf {

@@ -43,6 +43,16 @@ pub enum ExportFormat {
 }
 
 impl ExportFormat {
+    /// A format by its name (`wav`, `flac`, `mp3`).
+    pub fn from_name(name: &str) -> Result<ExportFormat> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "wav" => Ok(ExportFormat::Wav),
+            "flac" => Ok(ExportFormat::Flac),
+            "mp3" => Ok(ExportFormat::Mp3),
+            other => Err(invalid(format!("export format {other:?}"), "choose wav, flac or mp3")),
+        }
+    }
+
     /// The encoding this format writes.
     pub fn encoding(self) -> Encoding {
         match self {

@@ -161,3 +161,36 @@ pub async fn project_view(store: &Store, tracks: &[TrackLines], project_id: i64,
         can_redo,
     })
 }
+
+/// A project in the recent list.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectSummary {
+    pub id: i64,
+    pub name: String,
+    pub updated_at: String,
+}
+
+impl ProjectSummary {
+    /// Every project, most recently edited first.
+    pub async fn recent(engine: &crate::Engine) -> Result<Vec<ProjectSummary>> {
+        let mut projects = engine.store().projects().await?;
+        projects.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+        Ok(projects.into_iter().map(|p| ProjectSummary { id: p.id, name: p.name, updated_at: p.updated_at }).collect())
+    }
+}
+
+/// A file an export wrote, for the export dialog.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportedFile {
+    pub path: String,
+    pub seconds: Option<f64>,
+}
+
+impl ExportedFile {
+    /// Every file the tracks' exports wrote.
+    pub fn of(tracks: &[crate::dub::export::TrackExport]) -> Vec<ExportedFile> {
+        tracks.iter().flat_map(|t| &t.report.files).map(|f| ExportedFile { path: f.path.display().to_string(), seconds: f.duration_s }).collect()
+    }
+}
