@@ -147,17 +147,21 @@ impl Engine {
             }
         }
         let voice = spec.to_string();
-        match language {
-            Some(language) => store.set_speaker_language_voice(speaker_id, language, Some(&voice)).await,
-            None => store.set_speaker_voice(speaker_id, &voice).await,
-        }
+        let speaker = match language {
+            Some(language) => store.set_speaker_language_voice(speaker_id, language, Some(&voice)).await?,
+            None => store.set_speaker_voice(speaker_id, &voice).await?,
+        };
+        self.restore_takes(project_id).await?;
+        Ok(speaker)
     }
 
     /// Sets the project's timing strategy (lines with their own keep theirs).
     pub async fn set_strategy(&self, project_id: i64, strategy: &str) -> Result<()> {
         parse_strategy(strategy)?;
         self.store().project(project_id).await?;
-        self.store().set_timing_strategy(project_id, strategy).await
+        self.store().set_timing_strategy(project_id, strategy).await?;
+        self.restore_takes(project_id).await?;
+        Ok(())
     }
 
     /// Sets the project's bed (music and effects under the dub) after
@@ -173,8 +177,16 @@ impl Engine {
         Ok((absolute, decoded.samples.len() as f64 / decoded.sample_rate as f64))
     }
 
-    /// Edits one line in one undoable step.
+    /// Edits one line in one undoable step (a line edited back to an
+    /// earlier version gets that version's take again).
     pub async fn edit_line(&self, segment_id: i64, edit: LineEdit) -> Result<Segment> {
+        let segment = self.edit_fields(segment_id, edit).await?;
+        let project_id = self.project_of_track(segment.track_id).await?;
+        self.restore_takes(project_id).await?;
+        self.store().segment(segment_id).await
+    }
+
+    async fn edit_fields(&self, segment_id: i64, edit: LineEdit) -> Result<Segment> {
         if let Some(strategy) = edit.strategy.as_deref().filter(|s| !s.is_empty()) {
             parse_strategy(strategy)?;
         }
@@ -252,14 +264,45 @@ impl Engine {
         self.store().pick_take(segment_id, take_id).await
     }
 
-    /// Undoes the project's last edit; what was undone, if anything.
+    /// Undoes the project's last edit; what was undone, if anything. A
+    /// line whose audio it brings back to an earlier version gets that
+    /// version's take again at once.
     pub async fn undo(&self, project_id: i64) -> Result<Option<String>> {
-        self.store().undo(project_id).await
+        let undone = self.store().undo(project_id).await?;
+        self.restore_takes(project_id).await?;
+        Ok(undone)
     }
 
     /// Redoes the project's last undone edit; what was redone, if anything.
     pub async fn redo(&self, project_id: i64) -> Result<Option<String>> {
-        self.store().redo(project_id).await
+        let redone = self.store().redo(project_id).await?;
+        self.restore_takes(project_id).await?;
+        Ok(redone)
+    }
+
+    /// Makes every line that is not current but has a take rendered from
+    /// it as it is now (an undone edit, a voice given back) use that take
+    /// again, when its audio is whole on disk; how many lines it restored.
+    /// Nothing is synthesised.
+    pub async fn restore_takes(&self, project_id: i64) -> Result<usize> {
+        let mut restored = 0;
+        for track in self.project_lines(project_id).await? {
+            let stale: Vec<_> = track.lines.iter().filter(|l| !l.is_current()).collect();
+            if stale.is_empty() {
+                continue;
+            }
+            let takes = self.store().track_takes(track.track.id).await?;
+            for line in stale {
+                let found = takes.iter().rev().find(|t| {
+                    t.segment_id == line.segment.id && t.source_key.as_deref() == Some(line.source.as_str()) && crate::cache::RenderKey::from_hex(&t.synthesis_key).is_some_and(|k| self.segments().is_intact(&k))
+                });
+                if let Some(take) = found {
+                    self.store().set_active_take(line.segment.id, take.id).await?;
+                    restored += 1;
+                }
+            }
+        }
+        Ok(restored)
     }
 
     /// Renames a project.

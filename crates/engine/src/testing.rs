@@ -28,6 +28,12 @@ pub fn scripted_front_end() -> FrontEnd {
     FrontEnd::new(StockVoices::from_packs(packs), vocab, 510)
 }
 
+/// The scripted front end's token for a phoneme symbol (to make a
+/// [`ScriptedModel`] fail on the lines that hold it).
+pub fn token_of(symbol: char) -> u32 {
+    SYMBOLS.chars().position(|c| c == symbol).map(|i| i as u32 + 1).expect("a symbol of the scripted vocabulary")
+}
+
 /// A gate a loader waits at until it is opened.
 #[derive(Default)]
 pub struct LoadGate {

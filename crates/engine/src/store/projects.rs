@@ -318,6 +318,17 @@ impl Store {
             .collect())
     }
 
+    /// Every take of every line on a track, oldest first.
+    pub async fn track_takes(&self, track_id: i64) -> Result<Vec<Take>> {
+        sqlx::query_as(
+            "SELECT t.id, t.segment_id, t.seed, t.synthesis_key, t.duration_s, t.created_at, t.source_key FROM takes t JOIN segments s ON s.id = t.segment_id WHERE s.track_id = ?1 ORDER BY t.id",
+        )
+        .bind(track_id)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(|e| self.db(e))
+    }
+
     /// A project's speakers by name.
     pub async fn speakers(&self, project_id: i64) -> Result<Vec<Speaker>> {
         sqlx::query_as("SELECT * FROM speakers WHERE project_id = ?1 ORDER BY name").bind(project_id).fetch_all(&self.pool).await.map_err(|e| self.db(e))

@@ -1,0 +1,80 @@
+//! What the editor's view says: stale until rendered, ready and placed
+//! after, stale again when edited; and what it calls stale is exactly what
+//! a render then synthesises (the view and render scope read one resolved
+//! track).
+
+use std::collections::BTreeSet;
+
+use revoice_engine::dub::pipeline::RenderScope;
+use revoice_engine::studio::view::{project_view, LiveStates, SegmentState};
+use revoice_engine::LineEdit;
+
+use crate::Scene;
+
+fn view(scene: &Scene, live: &LiveStates) -> revoice_engine::studio::view::ProjectView {
+    let tracks = scene.run(scene.engine.project_lines(scene.project)).unwrap();
+    scene.run(project_view(scene.engine.store(), &tracks, scene.project, live)).unwrap()
+}
+
+fn stale(scene: &Scene) -> BTreeSet<i64> {
+    view(scene, &LiveStates::new()).tracks[0].segments.iter().filter(|s| s.state != SegmentState::Ready).map(|s| s.id).collect()
+}
+
+#[test]
+fn lines_are_stale_until_rendered_then_ready_and_placed_then_stale_when_edited() {
+    let scene = Scene::new();
+    let before = view(&scene, &LiveStates::new());
+    assert!(before.tracks[0].segments.iter().all(|s| s.state == SegmentState::Stale && s.fit.is_none()));
+    assert_eq!(before.speakers.len(), 2);
+    assert!(!before.can_undo);
+    scene.render();
+    let after = view(&scene, &LiveStates::new());
+    let lines = &after.tracks[0].segments;
+    assert!(lines.iter().all(|s| s.state == SegmentState::Ready), "{lines:?}");
+    let fit = lines[1].fit.as_ref().expect("placed once rendered");
+    assert_eq!((fit.start, fit.rate, fit.trimmed), (3.0, 1.0, false));
+    assert!(after.length >= 7.5);
+    scene.retype(lines[1].id, "Light the lamp, please.");
+    let edited = view(&scene, &LiveStates::new());
+    let states: Vec<SegmentState> = edited.tracks[0].segments.iter().map(|s| s.state).collect();
+    assert_eq!(states, vec![SegmentState::Ready, SegmentState::Stale, SegmentState::Ready]);
+    assert!(edited.can_undo);
+}
+
+#[test]
+fn a_running_jobs_states_show_over_the_stored_ones() {
+    let scene = Scene::new();
+    let lines = scene.lines();
+    let live: LiveStates = [(lines[0], (SegmentState::Rendering, None)), (lines[2], (SegmentState::Failed, Some("the model stopped".into())))].into_iter().collect();
+    let shown = view(&scene, &live);
+    let segments = &shown.tracks[0].segments;
+    assert_eq!(segments[0].state, SegmentState::Rendering);
+    assert_eq!((segments[2].state, segments[2].error.as_deref()), (SegmentState::Failed, Some("the model stopped")));
+    assert_eq!(segments[1].state, SegmentState::Stale);
+}
+
+#[test]
+fn what_the_view_calls_stale_is_exactly_what_a_render_synthesises() {
+    let scene = Scene::new();
+    let lines = scene.lines();
+    let speakers = scene.run(scene.engine.store().speakers(scene.project)).unwrap();
+    let edits: Vec<Box<dyn Fn(&Scene)>> = vec![
+        Box::new(|_| {}),
+        Box::new(|s: &Scene| s.retype(lines[0], "The boats are all in.")),
+        Box::new(|s: &Scene| drop(s.run(s.engine.edit_line(lines[1], LineEdit { speed: Some(1.25), ..Default::default() })).unwrap())),
+        Box::new(|s: &Scene| drop(s.run(s.engine.edit_line(lines[2], LineEdit { gain_db: Some(-3.0), ..Default::default() })).unwrap())),
+        Box::new(|s: &Scene| drop(s.run(s.engine.set_speaker_voice(s.project, speakers[0].id, "af_bella", None)).unwrap())),
+        Box::new(|s: &Scene| drop(s.run(s.engine.edit_line(lines[1], LineEdit { strategy: Some("resynthesize".into()), ..Default::default() })).unwrap())),
+        Box::new(|s: &Scene| drop(s.run(s.engine.undo(s.project)).unwrap())),
+        Box::new(|s: &Scene| drop(s.run(s.engine.edit_line(lines[0], LineEdit { start: Some(0.25), end: Some(2.25), ..Default::default() })).unwrap())),
+    ];
+    for (i, edit) in edits.iter().enumerate() {
+        edit(&scene);
+        let said = stale(&scene);
+        let (summary, reports) = scene.render_scope(&RenderScope::default());
+        let rendered: BTreeSet<i64> = reports[0].queued.iter().copied().collect();
+        assert_eq!(said, rendered, "step {i}: the view's stale lines are the ones the render takes");
+        assert_eq!(summary.rendered, rendered.len(), "step {i}");
+        assert!(stale(&scene).is_empty(), "step {i}: everything ready after the render");
+    }
+}
