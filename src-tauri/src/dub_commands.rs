@@ -240,3 +240,41 @@ pub async fn bed_peaks(studio: State<'_, Studio>, project_id: i64) -> Answer<Opt
     let session = studio.session()?;
     blocking(move || session.bed_peaks(project_id)).await
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::set_voice;
+    use crate::studio::Studio;
+
+    /// The rule's own words, as every face shows them (`revoice project voice` prints the same).
+    fn rule(voice: &str, language: &str) -> String {
+        revoice_engine::voice::VoiceSpec::parse_stock(voice).unwrap().check_speaks(language).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn the_app_refuses_a_voice_that_speaks_another_language_with_the_engines_message() {
+        let dir = tempfile::tempdir().unwrap();
+        let studio = Studio::start(Some(dir.path().to_path_buf()), Arc::new(|_| {}));
+        let session = studio.session().unwrap();
+        let engine = session.engine().clone();
+        let script = dir.path().join("scene.srt");
+        std::fs::write(&script, "1\n00:00:00,500 --> 00:00:02,000\n[Ana] The boats are in.\n").unwrap();
+        use tauri::async_runtime::block_on;
+        let (project, _) = block_on(engine.create_project("Harbour", "en-US")).unwrap();
+        block_on(engine.import_script(project.id, &script, None)).unwrap();
+        let ana = block_on(engine.speaker_named(project.id, "Ana")).unwrap();
+
+        let refused = block_on(set_voice(&session, project.id, ana.id, "ef_dora", None)).unwrap_err();
+        assert_eq!(refused, rule("ef_dora", "en-US"));
+        let view = block_on(set_voice(&session, project.id, ana.id, "bf_emma", None)).unwrap();
+        assert_eq!(view.speakers[0].voice, "bf_emma", "an English voice is taken");
+        // On a Spanish track the Spanish voice is right, and the English one is refused there.
+        block_on(engine.track_for(project.id, Some("es"))).unwrap();
+        let refused = block_on(set_voice(&session, project.id, ana.id, "af_bella", Some("es"))).unwrap_err();
+        assert_eq!(refused, rule("af_bella", "es"));
+        let view = block_on(set_voice(&session, project.id, ana.id, "ef_dora", Some("es"))).unwrap();
+        assert_eq!(view.speakers[0].language_voices.get("es").map(String::as_str), Some("ef_dora"));
+    }
+}

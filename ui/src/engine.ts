@@ -1,47 +1,42 @@
 // The UI's only way to the engine: typed wrappers over Tauri commands and
-// events. The shapes mirror revoice::Diagnosis (serde) field for field.
+// events. Every shape the engine sends or takes is generated from its Rust
+// type (engine-types.ts); only the wrappers' argument lists live here.
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
-import type { Peaks, Project, SegmentState } from "./model";
+import type {
+  Diagnosis,
+  ExportedFile,
+  LibraryVoice,
+  PlaybackView,
+  ProjectSummary,
+  SegmentEdit,
+  SettingsEdit,
+  SettingsView,
+  StudioEvent,
+  TakeView,
+  VoiceChoice,
+  VoiceLibraryView,
+} from "./engine-types";
+import type { Peaks, Project } from "./model";
 
-export type CheckStatus = "ok" | "warning" | "problem";
-
-export interface Check {
-  name: string;
-  status: CheckStatus;
-  detail: string;
-  fix: string | null;
-}
-
-export interface ModelAssetStatus {
-  asset: { id: string; name: string; purpose: string };
-  dir: string;
-  state: "installed" | "missing" | "damaged";
-  files?: number;
-  bytes?: number;
-  reason?: string;
-}
-
-export interface OutputDevice {
-  id: string;
-  name: string;
-  is_default: boolean;
-  default_format: string | null;
-}
-
-export interface Diagnosis {
-  engine_version: string;
-  data_dir: string;
-  config_file: string;
-  log_dir: string;
-  database: string;
-  sqlite_version: string | null;
-  models: ModelAssetStatus[];
-  audio: { host: string; devices: OutputDevice[]; error: string | null };
-  audio_output: string | null;
-  checks: Check[];
-  checked_at: string;
-}
+export type {
+  Check,
+  CheckStatus,
+  Diagnosis,
+  ExportedFile,
+  LibraryVoice,
+  ModelAssetStatus,
+  OutputDevice,
+  PlaybackView,
+  ProjectSummary,
+  QualityReport,
+  SegmentEdit,
+  SettingsEdit,
+  SettingsView,
+  StudioEvent,
+  TakeView,
+  VoiceChoice,
+} from "./engine-types";
 
 /** Runs the engine's health checks. Rejects with a message a person can read. */
 export function diagnose(): Promise<Diagnosis> {
@@ -69,52 +64,6 @@ export function onMenuError(handler: (message: string) => void): Promise<Unliste
 }
 
 // ---- Dub projects (the engine's studio session) ----
-
-export interface ProjectSummary {
-  id: number;
-  name: string;
-  updatedAt: string;
-}
-
-export interface PlaybackView {
-  projectId: number | null;
-  trackId: number | null;
-  playing: boolean;
-  position: number;
-  length: number;
-  looping: [number, number] | null;
-  ended: boolean;
-  firstSoundMs: number | null;
-  firstVoiceMs: number | null;
-  error: string | null;
-}
-
-export interface VoiceChoice {
-  name: string;
-  language: string;
-  gender: string;
-}
-
-/** What the engine reports as it happens (render progress, line states, playback). */
-export type StudioEvent =
-  | { kind: "modelLoading"; loading: boolean }
-  | { kind: "renderProgress"; projectId: number; done: number; total: number; rendered: number }
-  | { kind: "segmentState"; segmentId: number; state: SegmentState; error: string | null }
-  | { kind: "renderFinished"; projectId: number; rendered: number; fresh: number; failed: number; cancelled: boolean; error: string | null }
-  | ({ kind: "playback" } & PlaybackView)
-  | { kind: "previewFinished"; segmentId: number; firstSoundMs: number | null; error: string | null }
-  | { kind: "voicePreviewFinished"; voice: string; firstSoundMs: number | null; error: string | null };
-
-/** A line edit; absent fields stay as they are. `strategy: ""` clears the override. */
-export interface SegmentEdit {
-  text?: string;
-  start?: number;
-  end?: number;
-  speakerId?: number;
-  speed?: number;
-  gainDb?: number;
-  strategy?: string;
-}
 
 export const listProjects = () => invoke<ProjectSummary[]>("list_projects");
 export const createProject = (name: string, language: string) => invoke<Project>("create_project", { name, language });
@@ -155,17 +104,7 @@ export interface ExportChoice {
 }
 
 export const exportProject = (projectId: number, folder: string, format: "wav" | "flac" | "mp3", loudness: number, choice: ExportChoice = { languages: null, stems: true, subtitles: true }) =>
-  invoke<{ path: string; seconds: number | null }[]>("export_project", { projectId, folder, format, loudness, ...choice });
-
-/** One synthesis of a line. `current`: rendered from the line as it is now. */
-export interface TakeView {
-  id: number;
-  seed: number;
-  seconds: number;
-  createdAt: string;
-  active: boolean;
-  current: boolean;
-}
+  invoke<ExportedFile[]>("export_project", { projectId, folder, format, loudness, ...choice });
 
 export const segmentTakes = (segmentId: number) => invoke<TakeView[]>("segment_takes", { segmentId });
 /** Renders another take of the line with a fresh seed (earlier takes stay). */
@@ -178,34 +117,7 @@ export const setProjectStrategy = (projectId: number, strategy: string) => invok
 
 // ---- The voice library ----
 
-export interface QualityReport {
-  seconds: number;
-  speech_seconds: number;
-  peak_dbfs: number;
-  rms_dbfs: number;
-  clipped_fraction: number;
-  noise_floor_dbfs: number;
-  snr_db: number;
-  warnings: string[];
-}
-
-export interface LibraryVoice {
-  name: string;
-  description: string;
-  referenceText: string;
-  consent: string;
-  fileSize: number;
-  mimeType: string;
-  createdAt: string;
-  version: number;
-  quality: QualityReport | null;
-  /** The closest stock voices, most similar first (a match, not a clone). */
-  matches: { voice: string; similarity: number }[];
-  /** The blend of stock voices it speaks with. */
-  blend: string;
-}
-
-export const voiceLibrary = () => invoke<{ stock: VoiceChoice[]; library: LibraryVoice[] }>("voice_library");
+export const voiceLibrary = () => invoke<VoiceLibraryView>("voice_library");
 export const addLibraryVoice = (name: string, path: string, consent: string, description: string, referenceText: string) =>
   invoke<LibraryVoice>("add_library_voice", { name, path, consent, description, referenceText });
 export const renameLibraryVoice = (name: string, newName: string) => invoke<LibraryVoice>("rename_library_voice", { name, newName });
@@ -214,28 +126,6 @@ export const deleteLibraryVoice = (name: string) => invoke<void>("delete_library
 export const previewVoice = (voice: string) => invoke<void>("preview_voice", { voice });
 
 // ---- Settings (config.toml; the engine reads it when it starts) ----
-
-export interface SettingsView {
-  dataDir: string;
-  configFile: string;
-  outputDevice: string;
-  /** [id, name, is the default] */
-  devices: [string, string, boolean][];
-  devicesError: string | null;
-  batchWidth: number;
-  segmentStoreMb: number;
-  renderCacheMb: number;
-  apiPort: number;
-  restartNeeded: boolean;
-}
-
-export interface SettingsEdit {
-  outputDevice?: string;
-  batchWidth?: number;
-  segmentStoreMb?: number;
-  renderCacheMb?: number;
-  apiPort?: number;
-}
 
 export const settings = () => invoke<SettingsView>("settings");
 export const saveSettings = (edit: SettingsEdit) => invoke<SettingsView>("save_settings", { edit });

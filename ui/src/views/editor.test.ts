@@ -254,7 +254,7 @@ describe("the editor's choices", () => {
     voice.value = "bm_george";
     voice.dispatchEvent(new Event("change"));
     await settle();
-    expect(api.setSpeakerVoice).toHaveBeenCalledWith(7, 1, "bm_george");
+    expect(api.setSpeakerVoice).toHaveBeenCalledWith(7, 1, "bm_george", null);
     expect($("#editor-status")?.textContent).toBe("Ana now speaks with bm_george; saved");
     expect($<HTMLSelectElement>("#speaker-voice")!.value).toBe("bm_george");
     // Undone elsewhere: the engine's answer moves the choice back.

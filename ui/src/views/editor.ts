@@ -486,24 +486,42 @@ export class Editor {
     }</button>${this.takesPanel(line)}`;
   }
 
+  /** The language a voice chosen now is for: the track's, when the project
+   * has several (each track its own voice); otherwise every language. */
+  private voiceLanguage(): string | null {
+    return this.project.tracks.length > 1 ? (this.project.tracks.find((t) => t.id === this.trackId)?.language ?? null) : null;
+  }
+
+  /** The voice a speaker's lines on this track speak with. */
+  private voiceOf(speaker: Speaker): string {
+    const language = this.project.tracks.find((t) => t.id === this.trackId)?.language;
+    return (language && speaker.languageVoices[language]) || speaker.voice;
+  }
+
+  /** Gives the speaker `voice` (for this track's language when there are
+   * several); the engine refuses a voice that speaks another language. */
+  private setVoice(speaker: Speaker, voice: string): void {
+    const language = this.voiceLanguage();
+    void this.apply(engine.setSpeakerVoice(this.project.id, speaker.id, voice, language), `${speaker.name} now speaks${language ? ` ${language}` : ""} with ${voice}`);
+  }
+
   private voicePicker(speaker: Speaker): TemplateResult {
-    const known = this.voices.some((v) => v.name === speaker.voice);
-    const change = (e: Event) => {
-      const voice = valueOf(e);
-      void this.apply(engine.setSpeakerVoice(this.project.id, speaker.id, voice), `${speaker.name} now speaks with ${voice}`);
-    };
-    return html`<label>${speaker.name}'s voice<select id="speaker-voice" aria-label="Voice" @change=${change}>${this.voices.map(
-      (v) => html`<option value=${v.name} .selected=${v.name === speaker.voice}>${`${v.name} (${v.language}${v.gender ? `, ${v.gender}` : ""})`}</option>`,
-    )}${known ? nothing : html`<option value=${speaker.voice} .selected=${true}>${speaker.voice} (blend)</option>`}</select></label>`;
+    const current = this.voiceOf(speaker);
+    const known = this.voices.some((v) => v.name === current);
+    const language = this.voiceLanguage();
+    return html`<label>${speaker.name}'s voice${language ? ` (${language})` : ""}<select id="speaker-voice" aria-label="Voice" @change=${(e: Event) => this.setVoice(speaker, valueOf(e))}>${this.voices.map(
+      (v) => html`<option value=${v.name} .selected=${v.name === current}>${`${v.name} (${v.language}${v.gender ? `, ${v.gender}` : ""})`}</option>`,
+    )}${known ? nothing : html`<option value=${current} .selected=${true}>${current} (blend)</option>`}</select></label>`;
   }
 
   private blendFor(speaker: Speaker): TemplateResult {
-    const key = `${speaker.id}\n${speaker.voice}\n${this.voices.length}`;
-    if (this.blend?.key !== key) this.blend = { key, parts: startingParts(this.voices, speaker.voice) };
+    const current = this.voiceOf(speaker);
+    const key = `${speaker.id}\n${current}\n${this.voices.length}`;
+    if (this.blend?.key !== key) this.blend = { key, parts: startingParts(this.voices, current) };
     return blendBuilder(this.voices, this.blend.parts, {
       changed: () => this.redraw(),
       preview: (spec) => void this.run(engine.previewVoice(spec)),
-      use: (spec) => void this.apply(engine.setSpeakerVoice(this.project.id, speaker.id, spec), `${speaker.name} now speaks with ${spec}`),
+      use: (spec) => this.setVoice(speaker, spec),
     });
   }
 

@@ -1,0 +1,178 @@
+// Generated from the engine's Rust types (ts-rs) by crates/engine/tests/ui_types.rs.
+// Do not edit: change the Rust type, then run
+// `REVOICE_WRITE_UI_TYPES=1 cargo test -p revoice-engine --test ui_types`.
+
+export type SegmentState = "stale" | "queued" | "rendering" | "ready" | "failed";
+export type Fit = { start: number, end: number, rate: number, trimmed: boolean, overlap: number | null, };
+export type Segment = { id: number, trackId: number, start: number, end: number, text: string, speakerId: number | null, speed: number, gainDb: number, fadeIn: number, fadeOut: number, strategy: string | null, locked: boolean, state: SegmentState, error: string | null, fit: Fit | null, };
+export type Speaker = { id: number, name: string, voice: string, languageVoices: { [key in string]: string }, };
+export type Track = { id: number, language: string, segments: Array<Segment>, };
+export type Project = { id: number, name: string, strategy: string, bed: string | null, 
+/**
+ * Programme length in seconds: the latest slot end or placed line end.
+ */
+length: number, speakers: Array<Speaker>, tracks: Array<Track>, canUndo: boolean, canRedo: boolean, };
+export type ProjectSummary = { id: number, name: string, updatedAt: string, };
+export type ExportedFile = { path: string, seconds: number | null, };
+export type Peaks = { start: number, secondsPerBucket: number, min: Array<number>, max: Array<number>, };
+export type PlaybackView = { projectId: number | null, trackId: number | null, playing: boolean, position: number, length: number, looping: [number, number] | null, ended: boolean, 
+/**
+ * From the last play request to the first audible sample, and voice sample.
+ */
+firstSoundMs: number | null, firstVoiceMs: number | null, 
+/**
+ * Why the last play request failed.
+ */
+error: string | null, };
+export type StudioEvent = { "kind": "modelLoading", loading: boolean, } | { "kind": "renderProgress", projectId: number, done: number, total: number, rendered: number, } | { "kind": "segmentState", segmentId: number, state: SegmentState, error: string | null, } | { "kind": "renderFinished", projectId: number, rendered: number, fresh: number, failed: number, cancelled: boolean, error: string | null, } | { "kind": "playback" } & PlaybackView | { "kind": "previewFinished", segmentId: number, firstSoundMs: number | null, error: string | null, } | { "kind": "voicePreviewFinished", voice: string, firstSoundMs: number | null, error: string | null, };
+export type SegmentEdit = { text?: string, start?: number, end?: number, speakerId?: number, speed?: number, gainDb?: number, 
+/**
+ * `""` clears the line's own strategy (the project's applies).
+ */
+strategy?: string, };
+export type SettingsEdit = { outputDevice?: string, batchWidth?: number, segmentStoreMb?: number, renderCacheMb?: number, apiEnabled?: boolean, apiPort?: number, };
+export type TakeView = { id: number, seed: number, seconds: number, createdAt: string, 
+/**
+ * The line's audio now.
+ */
+active: boolean, 
+/**
+ * Rendered from the line as it is now (text, voice, speed, slot), so
+ * picking it needs no render; other takes are of an earlier version.
+ */
+current: boolean, };
+export type VoiceChoice = { name: string, 
+/**
+ * A language tag, or `library` for a library voice.
+ */
+language: string, gender: string, };
+export type MatchView = { voice: string, similarity: number, };
+export type QualityReport = { 
+/**
+ * Length of the recording.
+ */
+seconds: number, 
+/**
+ * Time marked as speech by the voice-activity detector (30 ms windows).
+ */
+speech_seconds: number, 
+/**
+ * Largest sample magnitude, dBFS.
+ */
+peak_dbfs: number, 
+/**
+ * RMS level of the whole recording, dBFS.
+ */
+rms_dbfs: number, 
+/**
+ * Share of samples at full scale (|x| ≥ 0.999).
+ */
+clipped_fraction: number, 
+/**
+ * Level of the quietest 10 % of 30 ms windows, dBFS.
+ */
+noise_floor_dbfs: number, 
+/**
+ * RMS level of the speech windows over the noise floor, dB.
+ */
+snr_db: number, 
+/**
+ * Things that make the match less reliable, in words.
+ */
+warnings: Array<string>, };
+export type LibraryVoice = { name: string, description: string, referenceText: string, consent: string, fileSize: number, mimeType: string, createdAt: string, version: number, 
+/**
+ * `None` when the stored artifact cannot be read.
+ */
+quality: QualityReport | null, 
+/**
+ * The closest stock voices, most similar first (a match, not a clone).
+ */
+matches: Array<MatchView>, 
+/**
+ * What the voice speaks with: a blend of the closest stock voices.
+ */
+blend: string, };
+export type VoiceLibraryView = { stock: Array<VoiceChoice>, library: Array<LibraryVoice>, };
+export type SettingsView = { dataDir: string, configFile: string, outputDevice: string, 
+/**
+ * Output devices found now: (id, name, is the default).
+ */
+devices: Array<[string, string, boolean]>, 
+/**
+ * Why no device could be listed, if none could.
+ */
+devicesError: string | null, 
+/**
+ * 0: the width measured best on this machine.
+ */
+batchWidth: number, segmentStoreMb: number, renderCacheMb: number, apiPort: number, 
+/**
+ * The saved file differs from what the running engine started with.
+ */
+restartNeeded: boolean, };
+export type CheckStatus = "ok" | "warning" | "problem";
+export type Check = { 
+/**
+ * Short name: "Data folder", "Audio output".
+ */
+name: string, status: CheckStatus, 
+/**
+ * What was found.
+ */
+detail: string, 
+/**
+ * What to do about it, when something is wrong.
+ */
+fix: string | null, };
+export type ModelAsset = { 
+/**
+ * Folder name under `<data dir>/models/`, including the model revision.
+ */
+id: string, 
+/**
+ * What a person calls it.
+ */
+name: string, 
+/**
+ * What the engine uses it for.
+ */
+purpose: string, };
+export type AssetState = { "state": "installed", files: number, bytes: number, } | { "state": "missing" } | { "state": "damaged", reason: string, };
+export type ModelAssetStatus = { asset: ModelAsset, dir: string, } & ({ "state": "installed", files: number, bytes: number, } | { "state": "missing" } | { "state": "damaged", reason: string, });
+export type OutputDevice = { 
+/**
+ * Stable id to store in settings (`alsa:null`).
+ */
+id: string, 
+/**
+ * Human-readable name.
+ */
+name: string, 
+/**
+ * The host's default output device.
+ */
+is_default: boolean, 
+/**
+ * Default stream format, e.g. `2 ch, 48000 Hz, f32`; `None` when the
+ * device cannot report one (it may still open with an explicit format).
+ */
+default_format: string | null, };
+export type OutputDevices = { 
+/**
+ * Audio host name (`ALSA`, `CoreAudio`, `WASAPI`).
+ */
+host: string, devices: Array<OutputDevice>, 
+/**
+ * Why devices could not be listed, if they could not.
+ */
+error: string | null, };
+export type Diagnosis = { engine_version: string, data_dir: string, config_file: string, log_dir: string, database: string, sqlite_version: string | null, models: Array<ModelAssetStatus>, audio: OutputDevices, 
+/**
+ * The output device playback would use, if there is one.
+ */
+audio_output: string | null, checks: Array<Check>, 
+/**
+ * When the report was made (UTC, RFC 3339).
+ */
+checked_at: string, };
