@@ -6,7 +6,7 @@
 use std::sync::atomic::AtomicBool;
 
 use revoice_engine::dub::pipeline::{RenderScope, RenderSummary};
-use revoice_engine::dub::subtitles::parse_srt;
+use revoice_engine::subtitles::parse_srt;
 use revoice_engine::{Engine, EngineConfig};
 
 #[test]

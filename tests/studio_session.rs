@@ -37,7 +37,7 @@ fn a_session_renders_plays_and_re_renders_only_the_edited_line() {
     let engine = Arc::new(rt.block_on(Engine::open(EngineConfig::load(Some(dir.path().to_path_buf())).unwrap())).unwrap());
     let store = engine.store();
     let (project, track) = rt.block_on(store.create_project("Session", "en-US")).unwrap();
-    let cues = revoice_engine::dub::subtitles::parse_srt(
+    let cues = revoice_engine::subtitles::parse_srt(
         "1\n00:00:00,500 --> 00:00:02,500\n[Ana] The boats are in.\n\n2\n00:00:03,000 --> 00:00:05,000\n[Ben] Light the lamp.\n\n3\n00:00:05,500 --> 00:00:07,000\n[Ana] It is lit.\n",
         "scene.srt",
     )
@@ -103,7 +103,7 @@ fn a_session_renders_plays_and_re_renders_only_the_edited_line() {
     session.stop().unwrap();
 
     // A new line previews while it renders, and is kept as its take.
-    let added = revoice_engine::dub::subtitles::parse_srt("1\n00:00:08,000 --> 00:00:10,000\n[Ben] And now we wait.\n", "more.srt").unwrap();
+    let added = revoice_engine::subtitles::parse_srt("1\n00:00:08,000 --> 00:00:10,000\n[Ben] And now we wait.\n", "more.srt").unwrap();
     rt.block_on(store.import_cues(&track, &added)).unwrap();
     let new_line = rt.block_on(session.view(project.id)).unwrap().tracks[0].segments[3].id;
     session.preview(new_line).unwrap();

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, mkdirSync, writeFileSync, rmSync, symlinkSync, existsSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { startTauriDriver, openApp } from "./webdriver.mjs";
+import { startTauriDriver, openApp, waitFor } from "./webdriver.mjs";
 
 const root = resolve(import.meta.dirname, "../..");
 const app = process.env.REVOICE_APP ?? join(root, "target/debug/revoice-studio");
@@ -73,6 +73,10 @@ test("a dub from an SRT: render, play, edit one line, only it re-renders, undo, 
   await session.waitForText("#line-state", (t) => t.startsWith("Not rendered"));
   await session.execute("const s = document.querySelector('#speaker-voice'); s.value = 'bm_george'; s.dispatchEvent(new Event('change'));");
   await session.waitForText("#editor-status", (t) => t.includes("Ben now speaks with bm_george"));
+  // A Spanish voice for an English track is refused, in the engine's words.
+  await session.execute("const s = document.querySelector('#speaker-voice'); s.value = 'ef_dora'; s.dispatchEvent(new Event('change'));");
+  await session.waitForText("#editor-status", (t) => t.includes("ef_dora speaks es, not en-US"));
+  assert.equal(await session.execute("return document.querySelector('#speaker-voice').value;"), "bm_george");
 
   await session.click("#render-project");
   const rendered = await session.waitForText("#editor-status", (t) => t.startsWith("Rendered"), 600000);
@@ -134,6 +138,62 @@ test("a dub from an SRT: render, play, edit one line, only it re-renders, undo, 
   await session.waitForText("#editor-status", (t) => t === "Undid: delete a line");
   await session.press("ArrowRight");
   await session.waitForText("#line-state", (t) => t.length > 0);
+});
+
+test("text typed into a line survives playback and a render, keeps its focus, and saves", async () => {
+  // The Harbour project from the test before is open; select its second line.
+  await session.waitForText("#project-name", (t) => t === "Harbour");
+  await session.press("ArrowRight");
+  await session.press("ArrowRight");
+  await session.waitForText("#line-state", (t) => t.length > 0);
+  const invoke = async (command, args) => {
+    await session.cmd("POST", "/timeouts", { script: 60000 });
+    return session.cmd("POST", "/execute/async", {
+      script: "const done = arguments[arguments.length - 1]; window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1]).then(done, (e) => done({ error: String(e) }));",
+      args: [command, args],
+    });
+  };
+  const project = (await invoke("list_projects", {})).find((p) => p.name === "Harbour");
+  const opened = await invoke("open_project", { projectId: project.id });
+  const track = opened.tracks[0];
+  // Loop the programme: the null device plays fast, so playback events keep coming (20 a second).
+  const playing = await invoke("play", { projectId: project.id, trackId: track.id, from: 0, loopFrom: 0, loopTo: 7 });
+  assert.equal(playing.error ?? null, null, JSON.stringify(playing));
+  const position = () => session.text("#position");
+  const first = await position();
+  await waitFor("the playhead to move", async () => ((await position()) !== first ? true : null), 20000);
+
+  const field = () => session.execute("const t = document.querySelector('#line-text'); return { focused: document.activeElement === t, value: t.value };");
+  const textarea = await session.find("#line-text");
+  await session.cmd("POST", `/element/${textarea}/clear`, {});
+  await session.cmd("POST", `/element/${textarea}/value`, { text: "Light the lamp" });
+  // While it plays: the text and the focus stay through many redraws.
+  for (let i = 0; i < 10; i++) {
+    await new Promise((r) => setTimeout(r, 150));
+    assert.deepEqual(await field(), { focused: true, value: "Light the lamp" }, `while playing, check ${i}`);
+  }
+  assert.notEqual(await position(), first, "still playing");
+  assert.match(await session.text("#line-unsaved"), /Unsaved/);
+
+  // While a render runs (another line edited behind the editor's back, so it renders).
+  const other = track.segments[2];
+  await invoke("edit_segment", { segmentId: other.id, edit: { text: "It is lit at last." } });
+  const started = await invoke("render_project", { projectId: project.id, segmentIds: null });
+  assert.equal(started?.error ?? null, null, JSON.stringify(started));
+  await session.cmd("POST", `/element/${textarea}/value`, { text: " for the boats." });
+  const during = await session.waitForText("#editor-status", (t) => t.startsWith("Rendered") || /error|cannot/i.test(t), 600000);
+  assert.match(during, /^Rendered 1 line/);
+  assert.deepEqual(await field(), { focused: true, value: "Light the lamp for the boats." }, "after the render and the reload it brought");
+  await shot("editor-typing");
+
+  // Saving keeps what was typed; the line is stale until rendered.
+  await session.click("#save-line");
+  await session.waitForText("#editor-status", (t) => t.startsWith("Changed the text"));
+  await session.waitForText("#line-state", (t) => t.startsWith("Not rendered"));
+  assert.equal((await field()).value, "Light the lamp for the boats.");
+  const saved = await invoke("open_project", { projectId: project.id });
+  assert.equal(saved.tracks[0].segments[1].text, "Light the lamp for the boats.");
+  await invoke("stop", {});
 });
 
 test("a 2,000-line project opens and scrolls smoothly (measured, reported)", async () => {

@@ -16,7 +16,7 @@ use futures_util::future::join_all;
 use serde_json::{json, Map, Value};
 
 use super::errors::{ApiError, ApiResult};
-use super::server::ApiState;
+use super::state::ApiState;
 use super::speech::{self, ChosenVoice, SpeechRequest};
 use revoice_engine::model::speech::SpeechRow;
 

@@ -3,7 +3,8 @@
 //! axum, on the same synthesizer, render cache, scheduler, reference-encode
 //! service and voice library the CLI and the app use.
 //!
-//! - [`server`]: shared state, router, bind policy, bearer token, health,
+//! - [`state`]: what every route shares (the engine, counters, options);
+//! - [`server`]: router, bind policy, bearer token, health,
 //!   metrics and cache routes, and [`server::RunningServer`] (a server on
 //!   its own thread);
 //! - [`speech`]: `POST /v1/audio/speech` (whole or streamed PCM);
@@ -26,8 +27,10 @@ pub mod metrics;
 pub mod ref_audio;
 pub mod server;
 pub mod speech;
+pub mod state;
 pub mod stream_ws;
 pub mod voice_design;
 pub mod voices;
 
-pub use server::{ApiOptions, ApiState, RunningServer};
+pub use server::RunningServer;
+pub use state::{ApiOptions, ApiState};

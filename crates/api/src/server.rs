@@ -1,5 +1,4 @@
-//! The API server: its shared state (the engine every route asks, and the
-//! API's own counters), the router, the bind policy (loopback unless remote
+//! The API server: the router, the bind policy (loopback unless remote
 //! access is asked for explicitly), the optional bearer token, and the
 //! small routes (`/health`, `/metrics`, `DELETE /v1/audio/cache`). The
 //! server listens at once; while the engine's model is still loading,
@@ -17,60 +16,10 @@ use axum::{Json, Router};
 use serde_json::json;
 
 use super::errors::{ApiError, ApiResult};
-use super::metrics::Metrics;
-use super::ref_audio::RefAudioPolicy;
+pub use super::state::{ApiOptions, ApiState, API_KEY_ENV};
 use revoice_engine::error::{Error, Result};
-use revoice_engine::speech::{SpeechLoader, SpeechStack};
+use revoice_engine::speech::SpeechLoader;
 use revoice_engine::Engine;
-
-/// Environment variable holding the API's bearer token.
-pub const API_KEY_ENV: &str = "REVOICE_API_KEY";
-
-/// How the server is run, beyond the engine's own settings.
-#[derive(Debug, Clone)]
-pub struct ApiOptions {
-    /// The bearer token requests must carry; `None` = open (loopback only by default).
-    pub api_key: Option<String>,
-    /// Rules for `ref_audio`.
-    pub ref_audio: RefAudioPolicy,
-    /// Most voices clients may upload.
-    pub max_uploaded_voices: usize,
-}
-
-impl ApiOptions {
-    /// From the engine's `[api]` settings; `REVOICE_API_KEY` overrides the key.
-    pub fn from_engine(engine: &Engine) -> ApiOptions {
-        let api = &engine.config().settings.api;
-        let key = std::env::var(API_KEY_ENV).ok().filter(|k| !k.is_empty()).or_else(|| Some(api.api_key.clone()).filter(|k| !k.is_empty()));
-        ApiOptions {
-            api_key: key,
-            ref_audio: RefAudioPolicy { media_folders: api.media_folders.clone(), ..RefAudioPolicy::default() },
-            max_uploaded_voices: api.max_uploaded_voices,
-        }
-    }
-}
-
-/// Everything the routes share.
-pub struct ApiState {
-    pub engine: Arc<Engine>,
-    pub metrics: Arc<Metrics>,
-    pub ref_policy: RefAudioPolicy,
-    pub options: ApiOptions,
-}
-
-impl ApiState {
-    /// The API over `engine`; its model starts loading in the background
-    /// if it has not already.
-    pub fn new(engine: Arc<Engine>, options: ApiOptions) -> Arc<ApiState> {
-        engine.preload_speech();
-        Arc::new(ApiState { engine, metrics: Arc::new(Metrics::default()), ref_policy: options.ref_audio.clone(), options })
-    }
-
-    /// The engine's speech stack; 503 while the model is still loading.
-    pub fn speech(&self) -> ApiResult<Arc<SpeechStack>> {
-        self.engine.speech_ready().map_err(|e| ApiError::from_engine(None, e))
-    }
-}
 
 /// Refuses to listen beyond this machine unless `allow_remote`.
 pub fn check_bind(host: IpAddr, allow_remote: bool) -> Result<()> {

@@ -22,7 +22,7 @@ use tokio::sync::mpsc;
 use super::errors::{ApiError, ApiResult};
 use super::formats::{self, ResponseFormat, FORMAT_NAMES};
 use revoice_engine::language::{self, Language};
-use super::server::ApiState;
+use super::state::ApiState;
 use super::{ref_audio, voice_design};
 use revoice_engine::model::speech::{RowAudio, SpeechRow};
 use revoice_engine::speech::{SayRequest, SpeechStack};

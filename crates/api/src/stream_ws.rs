@@ -21,7 +21,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::errors::{ApiError, ApiResult};
-use super::server::ApiState;
+use super::state::ApiState;
 use super::speech::{self, ChosenVoice, RowEvent, SpeechRequest};
 use revoice_engine::text::sentences::split_sentences;
 

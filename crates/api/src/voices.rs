@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 
 use super::errors::{ApiError, ApiResult};
 use revoice_engine::language::LANGUAGES;
-use super::server::ApiState;
+use super::state::ApiState;
 use revoice_engine::model::kokoro::release::stock_voices;
 use revoice_engine::store::VoiceRecord;
 use revoice_engine::voice::library::VoiceDetails;

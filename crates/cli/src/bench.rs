@@ -22,20 +22,7 @@ const LINES: [&str; 5] = [
     "Could you tell me where the nearest train station is?",
 ];
 
-/// Peak and current resident memory in MiB, from /proc (Linux).
-pub fn memory_mib() -> (f64, f64) {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse::<f64>().ok())
-            .map(|kib| kib / 1024.0)
-            .unwrap_or(f64::NAN)
-    };
-    (field("VmHWM:"), field("VmRSS:"))
-}
+pub use revoice_engine::doctor::memory_mib;
 
 /// The `--precision` choices.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]

@@ -159,12 +159,6 @@ fn seconds(values: &mut [f64]) -> String {
     format!("p50 {:6.2} s  p95 {:6.2} s", quantile(values, 0.5), quantile(values, 0.95))
 }
 
-fn peak_rss_mib() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib / 1024.0)
-}
 
 /// Runs the load test.
 pub fn api(data_dir: &Path, requests: usize) -> Result<()> {
@@ -255,9 +249,8 @@ pub fn api(data_dir: &Path, requests: usize) -> Result<()> {
     for line in metrics.lines().filter(|l| l.starts_with("revoice_scheduler_") || l.starts_with("revoice_ttfa_seconds{") || l.starts_with("revoice_rtf{") || l.starts_with("revoice_render_cache_hit_rate")) {
         println!("  {line}");
     }
-    if let Some(peak) = peak_rss_mib() {
-        println!("peak resident memory of this process (server and clients): {peak:.0} MiB");
-    }
+    let (peak, _) = revoice_engine::doctor::memory_mib();
+    println!("peak resident memory of this process (server and clients): {peak:.0} MiB");
     let failed: Vec<&Outcome> = outcomes.iter().filter(|o| o.error.is_some()).collect();
     for o in &failed {
         eprintln!("failed {}: {}", o.kind, o.error.as_deref().unwrap_or(""));

@@ -15,7 +15,7 @@ use revoice_engine::dub::export::{export_mix, ExportFormat};
 use revoice_engine::dub::mix::MixSettings;
 use revoice_engine::dub::pipeline::RenderScope;
 use revoice_engine::dub::player::{empty_programme, Feed};
-use revoice_engine::dub::subtitles::{parse_srt, Cue};
+use revoice_engine::subtitles::{parse_srt, Cue};
 use revoice_engine::dub::transport::Transport;
 use revoice_engine::dub::PROGRAMME_RATE;
 use revoice_engine::{Engine, EngineConfig, Error, Result};

@@ -86,7 +86,7 @@ fn a_render_killed_mid_way_resumes_and_loses_nothing() {
     let reported: f64 = out.split(": ").nth(1).and_then(|s| s.split(' ').next()).and_then(|s| s.parse().ok()).expect("a duration");
     assert!((reported - lengths[0] as f64 / 24_000.0).abs() < 0.01, "the report says {reported} s");
     let srt = std::fs::read_to_string(out_dir.join("Killed_render.en-US.srt")).unwrap();
-    assert_eq!(revoice_engine::dub::subtitles::parse_srt(&srt, "out.srt").unwrap().len(), 8);
+    assert_eq!(revoice_engine::subtitles::parse_srt(&srt, "out.srt").unwrap().len(), 8);
 }
 
 #[test]
@@ -107,12 +107,15 @@ fn a_track_per_language_renders_with_each_speakers_voice_for_it_and_exports_apar
     // A voice that speaks another language is refused for a track, with voices that fit.
     let (ok, _, err) = revoice(&["project", "voice", &id, "Ben", "af_bella", "--language", "es"]);
     assert!(!ok && err.contains("af_bella speaks en-US, not es") && err.contains("ef_dora"), "{err}");
-    assert!(revoice(&["project", "voice", &id, "Ana", "af_bella"]).0);
-    let (ok, out, err) = revoice(&["project", "voice", &id, "Ben", "am_adam"]);
-    assert!(ok, "{out}{err}");
+    // A voice for every language is refused while a track it would read has no voice of its own.
+    let (ok, _, err) = revoice(&["project", "voice", &id, "Ana", "af_bella"]);
+    assert!(!ok && err.contains("af_bella speaks en-US, not es"), "{err}");
     let (ok, out, err) = revoice(&["project", "voice", &id, "Ana", "ef_dora", "--language", "es"]);
     assert!(ok && out.contains("Ana now speaks es with ef_dora"), "{out}{err}");
     assert!(revoice(&["project", "voice", &id, "Ben", "em_alex", "--language", "es"]).0);
+    assert!(revoice(&["project", "voice", &id, "Ana", "af_bella"]).0);
+    let (ok, out, err) = revoice(&["project", "voice", &id, "Ben", "am_adam"]);
+    assert!(ok, "{out}{err}");
 
     let (ok, out, err) = revoice(&["project", "render", &id]);
     assert!(ok && out.contains("rendered 4 of 4 lines"), "{out}{err}");

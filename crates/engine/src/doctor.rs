@@ -260,6 +260,22 @@ pub fn format_bytes(bytes: u64) -> String {
     }
 }
 
+/// This process's peak and current resident memory, MiB (`NaN` where
+/// `/proc/self/status` cannot tell): every bench prints them.
+pub fn memory_mib() -> (f64, f64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<f64>().ok())
+            .map(|kib| kib / 1024.0)
+            .unwrap_or(f64::NAN)
+    };
+    (field("VmHWM:"), field("VmRSS:"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

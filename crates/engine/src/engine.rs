@@ -19,7 +19,8 @@ use crate::error::{Error, Result, ResultExt};
 use crate::speech::{SpeechLoader, SpeechService, SpeechStack};
 use crate::store::{self, RenderJob, Store};
 use crate::voice::encoding::{MatcherHooks, ReferenceVoices};
-use crate::voice::{MatchedVoice, VoiceSpec};
+use crate::voice::MatchedVoice;
+use crate::voice_spec::VoiceSpec;
 use crate::{audio, logging, model, ENGINE_VERSION};
 
 /// Bytes the registered voices' artifacts may hold in memory.

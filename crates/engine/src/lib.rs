@@ -27,9 +27,11 @@ pub mod scheduler;
 pub mod speech;
 pub mod store;
 pub mod studio;
+pub mod subtitles;
 pub mod testing;
 pub mod text;
 pub mod voice;
+pub mod voice_spec;
 mod voices;
 
 use std::path::PathBuf;

@@ -106,7 +106,7 @@ impl Engine {
     /// many lines were added.
     pub async fn import_script(&self, project_id: i64, path: &Path, language: Option<&str>) -> Result<(Track, usize)> {
         let track = self.track_for(project_id, language).await?;
-        let cues = crate::dub::subtitles::read_script(path)?;
+        let cues = crate::subtitles::read_script(path)?;
         let added = self.store().import_cues(&track, &cues).await?;
         Ok((track, added))
     }
@@ -141,7 +141,7 @@ impl Engine {
                 // A library voice speaks as its matched blend: its leading voice decides.
                 Some(_) => {
                     let leading = speaks.stock_parts().and_then(|p| p.first().map(|(n, _)| n.to_string())).unwrap_or_default();
-                    crate::voice::VoiceSpec::parse_stock(&leading)?.check_speaks(l).map_err(|e| e.context(format!("library voice {voice:?}")))?
+                    crate::voice_spec::VoiceSpec::parse_stock(&leading)?.check_speaks(l).map_err(|e| e.context(format!("library voice {voice:?}")))?
                 }
                 None => spec.check_speaks(l)?,
             }

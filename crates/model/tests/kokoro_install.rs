@@ -7,9 +7,9 @@
 
 use revoice_model::assets::{self, AssetState};
 use revoice_model::install::{downloads_dir, install_kokoro, InstallOutcome, NoProgress, Source};
-use revoice_model::kokoro::convert::{VOCAB_FILE, VOICES_FILE, WEIGHTS_FILE};
+use revoice_model::kokoro::{VOCAB_FILE, VOICES_FILE, WEIGHTS_FILE};
 use revoice_model::kokoro::release::{stock_voices, KokoroRelease, STYLE_DIM, VOICE_ROWS};
-use revoice_model::kokoro::weights::expected_weights;
+use revoice_model::install::kokoro_weights::expected_weights;
 use safetensors::SafeTensors;
 
 #[test]

@@ -48,7 +48,7 @@ use std::collections::HashMap;
 use candle_core::{Device, Tensor};
 use revoice_audio::compare::log_mel_l1;
 use revoice_model::kokoro::Precision;
-use revoice_model::kokoro::convert::WEIGHTS_FILE;
+use revoice_model::kokoro::WEIGHTS_FILE;
 use revoice_model::kokoro::source::SourceNoise;
 use revoice_model::kokoro::KokoroModel;
 use safetensors::{Dtype, SafeTensors};

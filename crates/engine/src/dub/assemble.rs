@@ -11,7 +11,7 @@ use std::path::Path;
 use super::lines::TrackLines;
 use super::mix::{mix_voice_track, mix_with_bed, Mix, MixSettings};
 use super::segment_store::SegmentStore;
-use super::subtitles::Cue;
+use crate::subtitles::Cue;
 use crate::error::{Error, Result};
 
 /// A track ready to play or export.

@@ -26,7 +26,7 @@ use crate::audio::decode::decode_file;
 use crate::audio::encode::{write_audio, Encoding, Pcm};
 use crate::audio::loudness;
 use crate::dub::mix::{Mix, MixSettings};
-use crate::dub::subtitles::{self, Cue, SubtitleFormat};
+use crate::subtitles::{self, Cue, SubtitleFormat};
 use crate::error::{Error, Result};
 
 /// The file format of an export.

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use super::mix::fit_line;
 use super::segment_store::{SegmentStore, Stored};
-use super::subtitles::Cue;
+use crate::subtitles::Cue;
 use super::timing::{place, render_target, FitLimits, Placement, Slot, TimingStrategy};
 use crate::cache::{RenderKey, RenderKeyBuilder, VoiceArtifactCache};
 use crate::error::{Error, Result};

@@ -1,5 +1,5 @@
 //! Dub projects: the timed lines of a programme and what becomes of them.
-//! Subtitle files in and out (`subtitles`), the timing strategies'
+//! A track's lines resolved (`lines`), the timing strategies'
 //! placement arithmetic (`timing`), rendered lines on disk by synthesis key
 //! (`segment_store`), rendering (`pipeline`), fitting and mixing
 //! (`assemble`, `mix`), export (`export`), and playback (`programme`,
@@ -14,7 +14,6 @@ pub mod player;
 pub mod programme;
 pub mod project_file;
 pub mod segment_store;
-pub mod subtitles;
 pub mod timing;
 pub mod transport;
 

@@ -22,7 +22,8 @@ use crate::error::{Error, Result};
 use crate::model::speech::SpeechRow;
 use crate::speech::{SayRequest, SpeechStack};
 use crate::store::Store;
-use crate::voice::{MatchedVoice, VoiceSpec};
+use crate::voice::MatchedVoice;
+use crate::voice_spec::VoiceSpec;
 
 /// Where a render stands.
 #[derive(Debug, Clone, PartialEq)]

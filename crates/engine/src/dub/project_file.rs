@@ -126,10 +126,10 @@ pub async fn import(store: &Store, file: &ProjectFile) -> Result<i64> {
     store.set_timing_strategy(project.id, &file.timing_strategy).await?;
     for (i, entry) in file.tracks.iter().enumerate() {
         let track = if i == 0 { track.clone() } else { store.add_track(project.id, &entry.language).await? };
-        let cues: Vec<crate::dub::subtitles::Cue> = entry
+        let cues: Vec<crate::subtitles::Cue> = entry
             .lines
             .iter()
-            .map(|l| crate::dub::subtitles::Cue { start: l.start, end: l.end, text: l.text.clone(), speaker: l.speaker.clone() })
+            .map(|l| crate::subtitles::Cue { start: l.start, end: l.end, text: l.text.clone(), speaker: l.speaker.clone() })
             .collect();
         store.import_cues(&track, &cues).await?;
         // Settings beyond the cue itself.
@@ -160,7 +160,7 @@ pub async fn import(store: &Store, file: &ProjectFile) -> Result<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dub::subtitles::parse_srt;
+    use crate::subtitles::parse_srt;
 
     #[tokio::test]
     async fn export_then_import_gives_back_the_same_project() {

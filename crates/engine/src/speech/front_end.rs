@@ -9,13 +9,13 @@
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::model::kokoro::convert::{VOCAB_FILE, VOICES_FILE};
+use crate::model::kokoro::{VOCAB_FILE, VOICES_FILE};
 use crate::model::kokoro::voices::{StockVoices, VoicePack};
 use crate::model::install::vocab::Vocab;
 use crate::model::speech::SpeechRow;
 use crate::text::espeak::EspeakPhonemizer;
 use crate::text::{Accent, EnglishPhonemizer, Tokenizer};
-use crate::voice::VoiceSpec;
+use crate::voice_spec::VoiceSpec;
 
 /// What to say and how.
 #[derive(Debug, Clone, PartialEq)]

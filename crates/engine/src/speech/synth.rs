@@ -9,11 +9,11 @@ use std::sync::Arc;
 use super::front_end::{FrontEnd, PreparedLine, SayRequest};
 use crate::error::{Error, Result};
 use crate::model::assets;
-use crate::model::kokoro::convert::WEIGHTS_FILE;
+use crate::model::kokoro::WEIGHTS_FILE;
 use crate::model::kokoro::voices::VoicePack;
 use crate::model::kokoro::{KokoroModel, Precision};
 use crate::model::speech::SpeechModel;
-use crate::voice::VoiceSpec;
+use crate::voice_spec::VoiceSpec;
 
 /// One synthesised sentence (or part of one).
 #[derive(Debug, Clone, PartialEq)]

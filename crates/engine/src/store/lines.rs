@@ -192,7 +192,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dub::subtitles::parse_srt;
+    use crate::subtitles::parse_srt;
 
     async fn demo(dir: &std::path::Path) -> (Store, i64, i64) {
         let store = Store::open(&dir.join("s.sqlite3")).await.unwrap();

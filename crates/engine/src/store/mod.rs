@@ -10,6 +10,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 
 use crate::error::{Error, Result};
 
+mod history;
 pub mod lines;
 pub mod projects;
 pub mod voices;

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use sqlx::{Sqlite, Transaction};
 
 use super::Store;
-use crate::dub::subtitles::Cue;
+use crate::subtitles::Cue;
 use crate::error::{Error, Result};
 
 /// A project.
@@ -414,47 +414,6 @@ impl Store {
         self.one("SELECT * FROM segments WHERE id = ?1", id, "segment").await
     }
 
-    /// Undoes the project's latest edit; its description, or `None` when
-    /// there is nothing to undo.
-    pub async fn undo(&self, project_id: i64) -> Result<Option<String>> {
-        self.step_history(project_id, true).await
-    }
-
-    /// Redoes the most recently undone edit; its description, or `None`.
-    pub async fn redo(&self, project_id: i64) -> Result<Option<String>> {
-        self.step_history(project_id, false).await
-    }
-
-    async fn step_history(&self, project_id: i64, undo: bool) -> Result<Option<String>> {
-        let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
-        let sql = if undo {
-            "SELECT id, description, entity, entity_id, before_json, after_json FROM history WHERE project_id = ?1 AND undone = 0 ORDER BY id DESC LIMIT 1"
-        } else {
-            "SELECT id, description, entity, entity_id, after_json, before_json FROM history WHERE project_id = ?1 AND undone = 1 ORDER BY id ASC LIMIT 1"
-        };
-        let Some((id, description, entity, entity_id, state, other)): Option<(i64, String, String, i64, String, String)> =
-            sqlx::query_as(sql).bind(project_id).fetch_optional(&mut *tx).await.map_err(|e| self.db(e))?
-        else {
-            return Ok(None);
-        };
-        let corrupt = |e: serde_json::Error| Error::InvalidInput { input: format!("history entry {id}"), reason: format!("unreadable: {e}") };
-        match entity.as_str() {
-            "segment" => write_segment(&mut tx, entity_id, &serde_json::from_str(&state).map_err(corrupt)?).await,
-            "speaker" => write_speaker(&mut tx, &serde_json::from_str(&state).map_err(corrupt)?).await,
-            "lines" => {
-                let (lines, others): (Vec<super::lines::LineState>, Vec<super::lines::LineState>) =
-                    (serde_json::from_str(&state).map_err(corrupt)?, serde_json::from_str(&other).map_err(corrupt)?);
-                super::lines::restore(&mut tx, &lines, &others).await
-            }
-            other => return Err(Error::InvalidInput { input: format!("history entry {id}"), reason: format!("unknown kind {other:?}") }),
-        }
-        .map_err(|e| self.db(e))?;
-        sqlx::query("UPDATE history SET undone = ?2 WHERE id = ?1").bind(id).bind(undo).execute(&mut *tx).await.map_err(|e| self.db(e))?;
-        touch(&mut tx, project_id).await.map_err(|e| self.db(e))?;
-        tx.commit().await.map_err(|e| self.db(e))?;
-        Ok(Some(description))
-    }
-
     /// Records a take of a segment and makes it the active one.
     pub async fn add_take(&self, segment_id: i64, seed: i64, synthesis_key: &str, duration_s: f64, source_key: Option<&str>) -> Result<i64> {
         let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
@@ -711,7 +670,7 @@ pub(crate) async fn write_segment(tx: &mut Transaction<'_, Sqlite>, id: i64, f: 
     Ok(())
 }
 
-async fn write_speaker(tx: &mut Transaction<'_, Sqlite>, s: &Speaker) -> sqlx::Result<()> {
+pub(crate) async fn write_speaker(tx: &mut Transaction<'_, Sqlite>, s: &Speaker) -> sqlx::Result<()> {
     sqlx::query("UPDATE speakers SET voice = ?2, language_voices = ?3 WHERE id = ?1").bind(s.id).bind(&s.voice).bind(&s.language_voices).execute(&mut **tx).await?;
     Ok(())
 }
@@ -734,7 +693,7 @@ pub(crate) async fn record<T: Serialize>(tx: &mut Transaction<'_, Sqlite>, proje
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dub::subtitles::parse_srt;
+    use crate::subtitles::parse_srt;
 
     async fn demo(dir: &std::path::Path) -> (Store, Project, Track) {
         let store = Store::open(&dir.join("s.sqlite3")).await.unwrap();

@@ -197,7 +197,7 @@ mod tests {
         store.save_voice(&voice("Ben", "{}")).await.unwrap();
         let (project, _) = store.create_project("Rename", "en-US").await.unwrap();
         let track = store.tracks(project.id).await.unwrap().remove(0);
-        let cues = vec![crate::dub::subtitles::Cue { start: 0.0, end: 1.0, text: "Hi.".into(), speaker: Some("Maya".into()) }];
+        let cues = vec![crate::subtitles::Cue { start: 0.0, end: 1.0, text: "Hi.".into(), speaker: Some("Maya".into()) }];
         store.import_cues(&track, &cues).await.unwrap();
         let maya = store.speakers(project.id).await.unwrap().remove(0);
         store.set_speaker_voice(maya.id, "Ana").await.unwrap();

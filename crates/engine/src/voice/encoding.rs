@@ -52,7 +52,7 @@ impl MatcherHooks {
 /// The name the decoder sees (its extension is a hint checked against the content).
 fn file_name(input: &ReferenceInput) -> String {
     match input {
-        ReferenceInput::LocalFile(path) => path.display().to_string(),
+        ReferenceInput::LocalFile(path) => path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned()),
         ReferenceInput::Bytes { name, .. } => name.clone(),
         ReferenceInput::Fetched { url, .. } | ReferenceInput::RemoteUrl(url) => url.clone(),
         ReferenceInput::DataUri(_) => "data URI".into(),

@@ -11,8 +11,7 @@ pub mod encoding;
 pub mod library;
 pub mod quality;
 pub mod reference;
-pub mod spec;
 pub mod stock_embeddings;
 
 pub use reference::{MatchedVoice, VoiceMatch, VoiceMatcher};
-pub use spec::{VoiceKind, VoiceSpec};
+pub use crate::voice_spec::{VoiceKind, VoiceSpec};

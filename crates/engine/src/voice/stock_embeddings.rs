@@ -93,7 +93,7 @@ impl StockEmbeddings {
             progress(batch_no * VOICES_PER_BATCH, catalogue.len(), &batch[0].name);
             let mut rows = Vec::with_capacity(batch.len() * lines.len());
             for voice in batch {
-                let (pack, _) = synth.resolve_voice(&crate::voice::VoiceSpec::parse_stock(&voice.name)?)?;
+                let (pack, _) = synth.resolve_voice(&crate::voice_spec::VoiceSpec::parse_stock(&voice.name)?)?;
                 for line in &lines {
                     let mut row = line.row.clone();
                     row.style = pack.style_for(row.tokens.len().saturating_sub(2)).to_vec();

@@ -15,7 +15,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use revoice_engine::dub::pipeline::{RenderProgress, RenderScope, RenderSummary};
-use revoice_engine::dub::subtitles::parse_srt;
+use revoice_engine::subtitles::parse_srt;
 use revoice_engine::testing::{scripted_engine, ScriptedModel};
 use revoice_engine::Engine;
 
@@ -33,9 +33,15 @@ pub struct Scene {
     _dir: tempfile::TempDir,
 }
 
+impl Default for Scene {
+    fn default() -> Scene {
+        Scene::with_model(ScriptedModel::new())
+    }
+}
+
 impl Scene {
     pub fn new() -> Scene {
-        Scene::with_model(ScriptedModel::new())
+        Scene::default()
     }
 
     pub fn with_model(model: ScriptedModel) -> Scene {

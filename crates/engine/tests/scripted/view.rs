@@ -58,7 +58,8 @@ fn what_the_view_calls_stale_is_exactly_what_a_render_synthesises() {
     let scene = Scene::new();
     let lines = scene.lines();
     let speakers = scene.run(scene.engine.store().speakers(scene.project)).unwrap();
-    let edits: Vec<Box<dyn Fn(&Scene)>> = vec![
+    type Edit<'a> = Box<dyn Fn(&Scene) + 'a>;
+    let edits: Vec<Edit> = vec![
         Box::new(|_| {}),
         Box::new(|s: &Scene| s.retype(lines[0], "The boats are all in.")),
         Box::new(|s: &Scene| drop(s.run(s.engine.edit_line(lines[1], LineEdit { speed: Some(1.25), ..Default::default() })).unwrap())),

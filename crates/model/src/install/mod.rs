@@ -10,16 +10,21 @@
 //! doctor never sees half a model.
 
 pub mod http;
+pub mod kokoro_convert;
+pub mod kokoro_weights;
 pub mod packages;
 pub mod sources;
 pub mod speaker;
+pub mod torch_checkpoint;
 #[cfg(test)]
 pub(crate) mod test_server;
 pub mod vocab;
 
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use safetensors::tensor::TensorView;
 use sha2::{Digest, Sha256};
 
 use revoice_core::error::{Error, Result};
@@ -107,7 +112,7 @@ pub fn install_kokoro(
         }
     }
     let raw = sources::collect(source, release, &downloads_dir(data_dir, &asset), progress)?;
-    stage_and_publish(data_dir, &asset, |staging| crate::kokoro::convert::write_engine_files(&raw, staging, progress))
+    stage_and_publish(data_dir, &asset, |staging| kokoro_convert::write_engine_files(&raw, staging, progress))
 }
 
 /// Writes an asset's engine files into a fresh staging folder with
@@ -171,4 +176,16 @@ fn publish(staging: &Path, final_dir: &Path) -> Result<()> {
         std::fs::remove_dir_all(&old).map_err(|e| Error::io("remove", &old, e))?;
     }
     Ok(())
+}
+
+/// Writes named tensors as a safetensors file, streaming to a temporary
+/// file beside `out` and renaming it into place.
+pub(crate) fn write_safetensors(out: &Path, views: HashMap<String, TensorView>) -> Result<()> {
+    let dir = out.parent().unwrap_or(Path::new("."));
+    let tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io("create a temporary file in", dir, e))?;
+    safetensors::tensor::serialize_to_file(views, None, tmp.path()).map_err(|e| Error::InvalidInput {
+        input: out.display().to_string(),
+        reason: format!("cannot write tensors: {e}"),
+    })?;
+    revoice_core::fsutil::persist(tmp, out)
 }

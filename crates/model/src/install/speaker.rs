@@ -2,7 +2,7 @@
 //! (`pip download --no-deps Resemblyzer==0.1.4`) or from a `--from` folder
 //! (the wheel, or its `resemblyzer/pretrained.pt`), sha256-checked, the
 //! checkpoint extracted into `<data>/downloads/resemblyzer-ge2e-0.1.4/` and
-//! converted ([`crate::speaker::checkpoint`]) into
+//! converted ([`super::torch_checkpoint`]) into
 //! `<data>/models/resemblyzer-ge2e-0.1.4/encoder.safetensors`, whose sha256 is
 //! pinned too. There is no hub source: `--hub` installs this asset from PyPI.
 
@@ -14,7 +14,8 @@ use super::sources::copy_file;
 use super::{downloads_dir, packages, stage_and_publish, verify_sha256, InstallOutcome, InstallProgress, Source};
 use revoice_core::error::{Error, Result};
 use crate::assets;
-use crate::speaker::{checkpoint, ENCODER_FILE};
+use super::torch_checkpoint as checkpoint;
+use crate::speaker::ENCODER_FILE;
 
 /// The pinned encoder release.
 #[derive(Debug, Clone, PartialEq)]

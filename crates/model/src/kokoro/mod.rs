@@ -4,21 +4,26 @@
 
 mod albert;
 pub mod config;
-pub mod convert;
 mod decoder;
 mod generator;
 mod layers;
 mod mask;
 pub mod model;
 mod prosody;
-mod quantized_conv;
+pub mod quantized_conv;
 pub mod release;
 mod residual;
 pub mod source;
-mod stft;
+pub mod stft;
 mod text_encoder;
 pub mod voices;
-pub mod weights;
+
+/// The engine's weights file in an installed Kokoro folder.
+pub const WEIGHTS_FILE: &str = "kokoro.safetensors";
+/// The 54 stock voices' style packs.
+pub const VOICES_FILE: &str = "voices.safetensors";
+/// The phoneme vocabulary.
+pub const VOCAB_FILE: &str = "vocab.json";
 
 pub use layers::Precision;
 pub use model::{KokoroModel, Trace};

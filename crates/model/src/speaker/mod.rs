@@ -16,7 +16,6 @@
 //! The one deliberate difference from upstream is the VAD (energy based,
 //! see [`preprocess`]).
 
-pub mod checkpoint;
 pub mod encoder;
 pub mod mel;
 pub mod preprocess;

@@ -15,7 +15,7 @@ use revoice_core::error::{Error, Result};
 use crate::onnx::{ElementType, NodeProto, OnnxModel, Tensor};
 
 /// The weights the engine expects: key and shape, one per line.
-const EXPECTED_TSV: &str = include_str!("weights.tsv");
+const EXPECTED_TSV: &str = include_str!("kokoro_weights.tsv");
 
 /// Key → shape of every weight the converted file must hold.
 pub fn expected_weights() -> BTreeMap<String, Vec<usize>> {
@@ -53,7 +53,7 @@ pub fn convert_onnx(onnx: &Path, out: &Path) -> Result<()> {
             (k.clone(), view)
         })
         .collect();
-    super::convert::write_safetensors(out, views)
+    super::write_safetensors(out, views)
 }
 
 /// Key → (shape, values).

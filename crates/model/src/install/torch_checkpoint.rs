@@ -18,7 +18,7 @@ use std::path::Path;
 use candle_core::pickle::{Object, Stack};
 use safetensors::tensor::{Dtype, TensorView};
 
-use super::encoder::Config;
+use crate::speaker::encoder::Config;
 use revoice_core::error::{Error, Result};
 
 /// The bytes of the first pickle of every legacy torch file: protocol 2,
@@ -242,7 +242,7 @@ pub fn convert_checkpoint(pt: &Path, out: &Path) -> Result<()> {
         .iter()
         .map(|(name, shape, bytes)| (name.clone(), TensorView::new(Dtype::F32, shape.clone(), bytes).expect("shape matches the data")))
         .collect();
-    crate::kokoro::convert::write_safetensors(out, views)
+    super::write_safetensors(out, views)
 }
 
 #[cfg(test)]

@@ -67,7 +67,11 @@ impl VoiceSpec {
                 None => (part.trim(), 1.0),
             };
             if stock(name).is_none() {
-                return Err(Error::not_found(format!("voice {text:?}"), format!("{name:?} is neither a stock voice nor a voice in your library")));
+                let names: Vec<String> = stock_voices().into_iter().map(|v| v.name).collect();
+                return Err(Error::not_found(
+                    format!("voice {text:?}"),
+                    format!("{name:?} is neither a stock voice nor a voice in your library; the stock voices are {}", names.join(", ")),
+                ));
             }
             parts.push((name.to_string(), weight));
         }

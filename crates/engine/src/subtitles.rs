@@ -320,7 +320,7 @@ mod tests {
 
     #[test]
     fn the_demo_script_has_thirty_two_lines_for_two_speakers() {
-        let cues = parse_srt(include_str!("../../../../assets/demo/lighthouse.srt"), "lighthouse.srt").unwrap();
+        let cues = parse_srt(include_str!("../../../assets/demo/lighthouse.srt"), "lighthouse.srt").unwrap();
         assert_eq!(cues.len(), 32);
         let mut speakers: Vec<_> = cues.iter().filter_map(|c| c.speaker.clone()).collect();
         speakers.sort();

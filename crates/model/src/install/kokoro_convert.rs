@@ -9,22 +9,17 @@ use std::path::Path;
 use safetensors::tensor::{Dtype, TensorView};
 
 use revoice_core::error::{Error, Result};
-use crate::install::sources::RawRelease;
-use crate::install::{vocab, InstallProgress};
+use super::sources::RawRelease;
+use super::{vocab, InstallProgress};
+use crate::kokoro::{VOCAB_FILE, VOICES_FILE, WEIGHTS_FILE};
 use crate::kokoro::release::{STYLE_DIM, VOICE_PACK_BYTES, VOICE_ROWS};
 
-/// Engine file with the model's weights.
-pub const WEIGHTS_FILE: &str = "kokoro.safetensors";
-/// Engine file with the stock voices' style tables.
-pub const VOICES_FILE: &str = "voices.safetensors";
-/// Engine file with the phoneme vocabulary.
-pub const VOCAB_FILE: &str = "vocab.json";
 
 /// Writes every engine file into `dir`; returns their names.
 pub fn write_engine_files(raw: &RawRelease, dir: &Path, progress: &dyn InstallProgress) -> Result<Vec<String>> {
     progress.begin("converting weights", None);
     let weights = dir.join(WEIGHTS_FILE);
-    super::weights::convert_onnx(&raw.onnx, &weights)?;
+    super::kokoro_weights::convert_onnx(&raw.onnx, &weights)?;
     crate::install::verify_sha256(&weights, &raw.release.converted_weights_sha256)
         .map_err(|e| e.context("checking the converted weights against the verified conversion"))?;
     progress.end();
@@ -55,17 +50,6 @@ fn write_voices(raw: &RawRelease, out: &Path) -> Result<()> {
             (name.clone(), view)
         })
         .collect();
-    write_safetensors(out, views)
+    super::write_safetensors(out, views)
 }
 
-/// Writes named tensors as a safetensors file, streaming to a temporary
-/// file beside `out` and renaming it into place.
-pub fn write_safetensors(out: &Path, views: HashMap<String, TensorView>) -> Result<()> {
-    let dir = out.parent().unwrap_or(Path::new("."));
-    let tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io("create a temporary file in", dir, e))?;
-    safetensors::tensor::serialize_to_file(views, None, tmp.path()).map_err(|e| Error::InvalidInput {
-        input: out.display().to_string(),
-        reason: format!("cannot write tensors: {e}"),
-    })?;
-    revoice_core::fsutil::persist(tmp, out)
-}

@@ -1,0 +1,92 @@
+//! The hot kernels, each beside a baseline measured in the same run: the
+//! int8 convolution against candle's f32 conv1d on the same weights (the
+//! ratio is what int8 buys), the shared LSTM, Kokoro's STFT there and
+//! back, resampling, time-stretch and loudness over ten seconds of
+//! speech-like audio (throughput in samples per second: over 24,000 is
+//! faster than real time), and the text front end on a paragraph. Ends
+//! with the peak resident memory.
+
+use std::collections::HashMap;
+
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use revoice_benches::{noise, print_memory, speech_like};
+use revoice_engine::model::kokoro::quantized_conv::QuantizedConv;
+use revoice_engine::model::kokoro::stft::Stft;
+use revoice_engine::model::lstm::BiLstm;
+
+/// One of Kokoro's decoder convolutions: 512 → 512 channels, 3 taps, 400 frames.
+fn convolution(c: &mut Criterion) {
+    let (channels, taps, frames) = (512, 3, 400);
+    let weight = noise(channels * channels * taps, 1).iter().map(|w| w * 0.05).collect::<Vec<_>>();
+    let x = noise(channels * frames, 2);
+    let mut group = c.benchmark_group("conv1d 512x512x3, 400 frames");
+    group.throughput(Throughput::Elements((channels * channels * taps * frames) as u64));
+    let dev = Device::Cpu;
+    let w = Tensor::from_vec(weight.clone(), (channels, channels, taps), &dev).unwrap();
+    let input = Tensor::from_vec(x.clone(), (1, channels, frames), &dev).unwrap();
+    group.bench_function("f32 (candle, the baseline)", |b| b.iter(|| input.conv1d(&w, 1, 1, 1, 1).unwrap()));
+    if QuantizedConv::supported() {
+        let conv = QuantizedConv::new(&weight, (channels, channels, taps), None, 1, 1);
+        group.bench_function("int8 (AVX-512 VNNI)", |b| b.iter(|| conv.forward(&x, frames)));
+    } else {
+        println!("int8 convolution skipped: this CPU has no AVX-512 VNNI");
+    }
+    group.finish();
+}
+
+/// Kokoro's text-encoder LSTM: 512 inputs, 256 hidden each way, 120 tokens.
+fn lstm(c: &mut Criterion) {
+    let (input, hidden, steps) = (512, 256, 120);
+    let dev = Device::Cpu;
+    let mut weights = HashMap::new();
+    for (n, suffix) in ["", "_reverse"].iter().enumerate() {
+        let t = |len: usize, shape: (usize, usize), seed: u64| Tensor::from_vec(noise(len, seed).iter().map(|v| v * 0.05).collect::<Vec<_>>(), shape, &dev).unwrap();
+        weights.insert(format!("weight_ih_l0{suffix}"), t(4 * hidden * input, (4 * hidden, input), 10 + n as u64));
+        weights.insert(format!("weight_hh_l0{suffix}"), t(4 * hidden * hidden, (4 * hidden, hidden), 20 + n as u64));
+        weights.insert(format!("bias_ih_l0{suffix}"), Tensor::zeros(4 * hidden, DType::F32, &dev).unwrap());
+        weights.insert(format!("bias_hh_l0{suffix}"), Tensor::zeros(4 * hidden, DType::F32, &dev).unwrap());
+    }
+    let layer = BiLstm::new(VarBuilder::from_tensors(weights, DType::F32, &dev)).unwrap();
+    let x = Tensor::from_vec(noise(steps * input, 3), (1, steps, input), &dev).unwrap();
+    let mut group = c.benchmark_group("shared LSTM");
+    group.throughput(Throughput::Elements(steps as u64));
+    group.bench_function(BenchmarkId::new("bidirectional 512→2×256, steps", steps), |b| b.iter(|| layer.forward(&x, &[steps]).unwrap()));
+    group.finish();
+}
+
+/// Ten seconds through the STFT and back, resampled, stretched and measured.
+fn audio(c: &mut Criterion) {
+    let ten_seconds = speech_like(240_000);
+    let mut group = c.benchmark_group("10 s of audio");
+    group.throughput(Throughput::Elements(ten_seconds.len() as u64));
+    group.bench_function("copy (the baseline)", |b| b.iter(|| ten_seconds.clone()));
+    let stft = Stft::new(20, 5);
+    group.bench_function("Kokoro STFT there and back", |b| {
+        b.iter(|| {
+            let (magnitude, phase, frames) = stft.forward(&ten_seconds);
+            stft.inverse(&magnitude, &phase, frames)
+        })
+    });
+    group.bench_function("resample 24 kHz → 44.1 kHz", |b| b.iter(|| revoice_engine::audio::resample::resample(&ten_seconds, 24_000, 44_100).unwrap()));
+    group.bench_function("stretch ×1.25 (WSOLA)", |b| b.iter(|| revoice_engine::audio::stretch::stretch(&ten_seconds, 24_000, 1.25)));
+    group.bench_function("integrated loudness (EBU R128)", |b| b.iter(|| revoice_engine::audio::loudness::integrated_lufs(&ten_seconds, 1, 24_000).unwrap()));
+    group.finish();
+}
+
+/// A paragraph through the text front end: sentences, G2P, tokens, styles.
+fn front_end(c: &mut Criterion) {
+    let front = revoice_engine::testing::scripted_front_end();
+    let text = "The boats came in at dusk, one after another, low in the water. Maya counted them twice. \
+                Theo lit the lamp on the harbour wall, and for a while nobody said anything at all.";
+    let request = revoice_engine::speech::SayRequest::new(text, "af_heart").unwrap();
+    let mut group = c.benchmark_group("text front end");
+    group.throughput(Throughput::Elements(text.chars().count() as u64));
+    group.bench_function("a paragraph (chars)", |b| b.iter(|| front.prepare(&request).unwrap()));
+    group.finish();
+    print_memory("kernels");
+}
+
+criterion_group!(kernels, convolution, lstm, audio, front_end);
+criterion_main!(kernels);
