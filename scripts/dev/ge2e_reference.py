@@ -5,14 +5,14 @@ A developer script, run by hand; no test runs it. It imports the upstream packag
 of its wheel (the same file `revoice models install` verifies) and runs it in torch, f32, CPU.
 
     fixture OUT.safetensors   writes tests/fixtures/ge2e/synthetic.safetensors: for a 2-second
-                              synthetic clip (the formula below; src/model/speaker/tests.rs
+                              synthetic clip (the formula below; crates/model/src/speaker/tests.rs
                               regenerates it sample for sample), the gain volume
                               normalisation applied, its mel frames (Resemblyzer's
                               `audio.wav_to_mel_spectrogram` of the zero-padded clip), the two
                               partial embeddings and the utterance embedding that
                               `VoiceEncoder.embed_utterance` returns. VAD trimming is not part of
                               the fixture (the engine's VAD is energy based, see
-                              src/model/speaker/preprocess.rs), so the clip skips it.
+                              crates/model/src/speaker/preprocess.rs), so the clip skips it.
     legacy-fixture OUT.pt     writes tests/fixtures/ge2e/legacy-checkpoint.pt: a tiny checkpoint
                               in torch's legacy (pre-zip) format, laid out like pretrained.pt
                               (model_state with a plain and a transposed tensor, plus an

@@ -176,7 +176,8 @@ test("text typed into a line survives playback and a render, keeps its focus, an
   assert.match(await session.text("#line-unsaved"), /Unsaved/);
 
   // While a render runs (another line edited behind the editor's back, so it renders).
-  const other = track.segments[2];
+  const selected = Number((await session.text(".inspector h2")).replace(/\D+/g, ""));
+  const other = track.segments.find((s) => s.id !== selected);
   await invoke("edit_segment", { segmentId: other.id, edit: { text: "It is lit at last." } });
   const started = await invoke("render_project", { projectId: project.id, segmentIds: null });
   assert.equal(started?.error ?? null, null, JSON.stringify(started));
@@ -192,7 +193,7 @@ test("text typed into a line survives playback and a render, keeps its focus, an
   await session.waitForText("#line-state", (t) => t.startsWith("Not rendered"));
   assert.equal((await field()).value, "Light the lamp for the boats.");
   const saved = await invoke("open_project", { projectId: project.id });
-  assert.equal(saved.tracks[0].segments[1].text, "Light the lamp for the boats.");
+  assert.equal(saved.tracks[0].segments.filter((s) => s.text === "Light the lamp for the boats.").length, 1, "the line typed into holds the text");
   await invoke("stop", {});
 });
 

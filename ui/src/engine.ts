@@ -19,24 +19,7 @@ import type {
 } from "./engine-types";
 import type { Peaks, Project } from "./model";
 
-export type {
-  Check,
-  CheckStatus,
-  Diagnosis,
-  ExportedFile,
-  LibraryVoice,
-  ModelAssetStatus,
-  OutputDevice,
-  PlaybackView,
-  ProjectSummary,
-  QualityReport,
-  SegmentEdit,
-  SettingsEdit,
-  SettingsView,
-  StudioEvent,
-  TakeView,
-  VoiceChoice,
-} from "./engine-types";
+export type * from "./engine-types";
 
 /** Runs the engine's health checks. Rejects with a message a person can read. */
 export function diagnose(): Promise<Diagnosis> {

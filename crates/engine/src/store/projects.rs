@@ -359,24 +359,31 @@ impl Store {
 
     /// Sets the voice a speaker's lines use (undoable).
     pub async fn set_speaker_voice(&self, speaker_id: i64, voice: &str) -> Result<Speaker> {
-        let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
-        let before: Speaker = sqlx::query_as("SELECT * FROM speakers WHERE id = ?1")
-            .bind(speaker_id)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(|e| self.db(e))?
-            .ok_or_else(|| Error::not_found(format!("speaker {speaker_id}"), "there is no such speaker"))?;
-        let after = Speaker { voice: voice.to_string(), ..before.clone() };
-        write_speaker(&mut tx, &after).await.map_err(|e| self.db(e))?;
-        let description = format!("voice of {} → {voice}", before.name);
-        record(&mut tx, before.project_id, &description, "speaker", speaker_id, &before, &after).await.map_err(|e| self.db(e))?;
-        tx.commit().await.map_err(|e| self.db(e))?;
-        Ok(after)
+        self.edit_speaker(speaker_id, |before| (Speaker { voice: voice.to_string(), ..before.clone() }, format!("voice of {} → {voice}", before.name))).await
     }
 
     /// Gives a speaker `voice` for lines in `language`, or (with `None`)
     /// goes back to their default voice there. One undoable edit.
     pub async fn set_speaker_language_voice(&self, speaker_id: i64, language: &str, voice: Option<&str>) -> Result<Speaker> {
+        self.edit_speaker(speaker_id, |before| {
+            let mut voices = before.language_voices();
+            voices.retain(|l, _| !l.eq_ignore_ascii_case(language));
+            if let Some(voice) = voice {
+                voices.insert(language.to_string(), voice.to_string());
+            }
+            let after = Speaker { language_voices: serde_json::to_string(&voices).expect("a map of strings serialises"), ..before.clone() };
+            let description = match voice {
+                Some(voice) => format!("{} voice of {} → {voice}", language, before.name),
+                None => format!("{} voice of {} → default", language, before.name),
+            };
+            (after, description)
+        })
+        .await
+    }
+
+    /// Changes a speaker in one transaction, recorded for undo: `edit`
+    /// gives the speaker after and what the history calls the edit.
+    async fn edit_speaker(&self, speaker_id: i64, edit: impl FnOnce(&Speaker) -> (Speaker, String)) -> Result<Speaker> {
         let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
         let before: Speaker = sqlx::query_as("SELECT * FROM speakers WHERE id = ?1")
             .bind(speaker_id)
@@ -384,17 +391,8 @@ impl Store {
             .await
             .map_err(|e| self.db(e))?
             .ok_or_else(|| Error::not_found(format!("speaker {speaker_id}"), "there is no such speaker"))?;
-        let mut voices = before.language_voices();
-        voices.retain(|l, _| !l.eq_ignore_ascii_case(language));
-        if let Some(voice) = voice {
-            voices.insert(language.to_string(), voice.to_string());
-        }
-        let after = Speaker { language_voices: serde_json::to_string(&voices).expect("a map of strings serialises"), ..before.clone() };
+        let (after, description) = edit(&before);
         write_speaker(&mut tx, &after).await.map_err(|e| self.db(e))?;
-        let description = match voice {
-            Some(voice) => format!("{} voice of {} → {voice}", language, before.name),
-            None => format!("{} voice of {} → default", language, before.name),
-        };
         record(&mut tx, before.project_id, &description, "speaker", speaker_id, &before, &after).await.map_err(|e| self.db(e))?;
         tx.commit().await.map_err(|e| self.db(e))?;
         Ok(after)

@@ -40,17 +40,6 @@ impl EspeakPhonemizer {
         EspeakPhonemizer { program: which::which("espeak-ng").ok(), voice }
     }
 
-    /// The espeak-ng voice for a Kokoro voice language, if espeak handles it.
-    pub fn voice_for(language: &str) -> Option<&'static str> {
-        match language {
-            "es" => Some("es"),
-            "fr" => Some("fr-fr"),
-            "it" => Some("it"),
-            "pt-BR" => Some("pt-br"),
-            "hi" => Some("hi"),
-            _ => None,
-        }
-    }
 
     pub fn phonemize(&self, text: &str) -> Result<String> {
         let program = self.program.as_ref().ok_or_else(|| Error::InvalidInput {
