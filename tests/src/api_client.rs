@@ -38,6 +38,8 @@ pub fn start_batching(window_ms: u64, adjust: impl FnOnce(&mut ApiOptions)) -> T
         api_key: None,
         ref_audio: revoice_api::ref_audio::RefAudioPolicy { media_folders: vec![media.path().to_path_buf()], ..Default::default() },
         max_uploaded_voices: 100,
+        // Fits take minutes on Kokoro; tests/voice_fit.rs covers them.
+        fit_uploaded_voices: false,
     };
     adjust(&mut options);
     let server = RunningServer::start(config, options, "127.0.0.1:0".parse().unwrap(), false).expect("the API server starts");

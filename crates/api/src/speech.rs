@@ -193,10 +193,22 @@ pub async fn choose_voice(state: &Arc<ApiState>, request: &SpeechRequest) -> Api
             let policy = state.ref_policy.clone();
             let input = join(tokio::task::spawn_blocking(move || ref_audio::resolve(&value, &policy)).await)??;
             let engine = state.engine.clone();
-            let matched = join(tokio::task::spawn_blocking(move || engine.match_recording(input)).await)?.map_err(|e| ApiError::from_engine(Some("ref_audio"), e))?;
-            headers.push(("x-voice-match", "stock voices closest to ref_audio, blended (a match, not a clone)".to_string()));
-            headers.push(("x-voice-blend", matched.blend_spec()));
-            matched.blend_spec()
+            let recording = input.clone();
+            let matched = join(tokio::task::spawn_blocking(move || engine.match_recording(recording)).await)?.map_err(|e| ApiError::from_engine(Some("ref_audio"), e))?;
+            // A voice fitted to this recording before (an upload of it) speaks; else the quick match.
+            let request = revoice_engine::FitRequest { recording: input, settings: Default::default(), language: matched.language.clone() };
+            match state.engine.fitted_before(&request).await.ok().flatten() {
+                Some(fitted) => {
+                    headers.push(("x-voice-match", "a voice fitted to ref_audio by search (a fitted voice, not a clone)".to_string()));
+                    headers.push(("x-voice-fitted-similarity", format!("{:.3}", fitted.held_out.fitted_similarity)));
+                    revoice_engine::voice::fit::registry::register(&fitted.recipe, &fitted.held_out.best_stock)
+                }
+                None => {
+                    headers.push(("x-voice-match", "stock voices closest to ref_audio, blended (a match, not a clone)".to_string()));
+                    headers.push(("x-voice-blend", matched.blend_spec()));
+                    matched.blend_spec()
+                }
+            }
         }
         TaskType::VoiceDesign => {
             let text = request.instructions.as_deref().expect("checked by parse");

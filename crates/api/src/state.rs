@@ -22,6 +22,8 @@ pub struct ApiOptions {
     pub ref_audio: RefAudioPolicy,
     /// Most voices clients may upload.
     pub max_uploaded_voices: usize,
+    /// Fit uploaded voices in the background.
+    pub fit_uploaded_voices: bool,
 }
 
 impl ApiOptions {
@@ -33,6 +35,7 @@ impl ApiOptions {
             api_key: key,
             ref_audio: RefAudioPolicy { media_folders: api.media_folders.clone(), ..RefAudioPolicy::default() },
             max_uploaded_voices: api.max_uploaded_voices,
+            fit_uploaded_voices: api.fit_uploaded_voices,
         }
     }
 }

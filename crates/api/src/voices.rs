@@ -180,17 +180,27 @@ pub async fn upload(State(state): State<Arc<ApiState>>, multipart: Result<Multip
     let dir = tempfile::tempdir().map_err(|e| ApiError::internal(e.to_string()))?;
     let recording = dir.path().join(format!("upload.{extension}"));
     std::fs::write(&recording, &audio).map_err(|e| ApiError::internal(e.to_string()))?;
-    let voice = NewLibraryVoice { details, recording: &recording, max_voices: Some(state.options.max_uploaded_voices) };
+    let voice = NewLibraryVoice { details, recording: &recording, max_voices: Some(state.options.max_uploaded_voices), fitted: None };
     let (record, matched, existing) = state.engine.add_library_voice(voice).await.map_err(|e| {
         let param = if e.to_string().contains("library is full") { "name" } else { "audio_sample" };
         ApiError::from_engine(Some(param), e)
     })?;
+    // The quick match speaks at once; a fitted voice replaces it when its fit finishes.
+    let fit = if state.options.fit_uploaded_voices {
+        match state.engine.fit_library_voice_in_background(&record.voice.name, Default::default()).await {
+            Ok(key) => json!({ "status": "queued", "key": key }),
+            Err(e) => json!({ "status": "not started", "reason": e.to_string() }),
+        }
+    } else {
+        json!({ "status": "off" })
+    };
     Ok(Json(json!({
         "success": true,
         "overwritten": existing,
         "voice": uploaded(&record),
         "blend": matched.blend_spec(),
-        "note": "the recording was matched to a blend of Kokoro's stock voices; this is not a clone of the speaker",
+        "fit": fit,
+        "note": "the recording was matched to a blend of Kokoro's stock voices (not a clone of the speaker); a voice fitted to it by search replaces the blend when its fit finishes",
     })))
 }
 

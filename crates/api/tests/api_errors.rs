@@ -34,7 +34,7 @@ fn send(request: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Reply
 }
 
 fn options() -> ApiOptions {
-    ApiOptions { api_key: None, ref_audio: Default::default(), max_uploaded_voices: 4 }
+    ApiOptions { api_key: None, ref_audio: Default::default(), max_uploaded_voices: 4, fit_uploaded_voices: false }
 }
 
 /// A server over the scripted model, loading behind `gate` when given.

@@ -1,6 +1,6 @@
 //! Audio in and out of the engine: output devices, playback of a finished
 //! buffer and live playback while rendering, decoding and resampling,
-//! WAV files, pitch-keeping time-stretch, sidechain ducking, and the
+//! WAV files, pitch tracking, pitch-keeping time-stretch, sidechain ducking, and the
 //! log-mel distance the model tests compare audio by.
 
 pub mod compare;
@@ -11,6 +11,7 @@ pub mod encode;
 pub mod live;
 pub mod loudness;
 pub mod peaks;
+pub mod pitch;
 pub mod playback;
 pub mod resample;
 pub mod stretch;

@@ -23,7 +23,7 @@ fn fail(what: &str, reason: impl std::fmt::Display) -> Error {
 }
 
 /// A data folder sharing `data_dir`'s models and stock embeddings, with its own database.
-fn scratch(data_dir: &Path) -> Result<tempfile::TempDir> {
+pub(crate) fn scratch(data_dir: &Path) -> Result<tempfile::TempDir> {
     let dir = tempfile::tempdir().map_err(|e| fail("scratch folder", e))?;
     let link = |from: &Path, to: &Path| std::os::unix::fs::symlink(from, to).map_err(|e| Error::io("link", to, e));
     link(&data_dir.join("models"), &dir.path().join("models"))?;
@@ -164,7 +164,7 @@ fn seconds(values: &mut [f64]) -> String {
 pub fn api(data_dir: &Path, requests: usize) -> Result<()> {
     let dir = scratch(data_dir)?;
     let config = revoice_engine::EngineConfig::load_from(dir.path().to_path_buf())?;
-    let options = ApiOptions { api_key: None, ref_audio: Default::default(), max_uploaded_voices: requests + 8 };
+    let options = ApiOptions { api_key: None, ref_audio: Default::default(), max_uploaded_voices: requests + 8, fit_uploaded_voices: false };
     let loading = Instant::now();
     let server = RunningServer::start(config, options, "127.0.0.1:0".parse().expect("address"), false)?;
     let base = server.url();

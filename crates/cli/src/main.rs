@@ -11,6 +11,7 @@ mod bench;
 mod bench_api;
 mod bench_dub;
 mod bench_engine;
+mod bench_voicefit;
 mod progress;
 mod play;
 mod project;
@@ -118,6 +119,23 @@ enum BenchCommand {
         #[arg(long, default_value_t = 64)]
         requests: usize,
     },
+    /// Fit a voice to each recording in a folder (speakers that are not Kokoro voices; see
+    /// scripts/voicefit-references) and print the similarity on held-out sentences of the best
+    /// stock voice, the blend and the fitted voice, the fit's time and peak memory.
+    Voicefit {
+        /// Folder of reference recordings.
+        #[arg(long, default_value = "target/voicefit-refs")]
+        references: PathBuf,
+        /// Time budget of each fit, in minutes.
+        #[arg(long, default_value_t = 8.0)]
+        minutes: f32,
+        /// Stop each fit after this many generations.
+        #[arg(long)]
+        generations: Option<u64>,
+        /// Candidates per generation.
+        #[arg(long, default_value_t = 12)]
+        population: usize,
+    },
     /// Scheduler throughput at batch widths 1, 2, 4, 8 and in continuous mode under Poisson
     /// arrivals; saves the best width as this machine's default.
     Engine {
@@ -171,6 +189,29 @@ enum VoicesCommand {
         #[arg(long = "text", default_value = "")]
         reference_text: String,
     },
+    /// Fit a voice to a reference recording and add it to the library: a search of Kokoro's
+    /// style space for the voice that sounds most like the recording (a fitted voice, not a
+    /// clone). Prints progress and the similarity before and after. Ctrl-C keeps a checkpoint;
+    /// the same command resumes it.
+    Fit {
+        /// The name to use with `say --voice`.
+        name: String,
+        /// The recording (6 s of speech or more; more is better).
+        file: PathBuf,
+        /// Who consented to this voice being used, and how (required).
+        #[arg(long)]
+        consent: String,
+        #[arg(long, default_value = "")]
+        description: String,
+        /// Time budget for the search, in minutes.
+        #[arg(long, default_value_t = 8.0)]
+        minutes: f32,
+        /// The language the voice will speak.
+        #[arg(long, default_value = "en-US")]
+        language: String,
+    },
+    /// Show a library voice's record: fitted or matched, and its similarity figures.
+    Show { name: String },
     /// Remove a voice from the library.
     Remove { name: String },
 }
@@ -280,6 +321,11 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
             serve::run(&engine, args).await?;
             ExitCode::SUCCESS
         }
+        Command::Bench { command: BenchCommand::Voicefit { references, minutes, generations, population } } => {
+            let settings = revoice_engine::voice::fit::FitSettings { minutes, population, max_generations: generations, ..Default::default() };
+            bench_voicefit::voicefit(engine.data_dir(), &references, settings).await?;
+            ExitCode::SUCCESS
+        }
         Command::Bench { command: BenchCommand::Api { requests } } => {
             let data_dir = engine.data_dir().to_path_buf();
             tokio::task::spawn_blocking(move || bench_api::api(&data_dir, requests)).await.expect("bench thread")?;
@@ -295,6 +341,16 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
         Command::Voices { command: VoicesCommand::Add { name, file, consent, description, reference_text } } => {
             let details = revoice_engine::voice::library::VoiceDetails { name, description, reference_text, consent };
             voices::add(&engine, &file, details).await?;
+            ExitCode::SUCCESS
+        }
+        Command::Voices { command: VoicesCommand::Fit { name, file, consent, description, minutes, language } } => {
+            let details = revoice_engine::voice::library::VoiceDetails { name, description, reference_text: String::new(), consent };
+            let settings = revoice_engine::voice::fit::FitSettings { minutes, ..Default::default() };
+            voices::fit(&engine, &file, details, settings, language).await?;
+            ExitCode::SUCCESS
+        }
+        Command::Voices { command: VoicesCommand::Show { name } } => {
+            voices::show(&engine, &name).await?;
             ExitCode::SUCCESS
         }
         Command::Voices { command: VoicesCommand::Remove { name } } => {

@@ -1,16 +1,19 @@
 //! `revoice voices match FILE`: the quality report of a reference recording,
 //! the stock voices closest to it, and the blend of the best few. Matching
 //! picks and mixes stock voices; it does not clone the speaker. Also the
-//! voice library: `voices add`, `voices remove`, the registered voices in
-//! `voices list`, and registered names in `say --voice`.
+//! voice library: `voices add`, `voices fit` (a voice fitted to the
+//! recording by search: still not a clone), `voices show`, `voices remove`,
+//! the registered voices in `voices list`, and registered names in
+//! `say --voice`.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use revoice_engine::cache::ReferenceInput;
 use revoice_engine::voice::library::VoiceDetails;
+use revoice_engine::voice::fit::{FitProgress, FitSettings};
 use revoice_engine::voice::MatchedVoice;
-use revoice_engine::{Engine, NewLibraryVoice};
+use revoice_engine::{Engine, FitRequest, NewLibraryVoice};
 
 /// Matches `file` against the stock voices and prints the result (JSON with
 /// `json`); with `output`, saves the artifact there. Blocking.
@@ -62,7 +65,7 @@ fn print_match(v: &MatchedVoice, top: usize) {
 /// Matches `file` and registers it under `details.name`.
 pub async fn add(engine: &Arc<Engine>, file: &Path, details: VoiceDetails) -> revoice_engine::Result<()> {
     details.check()?;
-    let (record, matched, _) = engine.add_library_voice(NewLibraryVoice { details, recording: file, max_voices: None }).await?;
+    let (record, matched, _) = engine.add_library_voice(NewLibraryVoice { details, recording: file, max_voices: None, fitted: None }).await?;
     print_match(&matched, 3);
     println!();
     println!("registered voice {:?} (version {}); use it with: revoice say --voice {:?} \"...\"", record.voice.name, record.version, record.voice.name);
@@ -83,10 +86,100 @@ pub async fn list_registered(engine: &Engine) -> revoice_engine::Result<()> {
         return Ok(());
     }
     println!();
-    println!("registered voices (blends of stock voices matched to a recording):");
+    println!("registered voices (matched: a blend of stock voices; fitted: a style fitted to the recording):");
     for r in voices {
-        let blend = serde_json::from_str::<MatchedVoice>(&r.voice.artifact_json).map(|m| m.blend_spec()).unwrap_or_else(|_| "unreadable artifact".into());
-        println!("  {:<20} v{}  {}  ({})", r.voice.name, r.version, blend, r.voice.description);
+        let summary = match serde_json::from_str::<MatchedVoice>(&r.voice.artifact_json) {
+            Ok(m) => match &m.fitted {
+                Some(f) => format!("fitted, similarity {:.3} (best stock {:.3})", f.held_out.fitted_similarity, f.held_out.best_stock_similarity),
+                None => format!("matched, {}", m.blend_spec()),
+            },
+            Err(_) => "unreadable artifact".into(),
+        };
+        println!("  {:<20} v{}  {}  ({})", r.voice.name, r.version, summary, r.voice.description);
+    }
+    Ok(())
+}
+
+fn minutes(seconds: f64) -> String {
+    let s = seconds.max(0.0).round() as u64;
+    format!("{}m{:02}s", s / 60, s % 60)
+}
+
+/// Fits a voice to `file` (a search of Kokoro's style space, not a clone),
+/// printing progress, then registers it under `details.name` and prints the
+/// similarity on held-out sentences before and after. Ctrl-C stops the fit
+/// after its generation; running the same command again resumes it.
+pub async fn fit(engine: &Arc<Engine>, file: &Path, details: VoiceDetails, settings: FitSettings, language: String) -> revoice_engine::Result<()> {
+    details.check()?;
+    let request = FitRequest { recording: ReferenceInput::LocalFile(file.to_path_buf()), settings: settings.clone(), language };
+    let key = engine.fit_key(&request)?;
+    let budget = settings.minutes as f64 * 60.0;
+    eprintln!("fitting a voice to {} (searching Kokoro's style space for up to {}; Ctrl-C stops and keeps a checkpoint)...", file.display(), minutes(budget));
+    let watcher = engine.clone();
+    let watched_key = key.clone();
+    let ctrl_c = tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("stopping after this generation...");
+            watcher.cancel_fit(&watched_key);
+        }
+    });
+    let progress: Arc<dyn Fn(&FitProgress) + Send + Sync> = Arc::new(|p: &FitProgress| {
+        eprintln!(
+            "  generation {:>3}: {:>4} candidates heard, similarity {:.3} (start {:.3}), {} spent, about {} left",
+            p.generation,
+            p.candidates,
+            p.best_similarity,
+            p.start_similarity,
+            minutes(p.seconds),
+            minutes(p.seconds_left)
+        );
+    });
+    let outcome = engine.fit_voice(request, progress).await;
+    ctrl_c.abort();
+    let (_, fitted) = outcome.map_err(|e| match e.kind() {
+        revoice_engine::ErrorKind::Cancelled => e.context("the checkpoint is kept: run the same command again to resume"),
+        _ => e,
+    })?;
+    let (record, matched, _) = engine.add_library_voice(NewLibraryVoice { details, recording: file, max_voices: None, fitted: Some(fitted) }).await?;
+    println!();
+    print_record(&record.voice.name, record.version, &matched);
+    println!();
+    println!("registered fitted voice {:?}; use it with: revoice say --voice {:?} \"...\"", record.voice.name, record.voice.name);
+    Ok(())
+}
+
+/// Prints what a library voice is: fitted or matched, and its figures.
+fn print_record(name: &str, version: i64, v: &MatchedVoice) {
+    println!("Voice {name:?} (version {version}) from {}", v.source);
+    println!("  recording     {:.1} s ({:.1} s of speech), speech {:.0} dB above the noise", v.quality.seconds, v.quality.speech_seconds, v.quality.snr_db);
+    match &v.fitted {
+        Some(f) => {
+            println!("  kind          fitted voice: a Kokoro style found by search to sound like the recording (not a clone)");
+            println!("  fitted for    {} ({} generations, {} candidates, {})", f.language, f.generations, f.candidates, minutes(f.seconds as f64));
+            println!("  started from  {}", f.started_from);
+            println!("  similarity to the recording on sentences not used in the fit:");
+            println!("    best stock voice ({:<10}) {:.3}", f.held_out.best_stock, f.held_out.best_stock_similarity);
+            println!("    blend of stock voices        {:.3}", f.held_out.blend_similarity);
+            println!("    fitted voice                 {:.3}", f.held_out.fitted_similarity);
+        }
+        None => {
+            println!("  kind          matched voice: a blend of the closest stock voices (not a clone)");
+            println!("  blend         {}", v.blend_spec());
+            if let Some(best) = v.best_voice() {
+                println!("  closest       {} ({:.3})", best.voice, best.similarity);
+            }
+        }
+    }
+}
+
+/// Prints a library voice's record.
+pub async fn show(engine: &Engine, name: &str) -> revoice_engine::Result<()> {
+    let record = engine.store().voice(name).await?.ok_or_else(|| revoice_engine::Error::not_found(format!("voice {name:?}"), "is not in the library; see `revoice voices list`"))?;
+    let matched: MatchedVoice = serde_json::from_str(&record.voice.artifact_json).map_err(|e| revoice_engine::Error::invalid(format!("voice {name:?}"), format!("its stored record is unreadable ({e}): add it again")))?;
+    print_record(&record.voice.name, record.version, &matched);
+    println!("  consent       {}", record.voice.consent);
+    if !record.voice.description.is_empty() {
+        println!("  description   {}", record.voice.description);
     }
     Ok(())
 }

@@ -109,11 +109,14 @@ pub struct ApiSettings {
     pub media_folders: Vec<PathBuf>,
     /// Most voices the API lets clients upload into the library.
     pub max_uploaded_voices: usize,
+    /// Whether an uploaded voice is fitted in the background (it speaks as
+    /// the quick match until the fitted voice is ready).
+    pub fit_uploaded_voices: bool,
 }
 
 impl Default for ApiSettings {
     fn default() -> Self {
-        ApiSettings { enabled: false, port: 8880, api_key: String::new(), media_folders: Vec::new(), max_uploaded_voices: 100 }
+        ApiSettings { enabled: false, port: 8880, api_key: String::new(), media_folders: Vec::new(), max_uploaded_voices: 100, fit_uploaded_voices: true }
     }
 }
 

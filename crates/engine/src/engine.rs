@@ -44,6 +44,8 @@ pub struct Engine {
     references: Mutex<Option<Arc<ReferenceVoices>>>,
     /// Projects this process is rendering now.
     pub(crate) rendering: Mutex<Vec<i64>>,
+    /// Voice fits running now, one per fit key.
+    pub(crate) fits: crate::fitting::FitFlights,
 }
 
 impl Engine {
@@ -74,6 +76,7 @@ impl Engine {
             voices: VoiceArtifactCache::new(VOICE_ARTIFACT_BYTES)?,
             rendering: Mutex::new(Vec::new()),
             references: Mutex::new(None),
+            fits: Default::default(),
             config,
             store,
             interrupted,
@@ -170,12 +173,12 @@ impl Engine {
         VoiceSpec::parse(text, |_| registered)
     }
 
-    /// A voice as it speaks: a library voice becomes its matched blend;
+    /// A voice as it speaks: a library voice becomes its fitted voice or matched blend;
     /// stock voices and blends stay as they are.
     pub async fn resolve_voice(&self, spec: &VoiceSpec) -> Result<VoiceSpec> {
         let Some(name) = spec.library_name() else { return Ok(spec.clone()) };
         let matched = crate::voice::library::artifact(&self.store, &self.voices, name).await?.ok_or_else(|| Error::not_found(format!("voice {name:?}"), "is no longer in the library"))?;
-        VoiceSpec::parse_stock(&matched.blend_spec())
+        VoiceSpec::parse_stock(&matched.speaking_spec())
     }
 
     /// A track's lines, resolved (see [`TrackLines`]).

@@ -17,6 +17,7 @@
 pub mod cache;
 pub mod config;
 pub mod doctor;
+mod fitting;
 pub mod dub;
 mod engine;
 pub mod language;
@@ -43,6 +44,7 @@ pub use revoice_model as model;
 pub use config::{EngineConfig, Settings};
 pub use doctor::{Check, CheckStatus, Diagnosis};
 pub use engine::{segment_dir, Engine};
+pub use fitting::{FitRequest, FitRun};
 pub use error::{Error, ErrorKind, Result, ResultExt};
 pub use projects::LineEdit;
 pub use rendering::ExportRequest;

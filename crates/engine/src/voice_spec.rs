@@ -10,6 +10,7 @@ use std::fmt;
 
 use crate::error::{Error, Result};
 use crate::language;
+use crate::voice::fit::registry;
 use crate::model::kokoro::release::{stock_voices, StockVoice};
 
 /// What a spec names.
@@ -20,8 +21,11 @@ pub enum VoiceKind {
     /// Stock voices mixed by weight (as written; packs normalise them).
     Blend(Vec<(String, f32)>),
     /// A voice in the library, which speaks as the blend matched to its
-    /// recording.
+    /// recording or the voice fitted to it.
     Library(String),
+    /// A fitted voice by id (`fitted:<id>`), as a library voice resolves
+    /// once fitted ([`crate::voice::fit::registry`]).
+    Fitted(String),
 }
 
 /// A parsed voice name. It displays as the text it was read from, so a
@@ -54,6 +58,12 @@ impl VoiceSpec {
     /// Reads a stock voice or a blend of stock voices (no library names).
     pub fn parse_stock(text: &str) -> Result<VoiceSpec> {
         let text = text.trim();
+        if let Some(id) = text.strip_prefix(registry::PREFIX) {
+            if registry::lookup(id).is_none() {
+                return Err(Error::not_found(format!("voice {text:?}"), "is not a fitted voice this process knows: name the library voice it belongs to"));
+            }
+            return Ok(VoiceSpec { text: text.to_string(), kind: VoiceKind::Fitted(id.to_string()) });
+        }
         let mut parts = Vec::new();
         for part in text.split(',') {
             let (name, weight) = match part.split_once(':') {
@@ -93,7 +103,15 @@ impl VoiceSpec {
         match &self.kind {
             VoiceKind::Stock(name) => Some(vec![(name.as_str(), 1.0)]),
             VoiceKind::Blend(parts) => Some(parts.iter().map(|(n, w)| (n.as_str(), *w)).collect()),
-            VoiceKind::Library(_) => None,
+            VoiceKind::Library(_) | VoiceKind::Fitted(_) => None,
+        }
+    }
+
+    /// The fitted voice's id, for a fitted voice.
+    pub fn fitted_id(&self) -> Option<&str> {
+        match &self.kind {
+            VoiceKind::Fitted(id) => Some(id),
+            _ => None,
         }
     }
 
@@ -108,6 +126,9 @@ impl VoiceSpec {
     /// The language of its first (leading) stock voice; `None` for a
     /// library voice.
     pub fn language(&self) -> Option<&'static str> {
+        if let Some(id) = self.fitted_id() {
+            return registry::lookup(id).and_then(|r| stock(&r.reading_voice)).map(|v| v.language);
+        }
         let parts = self.stock_parts()?;
         stock(parts.first()?.0).map(|v| v.language)
     }
@@ -118,6 +139,11 @@ impl VoiceSpec {
     /// stock voice in a blend must speak it. A library voice is checked by
     /// its leading voice once resolved ([`Self::check_speaks`] on the blend).
     pub fn check_speaks(&self, language: &str) -> Result<()> {
+        if let (Some(_), Some(own)) = (self.fitted_id(), self.language()) {
+            if !language::speaks(own, language) {
+                return Err(Error::invalid(format!("voice {:?}", self.text), format!("was fitted to speak {own}, not {language}")));
+            }
+        }
         let Some(parts) = self.stock_parts() else { return Ok(()) };
         for (name, _) in parts {
             let Some(found) = stock(name) else { continue };

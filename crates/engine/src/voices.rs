@@ -21,10 +21,13 @@ pub struct NewLibraryVoice<'a> {
     pub recording: &'a Path,
     /// Refuse a new name when the library holds this many voices already.
     pub max_voices: Option<usize>,
+    /// The voice fitted to the recording, when there is one: it speaks
+    /// instead of the matched blend.
+    pub fitted: Option<crate::voice::fit::FittedVoice>,
 }
 
 /// Serialises the library's writes (the cap check and the write), process-wide.
-static LIBRARY_WRITES: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+pub(crate) static LIBRARY_WRITES: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 impl Engine {
     /// Matches a recording to the stock voices (blocking; through the one
@@ -40,7 +43,8 @@ impl Engine {
         voice.details.check()?;
         let engine = self.clone();
         let input = ReferenceInput::LocalFile(voice.recording.to_path_buf());
-        let matched = tokio::task::spawn_blocking(move || engine.match_recording(input)).await.map_err(|e| Error::internal("matching the recording", e.to_string()))??;
+        let mut matched = tokio::task::spawn_blocking(move || engine.match_recording(input)).await.map_err(|e| Error::internal("matching the recording", e.to_string()))??;
+        matched.fitted = voice.fitted.clone();
         let _writing = LIBRARY_WRITES.lock().await;
         let store = self.store();
         let existing = store.voice(&voice.details.name).await?.is_some();

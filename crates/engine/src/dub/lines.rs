@@ -48,10 +48,10 @@ pub fn source_key(segment: &Segment, voice: &str, strategy: TimingStrategy, next
 }
 
 /// The voice text a speaker's lines in `language` render with: a library
-/// voice's matched blend, or the stock voice or blend as named.
+/// voice's fitted voice or matched blend, or the stock voice or blend as named.
 pub async fn resolve_voice(store: &Store, voices: &VoiceArtifactCache<MatchedVoice>, name: &str) -> Result<String> {
     Ok(match crate::voice::library::artifact(store, voices, name).await? {
-        Some(matched) => matched.blend_spec(),
+        Some(matched) => matched.speaking_spec(),
         None => name.to_string(),
     })
 }

@@ -65,9 +65,18 @@ impl FrontEnd {
         Ok(FrontEnd::new(voices, vocab, max_phonemes))
     }
 
+    /// The stock voices' packs.
+    pub fn stock_voices(&self) -> &StockVoices {
+        &self.voices
+    }
+
     /// A stock voice's or blend's style pack, and the language it speaks
     /// (its leading voice's).
     pub fn voice_pack(&self, voice: &VoiceSpec) -> Result<(VoicePack, &'static str)> {
+        if let Some(id) = voice.fitted_id() {
+            let fitted = crate::voice::fit::registry::lookup(id).ok_or_else(|| Error::not_found(format!("voice {voice}"), "is not a fitted voice this process knows"))?;
+            return Ok((fitted.pack(&self.voices)?, voice.language().unwrap_or("en-US")));
+        }
         let parts = voice.stock_parts().ok_or_else(|| Error::internal(format!("voice {voice}"), "a library voice must be resolved to its blend before it speaks"))?;
         let pack = if parts.len() == 1 { self.voices.get(parts[0].0)?.clone() } else { self.voices.blend(&parts)? };
         Ok((pack, voice.language().unwrap_or("en-US")))

@@ -11,6 +11,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 use crate::error::{Error, Result};
 
 mod history;
+pub mod fits;
 pub mod lines;
 pub mod projects;
 pub mod voices;

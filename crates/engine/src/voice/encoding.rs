@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::model::assets;
 use crate::scheduler::TaskQueue;
 
-use super::reference::{MatchedVoice, VoiceMatcher, BLEND_SIZE, BLEND_TEMPERATURE};
+use super::reference::{MatchedVoice, VoiceMatcher, BLEND_SIZE, BLEND_TEMPERATURE, DEFAULT_LANGUAGE};
 
 /// Largest reference fetched from a URL.
 const MAX_REMOTE_BYTES: u64 = 64 << 20;
@@ -36,10 +36,15 @@ impl MatcherHooks {
             model_id: assets::KOKORO.id.to_string(),
             model_revision: matcher.stock().key.clone(),
             encoder_id: assets::SPEAKER_ENCODER.id.to_string(),
-            encoder_config_hash: format!("blend {BLEND_SIZE} at temperature {BLEND_TEMPERATURE}"),
-            artifact_kind: "matched-voice/v1".to_string(),
+            encoder_config_hash: format!("blend {BLEND_SIZE} at temperature {BLEND_TEMPERATURE} of {DEFAULT_LANGUAGE} voices"),
+            artifact_kind: "matched-voice/v2".to_string(),
         };
         MatcherHooks { matcher, identity, between_batches }
+    }
+
+    /// The matcher encodes run with.
+    pub fn matcher(&self) -> &Arc<VoiceMatcher> {
+        &self.matcher
     }
 
     /// Opens the matcher from a data directory and builds the service.

@@ -156,7 +156,9 @@ mod tests {
             stock_key: "k".into(),
             embedding: vec![0.5; 4],
             matches: vec![],
+            language: "en-US".into(),
             blend: vec![],
+            fitted: None,
         }
     }
 

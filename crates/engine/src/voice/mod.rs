@@ -5,9 +5,12 @@
 //! speaker embedding per stock voice (cached in the data folder), and
 //! [`reference`] ranks the stock voices against a recording and blends the
 //! closest into a [`reference::MatchedVoice`]. Matching picks and mixes
-//! stock voices; it does not clone a speaker.
+//! stock voices; it does not clone a speaker. [`fit`] goes further: it
+//! searches Kokoro's style space for a fitted voice that sounds like the
+//! recording (still not a clone: a style found by search).
 
 pub mod encoding;
+pub mod fit;
 pub mod library;
 pub mod quality;
 pub mod reference;

@@ -45,6 +45,13 @@ pub struct BlendPart {
     pub weight: f32,
 }
 
+/// The language a match is for when the caller names none.
+pub const DEFAULT_LANGUAGE: &str = "en-US";
+
+fn default_language() -> String {
+    DEFAULT_LANGUAGE.to_string()
+}
+
 /// The voice artifact made from a reference recording.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MatchedVoice {
@@ -59,8 +66,15 @@ pub struct MatchedVoice {
     pub embedding: Vec<f32>,
     /// Every stock voice, most similar first.
     pub matches: Vec<VoiceMatch>,
-    /// The closest voices mixed, weights summing to one.
+    /// The language the voice is for: the blend mixes only voices that speak it.
+    #[serde(default = "default_language")]
+    pub language: String,
+    /// The closest voices of that language mixed, weights summing to one.
     pub blend: Vec<BlendPart>,
+    /// The voice fitted to the recording, once a fit has finished; it
+    /// speaks instead of the blend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fitted: Option<super::fit::FittedVoice>,
 }
 
 impl MatchedVoice {
@@ -69,10 +83,29 @@ impl MatchedVoice {
         self.blend.iter().map(|p| format!("{}:{:.3}", p.voice, p.weight)).collect::<Vec<_>>().join(",")
     }
 
+    /// The voice spec it speaks as: the fitted voice once there is one
+    /// (registered with [`super::fit::registry`]), else the blend.
+    pub fn speaking_spec(&self) -> String {
+        match &self.fitted {
+            Some(fitted) => super::fit::registry::register(&fitted.recipe, &fitted.held_out.best_stock),
+            None => self.blend_spec(),
+        }
+    }
+
+    /// `fitted` or `matched`: what kind of voice this is.
+    pub fn kind(&self) -> &'static str {
+        if self.fitted.is_some() { "fitted" } else { "matched" }
+    }
+
     /// The blended style pack from the stock packs.
     pub fn style_pack(&self, voices: &StockVoices) -> Result<VoicePack> {
         let parts: Vec<(&str, f32)> = self.blend.iter().map(|p| (p.voice.as_str(), p.weight)).collect();
         voices.blend(&parts)
+    }
+
+    /// The closest stock voice that speaks the voice's language.
+    pub fn best_voice(&self) -> Option<&VoiceMatch> {
+        self.matches.iter().find(|m| crate::language::speaks(&m.language, &self.language))
     }
 
     /// Writes the artifact as JSON.
@@ -110,15 +143,16 @@ pub fn rank(embedding: &[f32], stock: &StockEmbeddings) -> Vec<VoiceMatch> {
 /// Parts weighing less than this are left out of the blend.
 pub const MIN_BLEND_WEIGHT: f32 = 0.05;
 
-/// The blend of the [`BLEND_SIZE`] best matches, weighted by a softmax of
-/// their similarities at [`BLEND_TEMPERATURE`]; parts under
+/// The blend of the [`BLEND_SIZE`] best matches that speak `language`
+/// (a voice of another language would bring its accent), weighted by a
+/// softmax of their similarities at [`BLEND_TEMPERATURE`]; parts under
 /// [`MIN_BLEND_WEIGHT`] are dropped and the rest renormalised to sum to one.
-pub fn blend_of(matches: &[VoiceMatch]) -> Vec<BlendPart> {
-    let top = &matches[..matches.len().min(BLEND_SIZE)];
+pub fn blend_of(matches: &[VoiceMatch], language: &str) -> Vec<BlendPart> {
+    let top: Vec<&VoiceMatch> = matches.iter().filter(|m| crate::language::speaks(&m.language, language)).take(BLEND_SIZE).collect();
     let Some(best) = top.first().map(|m| m.similarity) else { return Vec::new() };
     let raw: Vec<f32> = top.iter().map(|m| ((m.similarity - best) / BLEND_TEMPERATURE).exp()).collect();
     let total: f32 = raw.iter().sum();
-    let kept: Vec<(&VoiceMatch, f32)> = top.iter().zip(raw).filter(|(_, w)| w / total >= MIN_BLEND_WEIGHT).collect();
+    let kept: Vec<(&VoiceMatch, f32)> = top.iter().copied().zip(raw).filter(|(_, w)| w / total >= MIN_BLEND_WEIGHT).collect();
     let kept_total: f32 = kept.iter().map(|(_, w)| w).sum();
     kept.into_iter().map(|(m, w)| BlendPart { voice: m.voice.clone(), weight: w / kept_total }).collect()
 }
@@ -175,7 +209,7 @@ impl VoiceMatcher {
         let wav = speaker::preprocess::trim_long_silences(&wav);
         let utterance = self.encoder.embed_prepared(&wav)?;
         let matches = rank(&utterance.embedding, &self.stock);
-        let blend = blend_of(&matches);
+        let blend = blend_of(&matches, DEFAULT_LANGUAGE);
         Ok(MatchedVoice {
             source: source.to_string(),
             quality,
@@ -183,7 +217,9 @@ impl VoiceMatcher {
             stock_key: self.stock.key.clone(),
             embedding: utterance.embedding,
             matches,
+            language: DEFAULT_LANGUAGE.to_string(),
             blend,
+            fitted: None,
         })
     }
 }
@@ -201,6 +237,17 @@ mod tests {
     }
 
     #[test]
+    fn the_blend_mixes_only_voices_of_its_language_even_when_others_rank_higher() {
+        // Closest to jf_alpha (Japanese), then am_adam and af_heart.
+        let ranked = rank(&[0.6, 0.8, 0.0, 1.0], &stock());
+        assert_eq!(ranked[0].voice, "jf_alpha");
+        let blend = blend_of(&ranked, "en-GB");
+        assert!(blend.iter().all(|p| p.voice != "jf_alpha"), "{blend:?}");
+        assert_eq!(blend[0].voice, "am_adam");
+        assert_eq!(blend_of(&ranked, "ja")[0].voice, "jf_alpha");
+    }
+
+    #[test]
     fn voices_are_ranked_most_similar_first_with_their_catalogue_details() {
         let ranked = rank(&[0.2, 1.0, 0.5, 0.0], &stock());
         let names: Vec<&str> = ranked.iter().map(|m| m.voice.as_str()).collect();
@@ -213,7 +260,7 @@ mod tests {
     fn the_blend_weights_the_closest_voices_by_similarity_and_sums_to_one() {
         // Close to am_adam, nearly as close to bf_emma, far from the rest.
         let ranked = rank(&[0.2, 1.0, 0.9, 0.0], &stock());
-        let blend = blend_of(&ranked);
+        let blend = blend_of(&ranked, "en-US");
         assert_eq!(blend.iter().map(|p| p.voice.as_str()).collect::<Vec<_>>(), ["am_adam", "bf_emma"]);
         assert!((blend.iter().map(|p| p.weight).sum::<f32>() - 1.0).abs() < 1e-6);
         assert!(blend[0].weight > blend[1].weight && blend[1].weight > 0.1, "{blend:?}");
@@ -224,7 +271,9 @@ mod tests {
             stock_key: "k".into(),
             embedding: vec![],
             matches: ranked,
+            language: "en-US".into(),
             blend,
+            fitted: None,
         };
         assert!(artifact.blend_spec().starts_with("am_adam:0."), "{}", artifact.blend_spec());
         let dir = tempfile::tempdir().unwrap();

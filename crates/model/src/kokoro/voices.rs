@@ -23,6 +23,11 @@ impl VoicePack {
         VoicePack { rows }
     }
 
+    /// Every row, row-major `[510, 256]`.
+    pub fn rows(&self) -> &[f32] {
+        &self.rows
+    }
+
     /// The style vector for a line of `phonemes` phonemes.
     pub fn style_for(&self, phonemes: usize) -> &[f32] {
         let row = phonemes.clamp(1, VOICE_ROWS) - 1;
@@ -69,6 +74,11 @@ impl StockVoices {
     /// A stock pack by name; the error lists the voices there are.
     pub fn get(&self, name: &str) -> Result<&VoicePack> {
         self.packs.get(name).ok_or_else(|| Error::not_found(format!("voice {name:?}"), format!("unknown voice; the stock voices are: {}", self.names().collect::<Vec<_>>().join(", "))))
+    }
+
+    /// Every pack by name, sorted by name.
+    pub fn packs(&self) -> impl Iterator<Item = (&str, &VoicePack)> {
+        self.packs.iter().map(|(name, pack)| (name.as_str(), pack))
     }
 
     /// A weighted blend of stock packs, e.g. `[("af_heart", 0.7), ("af_bella", 0.3)]`.

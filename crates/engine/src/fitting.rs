@@ -1,0 +1,248 @@
+//! Fitting voices for every face: one fit per recording content and fit
+//! settings at a time in this process (callers of a fit already running
+//! wait for it and share its progress), a checkpoint in the database after
+//! every generation (a killed fit resumes from it), and the fitted voice
+//! stored under the fit's key, so the same recording is never fitted twice.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use sha2::{Digest, Sha256};
+use tokio::sync::watch;
+
+use crate::cache::ReferenceInput;
+use crate::error::{Error, Result};
+use crate::voice::fit::probe::ProbeJudge;
+use crate::voice::fit::{self, FitCheckpoint, FitProgress, FitSettings, FittedVoice, StyleRecipe, StyleSpace};
+use crate::voice::MatchedVoice;
+use crate::Engine;
+
+/// A recording to fit a voice to.
+#[derive(Debug, Clone)]
+pub struct FitRequest {
+    pub recording: ReferenceInput,
+    pub settings: FitSettings,
+    /// The language the voice will speak (its probe sentences' language).
+    pub language: String,
+}
+
+struct Flight {
+    /// Held by the caller running the fit; the others wait on it.
+    turn: tokio::sync::Mutex<()>,
+    progress: watch::Sender<Option<FitProgress>>,
+    cancelled: AtomicBool,
+}
+
+/// Background fits waiting behind the one running, at most.
+pub const MAX_QUEUED_FITS: usize = 8;
+
+/// The fits running in this process, by fit key, and the queue that
+/// background fits take turns in (one at a time: a fit keeps both cores busy).
+pub(crate) struct FitFlights {
+    running: Mutex<HashMap<String, Arc<Flight>>>,
+    background: Arc<tokio::sync::Semaphore>,
+    queued: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Default for FitFlights {
+    fn default() -> FitFlights {
+        FitFlights { running: Mutex::default(), background: Arc::new(tokio::sync::Semaphore::new(1)), queued: Arc::default() }
+    }
+}
+
+impl FitFlights {
+    fn join(&self, key: &str) -> Arc<Flight> {
+        let mut flights = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        flights.entry(key.to_string()).or_insert_with(|| Arc::new(Flight { turn: tokio::sync::Mutex::new(()), progress: watch::channel(None).0, cancelled: AtomicBool::new(false) })).clone()
+    }
+
+    fn leave(&self, key: &str, flight: &Arc<Flight>) {
+        let mut flights = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        // The map and this caller hold it: nobody else is waiting.
+        if flights.get(key).is_some_and(|f| Arc::ptr_eq(f, flight)) && Arc::strong_count(flight) == 2 {
+            flights.remove(key);
+        }
+    }
+}
+
+/// Following a running fit.
+pub struct FitRun {
+    progress: watch::Receiver<Option<FitProgress>>,
+}
+
+impl FitRun {
+    /// The latest progress, if a generation has finished.
+    pub fn progress(&self) -> Option<FitProgress> {
+        self.progress.borrow().clone()
+    }
+}
+
+/// Only English has probe sentences so far.
+fn check_language(language: &str) -> Result<()> {
+    if crate::language::speaks(language, "en") {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!("language {language:?}"), "voices can be fitted for English so far (the fit's probe sentences are English); use a matched voice for other languages"))
+    }
+}
+
+impl Engine {
+    /// The key a fit is single-flighted, checkpointed and stored under:
+    /// the recording's content, the settings, the language, the model and
+    /// the encoder.
+    pub fn fit_key(&self, request: &FitRequest) -> Result<String> {
+        let content = request.recording.content_identity()?.ok_or_else(|| Error::invalid(request.recording.describe(), "has no content to fit to"))?;
+        let text = format!("{content}|{}|{}|{}|{}", request.settings.key(), request.language, crate::model::assets::KOKORO.id, crate::model::assets::SPEAKER_ENCODER.id);
+        Ok(hex::encode(Sha256::digest(text.as_bytes())))
+    }
+
+    /// A fit running now under `key`, to follow.
+    pub fn fit_run(&self, key: &str) -> Option<FitRun> {
+        let flights = self.fits.running.lock().unwrap_or_else(|p| p.into_inner());
+        flights.get(key).map(|f| FitRun { progress: f.progress.subscribe() })
+    }
+
+    /// Asks the fit running under `key` to stop after its generation;
+    /// whether one was running.
+    pub fn cancel_fit(&self, key: &str) -> bool {
+        let flights = self.fits.running.lock().unwrap_or_else(|p| p.into_inner());
+        flights.get(key).map(|f| f.cancelled.store(true, Ordering::SeqCst)).is_some()
+    }
+
+    /// The finished fit for a request, if it was fitted before.
+    pub async fn fitted_before(&self, request: &FitRequest) -> Result<Option<FittedVoice>> {
+        let key = self.fit_key(request)?;
+        self.stored_fit(&key).await
+    }
+
+    async fn stored_fit(&self, key: &str) -> Result<Option<FittedVoice>> {
+        let Some(record) = self.store().voice_fit(key).await? else { return Ok(None) };
+        let Some(json) = record.fitted_json else { return Ok(None) };
+        serde_json::from_str(&json).map(Some).map_err(|e| Error::internal("a stored voice fit", e.to_string()))
+    }
+
+    /// Fits a voice to the recording (see [`crate::voice::fit`]): the quick
+    /// match first, then the search, `on_progress` called after each
+    /// generation. A fit of the same recording and settings that finished
+    /// before is returned at once; one running now is waited for; one that
+    /// was killed resumes from its checkpoint.
+    pub async fn fit_voice(self: &Arc<Self>, request: FitRequest, on_progress: Arc<dyn Fn(&FitProgress) + Send + Sync>) -> Result<(MatchedVoice, FittedVoice)> {
+        check_language(&request.language)?;
+        let key = self.fit_key(&request)?;
+        let engine = self.clone();
+        let input = request.recording.clone();
+        let matched = tokio::task::spawn_blocking(move || engine.match_recording(input)).await.map_err(|e| Error::internal("matching the recording", e.to_string()))??;
+        let flight = self.fits.join(&key);
+        let mut updates = flight.progress.subscribe();
+        let forward = on_progress.clone();
+        let follower = tokio::spawn(async move {
+            while updates.changed().await.is_ok() {
+                let latest = updates.borrow().clone();
+                if let Some(progress) = latest {
+                    forward(&progress);
+                }
+            }
+        });
+        let result = async {
+            let _turn = flight.turn.lock().await;
+            if let Some(done) = self.stored_fit(&key).await? {
+                return Ok(done);
+            }
+            self.run_fit(&key, &request, &matched, &flight).await
+        }
+        .await;
+        follower.abort();
+        self.fits.leave(&key, &flight);
+        result.map(|fitted| (matched, fitted))
+    }
+
+    /// Queues a fit of a library voice's recording and returns its key at
+    /// once; when the fit finishes, the voice speaks as the fitted voice
+    /// (if it still has the same recording by then). Refused when
+    /// [`MAX_QUEUED_FITS`] fits are already waiting.
+    pub async fn fit_library_voice_in_background(self: &Arc<Self>, name: &str, settings: FitSettings) -> Result<String> {
+        let record = self.store().voice(name).await?.ok_or_else(|| Error::not_found(format!("voice {name:?}"), "is not in the library"))?;
+        let matched: MatchedVoice = serde_json::from_str(&record.voice.artifact_json).map_err(|e| Error::invalid(format!("voice {name:?}"), format!("its stored record is unreadable ({e})")))?;
+        let request = FitRequest { recording: ReferenceInput::LocalFile(self.data_dir().join(&record.voice.reference_file)), settings, language: matched.language.clone() };
+        check_language(&request.language)?;
+        let key = self.fit_key(&request)?;
+        let queued = self.fits.queued.clone();
+        if queued.fetch_add(1, Ordering::SeqCst) >= MAX_QUEUED_FITS {
+            queued.fetch_sub(1, Ordering::SeqCst);
+            return Err(Error::busy(format!("fitting voice {name:?}"), format!("{MAX_QUEUED_FITS} voice fits are waiting already: try again later")));
+        }
+        let (engine, turn, name, sha) = (self.clone(), self.fits.background.clone(), name.to_string(), record.voice.reference_sha256.clone());
+        tokio::spawn(async move {
+            let permit = turn.acquire_owned().await;
+            queued.fetch_sub(1, Ordering::SeqCst);
+            let outcome = match permit {
+                Ok(_permit) => engine.fit_voice(request, Arc::new(|_| {})).await,
+                Err(_) => return,
+            };
+            let attached = match outcome {
+                Ok((_, fitted)) => engine.attach_fit(&name, &sha, fitted).await,
+                Err(e) => Err(e),
+            };
+            if let Err(e) = attached {
+                tracing::warn!(voice = %name, error = %e, "background voice fit failed");
+            }
+        });
+        Ok(key)
+    }
+
+    /// Makes a library voice speak as `fitted`, if it still has the
+    /// recording (by SHA-256) the fit was made from.
+    async fn attach_fit(&self, name: &str, recording_sha256: &str, fitted: FittedVoice) -> Result<()> {
+        let _writing = crate::voices::LIBRARY_WRITES.lock().await;
+        let Some(record) = self.store().voice(name).await? else { return Ok(()) };
+        if record.voice.reference_sha256 != recording_sha256 {
+            return Ok(());
+        }
+        let mut matched: MatchedVoice = serde_json::from_str(&record.voice.artifact_json).map_err(|e| Error::internal(format!("voice {name:?}"), e.to_string()))?;
+        matched.fitted = Some(fitted);
+        let mut voice = record.voice.clone();
+        voice.artifact_json = serde_json::to_string(&matched).expect("an artifact serialises");
+        self.store().save_voice(&voice).await?;
+        self.voice_artifacts().voice_overwritten(name);
+        Ok(())
+    }
+
+    async fn run_fit(self: &Arc<Self>, key: &str, request: &FitRequest, matched: &MatchedVoice, flight: &Arc<Flight>) -> Result<FittedVoice> {
+        let resume: Option<FitCheckpoint> = match self.store().voice_fit(key).await? {
+            Some(record) => serde_json::from_str(&record.checkpoint_json).ok(),
+            None => None,
+        };
+        let engine = self.clone();
+        let speech = tokio::task::spawn_blocking(move || engine.speech()).await.map_err(|e| Error::internal("loading the model", e.to_string()))??;
+        let references = self.references()?;
+        let best = matched.best_voice().ok_or_else(|| Error::invalid(format!("language {:?}", request.language), "no stock voice speaks it"))?.voice.clone();
+        let mut starts = vec![(best.clone(), StyleRecipe::of_blend(&[(best.clone(), 1.0)]))];
+        if matched.blend.len() > 1 {
+            starts.push(("blend".to_string(), StyleRecipe::of_blend(&matched.blend.iter().map(|p| (p.voice.clone(), p.weight)).collect::<Vec<_>>())));
+        }
+        let (store, runtime, key_owned, flight_owned) = (self.store().clone(), self.runtime().clone(), key.to_string(), flight.clone());
+        let (request, reference) = (request.clone(), matched.embedding.clone());
+        let fitted = tokio::task::spawn_blocking(move || -> Result<(FittedVoice, FitCheckpoint)> {
+            let front_end = &speech.front_end;
+            let encoder = references.hooks().matcher().encoder();
+            let judge = ProbeJudge::new(speech.renderer.scheduler(), front_end, encoder, speech.sample_rate(), reference, &best)?;
+            let space = StyleSpace::new(front_end.stock_voices(), request.settings.timbre_dims, request.settings.prosody_dims);
+            let mut on_generation = |checkpoint: &FitCheckpoint, progress: &FitProgress| -> Result<()> {
+                let json = serde_json::to_string(checkpoint).expect("a checkpoint serialises");
+                runtime.block_on(store.save_fit_checkpoint(&key_owned, &json))?;
+                flight_owned.progress.send_replace(Some(progress.clone()));
+                Ok(())
+            };
+            let cancelled = || flight_owned.cancelled.load(Ordering::SeqCst);
+            fit::fit(&judge, &space, &starts, &best, &request.language, &request.settings, resume, &mut on_generation, &cancelled)
+        })
+        .await
+        .map_err(|e| Error::internal("fitting the voice", e.to_string()))?;
+        flight.cancelled.store(false, Ordering::SeqCst);
+        let (fitted, checkpoint) = fitted?;
+        let (checkpoint_json, fitted_json) = (serde_json::to_string(&checkpoint).expect("serialises"), serde_json::to_string(&fitted).expect("serialises"));
+        self.store().finish_fit(key, &checkpoint_json, &fitted_json).await?;
+        Ok(fitted)
+    }
+}

@@ -1,0 +1,82 @@
+//! Fitted voices: a Kokoro style found by search to sound like a reference
+//! recording. Kokoro cannot be taught a new speaker here; what it can do is
+//! speak any style vector, so the fit searches style space ([`space`]) with
+//! CMA-ES ([`search`]) for the voice whose renders a speaker encoder finds
+//! closest to the recording, with guards against styles that fool the
+//! encoder without sounding like speech ([`probe`]). The result is a
+//! *fitted voice*: a recipe over the stock packs, fitted to the recording,
+//! not a model trained on the speaker, and every face calls it that.
+
+pub mod eigen;
+pub mod probe;
+pub mod registry;
+pub mod run;
+pub mod search;
+pub mod space;
+
+use serde::{Deserialize, Serialize};
+
+pub use run::{fit, FitCheckpoint, FitProgress, Judge, Verdict};
+pub use space::{StyleRecipe, StyleSpace};
+
+/// How a fit searches. Part of its cache key: the same recording fitted
+/// with the same settings is the same voice.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FitSettings {
+    /// Time budget for the search, in minutes (the held-out check after it
+    /// takes a little more).
+    pub minutes: f32,
+    /// Candidates rendered per generation.
+    pub population: usize,
+    /// Principal directions searched in the timbre and prosody halves.
+    pub timbre_dims: usize,
+    pub prosody_dims: usize,
+    /// Seed of the search's samples.
+    pub seed: u64,
+    /// Stop after this many generations even with time left.
+    #[serde(default)]
+    pub max_generations: Option<u64>,
+}
+
+impl Default for FitSettings {
+    fn default() -> FitSettings {
+        FitSettings { minutes: 8.0, population: 12, timbre_dims: 16, prosody_dims: 8, seed: 1, max_generations: None }
+    }
+}
+
+impl FitSettings {
+    /// The settings as part of a cache key.
+    pub fn key(&self) -> String {
+        let generations = self.max_generations.map_or("any".to_string(), |g| g.to_string());
+        format!("fit/v1 minutes={} population={} timbre={} prosody={} seed={} generations={generations}", self.minutes, self.population, self.timbre_dims, self.prosody_dims, self.seed)
+    }
+}
+
+/// A voice's similarity to the reference on the held-out sentences.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HeldOutFigures {
+    /// The closest stock voice of the language, by name, and its similarity.
+    pub best_stock: String,
+    pub best_stock_similarity: f32,
+    /// The quick match's blend.
+    pub blend_similarity: f32,
+    /// The fitted voice.
+    pub fitted_similarity: f32,
+}
+
+/// A finished fit: the voice and how it was found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FittedVoice {
+    pub recipe: StyleRecipe,
+    /// The language the voice was fitted to speak (its probe sentences').
+    pub language: String,
+    pub settings: FitSettings,
+    /// Where the search started (`am_michael` or `blend`).
+    pub started_from: String,
+    /// Similarity on the fit's own probe sentences.
+    pub fit_similarity: f32,
+    pub held_out: HeldOutFigures,
+    pub generations: u64,
+    pub candidates: u64,
+    pub seconds: f32,
+}

@@ -1,0 +1,175 @@
+//! Judging candidate voices by ear, the encoder's ear: each candidate reads
+//! the probe sentences through the scheduler (all candidates of a
+//! generation in one batch, no noise, so a score depends only on the
+//! voice), and the speaker encoder compares the renders with the
+//! reference. Guards keep the search honest: a candidate whose renders
+//! stop being speech (too little of it voiced, a pitch outside a human
+//! range), drift from the starting voice's pace, or disagree with each
+//! other from sentence to sentence loses score, so the search cannot win
+//! with a sound that fools the encoder.
+
+use crate::audio::pitch::{voice_stats, VoiceStats};
+use crate::error::{Error, Result};
+use crate::model::kokoro::voices::StockVoices;
+use crate::model::speaker::{cosine_similarity, SpeakerEncoder};
+use crate::model::speech::{RowAudio, SpeechRow};
+use crate::scheduler::{Job, Scheduler};
+use crate::speech::front_end::{FrontEnd, SayRequest};
+
+use super::run::{Judge, Verdict};
+use super::space::StyleRecipe;
+
+/// What candidates read while the fit searches: short, medium and long
+/// lines, so several of a pack's rows are heard.
+pub const PROBE_SENTENCES: &[&str] = &[
+    "Where did you put the keys?",
+    "The train was late again, so we walked the last mile in the rain.",
+    "If you listen closely, you can hear the river running under the old stone bridge at night.",
+];
+
+/// What the finished voice is checked on: never heard during the search.
+pub const HELD_OUT_SENTENCES: &[&str] = &[
+    "Nobody told me the meeting had moved to Thursday.",
+    "She laughed, folded the letter twice, and slipped it into her coat pocket.",
+    "We have about ten minutes before the lights go out, so let's make them count.",
+];
+
+/// Below this share of voiced speech, a render is not speech.
+const MIN_VOICED: f32 = 0.35;
+/// Pitch range of a human speaking voice, in Hz.
+const PITCH_RANGE: (f32, f32) = (60.0, 400.0);
+/// Renders of one voice should sound like one speaker from line to line.
+const MIN_CONSISTENCY: f32 = 0.7;
+/// How far a candidate's pace may drift from the starting voice's (ratio).
+const MAX_PACE_DRIFT: f32 = 1.3;
+
+/// The reference, the sentences, and the means to render and listen.
+pub struct ProbeJudge<'a> {
+    scheduler: &'a Scheduler,
+    voices: &'a StockVoices,
+    encoder: &'a SpeakerEncoder,
+    sample_rate: u32,
+    reference: Vec<f32>,
+    probes: Vec<Vec<u32>>,
+    held_out: Vec<Vec<u32>>,
+    /// Seconds the starting voice takes for the probes, once known.
+    pace: std::sync::Mutex<Option<f32>>,
+}
+
+fn tokens(front_end: &FrontEnd, sentences: &[&str], voice: &str) -> Result<Vec<Vec<u32>>> {
+    let mut lines = Vec::new();
+    for sentence in sentences {
+        for line in front_end.prepare(&SayRequest::new(*sentence, voice)?)? {
+            lines.push(line.row.tokens);
+        }
+    }
+    Ok(lines)
+}
+
+/// A candidate's renders, measured.
+struct Heard {
+    similarity: f32,
+    consistency: f32,
+    stats: VoiceStats,
+}
+
+impl<'a> ProbeJudge<'a> {
+    /// A judge for `reference` (a speaker embedding), reading the probe
+    /// sentences as `reading_voice` would (its language's pronunciation).
+    pub fn new(scheduler: &'a Scheduler, front_end: &'a FrontEnd, encoder: &'a SpeakerEncoder, sample_rate: u32, reference: Vec<f32>, reading_voice: &str) -> Result<ProbeJudge<'a>> {
+        Ok(ProbeJudge {
+            scheduler,
+            voices: front_end.stock_voices(),
+            encoder,
+            sample_rate,
+            reference,
+            probes: tokens(front_end, PROBE_SENTENCES, reading_voice)?,
+            held_out: tokens(front_end, HELD_OUT_SENTENCES, reading_voice)?,
+            pace: std::sync::Mutex::new(None),
+        })
+    }
+
+    /// Renders every recipe reading `lines`, as one scheduler job.
+    fn render(&self, recipes: &[StyleRecipe], lines: &[Vec<u32>]) -> Result<Vec<Vec<RowAudio>>> {
+        let mut rows = Vec::with_capacity(recipes.len() * lines.len());
+        for recipe in recipes {
+            let pack = recipe.pack(self.voices)?;
+            for tokens in lines {
+                rows.push(SpeechRow { tokens: tokens.clone(), style: pack.style_for(tokens.len() - 2).to_vec(), speed: 1.0, seed: None, target_seconds: None });
+            }
+        }
+        let mut audio = self.scheduler.submit(Job::buffered(rows)).wait()?.into_iter();
+        Ok(recipes.iter().map(|_| audio.by_ref().take(lines.len()).collect()).collect())
+    }
+
+    /// The speaker embedding of `samples`; `None` when nothing in them is
+    /// speech to the encoder (a candidate that renders silence or a bare
+    /// tone scores nothing rather than stopping the fit).
+    fn embedding(&self, samples: &[f32]) -> Result<Option<Vec<f32>>> {
+        match self.encoder.embed(samples, self.sample_rate) {
+            Ok(utterance) => Ok(Some(utterance.embedding)),
+            Err(Error::InvalidInput { .. }) => Ok(None),
+            Err(other) => Err(other),
+        }
+    }
+
+    fn similarity(&self, samples: &[f32]) -> Result<f32> {
+        Ok(self.embedding(samples)?.map_or(0.0, |e| cosine_similarity(&e, &self.reference)))
+    }
+
+    fn hear(&self, renders: &[RowAudio]) -> Result<Heard> {
+        let whole: Vec<f32> = renders.iter().flat_map(|r| r.samples.iter().copied()).collect();
+        let similarity = self.similarity(&whole)?;
+        let each: Vec<Vec<f32>> = renders.iter().map(|r| self.embedding(&r.samples).map(Option::unwrap_or_default)).collect::<Result<_>>()?;
+        let mut pairs = Vec::new();
+        for i in 0..each.len() {
+            for j in i + 1..each.len() {
+                pairs.push(if each[i].is_empty() || each[j].is_empty() { 0.0 } else { cosine_similarity(&each[i], &each[j]) });
+            }
+        }
+        let consistency = if pairs.is_empty() { 1.0 } else { pairs.iter().sum::<f32>() / pairs.len() as f32 };
+        Ok(Heard { similarity, consistency, stats: voice_stats(&whole, self.sample_rate) })
+    }
+
+    /// The guards' penalty for a candidate's renders.
+    fn penalty(&self, heard: &Heard) -> f64 {
+        let mut penalty = 0.0;
+        penalty += (MIN_VOICED - heard.stats.voiced_fraction).max(0.0) as f64;
+        let pitch = heard.stats.median_pitch_hz;
+        if !(PITCH_RANGE.0..=PITCH_RANGE.1).contains(&pitch) {
+            penalty += 0.2;
+        }
+        penalty += (MIN_CONSISTENCY - heard.consistency).max(0.0) as f64;
+        if let Some(pace) = *self.pace.lock().unwrap_or_else(|p| p.into_inner()) {
+            let drift = (heard.stats.seconds / pace).ln().abs() - MAX_PACE_DRIFT.ln();
+            penalty += 2.0 * drift.max(0.0) as f64;
+        }
+        penalty
+    }
+}
+
+impl Judge for ProbeJudge<'_> {
+    fn judge(&self, recipes: &[StyleRecipe]) -> Result<Vec<Verdict>> {
+        let renders = self.render(recipes, &self.probes)?;
+        let heard: Vec<Heard> = renders.iter().map(|r| self.hear(r)).collect::<Result<_>>()?;
+        {
+            // The first candidates judged are the starting points: their pace is the reference pace.
+            let mut pace = self.pace.lock().unwrap_or_else(|p| p.into_inner());
+            if pace.is_none() {
+                *pace = heard.iter().map(|h| h.stats.seconds).reduce(f32::max).filter(|s| *s > 0.0);
+            }
+        }
+        Ok(heard.iter().map(|h| Verdict { similarity: h.similarity, fitness: h.similarity as f64 - self.penalty(h) }).collect())
+    }
+
+    fn held_out(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>> {
+        let renders = self.render(recipes, &self.held_out)?;
+        renders
+            .iter()
+            .map(|r| {
+                let whole: Vec<f32> = r.iter().flat_map(|a| a.samples.iter().copied()).collect();
+                self.similarity(&whole)
+            })
+            .collect()
+    }
+}

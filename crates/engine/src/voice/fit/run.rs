@@ -1,0 +1,162 @@
+//! The fit's loop: judge the starting points, then ask the search for a
+//! generation of candidates, judge them as one batch, tell it the results,
+//! checkpoint, and go on until the time budget or the search runs out or
+//! the caller cancels. The best voice found is never worse than the best
+//! starting point, because the starting points are judged the same way.
+
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use super::search::Cmaes;
+use super::space::{StyleRecipe, StyleSpace};
+use super::{FitSettings, FittedVoice, HeldOutFigures};
+use crate::error::{Error, Result};
+
+/// How one candidate did on the probe sentences.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// Cosine similarity of its renders to the reference.
+    pub similarity: f32,
+    /// What the search maximises: the similarity less the guards' penalties.
+    pub fitness: f64,
+}
+
+/// Renders and scores candidates.
+pub trait Judge {
+    /// Each recipe on the fit's probe sentences, in one batch.
+    fn judge(&self, recipes: &[StyleRecipe]) -> Result<Vec<Verdict>>;
+    /// Each recipe's similarity on sentences the fit never heard.
+    fn held_out(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>>;
+}
+
+/// Where a fit stands, saved after every generation so a killed fit resumes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FitCheckpoint {
+    pub origin: StyleRecipe,
+    pub started_from: String,
+    pub origin_verdict: Verdict,
+    pub search: Cmaes,
+    pub candidates: u64,
+    /// Search time spent so far, across resumes.
+    pub seconds: f64,
+}
+
+/// What a running fit reports after each generation.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FitProgress {
+    pub generation: u64,
+    pub candidates: u64,
+    pub seconds: f64,
+    /// Seconds of search left in the budget (the estimate of time left).
+    pub seconds_left: f64,
+    pub start_similarity: f32,
+    pub best_similarity: f32,
+}
+
+/// Coordinates past this many standard deviations of the stock voices are
+/// pulled back (and penalised): far outside the stock voices, Kokoro's
+/// styles stop sounding like people.
+pub const BOUND: f64 = 3.0;
+/// First step size, in standard deviations.
+const FIRST_STEP: f64 = 0.6;
+/// The search stops when its step falls below this.
+const SMALLEST_STEP: f64 = 0.02;
+
+fn bounded(point: &[f64]) -> (Vec<f64>, f64) {
+    let excess: f64 = point.iter().map(|c| (c.abs() - BOUND).max(0.0).powi(2)).sum();
+    (point.iter().map(|c| c.clamp(-BOUND, BOUND)).collect(), 0.05 * excess)
+}
+
+/// Fits a voice. `starts` are the starting points to judge first (the best
+/// stock voice, the blend); `resume` a checkpoint of this same fit;
+/// `on_generation` sees each checkpoint and progress (an error from it
+/// stops the fit); `cancelled` is asked between generations. Returns the
+/// voice and the fit's last checkpoint.
+#[allow(clippy::too_many_arguments)]
+pub fn fit(
+    judge: &dyn Judge,
+    space: &StyleSpace,
+    starts: &[(String, StyleRecipe)],
+    best_stock: &str,
+    language: &str,
+    settings: &FitSettings,
+    resume: Option<FitCheckpoint>,
+    on_generation: &mut dyn FnMut(&FitCheckpoint, &FitProgress) -> Result<()>,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<(FittedVoice, FitCheckpoint)> {
+    let began = Instant::now();
+    let mut state = match resume {
+        Some(state) => state,
+        None => {
+            let recipes: Vec<StyleRecipe> = starts.iter().map(|(_, r)| r.clone()).collect();
+            let verdicts = judge.judge(&recipes)?;
+            let (at, verdict) = verdicts.iter().enumerate().max_by(|a, b| a.1.fitness.total_cmp(&b.1.fitness)).ok_or_else(|| Error::invalid("voice fit", "has no starting voice"))?;
+            FitCheckpoint {
+                origin: starts[at].1.clone(),
+                started_from: starts[at].0.clone(),
+                origin_verdict: verdict.clone(),
+                search: Cmaes::new(vec![0.0; space.dims()], FIRST_STEP, Some(settings.population), settings.seed),
+                candidates: starts.len() as u64,
+                seconds: began.elapsed().as_secs_f64(),
+            }
+        }
+    };
+    let budget = settings.minutes as f64 * 60.0;
+    let resumed_at = state.seconds;
+    let mut best_similarity = state.origin_verdict.similarity;
+    let generations_left = |state: &FitCheckpoint| settings.max_generations.is_none_or(|g| state.search.generation < g);
+    while state.seconds < budget && state.search.sigma() > SMALLEST_STEP && generations_left(&state) {
+        if cancelled() {
+            return Err(Error::Cancelled("the voice fit".into()));
+        }
+        let asked = state.search.ask();
+        let (points, penalties): (Vec<Vec<f64>>, Vec<f64>) = asked.iter().map(|p| bounded(p)).unzip();
+        let recipes: Vec<StyleRecipe> = points.iter().map(|p| space.recipe(&state.origin, p)).collect();
+        let verdicts = judge.judge(&recipes)?;
+        let fitness: Vec<f64> = verdicts.iter().zip(&penalties).map(|(v, p)| v.fitness - p).collect();
+        for (v, f) in verdicts.iter().zip(&fitness) {
+            if *f >= state.search.best.as_ref().map_or(f64::MIN, |b| b.1) {
+                best_similarity = best_similarity.max(v.similarity);
+            }
+        }
+        state.search.tell(&asked, &fitness);
+        state.candidates += asked.len() as u64;
+        state.seconds = resumed_at + began.elapsed().as_secs_f64();
+        let per_generation = state.seconds / state.search.generation.max(1) as f64;
+        let progress = FitProgress {
+            generation: state.search.generation,
+            candidates: state.candidates,
+            seconds: state.seconds,
+            seconds_left: settings.max_generations.map_or(f64::MAX, |g| g.saturating_sub(state.search.generation) as f64 * per_generation).min((budget - state.seconds).max(0.0)),
+            start_similarity: state.origin_verdict.similarity,
+            best_similarity,
+        };
+        on_generation(&state, &progress)?;
+    }
+    // The search's best, unless no candidate beat the starting point.
+    let (recipe, fit_similarity) = match &state.search.best {
+        Some((point, fitness)) if *fitness > state.origin_verdict.fitness => {
+            let recipe = space.recipe(&state.origin, &bounded(point).0);
+            let similarity = judge.judge(std::slice::from_ref(&recipe))?[0].similarity;
+            (recipe, similarity)
+        }
+        _ => (state.origin.clone(), state.origin_verdict.similarity),
+    };
+    let mut compared: Vec<StyleRecipe> = vec![recipe.clone()];
+    compared.extend(starts.iter().map(|(_, r)| r.clone()));
+    let held = judge.held_out(&compared)?;
+    let similarity_of = |label: &str| starts.iter().position(|(l, _)| l == label).map_or(0.0, |i| held[i + 1]);
+    let fitted = FittedVoice {
+        recipe,
+        language: language.to_string(),
+        settings: settings.clone(),
+        started_from: state.started_from.clone(),
+        fit_similarity,
+        held_out: HeldOutFigures { best_stock: best_stock.to_string(), best_stock_similarity: similarity_of(best_stock), blend_similarity: similarity_of("blend"), fitted_similarity: held[0] },
+        generations: state.search.generation,
+        candidates: state.candidates,
+        seconds: (resumed_at + began.elapsed().as_secs_f64()) as f32,
+    };
+    Ok((fitted, state))
+}

@@ -1,0 +1,125 @@
+//! Voice fits through the engine, on the real speaker encoder (from the
+//! test install) and the scripted speech model, so a fit takes seconds and
+//! every row it renders is counted: concurrent requests for one recording
+//! run one fit, a stopped fit resumes from its checkpoint to the same
+//! voice a straight run finds, and the fitted voice speaks where a library
+//! voice does. The fit's quality on Kokoro is measured by
+//! `revoice bench voicefit`, not asserted here.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use revoice_engine::cache::ReferenceInput;
+use revoice_engine::model::testing::ScriptedModel;
+use revoice_engine::testing::scripted_loader;
+use revoice_engine::voice::fit::{FitProgress, FitSettings, FittedVoice};
+use revoice_engine::voice::library::VoiceDetails;
+use revoice_engine::{Engine, EngineConfig, ErrorKind, FitRequest, NewLibraryVoice};
+
+fn reference() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/audio/bella-speech.opus")
+}
+
+fn request(generations: u64) -> FitRequest {
+    FitRequest {
+        recording: ReferenceInput::LocalFile(reference()),
+        settings: FitSettings { population: 6, max_generations: Some(generations), minutes: 30.0, ..Default::default() },
+        language: "en-US".into(),
+    }
+}
+
+async fn engine(model: &Arc<ScriptedModel>) -> (Arc<Engine>, tempfile::TempDir) {
+    let dir = revoice_tests::data::scratch_data_dir();
+    let config = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
+    (Arc::new(Engine::open_with(config, scripted_loader(model.clone(), None)).await.unwrap()), dir)
+}
+
+fn quiet() -> Arc<dyn Fn(&FitProgress) + Send + Sync> {
+    Arc::new(|_| {})
+}
+
+/// What a straight fit of `request` finds, and the rows it renders.
+async fn straight(request: FitRequest) -> (FittedVoice, usize) {
+    let model = Arc::new(ScriptedModel::new());
+    let (engine, _dir) = engine(&model).await;
+    let (_, fitted) = engine.fit_voice(request, quiet()).await.unwrap();
+    (fitted, model.rows_rendered())
+}
+
+fn same_voice(a: &FittedVoice, b: &FittedVoice) {
+    assert_eq!(a.recipe, b.recipe);
+    assert_eq!((a.generations, a.candidates, &a.started_from), (b.generations, b.candidates, &b.started_from));
+    assert_eq!(a.held_out, b.held_out);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn eight_concurrent_requests_for_one_recording_run_one_fit() {
+    let (alone, rows_of_one_fit) = straight(request(2)).await;
+    let model = Arc::new(ScriptedModel::new());
+    let (engine, _dir) = engine(&model).await;
+    let fits: Vec<_> = (0..8).map(|_| {
+        let engine = engine.clone();
+        tokio::spawn(async move { engine.fit_voice(request(2), quiet()).await })
+    }).collect();
+    for fit in fits {
+        let (matched, fitted) = fit.await.unwrap().unwrap();
+        same_voice(&fitted, &alone);
+        assert_eq!(matched.language, "en-US");
+    }
+    assert_eq!(model.rows_rendered(), rows_of_one_fit, "eight requests, one fit's rows");
+    // Fitted once, never again: a later request is answered from the store.
+    let (_, again) = engine.fit_voice(request(2), quiet()).await.unwrap();
+    same_voice(&again, &alone);
+    assert_eq!(model.rows_rendered(), rows_of_one_fit);
+    assert!(engine.fitted_before(&request(2)).await.unwrap().is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_stopped_fit_resumes_from_its_checkpoint_to_the_voice_a_straight_fit_finds() {
+    let (alone, _) = straight(request(3)).await;
+    let model = Arc::new(ScriptedModel::new());
+    let (engine, _dir) = engine(&model).await;
+    let key = engine.fit_key(&request(3)).unwrap();
+    let stopper = engine.clone();
+    let stop_key = key.clone();
+    let stop_after_first: Arc<dyn Fn(&FitProgress) + Send + Sync> = Arc::new(move |p: &FitProgress| {
+        if p.generation == 1 {
+            stopper.cancel_fit(&stop_key);
+        }
+    });
+    let err = engine.fit_voice(request(3), stop_after_first).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Cancelled, "{err}");
+    let saved = engine.store().voice_fit(&key).await.unwrap().expect("a checkpoint");
+    assert!(saved.fitted_json.is_none());
+    let checkpoint: serde_json::Value = serde_json::from_str(&saved.checkpoint_json).unwrap();
+    let stopped_at = checkpoint["search"]["generation"].as_u64().unwrap();
+    assert!((1..3).contains(&stopped_at), "stopped at generation {stopped_at}");
+
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let (_, resumed) = engine.fit_voice(request(3), Arc::new(move |p: &FitProgress| record.lock().unwrap().push(p.generation))).await.unwrap();
+    same_voice(&resumed, &alone);
+    let seen = seen.lock().unwrap().clone();
+    assert!(seen.iter().all(|g| *g > stopped_at), "resumed after generation {stopped_at}, saw {seen:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_fitted_library_voice_speaks_as_its_recipe_and_its_record_says_so() {
+    let model = Arc::new(ScriptedModel::new());
+    let (engine, _dir) = engine(&model).await;
+    let (_, fitted) = engine.fit_voice(request(1), quiet()).await.unwrap();
+    let details = VoiceDetails { name: "Bella fitted".into(), description: String::new(), reference_text: String::new(), consent: "test fixture".into() };
+    let (record, matched, _) = engine.add_library_voice(NewLibraryVoice { details, recording: &reference(), max_voices: None, fitted: Some(fitted.clone()) }).await.unwrap();
+    assert_eq!(matched.kind(), "fitted");
+    let stored: revoice_engine::voice::MatchedVoice = serde_json::from_str(&record.voice.artifact_json).unwrap();
+    assert_eq!(stored.fitted.as_ref().unwrap().held_out, fitted.held_out);
+
+    let spec = engine.voice_spec("Bella fitted").await.unwrap();
+    let speaks = engine.resolve_voice(&spec).await.unwrap();
+    assert!(speaks.to_string().starts_with("fitted:"), "{speaks}");
+    assert_eq!(speaks.language(), Some("en-US"));
+    assert!(speaks.check_speaks("es").is_err(), "a voice fitted for English does not read Spanish");
+    let stack = engine.speech().unwrap();
+    let (pack, _) = stack.front_end.voice_pack(&speaks).unwrap();
+    assert_eq!(pack, fitted.recipe.pack(stack.front_end.stock_voices()).unwrap());
+}
