@@ -201,7 +201,7 @@ pub async fn choose_voice(state: &Arc<ApiState>, request: &SpeechRequest) -> Api
                 Some(fitted) => {
                     headers.push(("x-voice-match", "a voice fitted to ref_audio by search (a fitted voice, not a clone)".to_string()));
                     headers.push(("x-voice-fitted-similarity", format!("{:.3}", fitted.held_out.fitted_similarity)));
-                    revoice_engine::voice::fit::registry::register(&fitted.recipe, &fitted.held_out.best_stock)
+                    revoice_engine::fitted_style::register(&fitted.recipe, &fitted.held_out.best_stock)
                 }
                 None => {
                     headers.push(("x-voice-match", "stock voices closest to ref_audio, blended (a match, not a clone)".to_string()));

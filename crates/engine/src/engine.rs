@@ -45,7 +45,7 @@ pub struct Engine {
     /// Projects this process is rendering now.
     pub(crate) rendering: Mutex<Vec<i64>>,
     /// Voice fits running now, one per fit key.
-    pub(crate) fits: crate::fitting::FitFlights,
+    pub(crate) fits: crate::voice::fit::flights::FitFlights,
 }
 
 impl Engine {

@@ -4,15 +4,15 @@
 //! every generation (a killed fit resumes from it), and the fitted voice
 //! stored under the fit's key, so the same recording is never fitted twice.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 use tokio::sync::watch;
 
 use crate::cache::ReferenceInput;
 use crate::error::{Error, Result};
+use crate::voice::fit::flights::{Flight, MAX_QUEUED_FITS};
 use crate::voice::fit::probe::ProbeJudge;
 use crate::voice::fit::{self, FitCheckpoint, FitProgress, FitSettings, FittedVoice, StyleRecipe, StyleSpace};
 use crate::voice::MatchedVoice;
@@ -25,45 +25,6 @@ pub struct FitRequest {
     pub settings: FitSettings,
     /// The language the voice will speak (its probe sentences' language).
     pub language: String,
-}
-
-struct Flight {
-    /// Held by the caller running the fit; the others wait on it.
-    turn: tokio::sync::Mutex<()>,
-    progress: watch::Sender<Option<FitProgress>>,
-    cancelled: AtomicBool,
-}
-
-/// Background fits waiting behind the one running, at most.
-pub const MAX_QUEUED_FITS: usize = 8;
-
-/// The fits running in this process, by fit key, and the queue that
-/// background fits take turns in (one at a time: a fit keeps both cores busy).
-pub(crate) struct FitFlights {
-    running: Mutex<HashMap<String, Arc<Flight>>>,
-    background: Arc<tokio::sync::Semaphore>,
-    queued: Arc<std::sync::atomic::AtomicUsize>,
-}
-
-impl Default for FitFlights {
-    fn default() -> FitFlights {
-        FitFlights { running: Mutex::default(), background: Arc::new(tokio::sync::Semaphore::new(1)), queued: Arc::default() }
-    }
-}
-
-impl FitFlights {
-    fn join(&self, key: &str) -> Arc<Flight> {
-        let mut flights = self.running.lock().unwrap_or_else(|p| p.into_inner());
-        flights.entry(key.to_string()).or_insert_with(|| Arc::new(Flight { turn: tokio::sync::Mutex::new(()), progress: watch::channel(None).0, cancelled: AtomicBool::new(false) })).clone()
-    }
-
-    fn leave(&self, key: &str, flight: &Arc<Flight>) {
-        let mut flights = self.running.lock().unwrap_or_else(|p| p.into_inner());
-        // The map and this caller hold it: nobody else is waiting.
-        if flights.get(key).is_some_and(|f| Arc::ptr_eq(f, flight)) && Arc::strong_count(flight) == 2 {
-            flights.remove(key);
-        }
-    }
 }
 
 /// Following a running fit.

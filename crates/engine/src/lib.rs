@@ -18,6 +18,7 @@ pub mod cache;
 pub mod config;
 pub mod doctor;
 mod fitting;
+pub mod fitted_style;
 pub mod dub;
 mod engine;
 pub mod language;

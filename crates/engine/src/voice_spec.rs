@@ -10,7 +10,7 @@ use std::fmt;
 
 use crate::error::{Error, Result};
 use crate::language;
-use crate::voice::fit::registry;
+use crate::fitted_style;
 use crate::model::kokoro::release::{stock_voices, StockVoice};
 
 /// What a spec names.
@@ -24,7 +24,7 @@ pub enum VoiceKind {
     /// recording or the voice fitted to it.
     Library(String),
     /// A fitted voice by id (`fitted:<id>`), as a library voice resolves
-    /// once fitted ([`crate::voice::fit::registry`]).
+    /// once fitted ([`crate::fitted_style`]).
     Fitted(String),
 }
 
@@ -58,8 +58,8 @@ impl VoiceSpec {
     /// Reads a stock voice or a blend of stock voices (no library names).
     pub fn parse_stock(text: &str) -> Result<VoiceSpec> {
         let text = text.trim();
-        if let Some(id) = text.strip_prefix(registry::PREFIX) {
-            if registry::lookup(id).is_none() {
+        if let Some(id) = text.strip_prefix(fitted_style::PREFIX) {
+            if fitted_style::lookup(id).is_none() {
                 return Err(Error::not_found(format!("voice {text:?}"), "is not a fitted voice this process knows: name the library voice it belongs to"));
             }
             return Ok(VoiceSpec { text: text.to_string(), kind: VoiceKind::Fitted(id.to_string()) });
@@ -127,7 +127,7 @@ impl VoiceSpec {
     /// library voice.
     pub fn language(&self) -> Option<&'static str> {
         if let Some(id) = self.fitted_id() {
-            return registry::lookup(id).and_then(|r| stock(&r.reading_voice)).map(|v| v.language);
+            return fitted_style::lookup(id).and_then(|r| stock(&r.reading_voice)).map(|v| v.language);
         }
         let parts = self.stock_parts()?;
         stock(parts.first()?.0).map(|v| v.language)

@@ -74,7 +74,7 @@ impl FrontEnd {
     /// (its leading voice's).
     pub fn voice_pack(&self, voice: &VoiceSpec) -> Result<(VoicePack, &'static str)> {
         if let Some(id) = voice.fitted_id() {
-            let fitted = crate::voice::fit::registry::lookup(id).ok_or_else(|| Error::not_found(format!("voice {voice}"), "is not a fitted voice this process knows"))?;
+            let fitted = crate::fitted_style::lookup(id).ok_or_else(|| Error::not_found(format!("voice {voice}"), "is not a fitted voice this process knows"))?;
             return Ok((fitted.pack(&self.voices)?, voice.language().unwrap_or("en-US")));
         }
         let parts = voice.stock_parts().ok_or_else(|| Error::internal(format!("voice {voice}"), "a library voice must be resolved to its blend before it speaks"))?;

@@ -84,10 +84,10 @@ impl MatchedVoice {
     }
 
     /// The voice spec it speaks as: the fitted voice once there is one
-    /// (registered with [`super::fit::registry`]), else the blend.
+    /// (registered with [`crate::fitted_style`]), else the blend.
     pub fn speaking_spec(&self) -> String {
         match &self.fitted {
-            Some(fitted) => super::fit::registry::register(&fitted.recipe, &fitted.held_out.best_stock),
+            Some(fitted) => crate::fitted_style::register(&fitted.recipe, &fitted.held_out.best_stock),
             None => self.blend_spec(),
         }
     }

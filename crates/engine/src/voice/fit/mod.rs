@@ -8,14 +8,15 @@
 //! not a model trained on the speaker, and every face calls it that.
 
 pub mod eigen;
+pub(crate) mod flights;
 pub mod probe;
-pub mod registry;
 pub mod run;
 pub mod search;
 pub mod space;
 
 use serde::{Deserialize, Serialize};
 
+pub use flights::MAX_QUEUED_FITS;
 pub use run::{fit, FitCheckpoint, FitProgress, Judge, Verdict};
 pub use space::{StyleRecipe, StyleSpace};
 

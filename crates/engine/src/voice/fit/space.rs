@@ -13,60 +13,10 @@
 
 use std::ops::Range;
 
-use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
-
 use super::eigen::symmetric_eigen;
-use crate::error::{Error, Result};
+pub use crate::fitted_style::{StyleRecipe, PROSODY, TIMBRE};
 use crate::model::kokoro::release::{STYLE_DIM, VOICE_ROWS};
-use crate::model::kokoro::voices::{StockVoices, VoicePack};
-
-/// The decoder's half of a style vector.
-pub const TIMBRE: Range<usize> = 0..STYLE_DIM / 2;
-/// The prosody predictor's half.
-pub const PROSODY: Range<usize> = STYLE_DIM / 2..STYLE_DIM;
-
-/// A voice as weights over stock packs, one set per half.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StyleRecipe {
-    pub timbre: Vec<(String, f32)>,
-    pub prosody: Vec<(String, f32)>,
-}
-
-impl StyleRecipe {
-    /// A blend (or one voice) as a recipe: the same weights for both halves.
-    pub fn of_blend(parts: &[(String, f32)]) -> StyleRecipe {
-        let total: f32 = parts.iter().map(|(_, w)| w).sum();
-        let parts: Vec<(String, f32)> = parts.iter().map(|(n, w)| (n.clone(), w / total)).collect();
-        StyleRecipe { timbre: parts.clone(), prosody: parts }
-    }
-
-    /// The style pack it makes from the stock packs.
-    pub fn pack(&self, voices: &StockVoices) -> Result<VoicePack> {
-        let mut rows = vec![0f32; VOICE_ROWS * STYLE_DIM];
-        for (half, parts) in [(TIMBRE, &self.timbre), (PROSODY, &self.prosody)] {
-            if parts.is_empty() {
-                return Err(Error::invalid("fitted voice", "a recipe half has no voices"));
-            }
-            for (name, weight) in parts {
-                let stock = voices.get(name)?.rows();
-                for row in 0..VOICE_ROWS {
-                    let at = row * STYLE_DIM;
-                    for col in half.clone() {
-                        rows[at + col] += weight * stock[at + col];
-                    }
-                }
-            }
-        }
-        Ok(VoicePack::from_rows(rows))
-    }
-
-    /// A short content id: the same recipe always has the same id.
-    pub fn id(&self) -> String {
-        let text = serde_json::to_string(self).expect("a recipe serialises");
-        hex::encode(&Sha256::digest(text.as_bytes())[..8])
-    }
-}
+use crate::model::kokoro::voices::StockVoices;
 
 /// Principal directions of the stock packs, per half.
 pub struct StyleSpace {
@@ -141,6 +91,7 @@ impl StyleSpace {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::kokoro::voices::VoicePack;
     use std::collections::BTreeMap;
 
     /// Four packs that differ along known lines.
