@@ -84,6 +84,8 @@ pub fn run() {
             voice_commands::add_library_voice,
             voice_commands::rename_library_voice,
             voice_commands::delete_library_voice,
+            voice_commands::fit_library_voice,
+            voice_commands::cancel_library_voice_fit,
             voice_commands::preview_voice,
             take_commands::new_take,
             take_commands::pick_take,

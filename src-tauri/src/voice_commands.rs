@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use revoice_engine::studio::voices::{stock_choices, LibraryVoiceView, VoiceLibraryView};
+use revoice_engine::studio::voices::{stock_choices, FitInProgress, LibraryVoiceView, VoiceLibraryView};
 use revoice_engine::voice::library::VoiceDetails;
 use revoice_engine::NewLibraryVoice;
 use tauri::State;
@@ -15,7 +15,13 @@ use crate::studio::{text, Answer, Studio};
 #[tauri::command]
 pub async fn voice_library(studio: State<'_, Studio>) -> Answer<VoiceLibraryView> {
     let engine = studio.engine()?;
-    let library = engine.store().voices().await.map_err(text)?.into_iter().map(LibraryVoiceView::of).collect();
+    let mut library = Vec::new();
+    for record in engine.store().voices().await.map_err(text)? {
+        let fitting = engine.library_voice_fitting(&record.voice.name).await.ok().flatten();
+        let mut view = LibraryVoiceView::of(record);
+        view.fitting = fitting.as_ref().map(|p| FitInProgress::of(p.as_ref()));
+        library.push(view);
+    }
     Ok(VoiceLibraryView { stock: stock_choices(), library })
 }
 
@@ -44,4 +50,19 @@ pub async fn delete_library_voice(studio: State<'_, Studio>, name: String) -> An
 #[tauri::command]
 pub fn preview_voice(studio: State<'_, Studio>, voice: String) -> Answer<()> {
     studio.session()?.preview_voice(voice).map_err(text)
+}
+
+/// Starts fitting a library voice to its recording in the background (a
+/// search for a fitted voice, not a clone); the library view shows its
+/// progress, and the voice speaks as the fitted voice once it is done.
+#[tauri::command]
+pub async fn fit_library_voice(studio: State<'_, Studio>, name: String) -> Answer<()> {
+    let engine = studio.engine()?;
+    engine.fit_library_voice_in_background(&name, Default::default()).await.map(|_| ()).map_err(text)
+}
+
+/// Stops a library voice's fit after its generation (fitting it again resumes).
+#[tauri::command]
+pub async fn cancel_library_voice_fit(studio: State<'_, Studio>, name: String) -> Answer<bool> {
+    studio.engine()?.cancel_library_voice_fit(&name).await.map_err(text)
 }

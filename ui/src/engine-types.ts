@@ -80,6 +80,12 @@ snr_db: number,
  * Things that make the match less reliable, in words.
  */
 warnings: Array<string>, };
+export type FitFigures = { bestStock: string, bestStockSimilarity: number, blendSimilarity: number, fittedSimilarity: number, generations: number, seconds: number, };
+export type FitInProgress = { 
+/**
+ * `None` until its first generation is judged (or while it waits its turn).
+ */
+generation: number | null, seconds: number, secondsLeft: number, startSimilarity: number, bestSimilarity: number, };
 export type LibraryVoice = { name: string, description: string, referenceText: string, consent: string, fileSize: number, mimeType: string, createdAt: string, version: number, 
 /**
  * `None` when the stored artifact cannot be read.
@@ -90,9 +96,23 @@ quality: QualityReport | null,
  */
 matches: Array<MatchView>, 
 /**
- * What the voice speaks with: a blend of the closest stock voices.
+ * What the voice speaks with: a blend of the closest stock voices
+ * (until it is fitted).
  */
-blend: string, };
+blend: string, 
+/**
+ * `matched` (the blend speaks) or `fitted` (a voice fitted to the
+ * recording by search speaks: not a clone either).
+ */
+kind: string, 
+/**
+ * The fit's figures, once fitted.
+ */
+fit: FitFigures | null, 
+/**
+ * The fit running now, if one is.
+ */
+fitting: FitInProgress | null, };
 export type VoiceLibraryView = { stock: Array<VoiceChoice>, library: Array<LibraryVoice>, };
 export type SettingsView = { dataDir: string, configFile: string, outputDevice: string, 
 /**

@@ -105,6 +105,10 @@ export const addLibraryVoice = (name: string, path: string, consent: string, des
   invoke<LibraryVoice>("add_library_voice", { name, path, consent, description, referenceText });
 export const renameLibraryVoice = (name: string, newName: string) => invoke<LibraryVoice>("rename_library_voice", { name, newName });
 export const deleteLibraryVoice = (name: string) => invoke<void>("delete_library_voice", { name });
+/** Starts fitting a library voice to its recording in the background (a fitted voice, not a clone). */
+export const fitLibraryVoice = (name: string) => invoke<void>("fit_library_voice", { name });
+/** Stops a library voice's fit after its generation; fitting again resumes it. */
+export const cancelLibraryVoiceFit = (name: string) => invoke<boolean>("cancel_library_voice_fit", { name });
 /** Speaks a sample in a voice or blend; a voicePreviewFinished event follows. */
 export const previewVoice = (voice: string) => invoke<void>("preview_voice", { voice });
 

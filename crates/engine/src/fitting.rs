@@ -123,23 +123,27 @@ impl Engine {
     /// (if it still has the same recording by then). Refused when
     /// [`MAX_QUEUED_FITS`] fits are already waiting.
     pub async fn fit_library_voice_in_background(self: &Arc<Self>, name: &str, settings: FitSettings) -> Result<String> {
-        let record = self.store().voice(name).await?.ok_or_else(|| Error::not_found(format!("voice {name:?}"), "is not in the library"))?;
-        let matched: MatchedVoice = serde_json::from_str(&record.voice.artifact_json).map_err(|e| Error::invalid(format!("voice {name:?}"), format!("its stored record is unreadable ({e})")))?;
-        let request = FitRequest { recording: ReferenceInput::LocalFile(self.data_dir().join(&record.voice.reference_file)), settings, language: matched.language.clone() };
+        let (request, record) = self.library_fit_request(name, settings).await?;
         check_language(&request.language)?;
         let key = self.fit_key(&request)?;
+        if self.fit_run(&key).is_some() {
+            return Ok(key);
+        }
         let queued = self.fits.queued.clone();
         if queued.fetch_add(1, Ordering::SeqCst) >= MAX_QUEUED_FITS {
             queued.fetch_sub(1, Ordering::SeqCst);
             return Err(Error::busy(format!("fitting voice {name:?}"), format!("{MAX_QUEUED_FITS} voice fits are waiting already: try again later")));
         }
         let (engine, turn, name, sha) = (self.clone(), self.fits.background.clone(), name.to_string(), record.voice.reference_sha256.clone());
+        // In flight from now, so it can be followed and cancelled while it waits its turn.
+        let waiting = self.fits.join(&key);
+        let fit_key = key.clone();
         tokio::spawn(async move {
             let permit = turn.acquire_owned().await;
             queued.fetch_sub(1, Ordering::SeqCst);
             let outcome = match permit {
                 Ok(_permit) => engine.fit_voice(request, Arc::new(|_| {})).await,
-                Err(_) => return,
+                Err(_) => Err(Error::internal("the voice-fit queue", "closed")),
             };
             let attached = match outcome {
                 Ok((_, fitted)) => engine.attach_fit(&name, &sha, fitted).await,
@@ -148,8 +152,32 @@ impl Engine {
             if let Err(e) = attached {
                 tracing::warn!(voice = %name, error = %e, "background voice fit failed");
             }
+            engine.fits.leave(&fit_key, &waiting);
         });
         Ok(key)
+    }
+
+    /// The request a background fit of a library voice makes.
+    async fn library_fit_request(&self, name: &str, settings: FitSettings) -> Result<(FitRequest, crate::store::VoiceRecord)> {
+        let record = self.store().voice(name).await?.ok_or_else(|| Error::not_found(format!("voice {name:?}"), "is not in the library"))?;
+        let matched: MatchedVoice = serde_json::from_str(&record.voice.artifact_json).map_err(|e| Error::invalid(format!("voice {name:?}"), format!("its stored record is unreadable ({e})")))?;
+        let request = FitRequest { recording: ReferenceInput::LocalFile(self.data_dir().join(&record.voice.reference_file)), settings, language: matched.language.clone() };
+        Ok((request, record))
+    }
+
+    /// Whether a background fit (default settings) of a library voice is
+    /// queued or running, and its latest progress.
+    pub async fn library_voice_fitting(&self, name: &str) -> Result<Option<Option<FitProgress>>> {
+        let (request, _) = self.library_fit_request(name, FitSettings::default()).await?;
+        let key = self.fit_key(&request)?;
+        Ok(self.fit_run(&key).map(|run| run.progress()))
+    }
+
+    /// Stops a library voice's background fit after its generation (its
+    /// checkpoint is kept: fitting it again resumes); whether one was running.
+    pub async fn cancel_library_voice_fit(&self, name: &str) -> Result<bool> {
+        let (request, _) = self.library_fit_request(name, FitSettings::default()).await?;
+        Ok(self.cancel_fit(&self.fit_key(&request)?))
     }
 
     /// Makes a library voice speak as `fitted`, if it still has the

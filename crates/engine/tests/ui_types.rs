@@ -43,6 +43,8 @@ fn generated() -> String {
         decl::<studio::voices::VoiceChoice>(&cfg),
         decl::<studio::voices::MatchView>(&cfg),
         decl::<voice::quality::QualityReport>(&cfg),
+        decl::<studio::voices::FitFigures>(&cfg),
+        decl::<studio::voices::FitInProgress>(&cfg),
         decl::<studio::voices::LibraryVoiceView>(&cfg),
         decl::<studio::voices::VoiceLibraryView>(&cfg),
         decl::<studio::settings::SettingsView>(&cfg),

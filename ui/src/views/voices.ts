@@ -1,7 +1,9 @@
 // The voice library: every stock voice with a spoken preview, by language;
 // the voices made from reference recordings, each with its quality report
 // and the stock voices it matches (honestly: a match and a blend of stock
-// voices, not a clone of the recording), rename and delete; and a form to
+// voices, not a clone of the recording), or, once fitted, the voice fitted
+// to it by search (not a clone either) with a similarity meter; a fit's
+// progress while it runs, and cancel; rename and delete; and a form to
 // add one from a recording (browse, or drop the file on the window). The
 // form's fields are kept here, so a redraw keeps what is typed.
 import { html, nothing, type TemplateResult } from "lit-html";
@@ -36,6 +38,8 @@ export class VoiceLibrary {
     void this.load();
   }
 
+  private polling: number | null = null;
+
   private async load(): Promise<void> {
     try {
       const all = await engine.voiceLibrary();
@@ -43,6 +47,13 @@ export class VoiceLibrary {
       this.library = all.library;
     } catch (e) {
       this.error = String(e);
+    }
+    // While a fit runs, its progress is read again every 2 s.
+    const fitting = this.library.some((v) => v.fitting);
+    if (fitting && this.polling === null) this.polling = window.setInterval(() => void this.load(), 2000);
+    if (!fitting && this.polling !== null) {
+      window.clearInterval(this.polling);
+      this.polling = null;
     }
     this.changed();
   }
@@ -157,8 +168,36 @@ export class VoiceLibrary {
       <p class="quality">${quality}</p>
       ${(q?.warnings ?? []).map((w) => html`<p class="status-warning">${w}</p>`)}
       <p class="matches">Closest stock voices (a match, not a clone): ${v.matches.map((m, i) => html`<span class="match">${`${i ? ", " : ""}${m.voice} ${(m.similarity * 100).toFixed(0)} %`}</span>`)}</p>
+      ${this.fitSection(v)}
       <p class="muted">Consent: ${v.consent} · ${(v.fileSize / 1024).toFixed(0)} KiB ${v.mimeType} · added ${v.createdAt.slice(0, 10)}</p>
     </li>`;
+  }
+
+  /** What speaks (the blend or the fitted voice), the fit's meter, and its progress. */
+  private fitSection(v: LibraryVoice): TemplateResult {
+    const meter = (label: string, similarity: number, id: string) =>
+      html`<div class="fit-meter" data-meter=${id}><span class="fit-label">${label}</span><span class="fit-bar"><span class="fit-fill ${id}" style="width: ${Math.max(0, Math.min(1, similarity)) * 100}%"></span></span><span class="fit-value">${similarity.toFixed(2)}</span></div>`;
+    if (v.fitting) {
+      const f = v.fitting;
+      const left = Math.round(f.secondsLeft);
+      return html`<div class="fit fit-running" data-fit="running">
+        <p>${f.generation === null ? "Fitting a voice to the recording: waiting for its turn…" : `Fitting a voice to the recording: generation ${f.generation}, about ${Math.floor(left / 60)} min ${left % 60} s left`}</p>
+        ${f.generation === null ? nothing : html`${meter("Start", f.startSimilarity, "start")}${meter("Best so far", f.bestSimilarity, "best")}`}
+        <button class="link-button" @click=${() => void this.act("fit", engine.cancelLibraryVoiceFit(v.name), `Stopping the fit of ${v.name}; fitting again resumes it`)}>Cancel fit</button>
+      </div>`;
+    }
+    if (v.fit) {
+      const f = v.fit;
+      return html`<div class="fit" data-fit="fitted">
+        <p>Speaks as a <strong>fitted voice</strong>: a Kokoro style found by search to sound like the recording (not a clone). Similarity to the recording on sentences the fit never heard:</p>
+        ${meter(`Best stock voice (${f.bestStock})`, f.bestStockSimilarity, "stock")}${meter("Blend of stock voices", f.blendSimilarity, "blend")}${meter("Fitted voice", f.fittedSimilarity, "fitted")}
+        <p class="muted">${f.generations} generations in ${Math.round(f.seconds / 60)} min</p>
+      </div>`;
+    }
+    return html`<div class="fit" data-fit="matched">
+      <p class="muted">Speaks as a blend of the closest stock voices. A fit searches Kokoro's voices for one that sounds more like the recording (about 8 minutes).</p>
+      <button class="button" ?disabled=${this.busy !== null} @click=${() => void this.act("fit", engine.fitLibraryVoice(v.name), `Fitting ${v.name}`)}>Fit voice</button>
+    </div>`;
   }
 
   private stockList(): TemplateResult {

@@ -1,7 +1,8 @@
 //! The voices as the editor's pickers and the voice library show them:
 //! the stock voices with language and gender, and each library voice with
 //! its details, quality report, the stock voices it is closest to and the
-//! blend it speaks with (a match, not a clone).
+//! blend it speaks with (a match, not a clone), or the voice fitted to its
+//! recording (not a clone either) with the fit's figures and progress.
 
 use serde::Serialize;
 use ts_rs::TS;
@@ -55,8 +56,57 @@ pub struct LibraryVoiceView {
     pub quality: Option<QualityReport>,
     /// The closest stock voices, most similar first (a match, not a clone).
     pub matches: Vec<MatchView>,
-    /// What the voice speaks with: a blend of the closest stock voices.
+    /// What the voice speaks with: a blend of the closest stock voices
+    /// (until it is fitted).
     pub blend: String,
+    /// `matched` (the blend speaks) or `fitted` (a voice fitted to the
+    /// recording by search speaks: not a clone either).
+    pub kind: String,
+    /// The fit's figures, once fitted.
+    pub fit: Option<FitFigures>,
+    /// The fit running now, if one is.
+    pub fitting: Option<FitInProgress>,
+}
+
+/// A fitted voice's similarity to its recording on sentences the fit never
+/// heard, against the stock voices it started from.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct FitFigures {
+    pub best_stock: String,
+    pub best_stock_similarity: f32,
+    pub blend_similarity: f32,
+    pub fitted_similarity: f32,
+    pub generations: u32,
+    pub seconds: f32,
+}
+
+/// A fit as it runs.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct FitInProgress {
+    /// `None` until its first generation is judged (or while it waits its turn).
+    pub generation: Option<u32>,
+    pub seconds: f32,
+    pub seconds_left: f32,
+    pub start_similarity: f32,
+    pub best_similarity: f32,
+}
+
+impl FitInProgress {
+    /// From the engine's progress report (`None`: queued or just started).
+    pub fn of(progress: Option<&crate::voice::fit::FitProgress>) -> FitInProgress {
+        match progress {
+            Some(p) => FitInProgress {
+                generation: Some(p.generation as u32),
+                seconds: p.seconds as f32,
+                seconds_left: p.seconds_left as f32,
+                start_similarity: p.start_similarity,
+                best_similarity: p.best_similarity,
+            },
+            None => FitInProgress { generation: None, seconds: 0.0, seconds_left: 0.0, start_similarity: 0.0, best_similarity: 0.0 },
+        }
+    }
 }
 
 impl LibraryVoiceView {
@@ -67,6 +117,16 @@ impl LibraryVoiceView {
             quality: matched.as_ref().map(|m| m.quality.clone()),
             matches: matched.as_ref().map(|m| m.matches.iter().take(3).map(|v| MatchView { voice: v.voice.clone(), similarity: v.similarity }).collect()).unwrap_or_default(),
             blend: matched.as_ref().map(MatchedVoice::blend_spec).unwrap_or_default(),
+            kind: matched.as_ref().map_or("matched", MatchedVoice::kind).to_string(),
+            fit: matched.as_ref().and_then(|m| m.fitted.as_ref()).map(|f| FitFigures {
+                best_stock: f.held_out.best_stock.clone(),
+                best_stock_similarity: f.held_out.best_stock_similarity,
+                blend_similarity: f.held_out.blend_similarity,
+                fitted_similarity: f.held_out.fitted_similarity,
+                generations: f.generations as u32,
+                seconds: f.seconds,
+            }),
+            fitting: None,
             name: record.voice.name,
             description: record.voice.description,
             reference_text: record.voice.reference_text,
