@@ -265,6 +265,9 @@ test("the voice library makes a voice from a recording, renames and deletes it; 
   const card = await session.waitForText("#library-voices", (t) => t.includes("Bella ref") || /error|cannot/i.test(t), 300000);
   assert.match(card, /Closest stock voices \(a match, not a clone\): af_bella \d+ %/);
   assert.match(card, /8\.\d s \(\d+\.\d s of speech\)/);
+  // Until fitted, it speaks as the blend, and offers a fit (not run here: minutes of Kokoro).
+  assert.match(card, /Speaks as a blend of the closest stock voices/);
+  assert.equal(await session.execute("return document.querySelector('[data-voice=\"Bella ref\"] [data-fit=\"matched\"] button').textContent;"), "Fit voice");
   await shot("voices");
 
   await session.execute("window.prompt = () => 'Bella two'; window.confirm = () => true;");
