@@ -133,7 +133,7 @@ enum BenchCommand {
         #[arg(long)]
         generations: Option<u64>,
         /// Candidates per generation.
-        #[arg(long, default_value_t = 12)]
+        #[arg(long, default_value_t = 8)]
         population: usize,
     },
     /// Scheduler throughput at batch widths 1, 2, 4, 8 and in continuous mode under Poisson

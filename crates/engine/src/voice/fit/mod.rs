@@ -41,7 +41,7 @@ pub struct FitSettings {
 
 impl Default for FitSettings {
     fn default() -> FitSettings {
-        FitSettings { minutes: 8.0, population: 12, timbre_dims: 16, prosody_dims: 8, seed: 1, max_generations: None }
+        FitSettings { minutes: 8.0, population: 8, timbre_dims: 6, prosody_dims: 4, seed: 1, max_generations: None }
     }
 }
 

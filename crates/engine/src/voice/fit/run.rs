@@ -58,8 +58,9 @@ pub struct FitProgress {
 /// pulled back (and penalised): far outside the stock voices, Kokoro's
 /// styles stop sounding like people.
 pub const BOUND: f64 = 3.0;
-/// First step size, in standard deviations.
-const FIRST_STEP: f64 = 0.6;
+/// First step size, in standard deviations: big enough that a
+/// generation's candidates sound different.
+const FIRST_STEP: f64 = 1.0;
 /// The search stops when its step falls below this.
 const SMALLEST_STEP: f64 = 0.02;
 
