@@ -156,7 +156,7 @@ fn print_record(name: &str, version: i64, v: &MatchedVoice) {
         Some(f) => {
             println!("  kind          fitted voice: a Kokoro style found by search to sound like the recording (not a clone)");
             println!("  fitted for    {} ({} generations, {} candidates, {})", f.language, f.generations, f.candidates, minutes(f.seconds as f64));
-            println!("  started from  {}", f.started_from);
+            println!("  started from  {}{}", f.started_from, if f.kept_start { " (kept: the search's best sounded less like the recording on other sentences)" } else { "" });
             println!("  similarity to the recording on sentences not used in the fit:");
             println!("    best stock voice ({:<10}) {:.3}", f.held_out.best_stock, f.held_out.best_stock_similarity);
             println!("    blend of stock voices        {:.3}", f.held_out.blend_similarity);

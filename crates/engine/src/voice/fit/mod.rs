@@ -69,6 +69,12 @@ pub struct HeldOutFigures {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FittedVoice {
     pub recipe: StyleRecipe,
+    /// Whether the search's best sounded less like the reference on the
+    /// held-out sentences than the best starting voice, which was kept.
+    /// (The held-out figures then chose the voice, so they are no longer
+    /// untouched by the fit.)
+    #[serde(default)]
+    pub kept_start: bool,
     /// The language the voice was fitted to speak (its probe sentences').
     pub language: String,
     pub settings: FitSettings,

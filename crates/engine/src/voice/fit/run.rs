@@ -148,13 +148,19 @@ pub fn fit(
     compared.extend(starts.iter().map(|(_, r)| r.clone()));
     let held = judge.held_out(&compared)?;
     let similarity_of = |label: &str| starts.iter().position(|(l, _)| l == label).map_or(0.0, |i| held[i + 1]);
+    // A search that only learnt the probe sentences sounds less like the
+    // reference on others: then the best starting voice is the voice, so a
+    // fitted voice never sounds less like the reference than where it began.
+    let (best_start, best_start_similarity) = held[1..].iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, s)| (i, *s)).unwrap_or((0, f32::MIN));
+    let (recipe, fitted_similarity, kept_start) = if held[0] >= best_start_similarity { (recipe, held[0], false) } else { (starts[best_start].1.clone(), best_start_similarity, true) };
     let fitted = FittedVoice {
         recipe,
+        kept_start,
         language: language.to_string(),
         settings: settings.clone(),
-        started_from: state.started_from.clone(),
+        started_from: if kept_start { starts[best_start].0.clone() } else { state.started_from.clone() },
         fit_similarity,
-        held_out: HeldOutFigures { best_stock: best_stock.to_string(), best_stock_similarity: similarity_of(best_stock), blend_similarity: similarity_of("blend"), fitted_similarity: held[0] },
+        held_out: HeldOutFigures { best_stock: best_stock.to_string(), best_stock_similarity: similarity_of(best_stock), blend_similarity: similarity_of("blend"), fitted_similarity },
         generations: state.search.generation,
         candidates: state.candidates,
         seconds: (resumed_at + began.elapsed().as_secs_f64()) as f32,
