@@ -48,14 +48,19 @@ fn check_language(language: &str) -> Result<()> {
     }
 }
 
+/// The fit key of a recording's content identity (`sha256:<hex>`).
+fn fit_key_of(content: &str, settings: &FitSettings, language: &str) -> String {
+    let text = format!("{content}|{}|{language}|{}|{}", settings.key(), crate::model::assets::KOKORO.id, crate::model::assets::SPEAKER_ENCODER.id);
+    hex::encode(Sha256::digest(text.as_bytes()))
+}
+
 impl Engine {
     /// The key a fit is single-flighted, checkpointed and stored under:
     /// the recording's content, the settings, the language, the model and
     /// the encoder.
     pub fn fit_key(&self, request: &FitRequest) -> Result<String> {
         let content = request.recording.content_identity()?.ok_or_else(|| Error::invalid(request.recording.describe(), "has no content to fit to"))?;
-        let text = format!("{content}|{}|{}|{}|{}", request.settings.key(), request.language, crate::model::assets::KOKORO.id, crate::model::assets::SPEAKER_ENCODER.id);
-        Ok(hex::encode(Sha256::digest(text.as_bytes())))
+        Ok(fit_key_of(&content, &request.settings, &request.language))
     }
 
     /// A fit running now under `key`, to follow.
@@ -168,16 +173,22 @@ impl Engine {
     /// Whether a background fit (default settings) of a library voice is
     /// queued or running, and its latest progress.
     pub async fn library_voice_fitting(&self, name: &str) -> Result<Option<Option<FitProgress>>> {
-        let (request, _) = self.library_fit_request(name, FitSettings::default()).await?;
-        let key = self.fit_key(&request)?;
+        let key = self.library_fit_key(name).await?;
         Ok(self.fit_run(&key).map(|run| run.progress()))
+    }
+
+    /// A library voice's background fit key, from its stored record (the
+    /// recording's SHA-256 is kept there: no need to read the file again,
+    /// which the library view asks for every voice while a fit runs).
+    async fn library_fit_key(&self, name: &str) -> Result<String> {
+        let (request, record) = self.library_fit_request(name, FitSettings::default()).await?;
+        Ok(fit_key_of(&format!("sha256:{}", record.voice.reference_sha256), &request.settings, &request.language))
     }
 
     /// Stops a library voice's background fit after its generation (its
     /// checkpoint is kept: fitting it again resumes); whether one was running.
     pub async fn cancel_library_voice_fit(&self, name: &str) -> Result<bool> {
-        let (request, _) = self.library_fit_request(name, FitSettings::default()).await?;
-        Ok(self.cancel_fit(&self.fit_key(&request)?))
+        Ok(self.cancel_fit(&self.library_fit_key(name).await?))
     }
 
     /// Makes a library voice speak as `fitted`, if it still has the
