@@ -3,7 +3,6 @@
 
 use revoice_engine::Diagnosis;
 use tauri::State;
-use tauri_plugin_opener::OpenerExt;
 
 use crate::studio::Studio;
 
@@ -16,25 +15,23 @@ pub async fn diagnose(studio: State<'_, Studio>) -> Result<Diagnosis, String> {
 
 /// Shows the data folder in the system's file manager.
 #[tauri::command]
-pub fn open_data_dir(app: tauri::AppHandle, studio: State<'_, Studio>) -> Result<(), String> {
+pub fn open_data_dir(studio: State<'_, Studio>) -> Result<(), String> {
     let engine = studio.engine()?;
-    reveal(&app, engine.data_dir())
+    reveal(engine.data_dir())
 }
 
 /// Shows a folder the user chose (an export's) in the file manager.
 #[tauri::command]
-pub fn reveal_folder(app: tauri::AppHandle, path: std::path::PathBuf) -> Result<(), String> {
+pub fn reveal_folder(path: std::path::PathBuf) -> Result<(), String> {
     if !path.is_dir() {
         return Err(format!("{} is not a folder.", path.display()));
     }
-    reveal(&app, &path)
+    reveal(&path)
 }
 
 /// Opens a folder in the file manager, with an error that names it.
-pub fn reveal(app: &tauri::AppHandle, dir: &std::path::Path) -> Result<(), String> {
-    app.opener()
-        .open_path(dir.to_string_lossy(), None::<&str>)
-        .map_err(|e| format!("Could not open {} in the file manager: {e}", dir.display()))
+pub fn reveal(dir: &std::path::Path) -> Result<(), String> {
+    open::that_detached(dir).map_err(|e| format!("Could not open {} in the file manager: {e}", dir.display()))
 }
 
 /// The local speech API's URL while it runs.

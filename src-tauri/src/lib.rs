@@ -18,7 +18,6 @@ use tauri::{Emitter, Manager};
 pub fn run() {
     let data_dir = studio::data_dir_from_args(std::env::args().skip(1));
     tauri::Builder::default()
-        .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_dialog::init())
         .setup(move |app| {
             let handle = app.handle().clone();

@@ -47,7 +47,7 @@ pub fn handle(app: &AppHandle, event: MenuEvent) {
         OPEN_DATA_DIR => app
             .state::<Studio>()
             .engine()
-            .and_then(|engine| crate::commands::reveal(app, engine.data_dir())),
+            .and_then(|engine| crate::commands::reveal(engine.data_dir())),
         FULLSCREEN => toggle_fullscreen(app),
         QUIT => {
             app.exit(0);

@@ -15,7 +15,7 @@ export function apiSwitchView(state: ApiSwitchState, toggle: (on: boolean) => vo
   const detail = state.busy
     ? on
       ? "Stopping…"
-      : "Starting: loading the voice model (the first time, the stock voices are also measured for voice matching, a minute or more)…"
+      : "Starting: loading the voice model…"
     : on
       ? html`<span>On at <code id="api-url">${state.url ?? ""}</code> (OpenAI-compatible: /v1/audio/speech)</span>`
       : "Off. Other apps on this computer can use the studio's voices when it is on.";

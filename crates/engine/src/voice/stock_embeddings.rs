@@ -4,12 +4,16 @@
 //! voice says exactly the same phonemes whatever its own language) through
 //! Kokoro with no noise; the render is encoded like any reference.
 //!
-//! Rendering 54 voices takes a while (about a minute in a release build), so
-//! the result is cached in `<data>/voices/stock-embeddings.safetensors`,
-//! keyed by the Kokoro and encoder asset ids and the recipe ([`cache_key`]):
-//! computed on first use, reused after, recomputed when the key changes.
-//! A lock file makes concurrent first uses (two processes, or two threads)
-//! compute it once.
+//! Rendering 54 voices takes a while (about a minute in a release build,
+//! four in a debug one), so the engine ships them: `stock-embeddings.safetensors`
+//! beside this file, keyed by the Kokoro and encoder asset ids and the recipe
+//! ([`cache_key`]). Every install then ranks a recording against the same
+//! numbers from the first match on. When the key changes (new assets, new
+//! recipe) the shipped file is ignored: the embeddings are computed on first
+//! use and cached in `<data>/voices/stock-embeddings.safetensors`, a lock
+//! file making concurrent first uses compute them once. Copy that cache
+//! over the shipped file to ship the new ones (the voice tests check that
+//! the shipped file is current and matches a fresh render).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -32,6 +36,9 @@ const VOICES_PER_BATCH: usize = 4;
 /// Bumped whenever the way the embeddings are made changes.
 const RECIPE: u32 = 1;
 
+/// The embeddings as computed by [`StockEmbeddings::compute`] and shipped.
+const SHIPPED: &[u8] = include_bytes!("stock-embeddings.safetensors");
+
 /// The embeddings of every stock voice.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StockEmbeddings {
@@ -52,10 +59,14 @@ pub fn cache_path(data_dir: &Path) -> PathBuf {
 }
 
 impl StockEmbeddings {
-    /// The cached embeddings when they are there and current; otherwise
-    /// renders and encodes every stock voice (loading Kokoro),
-    /// reporting `(done, total, voice)` to `progress`, and caches them.
+    /// The shipped embeddings when they are current; else the data folder's
+    /// cache when it is there and current; otherwise renders and encodes
+    /// every stock voice (loading Kokoro), reporting `(done, total, voice)`
+    /// to `progress`, and caches them.
     pub fn load_or_compute(data_dir: &Path, encoder: &SpeakerEncoder, progress: &(dyn Fn(usize, usize, &str) + Sync)) -> Result<StockEmbeddings> {
+        if let Some(shipped) = Self::shipped() {
+            return Ok(shipped);
+        }
         let path = cache_path(data_dir);
         if let Some(found) = Self::load_current(&path) {
             return Ok(found);
@@ -81,19 +92,41 @@ impl StockEmbeddings {
         // The lock is released when `lock` drops.
     }
 
+    /// The embeddings shipped with the engine, when they were made under
+    /// the current [`cache_key`] for every stock voice.
+    pub fn shipped() -> Option<StockEmbeddings> {
+        Self::parse(SHIPPED).ok().filter(Self::is_current)
+    }
+
+    fn is_current(&self) -> bool {
+        self.key == cache_key() && self.voices.len() == crate::model::kokoro::release::stock_voices().len()
+    }
+
     /// Renders [`STOCK_TEXT`] with every stock voice and encodes it.
     pub fn compute(synth: &Synthesizer, encoder: &SpeakerEncoder, progress: &(dyn Fn(usize, usize, &str) + Sync)) -> Result<StockEmbeddings> {
+        let catalogue = crate::model::kokoro::release::stock_voices();
+        let names: Vec<&str> = catalogue.iter().map(|v| v.name.as_str()).collect();
+        Self::compute_voices(synth, encoder, &names, progress)
+    }
+
+    /// Renders [`STOCK_TEXT`] with the named stock voices and encodes each,
+    /// in the order given (the voice tests check a few against the shipped file).
+    pub fn compute_voices(
+        synth: &Synthesizer,
+        encoder: &SpeakerEncoder,
+        names: &[&str],
+        progress: &(dyn Fn(usize, usize, &str) + Sync),
+    ) -> Result<StockEmbeddings> {
         let request = SayRequest::new(STOCK_TEXT, "af_heart")?;
         let lines = synth.prepare(&request)?;
-        let catalogue = crate::model::kokoro::release::stock_voices();
-        let mut voices = Vec::with_capacity(catalogue.len());
+        let mut voices = Vec::with_capacity(names.len());
         // A few voices per `generate` call: the model renders a batch's rows
         // side by side, which keeps both cores busy through the LSTMs.
-        for (batch_no, batch) in catalogue.chunks(VOICES_PER_BATCH).enumerate() {
-            progress(batch_no * VOICES_PER_BATCH, catalogue.len(), &batch[0].name);
+        for (batch_no, batch) in names.chunks(VOICES_PER_BATCH).enumerate() {
+            progress(batch_no * VOICES_PER_BATCH, names.len(), batch[0]);
             let mut rows = Vec::with_capacity(batch.len() * lines.len());
             for voice in batch {
-                let (pack, _) = synth.resolve_voice(&crate::voice_spec::VoiceSpec::parse_stock(&voice.name)?)?;
+                let (pack, _) = synth.resolve_voice(&crate::voice_spec::VoiceSpec::parse_stock(voice)?)?;
                 for line in &lines {
                     let mut row = line.row.clone();
                     row.style = pack.style_for(row.tokens.len().saturating_sub(2)).to_vec();
@@ -107,10 +140,10 @@ impl StockEmbeddings {
                     samples.extend_from_slice(&rendered.next().expect("one reply per row")?.samples);
                 }
                 let utterance = encoder.embed(&samples, synth.sample_rate())?;
-                voices.push((voice.name.clone(), utterance.embedding));
+                voices.push((voice.to_string(), utterance.embedding));
             }
         }
-        progress(catalogue.len(), catalogue.len(), "");
+        progress(names.len(), names.len(), "");
         Ok(StockEmbeddings { key: cache_key(), voices })
     }
 
@@ -119,7 +152,7 @@ impl StockEmbeddings {
     pub fn load_current(path: &Path) -> Option<StockEmbeddings> {
         let bytes = std::fs::read(path).ok()?;
         match Self::parse(&bytes) {
-            Ok(found) if found.key == cache_key() && found.voices.len() == crate::model::kokoro::release::stock_voices().len() => Some(found),
+            Ok(found) if found.is_current() => Some(found),
             Ok(_) => {
                 tracing::info!(file = %path.display(), "stock voice embeddings were made by another recipe; recomputing");
                 None
@@ -182,5 +215,20 @@ mod tests {
         assert_eq!(StockEmbeddings::load_current(&path), None);
         std::fs::write(&path, b"garbage").unwrap();
         assert_eq!(StockEmbeddings::load_current(&path), None);
+    }
+
+    #[test]
+    fn the_shipped_embeddings_cover_every_stock_voice_in_catalogue_order() {
+        let shipped = StockEmbeddings::shipped().expect(
+            "the shipped stock embeddings were made under another key: copy a data folder's \
+             voices/stock-embeddings.safetensors (computed on first use) over crates/engine/src/voice/stock-embeddings.safetensors",
+        );
+        let names: Vec<String> = shipped.voices.iter().map(|(n, _)| n.clone()).collect();
+        let catalogue: Vec<String> = crate::model::kokoro::release::stock_voices().into_iter().map(|v| v.name).collect();
+        assert_eq!(names, catalogue);
+        for (name, embedding) in &shipped.voices {
+            let norm = embedding.iter().map(|v| v * v).sum::<f32>().sqrt();
+            assert!((norm - 1.0).abs() < 1e-3, "{name}: norm {norm}");
+        }
     }
 }
