@@ -109,7 +109,7 @@ async fn a_fitted_library_voice_speaks_as_its_recipe_and_its_record_says_so() {
     let (engine, _dir) = engine(&model).await;
     let (_, fitted) = engine.fit_voice(request(1), quiet()).await.unwrap();
     let details = VoiceDetails { name: "Bella fitted".into(), description: String::new(), reference_text: String::new(), consent: "test fixture".into() };
-    let (record, matched, _) = engine.add_library_voice(NewLibraryVoice { details, recording: &reference(), max_voices: None, fitted: Some(fitted.clone()) }).await.unwrap();
+    let (record, matched, _) = engine.add_library_voice(NewLibraryVoice { details, recording: &reference(), max_voices: None, fitted: Some(fitted.clone()), language: None }).await.unwrap();
     assert_eq!(matched.kind(), "fitted");
     let stored: revoice_engine::voice::MatchedVoice = serde_json::from_str(&record.voice.artifact_json).unwrap();
     assert_eq!(stored.fitted.as_ref().unwrap().held_out, fitted.held_out);
@@ -122,4 +122,44 @@ async fn a_fitted_library_voice_speaks_as_its_recipe_and_its_record_says_so() {
     let stack = engine.speech().unwrap();
     let (pack, _) = stack.front_end.voice_pack(&speaks).unwrap();
     assert_eq!(pack, fitted.recipe.pack(stack.front_end.stock_voices()).unwrap());
+}
+
+/// "Voice every speaker": each clip becomes its speaker's library voice on
+/// the track, with a fit queued; a bad clip leaves the others voiced, and a
+/// request naming a speaker the project lacks writes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn voicing_every_speaker_gives_each_a_voice_from_its_clip_and_queues_its_fit() {
+    use revoice_engine::SpeakerClip;
+    let model = Arc::new(ScriptedModel::new());
+    let (engine, dir) = engine(&model).await;
+    let (project, _) = engine.create_project("Lighthouse", "en-US").await.unwrap();
+    let script = dir.path().join("scene.txt");
+    std::fs::write(&script, "[Keeper] The lamp is lit.\n[Anna] Then we wait for the boat.\n").unwrap();
+    engine.import_script(project.id, &script, None).await.unwrap();
+    let speakers = engine.store().speakers(project.id).await.unwrap();
+    let id = |name: &str| speakers.iter().find(|s| s.name == name).unwrap().id;
+    let not_audio = dir.path().join("anna.wav");
+    std::fs::write(&not_audio, "not a recording").unwrap();
+
+    let unknown = [SpeakerClip { speaker_id: 9999, recording: reference() }];
+    let err = engine.voice_speakers(project.id, None, &unknown, "test fixture").await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NotFound, "{err}");
+    let clips = [SpeakerClip { speaker_id: id("Keeper"), recording: reference() }, SpeakerClip { speaker_id: id("Anna"), recording: not_audio }];
+    let err = engine.voice_speakers(project.id, None, &clips, " ").await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidInput, "{err}");
+    assert!(engine.store().voices().await.unwrap().is_empty(), "a refused request writes nothing");
+
+    let cast = engine.voice_speakers(project.id, Some("en-US"), &clips, "test fixture").await.unwrap();
+    assert_eq!(cast[0].voice.as_deref(), Some("Lighthouse - Keeper"));
+    assert!(cast[0].fitting && cast[0].note.is_none(), "{:?}", cast[0]);
+    assert_eq!(cast[1].voice, None);
+    assert!(cast[1].note.as_deref().unwrap_or_default().contains("anna.wav"), "{:?}", cast[1]);
+
+    let keeper = engine.store().speakers(project.id).await.unwrap().into_iter().find(|s| s.name == "Keeper").unwrap();
+    assert_eq!(keeper.language_voices().get("en-US").map(String::as_str), Some("Lighthouse - Keeper"));
+    let record = engine.store().voice("Lighthouse - Keeper").await.unwrap().unwrap();
+    let matched: revoice_engine::voice::MatchedVoice = serde_json::from_str(&record.voice.artifact_json).unwrap();
+    assert_eq!(matched.language, "en-US");
+    assert!(engine.library_voice_fitting("Lighthouse - Keeper").await.unwrap().is_some(), "its fit is queued or running");
+    engine.cancel_library_voice_fit("Lighthouse - Keeper").await.unwrap();
 }

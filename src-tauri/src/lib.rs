@@ -86,6 +86,8 @@ pub fn run() {
             voice_commands::fit_library_voice,
             voice_commands::cancel_library_voice_fit,
             voice_commands::preview_voice,
+            voice_commands::play_voice_recording,
+            voice_commands::voice_speakers,
             take_commands::new_take,
             take_commands::pick_take,
             take_commands::audition_take,

@@ -1,13 +1,15 @@
 //! The voice library's commands: the stock voices, the voices registered
 //! from reference recordings (with their quality report and the stock
-//! voices they match), adding one from a file, renaming, deleting, and a
-//! spoken preview of any voice or blend.
+//! voices they match), adding one from a file, renaming, deleting, a
+//! spoken preview of any voice or blend, a recording played beside it, and
+//! a project's speakers voiced from one clip each.
 
 use std::path::PathBuf;
 
 use revoice_engine::studio::voices::{stock_choices, FitInProgress, LibraryVoiceView, VoiceLibraryView};
 use revoice_engine::voice::library::VoiceDetails;
-use revoice_engine::NewLibraryVoice;
+use revoice_engine::studio::view::ProjectView;
+use revoice_engine::{NewLibraryVoice, SpeakerClip, SpeakerVoiced};
 use tauri::State;
 
 use crate::studio::{text, Answer, Studio};
@@ -31,7 +33,7 @@ pub async fn voice_library(studio: State<'_, Studio>) -> Answer<VoiceLibraryView
 pub async fn add_library_voice(studio: State<'_, Studio>, name: String, path: PathBuf, consent: String, description: String, reference_text: String) -> Answer<LibraryVoiceView> {
     let engine = studio.engine()?;
     let details = VoiceDetails { name: name.trim().to_string(), description, reference_text, consent };
-    let (record, _, _) = engine.add_library_voice(NewLibraryVoice { details, recording: &path, max_voices: None, fitted: None }).await.map_err(text)?;
+    let (record, _, _) = engine.add_library_voice(NewLibraryVoice { details, recording: &path, max_voices: None, fitted: None, language: None }).await.map_err(text)?;
     Ok(LibraryVoiceView::of(record))
 }
 
@@ -50,6 +52,23 @@ pub async fn delete_library_voice(studio: State<'_, Studio>, name: String) -> An
 #[tauri::command]
 pub fn preview_voice(studio: State<'_, Studio>, voice: String) -> Answer<()> {
     studio.session()?.preview_voice(voice).map_err(text)
+}
+
+/// Plays a library voice's own recording (its first seconds), to compare
+/// with the voice that speaks for it.
+#[tauri::command]
+pub fn play_voice_recording(studio: State<'_, Studio>, name: String) -> Answer<()> {
+    studio.session()?.play_voice_recording(name).map_err(text)
+}
+
+/// Voice every speaker: each clip's speaker gets a library voice made from
+/// it on the track in `language`, with a fit queued (fits run one after
+/// another); what became of each speaker, and the project.
+#[tauri::command]
+pub async fn voice_speakers(studio: State<'_, Studio>, project_id: i64, language: Option<String>, clips: Vec<SpeakerClip>, consent: String) -> Answer<(Vec<SpeakerVoiced>, ProjectView)> {
+    let session = studio.session()?;
+    let voiced = studio.engine()?.voice_speakers(project_id, language.as_deref(), &clips, &consent).await.map_err(text)?;
+    Ok((voiced, session.view(project_id).await.map_err(text)?))
 }
 
 /// Starts fitting a library voice to its recording in the background (a

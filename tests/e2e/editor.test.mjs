@@ -29,15 +29,8 @@ before(async () => {
   assert.ok(process.env.DISPLAY, "the end-to-end test needs a display (run it through scripts/test)");
   assert.ok(existsSync(join(installed, "models")), `the models are not installed in ${installed} (run scripts/test)`);
   dataDir = mkdtempSync(join(tmpdir(), "revoice-e2e-dub-"));
-  // The models and the stock voices' embeddings come from the test install.
+  // The models come from the test install (the stock voices' embeddings ship with the engine).
   symlinkSync(join(installed, "models"), join(dataDir, "models"));
-  // The stock voices' embeddings (the engine's tests compute them once into
-  // the install); without them the speech API's first start computes them.
-  const stock = join(installed, "voices", "stock-embeddings.safetensors");
-  if (existsSync(stock)) {
-    mkdirSync(join(dataDir, "voices"), { recursive: true });
-    symlinkSync(stock, join(dataDir, "voices", "stock-embeddings.safetensors"));
-  }
   driver = await startTauriDriver();
   session = await openApp(driver.url, app, ["--data-dir", dataDir]);
 });
@@ -268,6 +261,11 @@ test("the voice library makes a voice from a recording, renames and deletes it; 
   // Until fitted, it speaks as the blend, and offers a fit (not run here: minutes of Kokoro).
   assert.match(card, /Speaks as a blend of the closest stock voices/);
   assert.equal(await session.execute("return document.querySelector('[data-voice=\"Bella ref\"] [data-fit=\"matched\"] button').textContent;"), "Fit voice");
+  // A/B: the recording itself plays beside the voice and its closest stock voice.
+  assert.match(await session.text('[data-compare-for="Bella ref"]'), /Recording.*This voice \(blend\).*Best stock voice \(af_bella\)/);
+  await session.execute("document.querySelector('[data-compare=\"recording:Bella ref\"]').click();");
+  await session.waitForText("#voices-status", (t) => t === "Played Bella ref's recording" || /error|cannot/i.test(t), 60000);
+  assert.equal(await session.text("#voices-status"), "Played Bella ref's recording");
   await shot("voices");
 
   await session.execute("window.prompt = () => 'Bella two'; window.confirm = () => true;");
@@ -287,4 +285,32 @@ test("the voice library makes a voice from a recording, renames and deletes it; 
   assert.match(readFileSync(join(dataDir, "config.toml"), "utf8"), /\[scheduler\][^[]*batch_width = 2/);
   await session.click("#tab-projects");
   await session.waitForText("#create-from-script", (t) => t.includes("New project"));
+});
+
+// Last: the fit it queues runs in the background until the app closes.
+test("voice every speaker makes each speaker a voice from a clip and queues its fit", async () => {
+  const script = join(dataDir, "quay.srt");
+  writeFileSync(script, "1\n00:00:00,500 --> 00:00:02,500\n[Ana] The tide is turning.\n\n2\n00:00:03,000 --> 00:00:05,000\n[Ben] Then we go.\n");
+  await session.type("#new-script-path", script);
+  await session.type("#new-project-name", "Quay");
+  await session.click("#create-from-script");
+  await session.waitForText("#project-name", (t) => t === "Quay");
+  await session.click("#open-cast");
+  await session.waitForText(".dialog", (t) => t.includes("Voice every speaker") && t.includes("Ana") && t.includes("Ben"));
+  await session.type('.cast-row[data-speaker="Ana"] input', join(root, "tests/fixtures/audio/bella-speech.opus"));
+  await session.type("#cast-consent", "a rendered stock voice, for the test");
+  await session.click("#run-cast");
+  const cast = await session.waitForText("#cast-result", (t) => t.includes("Ana") || /error|cannot/i.test(t), 300000);
+  assert.match(cast, /Ana speaks with "Quay - Ana"; its fit is queued/);
+  await shot("voice-every-speaker");
+  await session.execute("document.querySelector('.dialog')?.remove();");
+  // Ana's lines speak the new voice; the Voices page shows the fit running, and it can be cancelled.
+  await session.press("ArrowRight");
+  await session.waitForText("#line-state", (t) => t.length > 0);
+  assert.equal(await session.execute("return document.querySelector('#speaker-voice').value;"), "Quay - Ana");
+  await session.click(".editor-header .link-button");
+  await session.click("#tab-voices");
+  await session.waitForText('[data-voice="Quay - Ana"]', (t) => t.includes("Fitting a voice to the recording"), 60000);
+  await session.execute("document.querySelector('[data-voice=\"Quay - Ana\"] [data-fit=\"running\"] button').click();");
+  await session.waitForText("#voices-status", (t) => t.startsWith("Stopping the fit of Quay - Ana"));
 });

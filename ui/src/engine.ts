@@ -12,6 +12,8 @@ import type {
   SegmentEdit,
   SettingsEdit,
   SettingsView,
+  SpeakerClip,
+  SpeakerVoiced,
   StudioEvent,
   TakeView,
   VoiceChoice,
@@ -66,6 +68,9 @@ export const bedPeaks = (projectId: number) => invoke<Peaks | null>("bed_peaks",
 export const setSpeakerVoice = (projectId: number, speakerId: number, voice: string, language: string | null = null) =>
   invoke<Project>("set_speaker_voice", { projectId, speakerId, voice, language });
 export const stockVoices = () => invoke<VoiceChoice[]>("stock_voices");
+/** Voice every speaker: a library voice per clip, given to its speaker on the track in `language`, with a fit queued. */
+export const voiceSpeakers = (projectId: number, language: string | null, clips: SpeakerClip[], consent: string) =>
+  invoke<[SpeakerVoiced[], Project]>("voice_speakers", { projectId, language, clips, consent });
 export const renderProject = (projectId: number, segmentIds: number[] | null = null) =>
   invoke<void>("render_project", { projectId, segmentIds });
 export const cancelRender = () => invoke<boolean>("cancel_render");
@@ -111,6 +116,8 @@ export const fitLibraryVoice = (name: string) => invoke<void>("fit_library_voice
 export const cancelLibraryVoiceFit = (name: string) => invoke<boolean>("cancel_library_voice_fit", { name });
 /** Speaks a sample in a voice or blend; a voicePreviewFinished event follows. */
 export const previewVoice = (voice: string) => invoke<void>("preview_voice", { voice });
+/** Plays a library voice's own recording (its first seconds); a voicePreviewFinished event for `recording:<name>` follows. */
+export const playVoiceRecording = (name: string) => invoke<void>("play_voice_recording", { name });
 
 // ---- Settings (config.toml; the engine reads it when it starts) ----
 

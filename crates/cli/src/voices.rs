@@ -65,7 +65,7 @@ fn print_match(v: &MatchedVoice, top: usize) {
 /// Matches `file` and registers it under `details.name`.
 pub async fn add(engine: &Arc<Engine>, file: &Path, details: VoiceDetails) -> revoice_engine::Result<()> {
     details.check()?;
-    let (record, matched, _) = engine.add_library_voice(NewLibraryVoice { details, recording: file, max_voices: None, fitted: None }).await?;
+    let (record, matched, _) = engine.add_library_voice(NewLibraryVoice { details, recording: file, max_voices: None, fitted: None, language: None }).await?;
     print_match(&matched, 3);
     println!();
     println!("registered voice {:?} (version {}); use it with: revoice say --voice {:?} \"...\"", record.voice.name, record.version, record.voice.name);
@@ -111,7 +111,7 @@ fn minutes(seconds: f64) -> String {
 /// after its generation; running the same command again resumes it.
 pub async fn fit(engine: &Arc<Engine>, file: &Path, details: VoiceDetails, settings: FitSettings, language: String) -> revoice_engine::Result<()> {
     details.check()?;
-    let request = FitRequest { recording: ReferenceInput::LocalFile(file.to_path_buf()), settings: settings.clone(), language };
+    let request = FitRequest { recording: ReferenceInput::LocalFile(file.to_path_buf()), settings: settings.clone(), language: language.clone() };
     let key = engine.fit_key(&request)?;
     let budget = settings.minutes as f64 * 60.0;
     eprintln!("fitting a voice to {} (searching Kokoro's style space for up to {}; Ctrl-C stops and keeps a checkpoint)...", file.display(), minutes(budget));
@@ -140,7 +140,7 @@ pub async fn fit(engine: &Arc<Engine>, file: &Path, details: VoiceDetails, setti
         revoice_engine::ErrorKind::Cancelled => e.context("the checkpoint is kept: run the same command again to resume"),
         _ => e,
     })?;
-    let (record, matched, _) = engine.add_library_voice(NewLibraryVoice { details, recording: file, max_voices: None, fitted: Some(fitted) }).await?;
+    let (record, matched, _) = engine.add_library_voice(NewLibraryVoice { details, recording: file, max_voices: None, fitted: Some(fitted), language: Some(language) }).await?;
     println!();
     print_record(&record.voice.name, record.version, &matched);
     println!();

@@ -10,11 +10,13 @@
 //! matching recordings), [`language`] (the one language table), [`text`]
 //! (G2P and sentence splitting), [`cache`], [`scheduler`], [`store`]
 //! (SQLite), [`dub`] (a project's lines, timing, mixing, export, playback),
-//! [`studio`] (what the editor window sees and hears), [`config`],
+//! [`studio`] (what the editor window sees and hears), casting (a
+//! project's speakers voiced from clips, fitted one after another), [`config`],
 //! [`logging`], [`doctor`]. The lower crates come re-exported:
 //! [`audio`], [`model`], [`error`], [`fsutil`].
 
 pub mod cache;
+mod casting;
 pub mod config;
 pub mod doctor;
 mod fitting;
@@ -42,6 +44,7 @@ pub use revoice_audio as audio;
 pub use revoice_core::{error, fsutil};
 pub use revoice_model as model;
 
+pub use casting::{cast_voice_name, SpeakerClip, SpeakerVoiced};
 pub use config::{EngineConfig, Settings};
 pub use doctor::{Check, CheckStatus, Diagnosis};
 pub use engine::{segment_dir, Engine};

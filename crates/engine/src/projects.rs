@@ -138,10 +138,15 @@ impl Engine {
         };
         for l in &languages {
             match spec.library_name() {
-                // A library voice speaks as its matched blend: its leading voice decides.
+                // A library voice speaks as its matched blend (its leading
+                // voice decides) or as its fitted voice (the language it
+                // was fitted for decides).
                 Some(_) => {
-                    let leading = speaks.stock_parts().and_then(|p| p.first().map(|(n, _)| n.to_string())).unwrap_or_default();
-                    crate::voice_spec::VoiceSpec::parse_stock(&leading)?.check_speaks(l).map_err(|e| e.context(format!("library voice {voice:?}")))?
+                    let checked = match speaks.stock_parts().and_then(|p| p.first().map(|(n, _)| n.to_string())) {
+                        Some(leading) => crate::voice_spec::VoiceSpec::parse_stock(&leading)?.check_speaks(l),
+                        None => speaks.check_speaks(l),
+                    };
+                    checked.map_err(|e| e.context(format!("library voice {voice:?}")))?
                 }
                 None => spec.check_speaks(l)?,
             }

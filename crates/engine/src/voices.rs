@@ -24,6 +24,9 @@ pub struct NewLibraryVoice<'a> {
     /// The voice fitted to the recording, when there is one: it speaks
     /// instead of the matched blend.
     pub fitted: Option<crate::voice::fit::FittedVoice>,
+    /// The language the voice will speak (its blend mixes only stock voices
+    /// that speak it); `None`: US English.
+    pub language: Option<String>,
 }
 
 /// Serialises the library's writes (the cap check and the write), process-wide.
@@ -44,6 +47,9 @@ impl Engine {
         let engine = self.clone();
         let input = ReferenceInput::LocalFile(voice.recording.to_path_buf());
         let mut matched = tokio::task::spawn_blocking(move || engine.match_recording(input)).await.map_err(|e| Error::internal("matching the recording", e.to_string()))??;
+        if let Some(language) = &voice.language {
+            matched.speak(language)?;
+        }
         matched.fitted = voice.fitted.clone();
         let _writing = LIBRARY_WRITES.lock().await;
         let store = self.store();
@@ -56,6 +62,13 @@ impl Engine {
         }
         let record = library::register(store, self.data_dir(), self.voice_artifacts(), voice.recording, &voice.details, &matched).await?;
         Ok((record, matched, existing))
+    }
+
+    /// Where a library voice's recording is kept (to play it beside the
+    /// voice made from it).
+    pub async fn library_voice_recording(&self, name: &str) -> Result<std::path::PathBuf> {
+        let record = self.store().voice(name).await?.ok_or_else(|| Error::not_found(format!("voice {name:?}"), "is not in the library"))?;
+        Ok(self.data_dir().join(&record.voice.reference_file))
     }
 
     /// Renames a library voice; speakers that use it follow.

@@ -47,6 +47,8 @@ fn generated() -> String {
         decl::<studio::voices::FitInProgress>(&cfg),
         decl::<studio::voices::LibraryVoiceView>(&cfg),
         decl::<studio::voices::VoiceLibraryView>(&cfg),
+        decl::<revoice_engine::SpeakerClip>(&cfg),
+        decl::<revoice_engine::SpeakerVoiced>(&cfg),
         decl::<studio::settings::SettingsView>(&cfg),
         // The engine's health report.
         decl::<doctor::CheckStatus>(&cfg),

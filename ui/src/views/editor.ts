@@ -25,6 +25,7 @@ import { measureTimeline } from "../timeline/measure";
 import { TimelineView } from "../timeline/timeline-view";
 import { browseButton } from "../pick";
 import { blendBuilder, startingParts, type BlendPart } from "./blend";
+import { castDialog } from "./cast-dialog";
 import { renderPanel } from "./render-panel";
 
 const STATE_WORDS: Record<Segment["state"], string> = {
@@ -437,7 +438,7 @@ export class Editor {
     };
     return html`<button class="link-button" @click=${() => this.back()}>← Projects</button><h1 id="project-name">${project.name}</h1>${track}<span class="saved" id="saved-indicator">✓ Saved</span><button class="button" id="render-project" ?disabled=${!stale || this.progress !== null} @click=${() => this.renderLines(null)}>${stale ? `Render ${stale} line${stale === 1 ? "" : "s"}` : "All lines rendered"}</button>${progress}<button class="button" id="play-pause" aria-label=${playing ? "Pause" : "Play"} @click=${() => void this.togglePlay()}>${playing ? "❚❚ Pause" : "▶ Play"}</button><span class="position" id="position">${position}</span><select id="project-strategy" aria-label="Timing strategy" title="How rendered lines are fitted to their slots" @change=${strategy}>${STRATEGIES.map(
       ([value, label]) => html`<option value=${value} .selected=${value === project.strategy}>${label}</option>`,
-    )}</select><button class="link-button" id="undo" ?disabled=${!project.canUndo} @click=${() => void this.undo(false)}>Undo</button><button class="link-button" id="redo" ?disabled=${!project.canRedo} @click=${() => void this.undo(true)}>Redo</button><button class="link-button" id="open-export" @click=${() => this.openExport()}>Export…</button>`;
+    )}</select><button class="link-button" id="undo" ?disabled=${!project.canUndo} @click=${() => void this.undo(false)}>Undo</button><button class="link-button" id="redo" ?disabled=${!project.canRedo} @click=${() => void this.undo(true)}>Redo</button><button class="link-button" id="open-cast" ?disabled=${!project.speakers.length} @click=${() => this.openCast()}>Voice every speaker…</button><button class="link-button" id="open-export" @click=${() => this.openExport()}>Export…</button>`;
   }
 
   private inspector(): TemplateResult | DirectiveResult {
@@ -562,6 +563,16 @@ export class Editor {
     const overlay = el("div", { class: "help-overlay", role: "dialog", "aria-label": "Keyboard shortcuts" }, el("h2", {}, "Keyboard"), el("table", {}, ...rows.map(([k, v]) => el("tr", {}, el("td", {}, el("kbd", {}, k)), el("td", {}, v)))));
     overlay.addEventListener("click", () => overlay.remove());
     this.root.append(overlay);
+  }
+
+  private openCast(): void {
+    const language = this.project.tracks.find((t) => t.id === this.trackId)?.language ?? null;
+    this.root.append(
+      castDialog(this.project, language, (project) => {
+        this.take(project);
+        this.message = "Voiced the speakers from their recordings";
+      }),
+    );
   }
 
   private openExport(): void {

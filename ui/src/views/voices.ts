@@ -10,6 +10,7 @@ import { html, nothing, type TemplateResult } from "lit-html";
 import * as engine from "../engine";
 import type { LibraryVoice, StudioEvent, VoiceChoice } from "../engine";
 import { browseButton } from "../pick";
+import { parseBlend } from "./blend";
 
 const LANGUAGES: Record<string, string> = {
   "en-US": "English (US)",
@@ -69,15 +70,21 @@ export class VoiceLibrary {
     if (event.kind !== "voicePreviewFinished") return;
     this.playing = null;
     this.error = event.error;
-    this.message = event.error ? "" : `Previewed ${event.voice}; first sound after ${Math.round(event.firstSoundMs ?? 0)} ms`;
+    const recording = event.voice.startsWith("recording:") ? event.voice.slice("recording:".length) : null;
+    this.message = event.error
+      ? ""
+      : recording !== null
+        ? `Played ${recording}'s recording`
+        : `Previewed ${event.voice}; first sound after ${Math.round(event.firstSoundMs ?? 0)} ms`;
     this.changed();
   }
 
   private preview(voice: string): void {
     this.playing = voice;
-    this.message = `Speaking a sample in ${voice}… (the first preview loads the model)`;
+    this.message = voice.startsWith("recording:") ? "Playing the recording…" : `Speaking a sample in ${voice}… (the first preview loads the model)`;
     this.changed();
-    engine.previewVoice(voice).catch((e) => {
+    const playing = voice.startsWith("recording:") ? engine.playVoiceRecording(voice.slice("recording:".length)) : engine.previewVoice(voice);
+    playing.catch((e) => {
       this.playing = null;
       this.error = String(e);
       this.changed();
@@ -169,6 +176,7 @@ export class VoiceLibrary {
       ${(q?.warnings ?? []).map((w) => html`<p class="status-warning">${w}</p>`)}
       <p class="matches">Closest stock voices (a match, not a clone): ${v.matches.map((m, i) => html`<span class="match">${`${i ? ", " : ""}${m.voice} ${(m.similarity * 100).toFixed(0)} %`}</span>`)}</p>
       ${this.fitSection(v)}
+      ${this.compareRow(v)}
       <p class="muted">Consent: ${v.consent} · ${(v.fileSize / 1024).toFixed(0)} KiB ${v.mimeType} · added ${v.createdAt.slice(0, 10)}</p>
     </li>`;
   }
@@ -198,6 +206,19 @@ export class VoiceLibrary {
       <p class="muted">Speaks as a blend of the closest stock voices. A fit searches Kokoro's voices for one that sounds more like the recording (about 8 minutes).</p>
       <button class="button" ?disabled=${this.busy !== null} @click=${() => void this.act("fit", engine.fitLibraryVoice(v.name), `Fitting ${v.name}`)}>Fit voice</button>
     </div>`;
+  }
+
+  /** A/B: the recording, the voice that speaks for it, and the stock
+   * voices it is measured against, each a click away (the voices say the
+   * same sample sentence). */
+  private compareRow(v: LibraryVoice): TemplateResult {
+    const button = (voice: string, label: string) =>
+      html`<button class="link-button" data-compare=${voice} aria-label="Hear ${label}" @click=${() => this.preview(voice)}>${this.playing === voice ? "Playing…" : `▶ ${label}`}</button>`;
+    // The blend's first part is the closest stock voice of the voice's language.
+    const stock = v.fit?.bestStock ?? parseBlend(v.blend)[0]?.voice;
+    return html`<p class="compare" data-compare-for=${v.name}>Hear side by side: ${button(`recording:${v.name}`, "Recording")} ${button(v.name, v.fit ? "Fitted voice" : "This voice (blend)")}${
+      v.fit ? html` ${button(v.blend, "Blend")}` : nothing
+    }${stock ? html` ${button(stock, `Best stock voice (${stock})`)}` : nothing}</p>`;
   }
 
   private stockList(): TemplateResult {

@@ -27,6 +27,9 @@ use crate::error::{Error, Result};
 use crate::speech::{SayRequest, SpeechStack};
 use crate::Engine;
 
+/// How much of a reference recording plays beside its voice's preview.
+pub const RECORDING_PREVIEW_SECONDS: f64 = 12.0;
+
 /// What the window hears about as it happens.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "camelCase")]
@@ -247,6 +250,24 @@ impl StudioSession {
     pub fn preview_voice(self: &Arc<Self>, voice: String) -> Result<()> {
         let asked = voice.clone();
         self.spawn_preview(move |session| session.run_voice_preview(&asked), move |first_sound_ms, error| StudioEvent::VoicePreviewFinished { voice, first_sound_ms, error })
+    }
+
+    /// Plays the first [`RECORDING_PREVIEW_SECONDS`] of a library voice's
+    /// own recording, to hear it beside the voice made from it; a
+    /// `VoicePreviewFinished` event for `recording:<name>` follows.
+    pub fn play_voice_recording(self: &Arc<Self>, name: String) -> Result<()> {
+        let voice = format!("recording:{name}");
+        self.spawn_preview(move |session| session.run_recording(&name), move |first_sound_ms, error| StudioEvent::VoicePreviewFinished { voice, first_sound_ms, error })
+    }
+
+    fn run_recording(&self, name: &str) -> Result<Option<Duration>> {
+        let path = self.runtime.block_on(self.engine.library_voice_recording(name))?;
+        let recording = crate::audio::decode::decode_file(&path)?;
+        let heard = recording.samples.len().min((RECORDING_PREVIEW_SECONDS * recording.sample_rate as f64) as usize);
+        let device = self.engine.config().settings.audio.output_device.clone();
+        let mut live = crate::audio::live::LivePlayback::open(&device, recording.sample_rate)?;
+        live.push(&recording.samples[..heard])?;
+        Ok(live.finish()?.first_sound)
     }
 
     fn run_voice_preview(&self, voice: &str) -> Result<Option<Duration>> {

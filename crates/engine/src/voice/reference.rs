@@ -103,6 +103,18 @@ impl MatchedVoice {
         voices.blend(&parts)
     }
 
+    /// Makes the voice speak `language`: its blend becomes the closest
+    /// stock voices of that language. Refused when no stock voice speaks it.
+    pub fn speak(&mut self, language: &str) -> Result<()> {
+        let blend = blend_of(&self.matches, language);
+        if blend.is_empty() {
+            return Err(Error::invalid(format!("language {language:?}"), "no stock voice speaks it"));
+        }
+        self.language = language.to_string();
+        self.blend = blend;
+        Ok(())
+    }
+
     /// The closest stock voice that speaks the voice's language.
     pub fn best_voice(&self) -> Option<&VoiceMatch> {
         self.matches.iter().find(|m| crate::language::speaks(&m.language, &self.language))
