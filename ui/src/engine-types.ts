@@ -114,6 +114,22 @@ fit: FitFigures | null,
  */
 fitting: FitInProgress | null, };
 export type VoiceLibraryView = { stock: Array<VoiceChoice>, library: Array<LibraryVoice>, };
+export type SpeakerClip = { speakerId: number, recording: string, };
+export type SpeakerVoiced = { speakerId: number, speaker: string, 
+/**
+ * The library voice made for them and now theirs on the track, when
+ * that worked.
+ */
+voice: string | null, 
+/**
+ * Whether a fit of that voice is queued or running.
+ */
+fitting: boolean, 
+/**
+ * Why the speaker got no voice, or no fit (the voice still speaks as
+ * its matched blend).
+ */
+note: string | null, };
 export type SettingsView = { dataDir: string, configFile: string, outputDevice: string, 
 /**
  * Output devices found now: (id, name, is the default).
