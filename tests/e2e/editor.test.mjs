@@ -60,9 +60,12 @@ test("a dub from an SRT: render, play, edit one line, only it re-renders, undo, 
   await session.waitForText("#project-name", (t) => t === "Harbour");
   assert.match(await session.text("#render-project"), /Render 3 lines/);
 
-  // Ben speaks with a British voice.
+  // Ben speaks with a British voice (his line selected from the keyboard, one line at a time).
+  const lineText = () => session.execute("return document.querySelector('#line-text')?.value ?? '';");
   await session.press("ArrowRight");
+  await waitFor("the first line in the inspector", async () => (await lineText()) === "The boats are in.");
   await session.press("ArrowRight");
+  await waitFor("Ben's line in the inspector", async () => (await lineText()) === "Light the lamp.");
   await session.waitForText("#line-state", (t) => t.startsWith("Not rendered"));
   await session.execute("const s = document.querySelector('#speaker-voice'); s.value = 'bm_george'; s.dispatchEvent(new Event('change'));");
   await session.waitForText("#editor-status", (t) => t.includes("Ben now speaks with bm_george"));
@@ -296,7 +299,7 @@ test("voice every speaker makes each speaker a voice from a clip and queues its 
   await session.click("#create-from-script");
   await session.waitForText("#project-name", (t) => t === "Quay");
   await session.click("#open-cast");
-  await session.waitForText(".dialog", (t) => t.includes("Voice every speaker") && t.includes("Ana") && t.includes("Ben"));
+  await session.waitForText(".dialog", (t) => t.includes("not a clone") && t.includes("Ana") && t.includes("Ben"));
   await session.type('.cast-row[data-speaker="Ana"] input', join(root, "tests/fixtures/audio/bella-speech.opus"));
   await session.type("#cast-consent", "a rendered stock voice, for the test");
   await session.click("#run-cast");
