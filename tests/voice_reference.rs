@@ -220,3 +220,27 @@ fn eight_requests_for_one_reference_run_one_encode_on_the_scheduler_between_batc
     assert_eq!(service.encode(ReferenceInput::LocalFile(wav)).unwrap().matches[0].voice, "am_adam");
     assert_eq!(service.stats().hits, stats.hits + 1);
 }
+
+#[test]
+fn the_listener_hears_a_recording_then_lets_whisper_go_when_idle() {
+    use revoice_engine::listening::Listener;
+    use revoice_engine::model::whisper::TranscriptOptions;
+    let dir = revoice_engine::model::testing::installed_whisper_data_dir();
+    let listener = Listener::with_idle_unload(&dir, std::time::Duration::from_millis(200));
+    let clip = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/whisper/george.flac");
+    let options = TranscriptOptions { language: Some("en".into()), ..Default::default() };
+    let heard = listener.transcribe_file(&clip, &options, &mut |_| true).unwrap();
+    let errors = revoice_engine::text::word_errors::word_errors("Check the ropes twice before you leave. If the wind turns, we sail back at once, no arguments.", &heard.text());
+    assert_eq!(errors.rate(), 0.0, "{errors:?}: {}", heard.text());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while listener.is_loaded() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(!listener.is_loaded(), "Whisper is let go after its idle time");
+    // Asked again, it loads again; a file that is not audio is refused by name.
+    let not_audio = tempfile::NamedTempFile::with_suffix(".wav").unwrap();
+    std::fs::write(not_audio.path(), b"just some text, not audio").unwrap();
+    let err = listener.transcribe_file(not_audio.path(), &options, &mut |_| true).unwrap_err().to_string();
+    assert!(err.contains(&not_audio.path().display().to_string()), "{err}");
+    assert!(listener.transcribe_file(&clip, &options, &mut |_| true).is_ok());
+}

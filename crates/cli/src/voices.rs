@@ -65,9 +65,13 @@ fn print_match(v: &MatchedVoice, top: usize) {
 /// Matches `file` and registers it under `details.name`.
 pub async fn add(engine: &Arc<Engine>, file: &Path, details: VoiceDetails) -> revoice_engine::Result<()> {
     details.check()?;
+    let given_text = !details.reference_text.trim().is_empty();
     let (record, matched, _) = engine.add_library_voice(NewLibraryVoice { details, recording: file, max_voices: None, fitted: None, language: None }).await?;
     print_match(&matched, 3);
     println!();
+    if !given_text && !record.voice.reference_text.is_empty() {
+        println!("reference text (heard by Whisper): {}", record.voice.reference_text);
+    }
     println!("registered voice {:?} (version {}); use it with: revoice say --voice {:?} \"...\"", record.voice.name, record.version, record.voice.name);
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! `revoice voices` on the real assets (Kokoro and the speaker encoder in
 //! the test install): a recording matched to stock voices with the ranking
 //! printed and the artifact saved; a voice registered (consent required),
-//! listed, spoken by name and removed. The references are rendered by
+//! its reference text heard by Whisper, listed, spoken by name and removed. The references are rendered by
 //! `revoice say` itself. The first match computes the stock voices'
 //! embeddings into the install if no test has yet (minutes in debug).
 
@@ -46,6 +46,10 @@ fn a_registered_voice_is_listed_spoken_by_name_and_removed() {
     let (ok, out, err) = revoice(&["voices", "add", &name, wav.to_str().unwrap(), "--consent", "rendered test voice", "--description", "test"]);
     assert!(ok, "{err}");
     assert!(out.contains("registered voice") && out.contains("1. bf_emma"), "{out}");
+    // No --text: Whisper hears what the recording says.
+    let heard = out.lines().find_map(|l| l.strip_prefix("reference text (heard by Whisper): ")).unwrap_or_else(|| panic!("no heard text in:\n{out}"));
+    let errors = revoice_engine::text::word_errors::word_errors("The garden was quiet after the rain, and every leaf was shining.", heard);
+    assert_eq!(errors.rate(), 0.0, "{errors:?}: heard {heard:?}");
     let (ok, out, _) = revoice(&["voices", "list"]);
     assert!(ok && out.contains(&name) && out.contains("bf_emma:"), "{out}");
     let (ok, _, err) = revoice(&["say", "Hello from the garden.", "--voice", &name, "-o", said.to_str().unwrap()]);

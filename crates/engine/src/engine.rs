@@ -2,7 +2,8 @@
 //! uses. It holds the data folder's settings, the project database, the
 //! segment store (rendered lines on disk), the one registered-voice
 //! artifact cache, and the speech stack (model, scheduler, render cache,
-//! reference encodes), loaded once on first need or in the background.
+//! reference encodes), loaded once on first need or in the background,
+//! and the listener (Whisper), loaded on first use.
 //! The faces (the app's commands, the CLI, the HTTP API) call the engine's
 //! operations (here, and in `projects.rs`, `rendering.rs`, `voices.rs`)
 //! and only translate their input and output.
@@ -16,6 +17,7 @@ use crate::doctor::{self, Diagnosis};
 use crate::dub::lines::TrackLines;
 use crate::dub::segment_store::SegmentStore;
 use crate::error::{Error, Result, ResultExt};
+use crate::listening::Listener;
 use crate::speech::{SpeechLoader, SpeechService, SpeechStack};
 use crate::store::{self, RenderJob, Store};
 use crate::voice::encoding::{MatcherHooks, ReferenceVoices};
@@ -46,6 +48,8 @@ pub struct Engine {
     pub(crate) rendering: Mutex<Vec<i64>>,
     /// Voice fits running now, one per fit key.
     pub(crate) fits: crate::voice::fit::flights::FitFlights,
+    /// Whisper, loaded on first use.
+    listener: Arc<Listener>,
 }
 
 impl Engine {
@@ -77,6 +81,7 @@ impl Engine {
             rendering: Mutex::new(Vec::new()),
             references: Mutex::new(None),
             fits: Default::default(),
+            listener: Arc::new(Listener::new(&config.data_dir)),
             config,
             store,
             interrupted,
@@ -119,6 +124,11 @@ impl Engine {
     /// The registered voices' artifacts, by name and version.
     pub fn voice_artifacts(&self) -> &VoiceArtifactCache<MatchedVoice> {
         &self.voices
+    }
+
+    /// The engine's ears: Whisper, loaded on first use (blocking calls).
+    pub fn listener(&self) -> &Arc<Listener> {
+        &self.listener
     }
 
     /// The speech stack, loading it first if nobody has (blocking: seconds;

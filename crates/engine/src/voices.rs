@@ -2,7 +2,8 @@
 //! through the one reference-encode service, registering it (consent
 //! required, the library's size capped where a face asks, one writer at a
 //! time so racing uploads of one name leave one voice), renaming and
-//! deleting, each keeping the one artifact cache in step.
+//! deleting, each keeping the one artifact cache in step. A recording
+//! registered without its text gets the text Whisper hears in it.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -47,21 +48,50 @@ impl Engine {
         let engine = self.clone();
         let input = ReferenceInput::LocalFile(voice.recording.to_path_buf());
         let mut matched = tokio::task::spawn_blocking(move || engine.match_recording(input)).await.map_err(|e| Error::internal("matching the recording", e.to_string()))??;
+        let mut details = voice.details.clone();
+        if details.reference_text.trim().is_empty() {
+            details.reference_text = self.hear_reference_text(voice.recording, voice.language.as_deref()).await;
+        }
         if let Some(language) = &voice.language {
             matched.speak(language)?;
         }
         matched.fitted = voice.fitted.clone();
         let _writing = LIBRARY_WRITES.lock().await;
         let store = self.store();
-        let existing = store.voice(&voice.details.name).await?.is_some();
+        let existing = store.voice(&details.name).await?.is_some();
         if let (false, Some(cap)) = (existing, voice.max_voices) {
             let count = store.voices().await?.len();
             if count >= cap {
-                return Err(Error::invalid(format!("voice {:?}", voice.details.name), format!("the voice library is full ({count} of {cap} voices): delete one first")));
+                return Err(Error::invalid(format!("voice {:?}", details.name), format!("the voice library is full ({count} of {cap} voices): delete one first")));
             }
         }
-        let record = library::register(store, self.data_dir(), self.voice_artifacts(), voice.recording, &voice.details, &matched).await?;
+        let record = library::register(store, self.data_dir(), self.voice_artifacts(), voice.recording, &details, &matched).await?;
         Ok((record, matched, existing))
+    }
+
+    /// What a reference recording says, heard by Whisper (in `language`'s
+    /// base language, detected when `None`); empty, with a warning in the
+    /// log, when Whisper is not installed or cannot hear it: a voice never
+    /// fails to register for want of its text.
+    async fn hear_reference_text(&self, recording: &Path, language: Option<&str>) -> String {
+        let listener = self.listener().clone();
+        let path = recording.to_path_buf();
+        let options = crate::model::whisper::TranscriptOptions {
+            language: language.map(|l| l.split('-').next().unwrap_or(l).to_ascii_lowercase()),
+            ..Default::default()
+        };
+        let heard = tokio::task::spawn_blocking(move || listener.transcribe_file(&path, &options, &mut |_| true)).await;
+        match heard {
+            Ok(Ok(transcript)) => transcript.text(),
+            Ok(Err(e)) => {
+                tracing::warn!(recording = %recording.display(), error = %e, "the reference text was not transcribed");
+                String::new()
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "the transcription thread failed");
+                String::new()
+            }
+        }
     }
 
     /// Where a library voice's recording is kept (to play it beside the

@@ -33,8 +33,16 @@ pub const SPEAKER_ENCODER: ModelAsset = ModelAsset {
     purpose: "matching reference recordings to the closest stock voices",
 };
 
+/// Whisper base, the speech recogniser that checks takes and transcribes
+/// recordings.
+pub const WHISPER: ModelAsset = ModelAsset {
+    id: "whisper-base-1.0.0",
+    name: "Whisper base (CTranslate2 release 1.0.0)",
+    purpose: "transcribing recordings and checking rendered takes",
+};
+
 /// Every model asset, in the order the doctor reports them.
-pub const ALL: [ModelAsset; 2] = [KOKORO, SPEAKER_ENCODER];
+pub const ALL: [ModelAsset; 3] = [KOKORO, SPEAKER_ENCODER, WHISPER];
 
 /// Name of the manifest that marks a complete install.
 pub const MANIFEST_FILE_NAME: &str = "manifest.json";

@@ -11,5 +11,6 @@ pub mod onnx;
 pub mod speaker;
 pub mod speech;
 pub mod testing;
+pub mod whisper;
 
 pub use assets::{AssetState, ModelAsset, ModelAssetStatus};

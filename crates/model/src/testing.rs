@@ -41,6 +41,20 @@ pub fn installed_model_dir() -> PathBuf {
     assets::KOKORO.dir(&installed_data_dir())
 }
 
+/// The data folder of [`installed_data_dir`], checked to hold Whisper too.
+pub fn installed_whisper_data_dir() -> PathBuf {
+    let dir = installed_data_dir();
+    let state = assets::WHISPER.status(&dir).state;
+    assert!(
+        matches!(state, AssetState::Installed { .. }),
+        "Whisper is not installed in {} ({state:?}): run scripts/test, or \
+         `cargo run --bin revoice -- --data-dir {} models install`",
+        dir.display(),
+        dir.display()
+    );
+    dir
+}
+
 /// Seconds one phoneme token lasts at speed 1.
 pub const SCRIPTED_TOKEN_SECONDS: f32 = 0.04;
 

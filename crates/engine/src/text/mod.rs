@@ -9,6 +9,7 @@ pub mod espeak;
 pub mod normalize;
 pub mod sentences;
 pub mod tokens;
+pub mod word_errors;
 
 pub use english::{EnglishPhonemizer, Accent};
 pub use tokens::{PhonemeChunk, Tokenizer};

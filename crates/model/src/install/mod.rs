@@ -9,6 +9,7 @@
 //! A killed install leaves either the old complete install or none; the
 //! doctor never sees half a model.
 
+pub mod ctranslate2;
 pub mod http;
 pub mod kokoro_convert;
 pub mod kokoro_weights;
@@ -19,6 +20,7 @@ pub mod torch_checkpoint;
 #[cfg(test)]
 pub(crate) mod test_server;
 pub mod vocab;
+pub mod whisper;
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -33,6 +35,7 @@ use crate::kokoro::KokoroRelease;
 
 pub use sources::Source;
 pub use speaker::{install_speaker_encoder, EncoderRelease};
+pub use whisper::{install_whisper, WhisperRelease};
 
 /// Reports install progress to whoever shows it (a terminal bar, a UI).
 pub trait InstallProgress: Sync {

@@ -1,0 +1,194 @@
+//! `revoice bench asr`: Whisper base on candle against faster-whisper 1.2.1
+//! (CTranslate2) on the same weights, audio and decoding (greedy, English):
+//! real-time factor of both per clip and overall, their ratio, word error
+//! rate of both against the texts the clips say, load time and peak memory;
+//! then the engine's resident memory with Kokoro and Whisper both loaded.
+//! The clips are two of our Kokoro renders (shipped with the parity test)
+//! and a 33 s clip joined from them across a 30 s window.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use revoice_engine::audio;
+use revoice_engine::doctor::memory_mib;
+use revoice_engine::model::whisper::{TranscriptOptions, WhisperModel};
+use revoice_engine::text::word_errors::word_errors;
+use revoice_engine::Result;
+
+const HEART: &[u8] = include_bytes!("../../../tests/fixtures/whisper/heart.flac");
+const GEORGE: &[u8] = include_bytes!("../../../tests/fixtures/whisper/george.flac");
+const HEART_TEXT: &str = "The harbour lights came on one by one, and the last ferry pulled away from the pier.";
+const GEORGE_TEXT: &str = "Check the ropes twice before you leave. If the wind turns, we sail back at once, no arguments.";
+
+struct Clip {
+    name: &'static str,
+    text: String,
+    samples: Vec<f32>,
+}
+
+fn clips() -> Result<Vec<Clip>> {
+    let decode = |bytes: &[u8], name: &str| -> Result<Vec<f32>> {
+        let d = audio::decode::decode_bytes(bytes.to_vec(), Path::new(name))?;
+        audio::resample::resample(&d.samples, d.sample_rate, 16_000)
+    };
+    let heart = decode(HEART, "heart.flac")?;
+    let george = decode(GEORGE, "george.flac")?;
+    let gap = vec![0f32; 11_200];
+    let mut long = Vec::new();
+    let mut long_text = Vec::new();
+    for (i, (s, t)) in [(&heart, HEART_TEXT), (&george, GEORGE_TEXT), (&heart, HEART_TEXT), (&george, GEORGE_TEXT), (&heart, HEART_TEXT)].into_iter().enumerate() {
+        if i > 0 {
+            long.extend_from_slice(&gap);
+        }
+        long.extend_from_slice(s);
+        long_text.push(t);
+    }
+    Ok(vec![
+        Clip { name: "short line", text: HEART_TEXT.into(), samples: heart },
+        Clip { name: "two sentences", text: GEORGE_TEXT.into(), samples: george },
+        Clip { name: "33 s, two windows", text: long_text.join(" "), samples: long },
+    ])
+}
+
+/// Runs the benchmark and prints the report.
+pub fn asr(data_dir: &Path, reference_python: Option<&str>, threads: usize) -> Result<()> {
+    let clips = clips()?;
+    let (_, rss_before) = memory_mib();
+    let started = Instant::now();
+    let model = WhisperModel::load(data_dir)?;
+    let load = started.elapsed().as_secs_f64();
+    let (_, rss_loaded) = memory_mib();
+    let options = TranscriptOptions { language: Some("en".into()), ..Default::default() };
+    model.transcribe(&clips[0].samples, &options, &mut |_| true)?;
+    let mut ours = Vec::new();
+    for clip in &clips {
+        let t = Instant::now();
+        let transcript = model.transcribe(&clip.samples, &options, &mut |_| true)?;
+        ours.push((transcript.text(), t.elapsed().as_secs_f64()));
+    }
+    println!("revoice bench asr: Whisper base, greedy, English; candle on {} threads", rayon_threads());
+    println!("candle: load {load:.2} s, resident +{:.0} MiB for the model", rss_loaded - rss_before);
+
+    let reference = match reference_python {
+        Some(python) => run_reference(python, data_dir, &clips, threads),
+        None => Err("no Python with faster-whisper found (pip install faster-whisper==1.2.1; or pass --reference-python)".to_string()),
+    };
+    if let Ok(r) = &reference {
+        println!("reference: faster-whisper {} on {threads} threads, load {:.2} s, peak resident {:.0} MiB", r.version, r.load_seconds, r.peak_mib);
+    }
+    println!();
+    println!("{:<18} {:>7} {:>9} {:>6} {:>6} {:>9} {:>6} {:>6} {:>6}", "clip", "audio s", "candle s", "RTF", "WER", "f-w s", "RTF", "WER", "ratio");
+    let (mut audio_total, mut ours_total, mut theirs_total) = (0.0, 0.0, 0.0);
+    for (i, clip) in clips.iter().enumerate() {
+        let seconds = clip.samples.len() as f64 / 16_000.0;
+        let (text, ours_s) = &ours[i];
+        let wer = word_errors(&clip.text, text).rate();
+        audio_total += seconds;
+        ours_total += ours_s;
+        match &reference {
+            Ok(r) => {
+                let (their_text, theirs_s) = &r.clips[i];
+                let their_text = &their_text.trim().to_string();
+                theirs_total += theirs_s;
+                let their_wer = word_errors(&clip.text, their_text).rate();
+                println!(
+                    "{:<18} {seconds:>7.2} {ours_s:>9.2} {:>6.3} {:>5.1}% {theirs_s:>9.2} {:>6.3} {:>5.1}% {:>6.2}",
+                    clip.name,
+                    ours_s / seconds,
+                    100.0 * wer,
+                    theirs_s / seconds,
+                    100.0 * their_wer,
+                    ours_s / theirs_s
+                );
+                if text != their_text {
+                    println!("  transcripts differ:\n    candle:         {text}\n    faster-whisper: {their_text}");
+                }
+            }
+            Err(_) => println!("{:<18} {seconds:>7.2} {ours_s:>9.2} {:>6.3} {:>5.1}%", clip.name, ours_s / seconds, 100.0 * wer),
+        }
+    }
+    match &reference {
+        Ok(_) => println!(
+            "{:<18} {audio_total:>7.2} {ours_total:>9.2} {:>6.3} {:>6} {theirs_total:>9.2} {:>6.3} {:>6} {:>6.2}",
+            "all",
+            ours_total / audio_total,
+            "",
+            theirs_total / audio_total,
+            "",
+            ours_total / theirs_total
+        ),
+        Err(why) => {
+            println!("{:<18} {audio_total:>7.2} {ours_total:>9.2} {:>6.3}", "all", ours_total / audio_total);
+            println!("reference (faster-whisper): skipped: {why}");
+        }
+    }
+    // Memory with both models resident (a render with QC), and once the
+    // listener has let Whisper go (the idle studio).
+    let kokoro = revoice_engine::speech::Synthesizer::load(data_dir)?;
+    let (_, rss_both) = memory_mib();
+    drop(model);
+    let (_, rss_kokoro) = memory_mib();
+    drop(kokoro);
+    let (peak, _) = memory_mib();
+    println!();
+    println!("resident with Whisper and Kokoro both loaded: {rss_both:.0} MiB (budget while rendering: 1.5 GB)");
+    println!("resident with Kokoro alone, Whisper let go when idle: {rss_kokoro:.0} MiB (budget idle: 600 MB)");
+    println!("peak resident memory {peak:.0} MiB");
+    Ok(())
+}
+
+fn rayon_threads() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
+struct Reference {
+    version: String,
+    load_seconds: f64,
+    peak_mib: f64,
+    clips: Vec<(String, f64)>,
+}
+
+/// Runs scripts/dev/asr_reference.py on the same clips, written as 16-bit WAV.
+fn run_reference(python: &str, data_dir: &Path, clips: &[Clip], threads: usize) -> std::result::Result<Reference, String> {
+    let model_dir = revoice_engine::model::install::downloads_dir(data_dir, &revoice_engine::model::assets::WHISPER);
+    if !model_dir.join("vocabulary.txt").is_file() {
+        return Err(format!("{} lacks the CTranslate2 files: run `revoice models install --force`", model_dir.display()));
+    }
+    let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let mut paths = Vec::new();
+    for (i, clip) in clips.iter().enumerate() {
+        let path = scratch.path().join(format!("clip{i}.wav"));
+        audio::wav::write_pcm16(&path, &clip.samples, 16_000).map_err(|e| e.to_string())?;
+        paths.push(path.display().to_string());
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/dev/asr_reference.py");
+    let mut child = Command::new(python)
+        .arg(&script)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {python}: {e}"))?;
+    let request = serde_json::json!({"model_dir": model_dir, "threads": threads, "clips": paths});
+    child.stdin.take().expect("piped").write_all(request.to_string().as_bytes()).map_err(|e| e.to_string())?;
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(err.lines().last().unwrap_or("failed").to_string());
+    }
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())?;
+    let clips = v["clips"]
+        .as_array()
+        .ok_or("bad reference output")?
+        .iter()
+        .map(|c| (c["text"].as_str().unwrap_or_default().to_string(), c["seconds"].as_f64().unwrap_or(0.0)))
+        .collect();
+    Ok(Reference {
+        version: v["version"].as_str().unwrap_or("?").to_string(),
+        load_seconds: v["load_seconds"].as_f64().unwrap_or(0.0),
+        peak_mib: v["peak_mib"].as_f64().unwrap_or(0.0),
+        clips,
+    })
+}

@@ -1,0 +1,123 @@
+//! The engine's ears: one Whisper per process, loaded on first use (a
+//! failed load is not kept, so installing the model and asking again
+//! works), used by one transcription at a time, and let go again after
+//! [`IDLE_UNLOAD`] unused, so an idle studio holds only the speech model
+//! (Whisper's f32 weights are ~300 MiB). It hears recordings in any
+//! format the audio crate decodes, at any rate (resampled to 16 kHz), and
+//! hands back timed segments and words ([`Transcript`]). Callers run it on a
+//! blocking thread; it never runs on an async worker.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::audio;
+use crate::error::Result;
+use crate::model::whisper::{Transcript, TranscriptOptions, WhisperModel};
+
+/// How long Whisper stays loaded unused.
+pub const IDLE_UNLOAD: Duration = Duration::from_secs(120);
+
+/// Whisper, loaded once, one transcription at a time.
+pub struct Listener {
+    data_dir: PathBuf,
+    idle_unload: Duration,
+    slot: Arc<Mutex<Slot>>,
+    turn: Mutex<()>,
+}
+
+#[derive(Default)]
+struct Slot {
+    model: Option<Arc<WhisperModel>>,
+    last_used: Option<Instant>,
+}
+
+impl Listener {
+    /// A listener over the models installed in `data_dir` (nothing loads yet).
+    pub fn new(data_dir: &Path) -> Listener {
+        Listener::with_idle_unload(data_dir, IDLE_UNLOAD)
+    }
+
+    /// A listener that lets the model go after `idle_unload` unused.
+    pub fn with_idle_unload(data_dir: &Path, idle_unload: Duration) -> Listener {
+        Listener { data_dir: data_dir.to_path_buf(), idle_unload, slot: Arc::default(), turn: Mutex::new(()) }
+    }
+
+    /// The model, loading it first if nobody has (blocking: about a second).
+    pub fn model(&self) -> Result<Arc<WhisperModel>> {
+        let mut slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        slot.last_used = Some(Instant::now());
+        if let Some(model) = slot.model.as_ref() {
+            return Ok(model.clone());
+        }
+        let started = Instant::now();
+        let model = Arc::new(WhisperModel::load(&self.data_dir)?);
+        tracing::info!(seconds = started.elapsed().as_secs_f64(), "Whisper loaded");
+        slot.model = Some(model.clone());
+        self.watch_idle();
+        Ok(model)
+    }
+
+    /// Whether the model is loaded now.
+    pub fn is_loaded(&self) -> bool {
+        self.slot.lock().unwrap_or_else(|p| p.into_inner()).model.is_some()
+    }
+
+    /// A thread that drops the model once nobody has used it for the idle
+    /// time and nobody holds it; it ends with the unload.
+    fn watch_idle(&self) {
+        let slot = Arc::downgrade(&self.slot);
+        let idle = self.idle_unload;
+        let tick = (idle / 4).clamp(Duration::from_millis(10), Duration::from_secs(10));
+        let spawned = std::thread::Builder::new().name("whisper-idle".into()).spawn(move || loop {
+            std::thread::sleep(tick);
+            let Some(slot) = slot.upgrade() else { return };
+            let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
+            let unused = slot.last_used.is_none_or(|t| t.elapsed() >= idle);
+            let held_elsewhere = slot.model.as_ref().is_some_and(|m| Arc::strong_count(m) > 1);
+            if slot.model.is_none() {
+                return;
+            }
+            if unused && !held_elsewhere {
+                slot.model = None;
+                tracing::info!("Whisper unloaded after {} s unused", idle.as_secs());
+                return;
+            }
+        });
+        if let Err(e) = spawned {
+            tracing::warn!(error = %e, "no idle watcher for Whisper: it stays loaded");
+        }
+    }
+
+    /// Transcribes `samples` at `sample_rate`; `progress` hears the seconds
+    /// done and cancels by returning false.
+    pub fn transcribe(&self, samples: &[f32], sample_rate: u32, options: &TranscriptOptions, progress: &mut dyn FnMut(f64) -> bool) -> Result<Transcript> {
+        let model = self.model()?;
+        let samples = audio::resample::resample(samples, sample_rate, crate::model::whisper::mel::SAMPLE_RATE)?;
+        let _turn = self.turn.lock().unwrap_or_else(|p| p.into_inner());
+        let result = model.transcribe(&samples, options, progress);
+        self.slot.lock().unwrap_or_else(|p| p.into_inner()).last_used = Some(Instant::now());
+        result
+    }
+
+    /// Transcribes the recording at `path` (any format the engine decodes).
+    pub fn transcribe_file(&self, path: &Path, options: &TranscriptOptions, progress: &mut dyn FnMut(f64) -> bool) -> Result<Transcript> {
+        let decoded = audio::decode::decode_file(path)?;
+        self.transcribe(&decoded.samples, decoded.sample_rate, options, progress)
+            .map_err(|e| e.context(format!("transcribing {}", path.display())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_model_is_a_clear_error_and_is_not_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let listener = Listener::new(dir.path());
+        let err = listener.transcribe(&[0.0; 16_000], 16_000, &TranscriptOptions::default(), &mut |_| true).unwrap_err().to_string();
+        assert!(err.contains("Whisper is not installed") && err.contains("revoice models install"), "{err}");
+        assert!(!listener.is_loaded());
+    }
+}

@@ -1,0 +1,301 @@
+//! Whisper's transformer on candle, built from the CTranslate2 weight names
+//! (`encoder.layer_0.self_attention.linear_0.weight` is layer 0's fused
+//! query/key/value projection, and so on), so the weight file and the
+//! module tree read alike.
+//!
+//! - [`Encoder`]: two GELU convolutions (the second with stride 2: 3000 mel
+//!   frames → 1500 positions), sinusoidal positions, pre-norm self-attention
+//!   blocks, a final layer norm.
+//! - [`Decoder`]: token and learned position embeddings, pre-norm blocks of
+//!   causal self-attention (with a key/value cache), cross-attention over the
+//!   encoder output (its keys and values computed once per window) and a
+//!   feed-forward layer; logits through the tied embedding matrix. It can
+//!   hand back the cross-attention scores of chosen heads, which is what
+//!   word timing reads.
+
+use candle_core::{DType, Device, Module, Result, Tensor, D};
+use candle_nn::{conv1d, Conv1d, Conv1dConfig, LayerNorm, Linear, VarBuilder};
+
+use super::config::WhisperConfig;
+
+fn ln(size: usize, vb: VarBuilder) -> Result<LayerNorm> {
+    let weight = vb.get(size, "gamma")?;
+    let bias = vb.get(size, "beta")?;
+    Ok(LayerNorm::new(weight, bias, 1e-5))
+}
+
+fn linear(inp: usize, out: usize, vb: VarBuilder) -> Result<Linear> {
+    Ok(Linear::new(vb.get((out, inp), "weight")?, Some(vb.get(out, "bias")?)))
+}
+
+/// `x [B, T, D]` through a linear layer as one 2-D matmul.
+fn apply(layer: &Linear, x: &Tensor) -> Result<Tensor> {
+    let (b, t, d) = x.dims3()?;
+    let y = layer.forward(&x.reshape((b * t, d))?)?;
+    y.reshape((b, t, ()))
+}
+
+fn split_heads(x: &Tensor, heads: usize) -> Result<Tensor> {
+    let (b, t, d) = x.dims3()?;
+    x.reshape((b, t, heads, d / heads))?.transpose(1, 2)?.contiguous()
+}
+
+fn merge_heads(x: &Tensor) -> Result<Tensor> {
+    let (b, h, t, d) = x.dims4()?;
+    x.transpose(1, 2)?.reshape((b, t, h * d))
+}
+
+/// Scaled dot-product attention; returns the output and the pre-softmax scores.
+fn attend(q: &Tensor, k: &Tensor, v: &Tensor, mask: Option<&Tensor>) -> Result<(Tensor, Tensor)> {
+    let scale = (q.dim(D::Minus1)? as f64).powf(-0.5);
+    let mut scores = (q.matmul(&k.t()?)? * scale)?;
+    if let Some(mask) = mask {
+        scores = scores.broadcast_add(mask)?;
+    }
+    let weights = candle_nn::ops::softmax_last_dim(&scores)?;
+    Ok((weights.matmul(v)?, scores))
+}
+
+struct FeedForward {
+    norm: LayerNorm,
+    up: Linear,
+    down: Linear,
+}
+
+impl FeedForward {
+    fn new(d: usize, vb: VarBuilder) -> Result<Self> {
+        let up_out = 4 * d;
+        Ok(FeedForward { norm: ln(d, vb.pp("layer_norm"))?, up: linear(d, up_out, vb.pp("linear_0"))?, down: linear(up_out, d, vb.pp("linear_1"))? })
+    }
+
+    fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        let h = apply(&self.up, &self.norm.forward(x)?)?.gelu_erf()?;
+        x + apply(&self.down, &h)?
+    }
+}
+
+struct SelfAttention {
+    norm: LayerNorm,
+    qkv: Linear,
+    out: Linear,
+    heads: usize,
+}
+
+impl SelfAttention {
+    fn new(d: usize, heads: usize, vb: VarBuilder) -> Result<Self> {
+        Ok(SelfAttention { norm: ln(d, vb.pp("layer_norm"))?, qkv: linear(d, 3 * d, vb.pp("linear_0"))?, out: linear(d, d, vb.pp("linear_1"))?, heads })
+    }
+
+    /// `x` plus attention over itself (and `cache`'s earlier keys/values,
+    /// which it extends), causal when `mask` is given.
+    fn forward(&self, x: &Tensor, mask: Option<&Tensor>, cache: Option<&mut Option<(Tensor, Tensor)>>) -> Result<Tensor> {
+        let h = self.norm.forward(x)?;
+        let qkv = apply(&self.qkv, &h)?;
+        let d = qkv.dim(D::Minus1)? / 3;
+        let q = split_heads(&qkv.narrow(D::Minus1, 0, d)?, self.heads)?;
+        let mut k = split_heads(&qkv.narrow(D::Minus1, d, d)?, self.heads)?;
+        let mut v = split_heads(&qkv.narrow(D::Minus1, 2 * d, d)?, self.heads)?;
+        if let Some(cache) = cache {
+            if let Some((pk, pv)) = cache.as_ref() {
+                k = Tensor::cat(&[pk, &k], 2)?;
+                v = Tensor::cat(&[pv, &v], 2)?;
+            }
+            *cache = Some((k.clone(), v.clone()));
+        }
+        let (o, _) = attend(&q, &k, &v, mask)?;
+        x + apply(&self.out, &merge_heads(&o)?)?
+    }
+}
+
+struct CrossAttention {
+    norm: LayerNorm,
+    q: Linear,
+    kv: Linear,
+    out: Linear,
+    heads: usize,
+}
+
+impl CrossAttention {
+    fn new(d: usize, heads: usize, vb: VarBuilder) -> Result<Self> {
+        Ok(CrossAttention {
+            norm: ln(d, vb.pp("layer_norm"))?,
+            q: linear(d, d, vb.pp("linear_0"))?,
+            kv: linear(d, 2 * d, vb.pp("linear_1"))?,
+            out: linear(d, d, vb.pp("linear_2"))?,
+            heads,
+        })
+    }
+
+    /// Keys and values of the encoder output, `[B, H, 1500, 64]` each.
+    fn memory(&self, audio: &Tensor) -> Result<(Tensor, Tensor)> {
+        let kv = apply(&self.kv, audio)?;
+        let d = kv.dim(D::Minus1)? / 2;
+        Ok((split_heads(&kv.narrow(D::Minus1, 0, d)?, self.heads)?, split_heads(&kv.narrow(D::Minus1, d, d)?, self.heads)?))
+    }
+
+    fn forward(&self, x: &Tensor, memory: &(Tensor, Tensor)) -> Result<(Tensor, Tensor)> {
+        let q = split_heads(&apply(&self.q, &self.norm.forward(x)?)?, self.heads)?;
+        let (o, scores) = attend(&q, &memory.0, &memory.1, None)?;
+        Ok(((x + apply(&self.out, &merge_heads(&o)?)?)?, scores))
+    }
+}
+
+struct EncoderBlock {
+    attention: SelfAttention,
+    ffn: FeedForward,
+}
+
+/// The audio encoder.
+pub struct Encoder {
+    conv1: Conv1d,
+    conv2: Conv1d,
+    positions: Tensor,
+    blocks: Vec<EncoderBlock>,
+    norm: LayerNorm,
+    span: tracing::Span,
+}
+
+impl Encoder {
+    pub fn new(cfg: &WhisperConfig, vb: VarBuilder) -> Result<Self> {
+        let d = cfg.d_model;
+        let c1 = Conv1dConfig { padding: 1, ..Default::default() };
+        let c2 = Conv1dConfig { padding: 1, stride: 2, ..Default::default() };
+        let blocks = (0..cfg.encoder_layers)
+            .map(|i| {
+                let vb = vb.pp(format!("layer_{i}"));
+                Ok(EncoderBlock { attention: SelfAttention::new(d, cfg.encoder_heads, vb.pp("self_attention"))?, ffn: FeedForward::new(d, vb.pp("ffn"))? })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Encoder {
+            conv1: conv1d(cfg.n_mels, d, 3, c1, vb.pp("conv1"))?,
+            conv2: conv1d(d, d, 3, c2, vb.pp("conv2"))?,
+            positions: vb.get((cfg.n_audio_ctx, d), "position_encodings.encodings")?,
+            blocks,
+            norm: ln(d, vb.pp("layer_norm"))?,
+            span: tracing::span!(tracing::Level::TRACE, "whisper-encoder"),
+        })
+    }
+}
+
+impl Module for Encoder {
+    /// Mel frames `[B, 80, 3000]` → audio states `[B, 1500, 512]`.
+    fn forward(&self, mel: &Tensor) -> Result<Tensor> {
+        let _enter = self.span.enter();
+        let x = self.conv1.forward(mel)?.gelu_erf()?;
+        let x = self.conv2.forward(&x)?.gelu_erf()?.transpose(1, 2)?;
+        let t = x.dim(1)?;
+        let mut x = x.broadcast_add(&self.positions.narrow(0, 0, t)?)?;
+        for block in &self.blocks {
+            x = block.attention.forward(&x, None, None)?;
+            x = block.ffn.forward(&x)?;
+        }
+        self.norm.forward(&x)
+    }
+}
+
+struct DecoderBlock {
+    attention: SelfAttention,
+    cross: CrossAttention,
+    ffn: FeedForward,
+}
+
+/// The text decoder.
+pub struct Decoder {
+    embeddings: Tensor,
+    positions: Tensor,
+    blocks: Vec<DecoderBlock>,
+    norm: LayerNorm,
+    span: tracing::Span,
+}
+
+/// One window's decoding state: the encoder's keys/values per layer and the
+/// self-attention cache of the tokens fed so far.
+pub struct DecoderState {
+    memory: Vec<(Tensor, Tensor)>,
+    cache: Vec<Option<(Tensor, Tensor)>>,
+    /// Tokens fed so far (the next position).
+    pub position: usize,
+}
+
+impl Decoder {
+    pub fn new(cfg: &WhisperConfig, vb: VarBuilder) -> Result<Self> {
+        let d = cfg.d_model;
+        let blocks = (0..cfg.decoder_layers)
+            .map(|i| {
+                let vb = vb.pp(format!("layer_{i}"));
+                Ok(DecoderBlock {
+                    attention: SelfAttention::new(d, cfg.decoder_heads, vb.pp("self_attention"))?,
+                    cross: CrossAttention::new(d, cfg.decoder_heads, vb.pp("attention"))?,
+                    ffn: FeedForward::new(d, vb.pp("ffn"))?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Decoder {
+            embeddings: vb.get((cfg.vocab, d), "embeddings.weight")?,
+            positions: vb.get((cfg.n_text_ctx, d), "position_encodings.encodings")?,
+            blocks,
+            norm: ln(d, vb.pp("layer_norm"))?,
+            span: tracing::span!(tracing::Level::TRACE, "whisper-decoder"),
+        })
+    }
+
+    /// A fresh state over the encoder output `audio [1, 1500, 512]`.
+    pub fn start(&self, audio: &Tensor) -> Result<DecoderState> {
+        let memory = self.blocks.iter().map(|b| b.cross.memory(audio)).collect::<Result<Vec<_>>>()?;
+        Ok(DecoderState { memory, cache: vec![None; self.blocks.len()], position: 0 })
+    }
+
+    /// Feeds `tokens` after those already in `state`; returns the final
+    /// hidden states `[1, n, 512]` and, for each `(layer, head)` in
+    /// `heads`, its pre-softmax cross-attention scores `[n, 1500]`.
+    pub fn feed(&self, state: &mut DecoderState, tokens: &[u32], heads: &[(usize, usize)]) -> Result<(Tensor, Vec<Tensor>)> {
+        let _enter = self.span.enter();
+        let device = self.embeddings.device();
+        let n = tokens.len();
+        let ids = Tensor::new(tokens, device)?;
+        let x = self.embeddings.index_select(&ids, 0)?;
+        let x = (x + self.positions.narrow(0, state.position, n)?)?.unsqueeze(0)?;
+        let mask = causal_mask(n, state.position, device)?;
+        let mut x = x;
+        let mut picked = Vec::new();
+        for (i, block) in self.blocks.iter().enumerate() {
+            x = block.attention.forward(&x, mask.as_ref(), Some(&mut state.cache[i]))?;
+            let (y, scores) = block.cross.forward(&x, &state.memory[i])?;
+            x = block.ffn.forward(&y)?;
+            for &(layer, head) in heads {
+                if layer == i {
+                    picked.push(scores.get(0)?.get(head)?);
+                }
+            }
+        }
+        state.position += n;
+        Ok((self.norm.forward(&x)?, picked))
+    }
+
+    /// Logits `[n, vocab]` of hidden states `[1, n, 512]` (tied embeddings).
+    pub fn logits(&self, hidden: &Tensor) -> Result<Tensor> {
+        hidden.squeeze(0)?.matmul(&self.embeddings.t()?)
+    }
+}
+
+/// `-inf` above the diagonal for `n` new tokens after `past` cached ones.
+fn causal_mask(n: usize, past: usize, device: &Device) -> Result<Option<Tensor>> {
+    if n == 1 {
+        return Ok(None);
+    }
+    let mask: Vec<f32> = (0..n).flat_map(|i| (0..past + n).map(move |j| if j > past + i { f32::NEG_INFINITY } else { 0.0 })).collect();
+    Ok(Some(Tensor::from_vec(mask, (n, past + n), device)?.to_dtype(DType::F32)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_causal_mask_hides_later_tokens_only() {
+        let m = causal_mask(2, 1, &Device::Cpu).unwrap().unwrap().to_vec2::<f32>().unwrap();
+        assert_eq!(m[0], vec![0.0, 0.0, f32::NEG_INFINITY]);
+        assert_eq!(m[1], vec![0.0, 0.0, 0.0]);
+        assert!(causal_mask(1, 5, &Device::Cpu).unwrap().is_none());
+    }
+}
