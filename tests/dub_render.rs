@@ -1,7 +1,8 @@
 //! Rendering a dub project on the real model: only segments whose
 //! synthesis key changed are synthesised; strategy changes that do not ask
 //! the model for a new length synthesise nothing; damaged audio on disk is
-//! rendered again; a cancelled render stops.
+//! rendered again; a cancelled render stops. A two-speaker video becomes
+//! a project (Whisper and GE2E) that renders and exports.
 
 use std::sync::atomic::AtomicBool;
 
@@ -87,4 +88,91 @@ fn a_project_renders_only_what_changed() {
     let cancel = AtomicBool::new(true);
     let summary = engine.render_project(project.id, &RenderScope::default(), &cancel, &mut |_| {}).unwrap();
     assert!(summary.cancelled && summary.rendered == 0, "{summary:?}");
+}
+
+/// Two stock voices say alternating lines, 0.8 s apart, muxed with a black
+/// picture into an MP4 (AAC audio) by ffmpeg.
+fn two_speaker_video(dir: &std::path::Path, lines: &[(&str, &str)]) -> std::path::PathBuf {
+    use revoice_engine::speech::{SayRequest, Synthesizer};
+    let synth = Synthesizer::load(&revoice_engine::model::testing::installed_data_dir()).unwrap();
+    let rate = synth.sample_rate();
+    let mut dialogue = Vec::new();
+    for (voice, text) in lines {
+        dialogue.extend(std::iter::repeat_n(0.0f32, (0.8 * rate as f32) as usize));
+        synth
+            .say(&SayRequest::new(*text, voice).unwrap(), |chunk| {
+                dialogue.extend(chunk.samples);
+                Ok(())
+            })
+            .unwrap();
+    }
+    dialogue.extend(std::iter::repeat_n(0.0f32, rate as usize));
+    let wav = dir.join("dialogue.wav");
+    revoice_engine::audio::wav::write_pcm16(&wav, &dialogue, rate).unwrap();
+    let video = dir.join("scene.mp4");
+    let out = std::process::Command::new("ffmpeg")
+        .args(["-y", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=black:s=160x90:r=10", "-i"])
+        .arg(&wav)
+        .args(["-shortest", "-c:v", "mpeg4", "-c:a", "aac", "-b:a", "128k"])
+        .arg(&video)
+        .output()
+        .expect("ffmpeg runs (scripts/test installs it)");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    video
+}
+
+#[test]
+fn a_two_speaker_video_becomes_timed_lines_with_two_speakers_that_render_and_export() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let rt = runtime.handle();
+    let dir = revoice_tests::data::scratch_data_dir();
+    let config = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
+    let engine = std::sync::Arc::new(rt.block_on(Engine::open(config)).unwrap());
+    let lines = [
+        ("af_heart", "The boats are back in the harbour."),
+        ("bm_george", "Then light the lamp on the pier."),
+        ("af_heart", "It is already burning."),
+        ("bm_george", "Good. We wait for the last one."),
+    ];
+    let video = two_speaker_video(dir.path(), &lines);
+    let mut heard_seconds = Vec::new();
+    let (sender, progress) = std::sync::mpsc::channel();
+    let (project, track, heard) = rt
+        .block_on(engine.new_project_from_media("Harbour scene", &video, move |done| {
+            let _ = sender.send(done);
+            true
+        }))
+        .unwrap();
+    heard_seconds.extend(progress.try_iter());
+    assert!(!heard_seconds.is_empty(), "progress was reported");
+    assert_eq!(track.language, "en-US");
+    let said: Vec<String> = heard.cues.iter().map(|c| c.text.clone()).collect();
+    assert_eq!(heard.cues.len(), 4, "one line per spoken line: {said:?}");
+    for (cue, (_, text)) in heard.cues.iter().zip(&lines) {
+        let errors = revoice_engine::text::word_errors::word_errors(text, &cue.text);
+        assert!(errors.rate() <= 0.15, "{text:?} heard as {:?}", cue.text);
+    }
+    assert!(heard.cues.windows(2).all(|w| w[0].end <= w[1].start + 1e-9) && heard.cues[0].start >= 0.5, "lines in time order after the lead-in: {:?}", heard.cues);
+    let speakers: Vec<&str> = heard.cues.iter().map(|c| c.speaker.as_deref().unwrap()).collect();
+    assert_eq!(speakers, ["Speaker 1", "Speaker 2", "Speaker 1", "Speaker 2"]);
+    assert_eq!(heard.speakers, 2);
+
+    // Rename, give voices, render, export.
+    let first = rt.block_on(engine.speaker_named(project.id, "Speaker 1")).unwrap();
+    rt.block_on(engine.rename_speaker(project.id, first.id, "Ana")).unwrap();
+    let second = rt.block_on(engine.speaker_named(project.id, "Speaker 2")).unwrap();
+    let clash = rt.block_on(engine.rename_speaker(project.id, second.id, "Ana")).unwrap_err();
+    assert!(clash.to_string().contains("another speaker"), "{clash}");
+    rt.block_on(engine.set_speaker_voice(project.id, first.id, "af_bella", None)).unwrap();
+    rt.block_on(engine.set_speaker_voice(project.id, second.id, "am_adam", None)).unwrap();
+    let never = AtomicBool::new(false);
+    let summary = engine.render_project(project.id, &RenderScope::default(), &never, &mut |_| {}).unwrap();
+    assert!(summary.failed.is_empty(), "{:?}", summary.failed);
+    let out = dir.path().join("export");
+    let request = revoice_engine::ExportRequest { folder: out.clone(), format: revoice_engine::dub::export::ExportFormat::Wav, loudness_lufs: -23.0, selection: Default::default() };
+    let tracks = engine.export_project(project.id, &request, &mut |_| {}).unwrap();
+    assert_eq!(tracks.len(), 1);
+    let mix = &tracks[0].report.files[0];
+    assert!(mix.path.is_file() && mix.path.extension().is_some_and(|e| e == "wav"), "{:?}", tracks[0].report.files);
+    assert!(tracks[0].report.duration_s > 12.0, "the programme holds the four lines");
 }

@@ -70,6 +70,26 @@ pub fn asr(data_dir: &Path, reference_python: Option<&str>, threads: usize) -> R
     }
     println!("revoice bench asr: Whisper base, greedy, English; candle on {} threads", rayon_threads());
     println!("candle: load {load:.2} s, resident +{:.0} MiB for the model", rss_loaded - rss_before);
+    // Where candle's time goes: one window's encoder pass, then its greedy decode.
+    let mel = revoice_engine::model::whisper::mel::log_mel(&clips[1].samples, model.config().n_mels);
+    let t = Instant::now();
+    let window = mel.window(0, mel.content_frames(), revoice_engine::model::whisper::WINDOW_FRAMES);
+    let mel_s = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let states = model.encode(&window)?;
+    let encode_s = t.elapsed().as_secs_f64();
+    let en = model.tokens().language("en").expect("English");
+    let t = Instant::now();
+    let generation = model.generate(&states, &model.tokens().sot_sequence(en), 50)?;
+    let decode_s = t.elapsed().as_secs_f64();
+    println!(
+        "candle, one window: mel {:.0} ms, encoder {:.0} ms, decoding {} tokens {:.0} ms ({:.1} ms a token)",
+        mel_s * 1e3,
+        encode_s * 1e3,
+        generation.tokens.len() + 1,
+        decode_s * 1e3,
+        decode_s * 1e3 / (generation.tokens.len() + 1) as f64
+    );
 
     let reference = match reference_python {
         Some(python) => run_reference(python, data_dir, &clips, threads),

@@ -29,6 +29,19 @@ pub enum ProjectCommand {
         #[arg(long, default_value = "en-US")]
         language: String,
     },
+    /// Create a project from a recording or a video (any container and codec the engine
+    /// decodes): its dialogue transcribed by Whisper into timed lines, the language detected,
+    /// the speakers told apart (Speaker 1, 2, …; rename them with `project rename-speaker`).
+    NewFromMedia {
+        name: String,
+        file: PathBuf,
+    },
+    /// Rename a speaker (Speaker 1 → the character's name).
+    RenameSpeaker {
+        project: i64,
+        speaker: String,
+        new_name: String,
+    },
     /// List projects.
     List,
     /// Add a script's lines to a track: .srt, .vtt, or a plain text file (one line each).
@@ -112,6 +125,39 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
         ProjectCommand::New { name, language } => {
             let (project, track) = engine.create_project(&name, &language).await?;
             println!("created project {} \"{}\" with a {} track", project.id, project.name, track.language);
+        }
+        ProjectCommand::NewFromMedia { name, file } => {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.enable_steady_tick(std::time::Duration::from_millis(120));
+            bar.set_message(format!("listening to {}", file.display()));
+            let ticker = bar.clone();
+            let shown = file.display().to_string();
+            let made = engine
+                .new_project_from_media(&name, &file, move |done| {
+                    ticker.set_message(format!("listening to {shown}: {done:.0} s heard"));
+                    true
+                })
+                .await;
+            bar.finish_and_clear();
+            let (project, track, heard) = made?;
+            println!(
+                "created project {} \"{}\" from {}: {} lines in {} ({:.1} s of audio), {} speakers",
+                project.id,
+                project.name,
+                file.display(),
+                heard.cues.len(),
+                track.language,
+                heard.duration,
+                heard.speakers
+            );
+            for cue in &heard.cues {
+                println!("  {:>7.2} → {:>7.2}  {:<10} {}", cue.start, cue.end, cue.speaker.as_deref().unwrap_or(""), cue.text);
+            }
+        }
+        ProjectCommand::RenameSpeaker { project, speaker, new_name } => {
+            let old = engine.speaker_named(project, &speaker).await?;
+            let renamed = engine.rename_speaker(project, old.id, &new_name).await?;
+            println!("renamed speaker {:?} to {:?}", old.name, renamed.name);
         }
         ProjectCommand::List => {
             for p in store.projects().await? {

@@ -9,7 +9,8 @@
 //! scheduler-backed renderer), [`voice`] (voice names, the library,
 //! matching recordings), [`language`] (the one language table), [`text`]
 //! (G2P and sentence splitting), [`cache`], [`scheduler`], [`store`]
-//! (SQLite), [`listening`] (Whisper: recordings into timed text), [`dub`] (a project's lines, timing, mixing, export, playback),
+//! (SQLite), [`listening`] (Whisper: recordings into timed text),
+//! [`media_script`] (a recording or video into a project's lines and speakers), [`dub`] (a project's lines, timing, mixing, export, playback),
 //! [`studio`] (what the editor window sees and hears), casting (a
 //! project's speakers voiced from clips, fitted one after another), [`config`],
 //! [`logging`], [`doctor`]. The lower crates come re-exported:
@@ -25,6 +26,7 @@ pub mod dub;
 mod engine;
 pub mod language;
 pub mod listening;
+pub mod media_script;
 pub mod logging;
 mod projects;
 mod rendering;

@@ -111,6 +111,15 @@ impl Engine {
         Ok((track, added))
     }
 
+    /// Renames a speaker (names are trimmed, not empty, unique in the project).
+    pub async fn rename_speaker(&self, project_id: i64, speaker_id: i64, name: &str) -> Result<Speaker> {
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(Error::invalid("speaker name", "is empty"));
+        }
+        self.store().rename_speaker(project_id, speaker_id, name).await
+    }
+
     /// A speaker of the project by name (any case).
     pub async fn speaker_named(&self, project_id: i64, name: &str) -> Result<Speaker> {
         let speakers = self.store().speakers(project_id).await?;

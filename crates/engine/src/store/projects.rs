@@ -329,6 +329,28 @@ impl Store {
         .map_err(|e| self.db(e))
     }
 
+    /// Renames a speaker of a project; a name another speaker has is a conflict.
+    pub async fn rename_speaker(&self, project_id: i64, speaker_id: i64, name: &str) -> Result<Speaker> {
+        let taken: Option<i64> = sqlx::query_scalar("SELECT id FROM speakers WHERE project_id = ?1 AND name = ?2 AND id != ?3")
+            .bind(project_id)
+            .bind(name)
+            .bind(speaker_id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(|e| self.db(e))?;
+        if taken.is_some() {
+            return Err(Error::conflict(format!("speaker name {name:?}"), format!("another speaker of project {project_id} has it")));
+        }
+        sqlx::query_as("UPDATE speakers SET name = ?3 WHERE project_id = ?1 AND id = ?2 RETURNING *")
+            .bind(project_id)
+            .bind(speaker_id)
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(|e| self.db(e))?
+            .ok_or_else(|| Error::not_found(format!("speaker {speaker_id}"), format!("not in project {project_id}")))
+    }
+
     /// A project's speakers by name.
     pub async fn speakers(&self, project_id: i64) -> Result<Vec<Speaker>> {
         sqlx::query_as("SELECT * FROM speakers WHERE project_id = ?1 ORDER BY name").bind(project_id).fetch_all(&self.pool).await.map_err(|e| self.db(e))
