@@ -149,6 +149,7 @@ pub fn asr(data_dir: &Path, reference_python: Option<&str>, threads: usize) -> R
     let kokoro = revoice_engine::speech::Synthesizer::load(data_dir)?;
     let (_, rss_both) = memory_mib();
     drop(model);
+    revoice_engine::listening::release_freed_memory();
     let (_, rss_kokoro) = memory_mib();
     drop(kokoro);
     let (peak, _) = memory_mib();

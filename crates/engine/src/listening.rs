@@ -80,6 +80,8 @@ impl Listener {
             }
             if unused && !held_elsewhere {
                 slot.model = None;
+                drop(slot);
+                release_freed_memory();
                 tracing::info!("Whisper unloaded after {} s unused", idle.as_secs());
                 return;
             }
@@ -105,6 +107,16 @@ impl Listener {
         let decoded = audio::decode::decode_file(path)?;
         self.transcribe(&decoded.samples, decoded.sample_rate, options, progress)
             .map_err(|e| e.context(format!("transcribing {}", path.display())))
+    }
+}
+
+/// Hands memory freed by a dropped model back to the system (glibc keeps
+/// freed heap pages otherwise, so the process would stay as large as it was).
+pub fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free pages of the allocator's heap to the kernel.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 

@@ -45,15 +45,33 @@ fn merge_heads(x: &Tensor) -> Result<Tensor> {
     x.transpose(1, 2)?.reshape((b, t, h * d))
 }
 
-/// Scaled dot-product attention; returns the output and the pre-softmax scores.
-fn attend(q: &Tensor, k: &Tensor, v: &Tensor, mask: Option<&Tensor>) -> Result<(Tensor, Tensor)> {
+/// Query rows attended at once in a long self-attention: a block's scores
+/// (`[heads, 256, 1500]`, 12 MB) stay in cache through the softmax.
+const QUERY_BLOCK: usize = 256;
+
+/// Scaled dot-product attention; returns the output and the pre-softmax
+/// scores (`None` when `want_scores` is false and the queries were taken in
+/// blocks). The scale goes on the queries, not on the larger score matrix.
+fn attend(q: &Tensor, k: &Tensor, v: &Tensor, mask: Option<&Tensor>, want_scores: bool) -> Result<(Tensor, Option<Tensor>)> {
     let scale = (q.dim(D::Minus1)? as f64).powf(-0.5);
-    let mut scores = (q.matmul(&k.t()?)? * scale)?;
+    let q = (q * scale)?;
+    let kt = k.t()?;
+    let rows = q.dim(2)?;
+    if !want_scores && mask.is_none() && rows > QUERY_BLOCK {
+        let mut outs = Vec::with_capacity(rows.div_ceil(QUERY_BLOCK));
+        for start in (0..rows).step_by(QUERY_BLOCK) {
+            let block = q.narrow(2, start, QUERY_BLOCK.min(rows - start))?;
+            let weights = candle_nn::ops::softmax_last_dim(&block.matmul(&kt)?)?;
+            outs.push(weights.matmul(v)?);
+        }
+        return Ok((Tensor::cat(&outs, 2)?, None));
+    }
+    let mut scores = q.matmul(&kt)?;
     if let Some(mask) = mask {
         scores = scores.broadcast_add(mask)?;
     }
     let weights = candle_nn::ops::softmax_last_dim(&scores)?;
-    Ok((weights.matmul(v)?, scores))
+    Ok((weights.matmul(v)?, Some(scores)))
 }
 
 struct FeedForward {
@@ -102,7 +120,7 @@ impl SelfAttention {
             }
             *cache = Some((k.clone(), v.clone()));
         }
-        let (o, _) = attend(&q, &k, &v, mask)?;
+        let (o, _) = attend(&q, &k, &v, mask, false)?;
         x + apply(&self.out, &merge_heads(&o)?)?
     }
 }
@@ -133,9 +151,10 @@ impl CrossAttention {
         Ok((split_heads(&kv.narrow(D::Minus1, 0, d)?, self.heads)?, split_heads(&kv.narrow(D::Minus1, d, d)?, self.heads)?))
     }
 
-    fn forward(&self, x: &Tensor, memory: &(Tensor, Tensor)) -> Result<(Tensor, Tensor)> {
+    /// `x` plus attention over the audio; the scores too when asked for.
+    fn forward(&self, x: &Tensor, memory: &(Tensor, Tensor), want_scores: bool) -> Result<(Tensor, Option<Tensor>)> {
         let q = split_heads(&apply(&self.q, &self.norm.forward(x)?)?, self.heads)?;
-        let (o, scores) = attend(&q, &memory.0, &memory.1, None)?;
+        let (o, scores) = attend(&q, &memory.0, &memory.1, None, want_scores)?;
         Ok(((x + apply(&self.out, &merge_heads(&o)?)?)?, scores))
     }
 }
@@ -260,11 +279,14 @@ impl Decoder {
         let mut picked = Vec::new();
         for (i, block) in self.blocks.iter().enumerate() {
             x = block.attention.forward(&x, mask.as_ref(), Some(&mut state.cache[i]))?;
-            let (y, scores) = block.cross.forward(&x, &state.memory[i])?;
+            let wanted = heads.iter().any(|&(layer, _)| layer == i);
+            let (y, scores) = block.cross.forward(&x, &state.memory[i], wanted)?;
             x = block.ffn.forward(&y)?;
-            for &(layer, head) in heads {
-                if layer == i {
-                    picked.push(scores.get(0)?.get(head)?);
+            if let Some(scores) = scores.filter(|_| wanted) {
+                for &(layer, head) in heads {
+                    if layer == i {
+                        picked.push(scores.get(0)?.get(head)?);
+                    }
                 }
             }
         }
