@@ -176,3 +176,56 @@ fn a_two_speaker_video_becomes_timed_lines_with_two_speakers_that_render_and_exp
     assert!(mix.path.is_file() && mix.path.extension().is_some_and(|e| e == "wav"), "{:?}", tracks[0].report.files);
     assert!(tracks[0].report.duration_s > 12.0, "the programme holds the four lines");
 }
+
+#[test]
+fn takes_are_checked_by_ear_a_cut_or_silent_take_is_flagged_and_an_edited_line_is_heard_again() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let rt = runtime.handle();
+    let dir = revoice_tests::data::scratch_data_dir();
+    let config = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
+    let engine = rt.block_on(Engine::open(config)).unwrap();
+    let (project, track) = rt.block_on(engine.create_project("Tight", "en-US")).unwrap();
+    // The second slot is far too short for its line, and the third follows at once: smart fit must cut.
+    let srt = "1\n00:00:00,500 --> 00:00:03,000\nThe boats are in.\n\n2\n00:00:03,200 --> 00:00:04,000\nFine. I'll check the lamps along the whole pier tonight.\n\n3\n00:00:04,050 --> 00:00:06,500\nThen we are done.\n";
+    let cues = parse_srt(srt, "tight.srt").unwrap();
+    rt.block_on(engine.store().import_cues(&track, &cues)).unwrap();
+    let never = AtomicBool::new(false);
+    let summary = engine.render_project(project.id, &RenderScope::default(), &never, &mut |_| {}).unwrap();
+    assert!(summary.failed.is_empty(), "{:?}", summary.failed);
+
+    let mut seen = Vec::new();
+    let checked = engine.check_project(project.id, false, &mut |done, total| {
+        seen.push((done, total));
+        true
+    })
+    .unwrap();
+    assert_eq!(seen.last(), Some(&(3, 3)));
+    assert_eq!(checked.len(), 3);
+    assert!(checked[0].passed() && checked[2].passed(), "{checked:#?}");
+    let cut = &checked[1];
+    assert!(!cut.passed(), "a line cut to a fraction of itself fails: {cut:?}");
+    assert!(cut.problems.iter().any(|p| p.contains("lost its last words") && p.contains("the fit's cut")), "{:?}", cut.problems);
+    // Stored: asked again, nothing is heard again and the same verdicts come back.
+    let again = engine.check_project(project.id, false, &mut |_, _| true).unwrap();
+    assert!(again.iter().all(|l| !l.fresh));
+    assert_eq!(again.iter().map(|l| l.passed()).collect::<Vec<_>>(), vec![true, false, true]);
+    let failing = rt.block_on(engine.failing_checks(project.id)).unwrap();
+    assert_eq!(failing.len(), 1);
+    assert_eq!(failing[0].0, cut.segment_id);
+
+    // A take whose audio went silent on disk fails as silent when heard again.
+    let lines = rt.block_on(engine.track_lines(track.id)).unwrap();
+    let first = &lines.lines[0];
+    let key = first.take_key().unwrap();
+    let rate = engine.speech().unwrap().sample_rate();
+    engine.segments().put(&key, &vec![0.0; rate as usize * 2], rate).unwrap();
+    let silent = engine.check_project(project.id, true, &mut |_, _| true).unwrap();
+    assert!(silent[0].problems.iter().any(|p| p.starts_with("silent")), "{:?}", silent[0]);
+
+    // The line edited and rendered again: its new take is heard and passes.
+    rt.block_on(engine.edit_line(first.segment.id, revoice_engine::LineEdit { text: Some("The boats are in at last.".into()), ..Default::default() })).unwrap();
+    engine.render_project(project.id, &RenderScope::default(), &never, &mut |_| {}).unwrap();
+    let after = engine.check_project(project.id, false, &mut |_, _| true).unwrap();
+    assert!(after[0].fresh && after[0].passed(), "{:?}", after[0]);
+    assert!(!after[2].fresh);
+}

@@ -93,6 +93,18 @@ pub enum ProjectCommand {
         #[arg(long)]
         device: Option<String>,
     },
+    /// Check every rendered line by ear: Whisper hears each take as the programme places it,
+    /// and each line passes or says what failed (silence, clipping, lost words, the fit's cut).
+    /// Checks are stored with the takes; takes already checked are not heard again.
+    Qc {
+        project: i64,
+        /// Hear takes that were already checked again.
+        #[arg(long)]
+        again: bool,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Mix every track over the bed and write the mix, stems and subtitles.
     Export {
         project: i64,
@@ -203,7 +215,48 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
             let request = crate::play::PlayRequest { project, from, to, looping, segment, language, device };
             crate::play::play(engine, request).await?
         }
-        ProjectCommand::Export { project, out, format, loudness } => export(engine, project, &out, format, loudness).await?,
+        ProjectCommand::Qc { project, again, json } => {
+            let checking = engine.clone();
+            let lines = tokio::task::spawn_blocking(move || {
+                let bar = indicatif::ProgressBar::new(0);
+                let result = checking.check_project(project, again, &mut |done, total| {
+                    bar.set_length(total as u64);
+                    bar.set_position(done as u64);
+                    true
+                });
+                bar.finish_and_clear();
+                result
+            })
+            .await
+            .expect("check thread")?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&lines).expect("report serialises"));
+            } else {
+                for line in &lines {
+                    let mark = if line.passed() { "pass" } else { "FAIL" };
+                    println!("{:>5}  {mark}  {:>4.0} %  {:?}", line.segment_id, 100.0 * line.word_error_rate, line.text);
+                    if !line.passed() {
+                        println!("               heard: {:?}", line.heard);
+                        for problem in &line.problems {
+                            println!("               {problem}");
+                        }
+                    }
+                }
+                let passed = lines.iter().filter(|l| l.passed()).count();
+                let fresh = lines.iter().filter(|l| l.fresh).count();
+                println!("{passed} of {} rendered lines passed ({fresh} heard now, {} as checked before)", lines.len(), lines.len() - fresh);
+            }
+        }
+        ProjectCommand::Export { project, out, format, loudness } => {
+            export(engine, project, &out, format, loudness).await?;
+            let failing = engine.failing_checks(project).await?;
+            if !failing.is_empty() {
+                eprintln!("warning: {} exported lines failed their check (`revoice project qc {project}`):", failing.len());
+                for (segment, problems) in failing {
+                    eprintln!("  line {segment}: {}", problems.join("; "));
+                }
+            }
+        }
         ProjectCommand::Status { project } => status(engine, project).await?,
         ProjectCommand::Lines { project } => {
             for track in engine.project_lines(project).await? {

@@ -18,6 +18,7 @@
 
 pub mod cache;
 mod casting;
+pub mod checking;
 pub mod config;
 pub mod doctor;
 mod fitting;

@@ -103,6 +103,8 @@ pub struct FittedLine {
     pub cue: Cue,
     /// Seconds it runs into the next line (natural timing).
     pub overlap: Option<f64>,
+    /// How it was placed (rate, cut), for the take check.
+    pub placement: Placement,
 }
 
 /// The programme length of a track: it ends where its last line ends, as
@@ -207,6 +209,6 @@ impl TrackLines {
         let placement = place(line.strategy, &line.slot, natural, &self.limits);
         let audio = fit_line(&samples, sample_rate, &placement, f.gain_db as f32, f.fade_in_s as f32, f.fade_out_s as f32);
         let cue = Cue { start: placement.start, end: placement.start + placement.length, text: f.text.clone(), speaker: self.speaker_name(f.speaker_id) };
-        Ok(Some(FittedLine { segment_id: line.segment.id, start: placement.start, audio, cue, overlap: placement.overlap }))
+        Ok(Some(FittedLine { segment_id: line.segment.id, start: placement.start, audio, cue, overlap: placement.overlap, placement }))
     }
 }

@@ -13,6 +13,7 @@ pub mod pipeline;
 pub mod player;
 pub mod programme;
 pub mod project_file;
+pub mod qc;
 pub mod segment_store;
 pub mod timing;
 pub mod transport;

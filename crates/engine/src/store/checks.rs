@@ -1,0 +1,55 @@
+//! Take checks in the database: what Whisper heard in a take, placed as the
+//! programme places it, and the problems found (see `dub::qc`). One row per
+//! take, replaced when the take is checked again.
+
+use serde::Serialize;
+
+use super::Store;
+use crate::error::Result;
+
+/// A stored check of one take.
+#[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow)]
+pub struct TakeCheckRecord {
+    pub take_id: i64,
+    /// The fit the check heard (rate and cut), so a changed fit is heard again.
+    pub placement: String,
+    pub heard: String,
+    pub word_error_rate: f64,
+    /// Each problem, a sentence (JSON array).
+    pub problems_json: String,
+    pub passed: bool,
+    pub checked_at: String,
+}
+
+impl TakeCheckRecord {
+    /// The problems, as sentences.
+    pub fn problems(&self) -> Vec<String> {
+        serde_json::from_str(&self.problems_json).unwrap_or_default()
+    }
+}
+
+impl Store {
+    /// Saves (or replaces) a take's check.
+    pub async fn save_take_check(&self, take_id: i64, placement: &str, heard: &str, word_error_rate: f64, problems: &[String], passed: bool) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO take_checks (take_id, placement, heard, word_error_rate, problems_json, passed) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             ON CONFLICT(take_id) DO UPDATE SET placement = ?2, heard = ?3, word_error_rate = ?4, problems_json = ?5, passed = ?6,
+             checked_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')",
+        )
+        .bind(take_id)
+        .bind(placement)
+        .bind(heard)
+        .bind(word_error_rate)
+        .bind(serde_json::to_string(problems).expect("problems serialise"))
+        .bind(passed)
+        .execute(&self.pool)
+        .await
+        .map_err(|e| self.db(e))?;
+        Ok(())
+    }
+
+    /// The check of a take, if it has one.
+    pub async fn take_check(&self, take_id: i64) -> Result<Option<TakeCheckRecord>> {
+        sqlx::query_as("SELECT * FROM take_checks WHERE take_id = ?1").bind(take_id).fetch_optional(&self.pool).await.map_err(|e| self.db(e))
+    }
+}
