@@ -126,24 +126,9 @@ pub fn synth(data_dir: &Path, voice: &str, reference_python: Option<&str>, threa
 
 /// Runs scripts/dev/ort_reference.py; returns (audio s, render s) per line.
 fn run_reference(python: &str, data_dir: &Path, voice: &str, phonemes: &[String], threads: usize) -> std::result::Result<Vec<(f64, f64)>, String> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/dev/ort_reference.py");
-    let mut child = Command::new(python)
-        .arg(&script)
-        .arg(data_dir)
-        .arg(threads.to_string())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot run {python}: {e}"))?;
     let request = serde_json::json!({"voice": voice, "speed": 1.0, "lines": phonemes});
-    child.stdin.take().expect("piped").write_all(request.to_string().as_bytes()).map_err(|e| e.to_string())?;
-    let out = child.wait_with_output().map_err(|e| e.to_string())?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        return Err(err.lines().last().unwrap_or("failed").to_string());
-    }
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())?;
+    let data_dir = data_dir.display().to_string();
+    let v = run_dev_script(python, "ort_reference.py", &[&data_dir, &threads.to_string()], &request)?;
     println!("reference: kokoro-onnx {} with onnxruntime {} on {threads} threads", v["versions"]["kokoro_onnx"], v["versions"]["onnxruntime"]);
     Ok(v["lines"]
         .as_array()
@@ -151,6 +136,27 @@ fn run_reference(python: &str, data_dir: &Path, voice: &str, phonemes: &[String]
         .iter()
         .map(|l| (l["seconds_audio"].as_f64().unwrap_or(0.0), l["seconds_render"].as_f64().unwrap_or(0.0)))
         .collect())
+}
+
+/// Runs `scripts/dev/<script>` with `args`, `request` as JSON on its
+/// stdin; its stdout read as JSON, or the last line of its stderr as the error.
+pub fn run_dev_script(python: &str, script: &str, args: &[&str], request: &serde_json::Value) -> std::result::Result<serde_json::Value, String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/dev").join(script);
+    let mut child = Command::new(python)
+        .arg(&path)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {python}: {e}"))?;
+    child.stdin.take().expect("piped").write_all(request.to_string().as_bytes()).map_err(|e| e.to_string())?;
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(err.lines().last().unwrap_or("failed").to_string());
+    }
+    serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())
 }
 
 /// A Python that can run `import {imports}`, if any: the one given, then `$env`, then `python3`.

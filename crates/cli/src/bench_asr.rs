@@ -6,9 +6,7 @@
 //! The clips are two of our Kokoro renders (shipped with the parity test)
 //! and a 33 s clip joined from them across a 30 s window.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use revoice_engine::audio;
@@ -184,22 +182,8 @@ fn run_reference(python: &str, data_dir: &Path, clips: &[Clip], threads: usize) 
         audio::wav::write_pcm16(&path, &clip.samples, 16_000).map_err(|e| e.to_string())?;
         paths.push(path.display().to_string());
     }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/dev/asr_reference.py");
-    let mut child = Command::new(python)
-        .arg(&script)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot run {python}: {e}"))?;
     let request = serde_json::json!({"model_dir": model_dir, "threads": threads, "clips": paths});
-    child.stdin.take().expect("piped").write_all(request.to_string().as_bytes()).map_err(|e| e.to_string())?;
-    let out = child.wait_with_output().map_err(|e| e.to_string())?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        return Err(err.lines().last().unwrap_or("failed").to_string());
-    }
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())?;
+    let v = crate::bench::run_dev_script(python, "asr_reference.py", &[], &request)?;
     let clips = v["clips"]
         .as_array()
         .ok_or("bad reference output")?
