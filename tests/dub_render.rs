@@ -2,11 +2,19 @@
 //! synthesis key changed are synthesised; strategy changes that do not ask
 //! the model for a new length synthesise nothing; damaged audio on disk is
 //! rendered again; a cancelled render stops. A two-speaker video becomes
-//! a project (Whisper and GE2E) that renders and exports.
+//! a project (Whisper and GE2E) that keeps the video as its original
+//! dialogue, cuts each speaker's lines from it, renders and exports. Takes are heard
+//! back: a line the fit must cut is cut at a pause and flagged, taken
+//! again once, and a silent take is flagged.
 
 use std::sync::atomic::AtomicBool;
 
 use revoice_engine::dub::pipeline::{RenderScope, RenderSummary};
+use revoice_engine::checking::{ListenEvent, ListenRequest};
+use revoice_engine::audio::levels::FrameLevels;
+use revoice_engine::dub::segment_store::Stored;
+use revoice_engine::dub::timing::cut_span;
+use revoice_engine::dub::PROGRAMME_RATE;
 use revoice_engine::subtitles::parse_srt;
 use revoice_engine::{Engine, EngineConfig};
 
@@ -157,6 +165,22 @@ fn a_two_speaker_video_becomes_timed_lines_with_two_speakers_that_render_and_exp
     assert_eq!(speakers, ["Speaker 1", "Speaker 2", "Speaker 1", "Speaker 2"]);
     assert_eq!(heard.speakers, 2);
 
+    // The video stays as the original dialogue; each speaker's own lines
+    // are cut from it into their voice reference, with what they say.
+    assert_eq!(project.original_media.as_deref().map(std::path::Path::new), Some(video.canonicalize().unwrap().as_path()));
+    let clips = engine.original_speaker_clips(project.id).unwrap();
+    assert_eq!(clips.len(), 2, "{clips:?}");
+    let speakers = rt.block_on(engine.store().speakers(project.id)).unwrap();
+    for clip in &clips {
+        let name = &speakers.iter().find(|s| s.id == clip.speaker_id).unwrap().name;
+        let own: Vec<&revoice_engine::subtitles::Cue> = heard.cues.iter().filter(|c| c.speaker.as_deref() == Some(name.as_str())).collect();
+        let cut = revoice_engine::audio::decode::decode_file(&clip.recording).unwrap();
+        let spoken: f64 = own.iter().map(|c| c.end - c.start).sum();
+        assert!((cut.seconds() - spoken - 0.25 * (own.len() - 1) as f64).abs() < 0.05, "{} s cut for {spoken} s of lines", cut.seconds());
+        let text: Vec<&str> = own.iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(clip.text.as_deref(), Some(text.join(" ").as_str()));
+    }
+
     // Rename, give voices, render, export.
     let first = rt.block_on(engine.speaker_named(project.id, "Speaker 1")).unwrap();
     rt.block_on(engine.rename_speaker(project.id, first.id, "Ana")).unwrap();
@@ -185,33 +209,62 @@ fn takes_are_checked_by_ear_a_cut_or_silent_take_is_flagged_and_an_edited_line_i
     let config = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
     let engine = rt.block_on(Engine::open(config)).unwrap();
     let (project, track) = rt.block_on(engine.create_project("Tight", "en-US")).unwrap();
-    // The second slot is far too short for its line, and the third follows at once: smart fit must cut.
-    let srt = "1\n00:00:00,500 --> 00:00:03,000\nThe boats are in.\n\n2\n00:00:03,200 --> 00:00:04,000\nFine. I'll check the lamps along the whole pier tonight.\n\n3\n00:00:04,050 --> 00:00:06,500\nThen we are done.\n";
+    // The second slot is far too short for its line, and the third follows at once: smart fit must
+    // cut, and its room ends inside a word.
+    let srt = "1\n00:00:00,500 --> 00:00:03,000\nThe boats are in.\n\n2\n00:00:03,200 --> 00:00:05,040\nFine. I'll check the lamps along the whole pier tonight.\n\n3\n00:00:05,090 --> 00:00:07,500\nThen we are done.\n";
     let cues = parse_srt(srt, "tight.srt").unwrap();
     rt.block_on(engine.store().import_cues(&track, &cues)).unwrap();
     let never = AtomicBool::new(false);
     let summary = engine.render_project(project.id, &RenderScope::default(), &never, &mut |_| {}).unwrap();
     assert!(summary.failed.is_empty(), "{:?}", summary.failed);
 
+    let heard_only = |again: bool| ListenRequest { only: None, again, retake: false };
     let mut seen = Vec::new();
-    let checked = engine.check_project(project.id, false, &mut |done, total| {
-        seen.push((done, total));
-        true
-    })
-    .unwrap();
+    let checked = engine
+        .listen_back(project.id, &heard_only(false), &never, &mut |event| {
+            if let ListenEvent::Checked { done, total, .. } = event {
+                seen.push((done, total));
+            }
+        })
+        .unwrap();
     assert_eq!(seen.last(), Some(&(3, 3)));
     assert_eq!(checked.len(), 3);
     assert!(checked[0].passed() && checked[2].passed(), "{checked:#?}");
     let cut = &checked[1];
     assert!(!cut.passed(), "a line cut to a fraction of itself fails: {cut:?}");
     assert!(cut.problems.iter().any(|p| p.contains("lost its last words") && p.contains("the fit's cut")), "{:?}", cut.problems);
+    // The cut was planned inside a word; it fell back to the last pause before it.
+    let tight = rt.block_on(engine.track_lines(track.id)).unwrap();
+    let planned = tight.lines[1].placement(&tight.limits).unwrap();
+    let fitted = tight.fit(engine.segments(), 1, PROGRAMME_RATE).unwrap().unwrap();
+    let Stored::Audio(rendered) = engine.segments().get(&tight.lines[1].take_key().unwrap(), PROGRAMME_RATE).unwrap() else { panic!("the take is on disk") };
+    let levels = FrameLevels::of(&rendered, PROGRAMME_RATE);
+    let (from, to) = cut_span(&planned).unwrap();
+    assert!(!levels.is_silent_between(from, to), "the room runs out inside a word: {planned:?}");
+    assert!(fitted.placement.trimmed_to.unwrap() < planned.trimmed_to.unwrap(), "cut moved back: {:?} vs {planned:?}", fitted.placement);
+    let (from, to) = cut_span(&fitted.placement).unwrap();
+    assert!(levels.is_silent_between(from, to), "the cut's fade is in a pause: {:?}", fitted.placement);
+    assert_eq!(fitted.audio.len(), (planned.length * PROGRAMME_RATE as f64).round() as usize, "the line keeps its place on the timeline");
+    let heard_words = revoice_engine::text::word_errors::word_errors("Fine. I'll check the lamps along the whole pier tonight.", &cut.heard);
+    assert_eq!((heard_words.substitutions, heard_words.insertions), (0, 0), "only whole words, the first ones, are heard: {:?}", cut.heard);
     // Stored: asked again, nothing is heard again and the same verdicts come back.
-    let again = engine.check_project(project.id, false, &mut |_, _| true).unwrap();
+    let again = engine.listen_back(project.id, &heard_only(false), &never, &mut |_| {}).unwrap();
     assert!(again.iter().all(|l| !l.fresh));
     assert_eq!(again.iter().map(|l| l.passed()).collect::<Vec<_>>(), vec![true, false, true]);
     let failing = rt.block_on(engine.failing_checks(project.id)).unwrap();
     assert_eq!(failing.len(), 1);
     assert_eq!(failing[0].0, cut.segment_id);
+
+    // A failing line heard afresh is taken again once on a fresh seed; it
+    // still cannot fit, so it stays flagged, with the better take in use.
+    let retaken = engine.listen_back(project.id, &ListenRequest { only: Some(vec![cut.segment_id]), again: true, retake: true }, &never, &mut |_| {}).unwrap();
+    assert_eq!(retaken.len(), 1);
+    assert!(retaken[0].retaken && !retaken[0].passed(), "{retaken:?}");
+    let takes = rt.block_on(engine.store().takes(cut.segment_id)).unwrap();
+    assert_eq!(takes.len(), 2, "the re-take is kept beside the first take");
+    let active = rt.block_on(engine.store().segment(cut.segment_id)).unwrap().active_take_id;
+    assert_eq!(active, Some(retaken[0].take_id));
+    assert_eq!(rt.block_on(engine.failing_checks(project.id)).unwrap().len(), 1);
 
     // A take whose audio went silent on disk fails as silent when heard again.
     let lines = rt.block_on(engine.track_lines(track.id)).unwrap();
@@ -219,13 +272,13 @@ fn takes_are_checked_by_ear_a_cut_or_silent_take_is_flagged_and_an_edited_line_i
     let key = first.take_key().unwrap();
     let rate = engine.speech().unwrap().sample_rate();
     engine.segments().put(&key, &vec![0.0; rate as usize * 2], rate).unwrap();
-    let silent = engine.check_project(project.id, true, &mut |_, _| true).unwrap();
+    let silent = engine.listen_back(project.id, &heard_only(true), &never, &mut |_| {}).unwrap();
     assert!(silent[0].problems.iter().any(|p| p.starts_with("silent")), "{:?}", silent[0]);
 
     // The line edited and rendered again: its new take is heard and passes.
     rt.block_on(engine.edit_line(first.segment.id, revoice_engine::LineEdit { text: Some("The boats are in at last.".into()), ..Default::default() })).unwrap();
     engine.render_project(project.id, &RenderScope::default(), &never, &mut |_| {}).unwrap();
-    let after = engine.check_project(project.id, false, &mut |_, _| true).unwrap();
+    let after = engine.listen_back(project.id, &heard_only(false), &never, &mut |_| {}).unwrap();
     assert!(after[0].fresh && after[0].passed(), "{:?}", after[0]);
     assert!(!after[2].fresh);
 }

@@ -1,7 +1,8 @@
 //! The editor's session on the real model and a null audio device: a new
 //! project shows every line stale; a render reports each line queued,
-//! rendering and ready, then the view shows them placed; an edited line is
-//! the only stale one and the only one rendered again; the timeline plays
+//! rendering and ready, then the view shows them placed; the lines rendered
+//! are heard back (Whisper) and the view shows what was heard; an edited
+//! line is the only stale one and the only one rendered and heard again; the timeline plays
 //! with a measured time to first audio; an unrendered line previews.
 
 use std::sync::mpsc::{channel, Receiver};
@@ -66,11 +67,21 @@ fn a_session_renders_plays_and_re_renders_only_the_edited_line() {
         assert_eq!(states, [SegmentState::Queued, SegmentState::Rendering, SegmentState::Ready], "line {}", line.id);
     }
     assert!(matches!(seen.last(), Some(StudioEvent::RenderFinished { rendered: 3, failed: 0, cancelled: false, error: None, .. })), "{:?}", seen.last());
+    // Then the lines just rendered are heard back, each one reported.
+    let seen = wait_for(&events, "end of listening back", |e| matches!(e, StudioEvent::ListenFinished { .. }));
+    assert!(matches!(seen.last(), Some(StudioEvent::ListenFinished { checked: 3, failing: 0, retaken: 0, cancelled: false, error: None, .. })), "{seen:?}");
+    let heard: Vec<i64> = seen.iter().filter_map(|e| match e {
+        StudioEvent::SegmentChecked { segment_id, check, retaken: false } if check.passed => Some(*segment_id),
+        _ => None,
+    }).collect();
+    assert_eq!(heard, lines.iter().map(|l| l.id).collect::<Vec<_>>());
     let view = rt.block_on(session.view(project.id)).unwrap();
     for line in &view.tracks[0].segments {
         assert_eq!(line.state, SegmentState::Ready);
         let fit = line.fit.as_ref().expect("a rendered line is placed");
         assert!(fit.start >= line.start - 1e-9 && fit.end > fit.start, "{line:?}");
+        let check = line.check.as_ref().expect("a line heard back shows what was heard");
+        assert!(check.passed && !check.heard.is_empty(), "{line:?}");
     }
 
     // Edit the second line: it alone is stale, and it alone renders again.
@@ -88,6 +99,11 @@ fn a_session_renders_plays_and_re_renders_only_the_edited_line() {
         _ => None,
     }).collect();
     assert_eq!(rendered, [second]);
+    // Only the edited line is heard again; the others keep their checks.
+    let seen = wait_for(&events, "end of the second listening", |e| matches!(e, StudioEvent::ListenFinished { .. }));
+    assert!(matches!(seen.last(), Some(StudioEvent::ListenFinished { checked: 1, failing: 0, .. })), "{seen:?}");
+    let view = rt.block_on(session.view(project.id)).unwrap();
+    assert!(view.tracks[0].segments.iter().all(|s| s.check.as_ref().is_some_and(|c| c.passed)), "{view:?}");
 
     // Play the timeline (looped: the null device is not paced, so one pass
     // would end at once): voice once the first line is laid.

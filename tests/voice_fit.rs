@@ -141,10 +141,10 @@ async fn voicing_every_speaker_gives_each_a_voice_from_its_clip_and_queues_its_f
     let not_audio = dir.path().join("anna.wav");
     std::fs::write(&not_audio, "not a recording").unwrap();
 
-    let unknown = [SpeakerClip { speaker_id: 9999, recording: reference() }];
+    let unknown = [SpeakerClip { speaker_id: 9999, recording: reference(), text: None }];
     let err = engine.voice_speakers(project.id, None, &unknown, "test fixture").await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::NotFound, "{err}");
-    let clips = [SpeakerClip { speaker_id: id("Keeper"), recording: reference() }, SpeakerClip { speaker_id: id("Anna"), recording: not_audio }];
+    let clips = [SpeakerClip { speaker_id: id("Keeper"), recording: reference(), text: None }, SpeakerClip { speaker_id: id("Anna"), recording: not_audio, text: None }];
     let err = engine.voice_speakers(project.id, None, &clips, " ").await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidInput, "{err}");
     assert!(engine.store().voices().await.unwrap().is_empty(), "a refused request writes nothing");

@@ -107,6 +107,12 @@ pub fn render_project(studio: State<'_, Studio>, project_id: i64, segment_ids: O
     studio.session()?.render(project_id, segment_ids).map_err(text)
 }
 
+/// Listens back to every rendered line not heard yet, in the background.
+#[tauri::command]
+pub fn listen_project(studio: State<'_, Studio>, project_id: i64) -> Answer<()> {
+    studio.session()?.listen(project_id).map_err(text)
+}
+
 #[tauri::command]
 pub fn cancel_render(studio: State<'_, Studio>) -> Answer<bool> {
     Ok(studio.session()?.cancel_render())
@@ -239,6 +245,27 @@ pub async fn segment_peaks(studio: State<'_, Studio>, segment_id: i64) -> Answer
 pub async fn bed_peaks(studio: State<'_, Studio>, project_id: i64) -> Answer<Option<Peaks>> {
     let session = studio.session()?;
     blocking(move || session.bed_peaks(project_id)).await
+}
+
+/// The original dialogue's waveform (`None`: the project has none).
+#[tauri::command]
+pub async fn original_peaks(studio: State<'_, Studio>, project_id: i64) -> Answer<Option<Peaks>> {
+    let session = studio.session()?;
+    blocking(move || session.original_peaks(project_id)).await
+}
+
+/// A new project heard from a recording or video (lines timed, speakers
+/// told apart, the file kept as its original dialogue); `studio://event`
+/// `mediaHeard` events report the seconds heard.
+#[tauri::command]
+pub async fn create_project_from_media(studio: State<'_, Studio>, name: String, path: PathBuf) -> Answer<ProjectView> {
+    studio.session()?.new_project_from_media(&name, &path).await.map_err(text)
+}
+
+/// Stops hearing a recording into a new project (nothing is kept).
+#[tauri::command]
+pub fn cancel_hearing(studio: State<'_, Studio>) -> Answer<bool> {
+    Ok(studio.session()?.cancel_hearing())
 }
 
 #[cfg(test)]

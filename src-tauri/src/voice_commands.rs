@@ -12,7 +12,7 @@ use revoice_engine::studio::view::ProjectView;
 use revoice_engine::{NewLibraryVoice, SpeakerClip, SpeakerVoiced};
 use tauri::State;
 
-use crate::studio::{text, Answer, Studio};
+use crate::studio::{blocking, text, Answer, Studio};
 
 #[tauri::command]
 pub async fn voice_library(studio: State<'_, Studio>) -> Answer<VoiceLibraryView> {
@@ -69,6 +69,14 @@ pub async fn voice_speakers(studio: State<'_, Studio>, project_id: i64, language
     let session = studio.session()?;
     let voiced = studio.engine()?.voice_speakers(project_id, language.as_deref(), &clips, &consent).await.map_err(text)?;
     Ok((voiced, session.view(project_id).await.map_err(text)?))
+}
+
+/// Each speaker's own lines cut from the project's original dialogue into
+/// one recording each, with what they say: the clips for `voice_speakers`.
+#[tauri::command]
+pub async fn original_speaker_clips(studio: State<'_, Studio>, project_id: i64) -> Answer<Vec<SpeakerClip>> {
+    let engine = studio.engine()?;
+    blocking(move || engine.original_speaker_clips(project_id)).await
 }
 
 /// Starts fitting a library voice to its recording in the background (a

@@ -1,5 +1,5 @@
 // End to end: a dub made in the real app window, on the real model and a
-// null audio device. A project from an SRT, a voice, a render, playback,
+// null audio device. A project from an SRT, a voice, a render heard back, playback,
 // one line edited and only that line rendered again, undo, an export
 // whose files are checked on disk, a line deleted and brought back; takes;
 // the voice library (a voice from a recording, renamed, deleted) and the
@@ -80,6 +80,11 @@ test("a dub from an SRT: render, play, edit one line, only it re-renders, undo, 
   assert.match(await session.text("#line-state"), /^Ready/);
   assert.equal(await session.text("#render-project"), "All lines rendered");
   assert.match(await session.text(".render-track"), /^en-US\s*3\/3 ready$/);
+  // Then every line just rendered is heard back (Whisper), and the inspector says what was heard.
+  const listened = await session.waitForText("#editor-status", (t) => t.startsWith("Listened back") || /error|stopped/i.test(t), 600000);
+  assert.equal(listened, "Listened back to 3 lines: all passed");
+  const heard = await session.waitForText("#line-check", (t) => t.startsWith("✓"));
+  assert.match(heard, /^✓ Heard: “Light the lamp\.?”$/i);
   await shot("editor-rendered");
 
   // Play: the position moves (a null device plays faster than real time).

@@ -4,10 +4,23 @@
 
 export type SegmentState = "stale" | "queued" | "rendering" | "ready" | "failed";
 export type Fit = { start: number, end: number, rate: number, trimmed: boolean, overlap: number | null, };
-export type Segment = { id: number, trackId: number, start: number, end: number, text: string, speakerId: number | null, speed: number, gainDb: number, fadeIn: number, fadeOut: number, strategy: string | null, locked: boolean, state: SegmentState, error: string | null, fit: Fit | null, };
+export type TakeCheck = { passed: boolean, heard: string, 
+/**
+ * Each problem, a sentence.
+ */
+problems: Array<string>, wordErrorRate: number, };
+export type Segment = { id: number, trackId: number, start: number, end: number, text: string, speakerId: number | null, speed: number, gainDb: number, fadeIn: number, fadeOut: number, strategy: string | null, locked: boolean, state: SegmentState, error: string | null, fit: Fit | null, 
+/**
+ * Its take heard back, when it has been since its take or fit changed.
+ */
+check: TakeCheck | null, };
 export type Speaker = { id: number, name: string, voice: string, languageVoices: { [key in string]: string }, };
 export type Track = { id: number, language: string, segments: Array<Segment>, };
 export type Project = { id: number, name: string, strategy: string, bed: string | null, 
+/**
+ * The recording or video holding the original dialogue, if any.
+ */
+original: string | null, 
 /**
  * Programme length in seconds: the latest slot end or placed line end.
  */
@@ -24,13 +37,13 @@ firstSoundMs: number | null, firstVoiceMs: number | null,
  * Why the last play request failed.
  */
 error: string | null, };
-export type StudioEvent = { "kind": "modelLoading", loading: boolean, } | { "kind": "renderProgress", projectId: number, done: number, total: number, rendered: number, } | { "kind": "segmentState", segmentId: number, state: SegmentState, error: string | null, } | { "kind": "renderFinished", projectId: number, rendered: number, fresh: number, failed: number, cancelled: boolean, error: string | null, } | { "kind": "playback" } & PlaybackView | { "kind": "previewFinished", segmentId: number, firstSoundMs: number | null, error: string | null, } | { "kind": "voicePreviewFinished", voice: string, firstSoundMs: number | null, error: string | null, };
+export type StudioEvent = { "kind": "modelLoading", loading: boolean, } | { "kind": "renderProgress", projectId: number, done: number, total: number, rendered: number, } | { "kind": "segmentState", segmentId: number, state: SegmentState, error: string | null, } | { "kind": "renderFinished", projectId: number, rendered: number, fresh: number, failed: number, cancelled: boolean, error: string | null, } | { "kind": "listenProgress", projectId: number, done: number, total: number, retaking: number | null, } | { "kind": "segmentChecked", segmentId: number, check: TakeCheck, retaken: boolean, } | { "kind": "listenFinished", projectId: number, checked: number, failing: number, retaken: number, cancelled: boolean, error: string | null, } | { "kind": "playback" } & PlaybackView | { "kind": "previewFinished", segmentId: number, firstSoundMs: number | null, error: string | null, } | { "kind": "voicePreviewFinished", voice: string, firstSoundMs: number | null, error: string | null, } | { "kind": "mediaHeard", seconds: number, };
 export type SegmentEdit = { text?: string, start?: number, end?: number, speakerId?: number, speed?: number, gainDb?: number, 
 /**
  * `""` clears the line's own strategy (the project's applies).
  */
 strategy?: string, };
-export type SettingsEdit = { outputDevice?: string, batchWidth?: number, segmentStoreMb?: number, renderCacheMb?: number, apiEnabled?: boolean, apiPort?: number, };
+export type SettingsEdit = { outputDevice?: string, batchWidth?: number, segmentStoreMb?: number, renderCacheMb?: number, apiEnabled?: boolean, apiPort?: number, listenBack?: boolean, };
 export type TakeView = { id: number, seed: number, seconds: number, createdAt: string, 
 /**
  * The line's audio now.
@@ -114,7 +127,12 @@ fit: FitFigures | null,
  */
 fitting: FitInProgress | null, };
 export type VoiceLibraryView = { stock: Array<VoiceChoice>, library: Array<LibraryVoice>, };
-export type SpeakerClip = { speakerId: number, recording: string, };
+export type SpeakerClip = { speakerId: number, recording: string, 
+/**
+ * What is said in it, when known (cut from the original dialogue);
+ * otherwise Whisper hears it.
+ */
+text?: string, };
 export type SpeakerVoiced = { speakerId: number, speaker: string, 
 /**
  * The library voice made for them and now theirs on the track, when
@@ -142,7 +160,11 @@ devicesError: string | null,
 /**
  * 0: the width measured best on this machine.
  */
-batchWidth: number, segmentStoreMb: number, renderCacheMb: number, apiPort: number, 
+batchWidth: number, segmentStoreMb: number, renderCacheMb: number, 
+/**
+ * Whisper hears each line after a render; a failing line is taken again once.
+ */
+listenBack: boolean, apiPort: number, 
 /**
  * The saved file differs from what the running engine started with.
  */

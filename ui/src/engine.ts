@@ -52,6 +52,9 @@ export function onMenuError(handler: (message: string) => void): Promise<Unliste
 
 export const listProjects = () => invoke<ProjectSummary[]>("list_projects");
 export const createProject = (name: string, language: string) => invoke<Project>("create_project", { name, language });
+/** A project heard from a recording or video (`mediaHeard` events report progress). */
+export const createProjectFromMedia = (name: string, path: string) => invoke<Project>("create_project_from_media", { name, path });
+export const cancelHearing = () => invoke<boolean>("cancel_hearing");
 export const importScript = (projectId: number, path: string, language: string | null = null) =>
   invoke<Project>("import_script", { projectId, path, language });
 export const openProject = (projectId: number) => invoke<Project>("open_project", { projectId });
@@ -65,6 +68,9 @@ export const insertSegment = (trackId: number, at: number, speakerId: number | n
 export const deleteSegment = (segmentId: number) => invoke<Project>("delete_segment", { segmentId });
 export const segmentPeaks = (segmentId: number) => invoke<Peaks | null>("segment_peaks", { segmentId });
 export const bedPeaks = (projectId: number) => invoke<Peaks | null>("bed_peaks", { projectId });
+export const originalPeaks = (projectId: number) => invoke<Peaks | null>("original_peaks", { projectId });
+/** Each speaker's own lines cut from the original dialogue, with their text. */
+export const originalSpeakerClips = (projectId: number) => invoke<SpeakerClip[]>("original_speaker_clips", { projectId });
 export const setSpeakerVoice = (projectId: number, speakerId: number, voice: string, language: string | null = null) =>
   invoke<Project>("set_speaker_voice", { projectId, speakerId, voice, language });
 export const stockVoices = () => invoke<VoiceChoice[]>("stock_voices");
@@ -74,6 +80,8 @@ export const voiceSpeakers = (projectId: number, language: string | null, clips:
 export const renderProject = (projectId: number, segmentIds: number[] | null = null) =>
   invoke<void>("render_project", { projectId, segmentIds });
 export const cancelRender = () => invoke<boolean>("cancel_render");
+/** Listens back to every rendered line not heard yet (events report it). */
+export const listenProject = (projectId: number) => invoke<void>("listen_project", { projectId });
 export const previewSegment = (segmentId: number) => invoke<void>("preview_segment", { segmentId });
 export const play = (projectId: number, trackId: number, from: number) =>
   invoke<PlaybackView>("play", { projectId, trackId, from, loopFrom: null, loopTo: null });

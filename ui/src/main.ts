@@ -11,7 +11,8 @@ import type { Diagnosis } from "./engine";
 import { Editor } from "./views/editor";
 import { enginePanelView } from "./views/engine-panel";
 import { apiSwitchView, type ApiSwitchState } from "./views/api-switch";
-import { emptyProjectForm, projectsView, type ProjectsState } from "./views/projects";
+import { emptyMediaForm, emptyProjectForm, projectsView, type ProjectsState } from "./views/projects";
+import { isMedia } from "./pick";
 import { statusBarView } from "./views/status-bar";
 import { SettingsPage } from "./views/settings";
 import { VoiceLibrary } from "./views/voices";
@@ -24,7 +25,7 @@ interface ShellState {
 }
 
 const shell: ShellState = { report: null, error: null, busy: false };
-const home: ProjectsState = { projects: [], busy: false, error: null, form: emptyProjectForm() };
+const home: ProjectsState = { projects: [], busy: false, error: null, form: emptyProjectForm(), media: emptyMediaForm(), hearing: null };
 const api: ApiSwitchState = { url: null, busy: false, error: null };
 const workspace = document.getElementById("workspace")!;
 const statusBar = document.getElementById("status-bar")!;
@@ -56,7 +57,7 @@ function homeTemplate(): TemplateResult {
       ? voices.template()
       : tab === "settings" && settingsPage
         ? settingsPage.template()
-        : html`<div>${projectsView(home, { open: openEditor, rename, remove, createFromScript, changed: render })}</div><div>${apiSwitchView(api, (on) => void toggleApi(on))}</div><div>${enginePanelView(shell, { checkAgain, openDataDir: revealDataDir })}</div>`;
+        : html`<div>${projectsView(home, { open: openEditor, rename, remove, createFromScript, createFromMedia, cancelHearing, changed: render })}</div><div>${apiSwitchView(api, (on) => void toggleApi(on))}</div><div>${enginePanelView(shell, { checkAgain, openDataDir: revealDataDir })}</div>`;
   return html`${tabs()}<div>${body}</div>`;
 }
 
@@ -126,6 +127,28 @@ async function createFromScript(name: string, path: string, language: string): P
   }
 }
 
+async function createFromMedia(name: string, path: string): Promise<void> {
+  home.busy = true;
+  home.hearing = { seconds: 0 };
+  render();
+  try {
+    const project = await engine.createProjectFromMedia(name, path);
+    home.media = emptyMediaForm();
+    home.error = null;
+    await openEditor(project.id);
+  } catch (e) {
+    home.error = String(e);
+  } finally {
+    home.busy = false;
+    home.hearing = null;
+    render();
+  }
+}
+
+function cancelHearing(): void {
+  void engine.cancelHearing();
+}
+
 async function guard(action: Promise<unknown>): Promise<void> {
   try {
     await action;
@@ -175,6 +198,10 @@ async function revealDataDir(): Promise<void> {
 }
 
 void engine.onStudioEvent((event) => {
+  if (event.kind === "mediaHeard" && home.hearing) {
+    home.hearing.seconds = event.seconds;
+    if (!editor) render();
+  }
   editor?.view.handle(event);
   voices?.handle(event);
 });
@@ -183,14 +210,17 @@ void engine.onMenuError((message) => {
   shell.error = message;
   render();
 });
-// A script dropped on the window starts a new project from it; a
-// recording dropped on the voice library goes into its add form.
+// A script dropped on the projects page goes into the new-project form,
+// a recording or video into the new-from-media form; a recording dropped
+// on the voice library goes into its add form.
 void getCurrentWebview().onDragDropEvent((event) => {
   if (event.payload.type !== "drop" || !event.payload.paths.length || editor) return;
   if (tab === "voices" && voices) {
     voices.dropped(event.payload.paths[0]);
   } else {
-    home.form.path = event.payload.paths[0];
+    const path = event.payload.paths[0];
+    if (isMedia(path)) home.media.path = path;
+    else home.form.path = path;
     render();
   }
 });

@@ -1,14 +1,24 @@
 // The system's open dialog, for the places a path is typed: a script, a
-// recording, a bed, an export folder. The typed field stays, so paths can
+// recording, a recording or video to hear, a bed, an export folder. The typed field stays, so paths can
 // be pasted and the end-to-end tests can type them.
 import { open } from "@tauri-apps/plugin-dialog";
 import { html, type TemplateResult } from "lit-html";
 
-export type PickKind = "script" | "audio" | "folder";
+export type PickKind = "script" | "audio" | "media" | "folder";
+
+/** Files a project can be heard from: audio, and video whose audio is read. */
+export const MEDIA_EXTENSIONS = ["wav", "mp3", "flac", "ogg", "opus", "m4a", "aac", "mp4", "m4v", "mkv", "mov", "webm"];
+
+/** Whether a path names a recording or video (by its extension). */
+export function isMedia(path: string): boolean {
+  const ext = path.split(".").pop()?.toLowerCase() ?? "";
+  return MEDIA_EXTENSIONS.includes(ext);
+}
 
 const FILTERS: Record<Exclude<PickKind, "folder">, { name: string; extensions: string[] }[]> = {
   script: [{ name: "Subtitles and scripts", extensions: ["srt", "vtt", "txt", "json"] }],
   audio: [{ name: "Audio", extensions: ["wav", "mp3", "flac", "ogg", "opus", "m4a", "aac", "webm", "mp4"] }],
+  media: [{ name: "Recordings and videos", extensions: MEDIA_EXTENSIONS }],
 };
 
 /** A "Browse…" button, placed right after the path's input: `picked` gets

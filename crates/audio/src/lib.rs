@@ -1,6 +1,6 @@
 //! Audio in and out of the engine: output devices, playback of a finished
 //! buffer and live playback while rendering, decoding and resampling,
-//! WAV files, pitch tracking, pitch-keeping time-stretch, sidechain ducking, and the
+//! WAV files, frame levels (speech and pauses), pitch tracking, pitch-keeping time-stretch, sidechain ducking, and the
 //! log-mel distance the model tests compare audio by.
 
 pub mod compare;
@@ -8,6 +8,7 @@ pub mod decode;
 pub mod devices;
 pub mod ducking;
 pub mod encode;
+pub mod levels;
 pub mod live;
 pub mod loudness;
 pub mod peaks;

@@ -36,6 +36,17 @@ pub enum ProjectCommand {
         name: String,
         file: PathBuf,
     },
+    /// Attach a recording or video as the project's original dialogue (a project made with
+    /// new-from-media has its file already).
+    Original { project: i64, file: PathBuf },
+    /// Voice every speaker from their own lines in the original dialogue: each speaker's lines
+    /// (up to 30 s, none talked over) are cut into a recording, made a library voice, and fitted.
+    CastFromOriginal {
+        project: i64,
+        /// Who consented to these voices being made (kept with each voice).
+        #[arg(long)]
+        consent: String,
+    },
     /// Rename a speaker (Speaker 1 → the character's name).
     RenameSpeaker {
         project: i64,
@@ -67,7 +78,12 @@ pub enum ProjectCommand {
     /// Set the background bed (music and effects under the dub).
     Bed { project: i64, file: PathBuf },
     /// Render every line whose audio is missing or out of date (interrupted renders resume here).
-    Render { project: i64 },
+    Render {
+        project: i64,
+        /// Then listen back to every line not yet heard (`qc --retake`: a failing line is taken again once).
+        #[arg(long)]
+        check: bool,
+    },
     /// Play a track on the timeline (lines not rendered yet render in playhead
     /// order and join as they are ready), or preview one line. While it plays,
     /// type a command and Enter: pause, play, seek SECONDS, loop FROM TO,
@@ -101,6 +117,9 @@ pub enum ProjectCommand {
         /// Hear takes that were already checked again.
         #[arg(long)]
         again: bool,
+        /// Take a line that fails again, once, on a fresh seed (the better take stays in use).
+        #[arg(long)]
+        retake: bool,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -166,6 +185,24 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
                 println!("  {:>7.2} → {:>7.2}  {:<10} {}", cue.start, cue.end, cue.speaker.as_deref().unwrap_or(""), cue.text);
             }
         }
+        ProjectCommand::Original { project, file } => {
+            let (path, seconds) = engine.set_original_dialogue(project, &file).await?;
+            println!("project {project}: original dialogue {} ({seconds:.1} s)", path.display());
+        }
+        ProjectCommand::CastFromOriginal { project, consent } => {
+            let cutting = engine.clone();
+            let clips = tokio::task::spawn_blocking(move || cutting.original_speaker_clips(project)).await.expect("cutting thread")?;
+            if clips.is_empty() {
+                return Err(Error::invalid(format!("project {project}"), "no speaker has a line of their own to cut"));
+            }
+            for voiced in engine.voice_speakers(project, None, &clips, &consent).await? {
+                match (&voiced.voice, &voiced.note) {
+                    (Some(voice), _) => println!("{}: {voice} (its matched blend for now{})", voiced.speaker, if voiced.fitting { "; the fit begun here stops with this command and resumes from its checkpoint when the studio fits it" } else { "" }),
+                    (None, Some(note)) => println!("{}: no voice: {note}", voiced.speaker),
+                    (None, None) => println!("{}: no voice", voiced.speaker),
+                }
+            }
+        }
         ProjectCommand::RenameSpeaker { project, speaker, new_name } => {
             let old = engine.speaker_named(project, &speaker).await?;
             let renamed = engine.rename_speaker(project, old.id, &new_name).await?;
@@ -209,20 +246,29 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
             let id = revoice_engine::dub::project_file::import(store, &document).await?;
             println!("created project {id} \"{}\" from {}", document.name, file.display());
         }
-        ProjectCommand::Render { project } => render(engine, project).await?,
+        ProjectCommand::Render { project, check } => {
+            render(engine, project).await?;
+            if check {
+                let qc = ProjectCommand::Qc { project, again: false, retake: true, json: false };
+                return Box::pin(run(engine, qc)).await;
+            }
+        }
         ProjectCommand::Play { project, from, to, looping, segment, language, device } => {
             let device = device.unwrap_or_else(|| engine.config().settings.audio.output_device.clone());
             let request = crate::play::PlayRequest { project, from, to, looping, segment, language, device };
             crate::play::play(engine, request).await?
         }
-        ProjectCommand::Qc { project, again, json } => {
+        ProjectCommand::Qc { project, again, retake, json } => {
             let checking = engine.clone();
             let lines = tokio::task::spawn_blocking(move || {
                 let bar = indicatif::ProgressBar::new(0);
-                let result = checking.check_project(project, again, &mut |done, total| {
-                    bar.set_length(total as u64);
-                    bar.set_position(done as u64);
-                    true
+                let request = revoice_engine::checking::ListenRequest { only: None, again, retake };
+                let result = checking.listen_back(project, &request, &AtomicBool::new(false), &mut |event| match event {
+                    revoice_engine::checking::ListenEvent::Retaking { segment_id } => bar.set_message(format!("taking line {segment_id} again")),
+                    revoice_engine::checking::ListenEvent::Checked { done, total, .. } => {
+                        bar.set_length(total as u64);
+                        bar.set_position(done as u64);
+                    }
                 });
                 bar.finish_and_clear();
                 result
@@ -233,7 +279,12 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
                 println!("{}", serde_json::to_string_pretty(&lines).expect("report serialises"));
             } else {
                 for line in &lines {
-                    let mark = if line.passed() { "pass" } else { "FAIL" };
+                    let mark = match (line.passed(), line.retaken) {
+                        (true, false) => "pass",
+                        (true, true) => "pass (re-taken)",
+                        (false, false) => "FAIL",
+                        (false, true) => "FAIL (re-taken too)",
+                    };
                     println!("{:>5}  {mark}  {:>4.0} %  {:?}", line.segment_id, 100.0 * line.word_error_rate, line.text);
                     if !line.passed() {
                         println!("               heard: {:?}", line.heard);
@@ -244,7 +295,9 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
                 }
                 let passed = lines.iter().filter(|l| l.passed()).count();
                 let fresh = lines.iter().filter(|l| l.fresh).count();
-                println!("{passed} of {} rendered lines passed ({fresh} heard now, {} as checked before)", lines.len(), lines.len() - fresh);
+                let retaken = lines.iter().filter(|l| l.retaken).count();
+                let retaken = if retaken > 0 { format!("; {retaken} taken again") } else { String::new() };
+                println!("{passed} of {} rendered lines passed ({fresh} heard now, {} as checked before{retaken})", lines.len(), lines.len() - fresh);
             }
         }
         ProjectCommand::Export { project, out, format, loudness } => {

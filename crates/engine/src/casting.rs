@@ -16,12 +16,17 @@ use crate::voice::library::VoiceDetails;
 use crate::{Engine, NewLibraryVoice};
 
 /// One speaker's recording.
-#[derive(Debug, Clone, PartialEq, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SpeakerClip {
     pub speaker_id: i64,
     #[ts(type = "string")]
     pub recording: PathBuf,
+    /// What is said in it, when known (cut from the original dialogue);
+    /// otherwise Whisper hears it.
+    #[serde(default)]
+    #[ts(optional)]
+    pub text: Option<String>,
 }
 
 /// What became of one speaker.
@@ -78,15 +83,15 @@ impl Engine {
             if clips[..i].iter().any(|c| c.speaker_id == clip.speaker_id) {
                 return Err(Error::invalid(format!("speaker {:?}", speaker.name), "has two recordings: choose one"));
             }
-            cast.push((speaker.clone(), clip.recording.clone()));
+            cast.push((speaker.clone(), clip.recording.clone(), clip.text.clone().unwrap_or_default()));
         }
         let mut voiced = Vec::with_capacity(cast.len());
-        for (speaker, recording) in cast {
+        for (speaker, recording, reference_text) in cast {
             let name = cast_voice_name(&project.name, &speaker.name);
             let details = VoiceDetails {
                 name: name.clone(),
                 description: format!("{} in {}", speaker.name, project.name),
-                reference_text: String::new(),
+                reference_text,
                 consent: consent.trim().to_string(),
             };
             let mut outcome = SpeakerVoiced { speaker_id: speaker.id, speaker: speaker.name.clone(), voice: None, fitting: false, note: None };

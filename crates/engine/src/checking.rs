@@ -1,16 +1,24 @@
-//! Checking a project's takes by ear, for every face (an `impl Engine`):
+//! Listening back to a project's takes, for every face (an `impl Engine`):
 //! each line's active take, placed as the programme places it, is heard by
 //! the listener and judged against its text ([`crate::dub::qc`]); the result
-//! is stored with the take, so it survives restarts and a take already
-//! heard under the same fit is not heard again. A new take (an edited line
-//! re-rendered) has no check yet, so it is heard next time.
+//! is stored with the take and the fit it heard, so it survives restarts and
+//! a take already heard under the same fit is not heard again. A take that
+//! fails when first heard can be taken again once on a fresh seed; the
+//! better of the two stays in use, and a line that still fails is left for
+//! a person (the editor marks it, export warns about it).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 
+use crate::dub::lines::TrackLines;
+use crate::dub::pipeline::RenderScope;
 use crate::dub::qc::{judge, placement_signature};
 use crate::error::{Error, Result};
 use crate::language;
 use crate::model::whisper::TranscriptOptions;
+use crate::store::TakeCheckRecord;
 use crate::Engine;
 
 /// Whisper's rate: lines are fitted straight to it.
@@ -29,92 +37,157 @@ pub struct CheckedLine {
     pub problems: Vec<String>,
     /// Heard in this run (false: the stored check of this take and fit).
     pub fresh: bool,
+    /// Taken again on a fresh seed in this run, because its take failed.
+    pub retaken: bool,
 }
 
 impl CheckedLine {
     pub fn passed(&self) -> bool {
         self.problems.is_empty()
     }
+
+    /// Fewer problems, then fewer wrong words.
+    fn better_than(&self, other: &CheckedLine) -> bool {
+        (self.problems.len(), self.word_error_rate) < (other.problems.len(), other.word_error_rate)
+    }
+}
+
+/// What to listen to.
+#[derive(Debug, Clone, Default)]
+pub struct ListenRequest {
+    /// Only these lines (every rendered line when `None`).
+    pub only: Option<Vec<i64>>,
+    /// Hear takes again even when a check of them under the same fit is stored.
+    pub again: bool,
+    /// Take a line that fails when first heard again, once, on a fresh seed.
+    pub retake: bool,
+}
+
+/// What listening back reports as it goes.
+#[derive(Debug)]
+pub enum ListenEvent<'a> {
+    /// A failing line is being taken again on a fresh seed.
+    Retaking { segment_id: i64 },
+    /// A line's verdict (after its re-take, if it had one), and how many of
+    /// the lines to hear are done.
+    Checked { line: &'a CheckedLine, done: usize, total: usize },
 }
 
 impl Engine {
-    /// Checks every rendered line of a project (blocking: about a second a
-    /// line). With `again`, takes already checked are heard again.
-    /// `progress` hears (lines done, lines to check) and cancels by
-    /// returning false.
-    pub fn check_project(&self, project_id: i64, again: bool, progress: &mut dyn FnMut(usize, usize) -> bool) -> Result<Vec<CheckedLine>> {
+    /// Listens back to a project's rendered lines (blocking: about a second
+    /// a line, plus a render for each re-take). Cancelled between lines by
+    /// `cancel`; what was heard by then is stored.
+    pub fn listen_back(&self, project_id: i64, request: &ListenRequest, cancel: &AtomicBool, events: &mut dyn FnMut(ListenEvent)) -> Result<Vec<CheckedLine>> {
         let tracks = self.runtime().block_on(self.project_lines(project_id))?;
-        let total: usize = tracks.iter().map(|t| t.lines.iter().filter(|l| l.take.is_some()).count()).sum();
+        let stored = if request.again { HashMap::new() } else { self.runtime().block_on(self.store().project_take_checks(project_id))? };
+        let wanted = |id: i64| request.only.as_ref().is_none_or(|only| only.contains(&id));
+        let todo: Vec<(usize, usize)> = tracks
+            .iter()
+            .enumerate()
+            .flat_map(|(t, track)| track.lines.iter().enumerate().filter(|(_, l)| l.take.is_some() && wanted(l.segment.id)).map(move |(i, _)| (t, i)))
+            .collect();
+        let total = todo.len();
         let mut out = Vec::with_capacity(total);
-        for track in &tracks {
-            let spoken = language::primary(&track.track.language);
-            for (i, line) in track.lines.iter().enumerate() {
-                let Some(take) = &line.take else { continue };
-                let text = line.segment.fields.text.clone();
-                let Some(fitted) = track.fit(self.segments(), i, HEARING_RATE)? else {
-                    out.push(CheckedLine {
-                        segment_id: line.segment.id,
-                        take_id: take.id,
-                        language: track.track.language.clone(),
-                        text,
-                        heard: String::new(),
-                        word_error_rate: 1.0,
-                        problems: vec!["its audio is missing from the segment store: render the line again".into()],
-                        fresh: true,
-                    });
-                    continue;
-                };
-                let signature = placement_signature(&fitted.placement);
-                let stored = if again { None } else { self.runtime().block_on(self.store().take_check(take.id))?.filter(|c| c.placement == signature) };
-                let checked = match stored {
-                    Some(record) => CheckedLine {
-                        segment_id: line.segment.id,
-                        take_id: take.id,
-                        language: track.track.language.clone(),
-                        text,
-                        heard: record.heard.clone(),
-                        word_error_rate: record.word_error_rate,
-                        problems: record.problems(),
-                        fresh: false,
-                    },
-                    None => {
-                        let options = TranscriptOptions { language: Some(spoken.clone()), ..Default::default() };
-                        let heard = self.listener().transcribe(&fitted.audio, HEARING_RATE, &options, &mut |_| true)?.text();
-                        let check = judge(line.segment.id, take.id, &fitted.audio, &fitted.placement, &text, &heard);
-                        self.runtime().block_on(self.store().save_take_check(take.id, &signature, &check.heard, check.errors.rate(), &check.problems, check.passed()))?;
-                        CheckedLine {
-                            segment_id: line.segment.id,
-                            take_id: take.id,
-                            language: track.track.language.clone(),
-                            text,
-                            heard: check.heard,
-                            word_error_rate: check.errors.rate(),
-                            problems: check.problems,
-                            fresh: true,
-                        }
-                    }
-                };
-                out.push(checked);
-                if !progress(out.len(), total) {
-                    return Err(Error::Cancelled(format!("checking project {project_id}")));
-                }
+        for (t, i) in todo {
+            if cancel.load(Ordering::Acquire) {
+                return Err(Error::Cancelled(format!("listening back to project {project_id}")));
             }
+            let mut checked = self.check_line(&tracks[t], i, &stored)?;
+            if request.retake && checked.fresh && !checked.passed() {
+                events(ListenEvent::Retaking { segment_id: checked.segment_id });
+                checked = self.retake(project_id, &tracks[t], checked, cancel)?;
+            }
+            out.push(checked);
+            events(ListenEvent::Checked { line: out.last().expect("just pushed"), done: out.len(), total });
         }
         Ok(out)
     }
 
-    /// The stored checks of a project's active takes that failed, as
-    /// `(segment id, problems)`: what an export warns about.
-    pub async fn failing_checks(&self, project_id: i64) -> Result<Vec<(i64, Vec<String>)>> {
-        let mut failing = Vec::new();
-        for track in self.project_lines(project_id).await? {
-            for line in &track.lines {
-                let Some(take) = &line.take else { continue };
-                if let Some(check) = self.store().take_check(take.id).await?.filter(|c| !c.passed) {
-                    failing.push((line.segment.id, check.problems()));
-                }
+    /// Line `i`'s active take heard, or its stored check when it has one
+    /// under the fit the line has now.
+    fn check_line(&self, track: &TrackLines, i: usize, stored: &HashMap<i64, TakeCheckRecord>) -> Result<CheckedLine> {
+        let line = &track.lines[i];
+        let take = line.take.as_ref().expect("a line with a take");
+        let signature = line.placement(&track.limits).map(|p| placement_signature(&p)).expect("a take has a placement");
+        let verdict = |heard: String, word_error_rate: f64, problems: Vec<String>, fresh: bool| CheckedLine {
+            segment_id: line.segment.id,
+            take_id: take.id,
+            language: track.track.language.clone(),
+            text: line.segment.fields.text.clone(),
+            heard,
+            word_error_rate,
+            problems,
+            fresh,
+            retaken: false,
+        };
+        if let Some(record) = stored.get(&take.id).filter(|c| c.placement == signature) {
+            return Ok(verdict(record.heard.clone(), record.word_error_rate, record.problems(), false));
+        }
+        let Some(fitted) = track.fit(self.segments(), i, HEARING_RATE)? else {
+            return Ok(verdict(String::new(), 1.0, vec!["its audio is missing from the segment store: render the line again".into()], true));
+        };
+        let options = TranscriptOptions { language: Some(language::primary(&track.track.language)), ..Default::default() };
+        let heard = self.listener().transcribe(&fitted.audio, HEARING_RATE, &options, &mut |_| true)?.text();
+        let check = judge(line.segment.id, take.id, &fitted.audio, &fitted.placement, &line.segment.fields.text, &heard);
+        self.runtime().block_on(self.store().save_take_check(take.id, &signature, &check.heard, check.errors.rate(), &check.problems, check.passed()))?;
+        Ok(verdict(check.heard.clone(), check.errors.rate(), check.problems, true))
+    }
+
+    /// Takes a failing line again on a fresh seed and hears the new take;
+    /// the better of the two takes stays in use (the other stays in the
+    /// line's takes).
+    fn retake(&self, project_id: i64, track: &TrackLines, first: CheckedLine, cancel: &AtomicBool) -> Result<CheckedLine> {
+        let segment_id = first.segment_id;
+        let rt = self.runtime();
+        rt.block_on(self.new_take_seed(segment_id))?;
+        let scope = RenderScope { only: Some(vec![segment_id]), from_s: None };
+        let summary = self.render_project(project_id, &scope, cancel, &mut |_| {})?;
+        let again = rt.block_on(self.track_lines(track.track.id))?;
+        let rendered = summary.failed.is_empty() && !summary.cancelled;
+        let second = match again.index_of(segment_id) {
+            Some(i) if rendered && again.lines[i].is_current() => Some(self.check_line(&again, i, &HashMap::new())?),
+            _ => None,
+        };
+        match second {
+            Some(second) if second.better_than(&first) || second.passed() => Ok(CheckedLine { retaken: true, ..second }),
+            _ => {
+                rt.block_on(self.pick_take(segment_id, first.take_id))?;
+                Ok(CheckedLine { retaken: true, ..first })
             }
         }
+    }
+
+    /// The stored checks of a project's active takes, under the fit each
+    /// line has now, that failed, as `(segment id, problems)`: what an
+    /// export warns about and the editor marks.
+    pub async fn failing_checks(&self, project_id: i64) -> Result<Vec<(i64, Vec<String>)>> {
+        let checks = self.current_checks(project_id).await?;
+        let mut failing: Vec<(i64, Vec<String>)> = checks.into_iter().filter(|(_, c)| !c.passed).map(|(id, c)| (id, c.problems())).collect();
+        failing.sort_by_key(|(id, _)| *id);
         Ok(failing)
     }
+
+    /// The stored check of each line's active take under the fit it has
+    /// now, by segment id (lines not heard since their take or fit changed
+    /// have none).
+    pub async fn current_checks(&self, project_id: i64) -> Result<HashMap<i64, TakeCheckRecord>> {
+        let tracks = self.project_lines(project_id).await?;
+        let mut stored = self.store().project_take_checks(project_id).await?;
+        Ok(current_of(&tracks, &mut stored))
+    }
+}
+
+/// Each line's check among `stored`, when it is of the line's active take
+/// under its fit now.
+pub fn current_of(tracks: &[TrackLines], stored: &mut HashMap<i64, TakeCheckRecord>) -> HashMap<i64, TakeCheckRecord> {
+    let mut current = HashMap::new();
+    for track in tracks {
+        for line in &track.lines {
+            let (Some(take), Some(placement)) = (&line.take, line.placement(&track.limits)) else { continue };
+            if let Some(record) = stored.remove(&take.id).filter(|c| c.placement == placement_signature(&placement)) {
+                current.insert(line.segment.id, record);
+            }
+        }
+    }
+    current
 }

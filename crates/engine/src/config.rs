@@ -86,11 +86,14 @@ pub struct DubSettings {
     pub segment_store_mb: u64,
     /// Rendered rows kept in memory while rendering, MiB.
     pub render_cache_mb: u64,
+    /// After each render in the app, Whisper hears every line rendered and
+    /// a line that fails is taken again once (see `checking`).
+    pub listen_back: bool,
 }
 
 impl Default for DubSettings {
     fn default() -> Self {
-        DubSettings { segment_store_mb: 4096, render_cache_mb: 256 }
+        DubSettings { segment_store_mb: 4096, render_cache_mb: 256, listen_back: true }
     }
 }
 
@@ -227,6 +230,9 @@ impl EngineConfig {
         if let Some(v) = edit.render_cache_mb {
             set("dub", "render_cache_mb", toml_edit::value(v as i64));
         }
+        if let Some(v) = edit.listen_back {
+            set("dub", "listen_back", toml_edit::value(v));
+        }
         if let Some(v) = edit.api_enabled {
             set("api", "enabled", toml_edit::value(v));
         }
@@ -252,6 +258,7 @@ pub struct SettingsEdit {
     pub render_cache_mb: Option<u64>,
     pub api_enabled: Option<bool>,
     pub api_port: Option<u16>,
+    pub listen_back: Option<bool>,
 }
 
 /// Picks the data directory: explicit override, then `REVOICE_DATA_DIR`,

@@ -28,6 +28,7 @@ mod engine;
 pub mod language;
 pub mod listening;
 pub mod media_script;
+pub mod original_dialogue;
 pub mod logging;
 mod projects;
 mod rendering;

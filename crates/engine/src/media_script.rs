@@ -11,6 +11,7 @@
 use std::path::Path;
 
 use crate::audio;
+use crate::audio::levels::{FrameLevels, FRAMES_PER_SECOND};
 use crate::error::{Error, Result};
 use crate::language;
 use crate::model::speaker::{cosine_similarity, SpeakerEncoder};
@@ -97,24 +98,14 @@ pub fn cluster_speakers(embeddings: &[Option<Vec<f32>>], threshold: f32) -> Vec<
 /// Moves a line's start forward and its end back to where its sound is
 /// (10 ms frames louder than 26 dB under the recording's loudest frame,
 /// 50 ms kept either side): Whisper often times the first word of a
-/// window, or of a line after a pause, from the pause's start.
-pub fn snap_to_speech(samples: &[f32], sample_rate: u32, start: f64, end: f64) -> (f64, f64) {
-    let frame = (sample_rate as usize / 100).max(1);
-    let rms = |i: usize| -> f32 {
-        let chunk = &samples[i * frame..((i + 1) * frame).min(samples.len())];
-        (chunk.iter().map(|x| x * x).sum::<f32>() / chunk.len().max(1) as f32).sqrt()
-    };
-    let frames = samples.len() / frame;
-    let loudest = (0..frames).map(rms).fold(0.0f32, f32::max);
-    let threshold = loudest * 0.05;
-    let first = ((start * 100.0) as usize).min(frames);
-    let last = ((end * 100.0).ceil() as usize).min(frames);
-    let Some(onset) = (first..last).find(|&i| rms(i) > threshold) else {
+/// window, or of a line after a pause, from the pause's start. `levels`
+/// are the whole recording's, measured once.
+pub fn snap_to_speech(levels: &FrameLevels, start: f64, end: f64) -> (f64, f64) {
+    let Some((onset, offset)) = levels.sound_between(start, end) else {
         return (start, end);
     };
-    let offset = (first..last).rev().find(|&i| rms(i) > threshold).unwrap_or(onset);
-    let snapped_start = (onset as f64 / 100.0 - 0.05).max(start);
-    let snapped_end = ((offset + 1) as f64 / 100.0 + 0.05).min(end);
+    let snapped_start = (onset as f64 / FRAMES_PER_SECOND - 0.05).max(start);
+    let snapped_end = ((offset + 1) as f64 / FRAMES_PER_SECOND + 0.05).min(end);
     if snapped_end > snapped_start {
         (snapped_start, snapped_end)
     } else {
@@ -154,11 +145,12 @@ impl Engine {
             .collect();
         let speakers = cluster_speakers(&embeddings, SAME_SPEAKER);
         let count = speakers.iter().max().map_or(0, |m| m + 1);
+        let levels = FrameLevels::of(&decoded.samples, decoded.sample_rate);
         let cues = segments
             .iter()
             .zip(&speakers)
             .map(|(s, &k)| {
-                let (start, end) = snap_to_speech(&decoded.samples, decoded.sample_rate, s.start, s.end);
+                let (start, end) = snap_to_speech(&levels, s.start, s.end);
                 Cue { start, end, text: s.text.trim().to_string(), speaker: Some(format!("Speaker {}", k + 1)) }
             })
             .collect();
@@ -167,7 +159,8 @@ impl Engine {
 
     /// A new project from a recording or video: its lines heard, timed and
     /// given speakers ([`Engine::hear_script`]), in one track of the language
-    /// heard. Nothing is written unless the whole script was heard.
+    /// heard, the file kept as its original dialogue. Nothing is written
+    /// unless the whole script was heard.
     pub async fn new_project_from_media(
         self: &std::sync::Arc<Self>,
         name: &str,
@@ -183,8 +176,11 @@ impl Engine {
         let heard = tokio::task::spawn_blocking(move || engine.hear_script(&file, &mut progress))
             .await
             .map_err(|e| Error::internal("hearing the recording", e.to_string()))??;
+        let absolute = std::fs::canonicalize(path).map_err(|e| Error::io("resolve", path, e))?;
         let (project, track) = self.create_project(name, &heard.language).await?;
         self.store().import_cues(&track, &heard.cues).await?;
+        self.store().set_original_media(project.id, Some(&absolute.to_string_lossy())).await?;
+        let project = self.store().project(project.id).await?;
         Ok((project, track, heard))
     }
 }
@@ -212,10 +208,10 @@ mod tests {
         let mut samples = vec![0.0f32; 1000];
         samples.extend((0..1000).map(|i| (i as f32 * 0.3).sin() * 0.5));
         samples.extend(vec![0.0f32; 1000]);
-        let (start, end) = snap_to_speech(&samples, 1000, 0.0, 3.0);
+        let (start, end) = snap_to_speech(&FrameLevels::of(&samples, 1000), 0.0, 3.0);
         assert!((start - 0.95).abs() < 0.011 && (end - 2.05).abs() < 0.011, "{start} {end}");
         // Silence throughout: left as it was.
-        assert_eq!(snap_to_speech(&vec![0.0; 3000], 1000, 0.5, 2.0), (0.5, 2.0));
+        assert_eq!(snap_to_speech(&FrameLevels::of(&[0.0; 3000], 1000), 0.5, 2.0), (0.5, 2.0));
     }
 
     #[test]

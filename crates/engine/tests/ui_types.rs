@@ -25,6 +25,7 @@ fn generated() -> String {
         // A project as the timeline shows it.
         decl::<studio::view::SegmentState>(&cfg),
         decl::<studio::view::FitView>(&cfg),
+        decl::<studio::view::CheckView>(&cfg),
         decl::<studio::view::SegmentView>(&cfg),
         decl::<studio::view::SpeakerView>(&cfg),
         decl::<studio::view::TrackView>(&cfg),

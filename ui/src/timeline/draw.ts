@@ -1,6 +1,6 @@
 // Paints the timeline onto its canvas from a Scene: ruler, lanes, the
 // visible blocks only (with state colour, state icon and pattern, text,
-// waveform, fit-problem badges, overlaps), the bed strip, the drag preview
+// waveform, fit-problem badges, overlaps), the original dialogue and bed strips, the drag preview
 // and snap guide, and the playhead. Knows nothing of events or the engine.
 import type { Segment, SegmentState } from "../model";
 import { problemLabel, type FitProblem, type SlotOverlap } from "./fit-problems";
@@ -25,6 +25,8 @@ export interface Scene {
   peaks: ReadonlyMap<number, PeaksPyramid>;
   bed: PeaksPyramid | null;
   hasBed: boolean;
+  /** The original dialogue's waveform, once read (its strip is in the layout when the project has one). */
+  original: PeaksPyramid | null;
   length: number;
   playhead: number;
   selectedId: number | null;
@@ -121,6 +123,7 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, scene: Scene, scratc
   drawLanes(ctx, scene, lanesWidth);
   drawBlocks(ctx, scene, scratch, lanesWidth);
   drawBed(ctx, scene, scratch, lanesWidth);
+  drawOriginal(ctx, scene, scratch, lanesWidth);
   drawRuler(ctx, scene, lanesWidth);
   drawDragGuide(ctx, scene);
   drawPlayhead(ctx, scene);
@@ -385,7 +388,7 @@ function drawBadges(ctx: CanvasRenderingContext2D, problems: FitProblem[], right
     const label = problemLabel(problem);
     const w = ctx.measureText(label).width + 8;
     x -= w;
-    ctx.fillStyle = problem.kind === "runs-into-next" ? COLORS.problem : COLORS.warning;
+    ctx.fillStyle = problem.kind === "runs-into-next" || problem.kind === "heard" ? COLORS.problem : COLORS.warning;
     ctx.fillRect(Math.round(x), y, Math.round(w), 14);
     ctx.fillStyle = "#1b1b1b";
     ctx.fillText(label, Math.round(x) + 4, y + 7.5);
@@ -504,20 +507,40 @@ function drawDragGuide(ctx: CanvasRenderingContext2D, scene: Scene): void {
 }
 
 function drawBed(ctx: CanvasRenderingContext2D, scene: Scene, scratch: DrawScratch, lanesWidth: number): void {
-  const { bed } = scene.layout;
+  const loading = scene.hasBed ? "Bed waveform loading…" : "No bed in this project";
+  drawStrip(ctx, scene, scratch, lanesWidth, scene.layout.bed, scene.bed, loading, "rgba(90, 209, 196, 0.6)");
+}
+
+function drawOriginal(ctx: CanvasRenderingContext2D, scene: Scene, scratch: DrawScratch, lanesWidth: number): void {
+  if (!scene.layout.original) return;
+  drawStrip(ctx, scene, scratch, lanesWidth, scene.layout.original, scene.original, "Original dialogue loading…", "rgba(240, 185, 95, 0.6)");
+}
+
+/** A waveform strip under the lanes (the original dialogue, the bed), or
+ * what it says while there is no waveform to draw. */
+function drawStrip(
+  ctx: CanvasRenderingContext2D,
+  scene: Scene,
+  scratch: DrawScratch,
+  lanesWidth: number,
+  strip: { y: number; height: number },
+  wave: PeaksPyramid | null,
+  missing: string,
+  color: string,
+): void {
   ctx.fillStyle = COLORS.bed;
-  ctx.fillRect(0, bed.y, lanesWidth, bed.height);
+  ctx.fillRect(0, strip.y, lanesWidth, strip.height);
   ctx.fillStyle = COLORS.border;
-  ctx.fillRect(0, bed.y, lanesWidth, 1);
-  if (scene.bed) {
-    const x0 = Math.max(0, Math.floor(timeToX(scene.scale, scene.bed.source.start)));
-    drawWave(ctx, scene, scratch, scene.bed, x0, Math.ceil(lanesWidth), bed.y + 4, bed.height - 8, "rgba(90, 209, 196, 0.6)");
+  ctx.fillRect(0, strip.y, lanesWidth, 1);
+  if (wave) {
+    const x0 = Math.max(0, Math.floor(timeToX(scene.scale, wave.source.start)));
+    drawWave(ctx, scene, scratch, wave, x0, Math.ceil(lanesWidth), strip.y + 4, strip.height - 8, color);
   } else {
     ctx.fillStyle = COLORS.rulerText;
     ctx.font = SMALL_FONT;
     ctx.textBaseline = "middle";
     ctx.textAlign = "left";
-    ctx.fillText(scene.hasBed ? "Bed waveform loading…" : "No bed in this project", 8, bed.y + bed.height / 2);
+    ctx.fillText(missing, 8, strip.y + strip.height / 2);
   }
 }
 
@@ -556,6 +579,7 @@ function drawHeaders(ctx: CanvasRenderingContext2D, scene: Scene): void {
     ctx.fillText(fitText(ctx, lane.name, w - 20), 12, lane.y + lane.height / 2);
   });
   ctx.fillStyle = COLORS.rulerText;
+  if (layout.original) ctx.fillText("Original", 12, layout.original.y + layout.original.height / 2);
   ctx.fillText("Bed", 12, layout.bed.y + layout.bed.height / 2);
   ctx.fillStyle = COLORS.border;
   ctx.fillRect(w - 1, 0, 1, layout.height);

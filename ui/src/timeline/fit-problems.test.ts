@@ -6,6 +6,15 @@ import { line } from "./synthetic";
 const fit = (over: Partial<Fit> = {}): Fit => ({ start: 0, end: 1, rate: 1, trimmed: false, overlap: null, ...over });
 
 describe("fit problems", () => {
+  it("marks a line whose take failed when heard back, and not one that passed", () => {
+    const failed = { passed: false, heard: "Fine. I'll", problems: ["lost its last words: check"], wordErrorRate: 0.33 };
+    const problems = fitProblems(line({ id: 1, start: 0, end: 1, fit: fit(), check: failed }), null);
+    expect(problems).toEqual([{ kind: "heard", heard: "Fine. I'll", problems: ["lost its last words: check"] }]);
+    expect(problemLabel(problems[0])).toBe("QC");
+    expect(problemSentence(problems[0])).toContain("lost its last words: check");
+    expect(fitProblems(line({ id: 1, start: 0, end: 1, fit: fit(), check: { ...failed, passed: true, problems: [] } }), null)).toEqual([]);
+  });
+
   it("finds none on a line that fits, nor on one not rendered", () => {
     expect(fitProblems(line({ id: 1, start: 0, end: 1, fit: fit() }), line({ id: 2, start: 1, end: 2 }))).toEqual([]);
     expect(fitProblems(line({ id: 1, start: 0, end: 1 }), null)).toEqual([]);

@@ -1,6 +1,7 @@
-// What is wrong with a line's timing, as the blocks show it: its render
-// sped up past the cap, trimmed to fit, or running into the next line; and
-// slots that overlap another line of the same speaker. Pure.
+// What is wrong with a line, as the blocks show it: its render sped up
+// past the cap, trimmed to fit, or running into the next line; its take
+// failing when the engine listened back to it; and slots that overlap
+// another line of the same speaker. Pure.
 import type { Segment } from "../model";
 
 /** Past this playback rate a sped-up line sounds rushed. */
@@ -11,7 +12,8 @@ export const OVERLAP_EPSILON = 0.005;
 export type FitProblem =
   | { kind: "sped-up"; rate: number }
   | { kind: "trimmed" }
-  | { kind: "runs-into-next"; seconds: number; nextId: number | null };
+  | { kind: "runs-into-next"; seconds: number; nextId: number | null }
+  | { kind: "heard"; heard: string; problems: string[] };
 
 /** The fit problems of a rendered line. `next` is the line after it in the
  * track (any speaker). The engine's `overlap` is trusted; when the next line
@@ -23,6 +25,7 @@ export function fitProblems(segment: Segment, next: Segment | null): FitProblem[
   const fit = segment.fit;
   if (!fit) return [];
   const problems: FitProblem[] = [];
+  if (segment.check && !segment.check.passed) problems.push({ kind: "heard", heard: segment.check.heard, problems: segment.check.problems });
   if (fit.rate > RATE_CAP + 1e-9) problems.push({ kind: "sped-up", rate: fit.rate });
   if (fit.trimmed) problems.push({ kind: "trimmed" });
   const intoNext = next ? fit.end - Math.max(next.start, segment.end) : 0;
@@ -31,7 +34,7 @@ export function fitProblems(segment: Segment, next: Segment | null): FitProblem[
   return problems;
 }
 
-/** A short badge for a problem: `×1.31`, `trim`, `+0.42s`. */
+/** A short badge for a problem: `×1.31`, `trim`, `+0.42s`, `QC`. */
 export function problemLabel(problem: FitProblem): string {
   switch (problem.kind) {
     case "sped-up":
@@ -40,6 +43,8 @@ export function problemLabel(problem: FitProblem): string {
       return "trim";
     case "runs-into-next":
       return `+${problem.seconds.toFixed(2)}s`;
+    case "heard":
+      return "QC";
   }
 }
 
@@ -52,6 +57,8 @@ export function problemSentence(problem: FitProblem): string {
       return "Trimmed to fit its slot";
     case "runs-into-next":
       return `Runs ${problem.seconds.toFixed(2)} s into the next line`;
+    case "heard":
+      return `Failed its check (heard "${problem.heard}"): ${problem.problems.join("; ")}`;
   }
 }
 

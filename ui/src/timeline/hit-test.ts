@@ -15,6 +15,7 @@ export type Hit =
   | { kind: "segment"; id: number; part: SegmentPart; laneIndex: number }
   | { kind: "ruler"; time: number }
   | { kind: "lane"; laneIndex: number; time: number }
+  /** The waveform strips under the lanes (original dialogue, bed). */
   | { kind: "bed"; time: number }
   | { kind: "header"; laneIndex: number }
   | { kind: "none" };

@@ -1,6 +1,7 @@
 // Where things sit vertically: the ruler on top, one lane per speaker (in
 // the project's speaker order, plus one for lines without a speaker), the
-// bed's waveform strip under the lanes; which lane a segment belongs to and
+// original dialogue's waveform strip under the lanes (when the project has
+// one), then the bed's; which lane a segment belongs to and
 // which lane is under a y. Pure.
 import type { Segment, Speaker } from "../model";
 
@@ -15,7 +16,9 @@ export interface Lane {
 export interface TimelineLayout {
   rulerHeight: number;
   lanes: Lane[];
-  /** The bed's waveform strip under the lanes. */
+  /** The original dialogue's waveform strip under the lanes, when the project has one. */
+  original: { y: number; height: number } | null;
+  /** The bed's waveform strip, last. */
   bed: { y: number; height: number };
   /** Lane headers (speaker names) take this much on the left. */
   headerWidth: number;
@@ -47,6 +50,7 @@ export function layoutLanes(
   speakers: readonly Speaker[],
   segments: readonly Segment[],
   sizes: LayoutSizes = DEFAULT_SIZES,
+  withOriginal = false,
 ): TimelineLayout {
   const named: { speakerId: number | null; name: string }[] = speakers.map((s) => ({
     speakerId: s.id,
@@ -65,10 +69,12 @@ export function layoutLanes(
     y: sizes.rulerHeight + i * sizes.laneHeight,
     height: sizes.laneHeight,
   }));
-  const bedY = sizes.rulerHeight + lanes.length * sizes.laneHeight;
+  const stripsY = sizes.rulerHeight + lanes.length * sizes.laneHeight;
+  const bedY = stripsY + (withOriginal ? sizes.bedHeight : 0);
   return {
     rulerHeight: sizes.rulerHeight,
     lanes,
+    original: withOriginal ? { y: stripsY, height: sizes.bedHeight } : null,
     bed: { y: bedY, height: sizes.bedHeight },
     headerWidth: sizes.headerWidth,
     height: bedY + sizes.bedHeight,

@@ -30,6 +30,7 @@ export function line(fields: Partial<Segment> & { id: number; start: number; end
     state: "stale",
     error: null,
     fit: null,
+    check: null,
     ...fields,
   };
 }
@@ -88,6 +89,7 @@ export function syntheticProject(lines = 2000, speakers = 5, seed = 7): Syntheti
       name: `Synthetic ${lines} lines`,
       strategy: "smart_fit",
       bed: "bed.wav",
+      original: null,
       length,
       speakers: cast,
       tracks: [{ id: 1, language: "en", segments }],

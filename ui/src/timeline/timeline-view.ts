@@ -14,7 +14,7 @@ import { changed, dragPreview, isDrag, type DragPreview, type SegmentDrag } from
 import { DrawScratch, STATE_STYLE, drawTimeline, type Scene } from "./draw";
 import { fitProblems, problemSentence, slotOverlaps, type FitProblem, type SlotOverlap } from "./fit-problems";
 import { hitTest, type Hit } from "./hit-test";
-import { laneIndexOf, layoutLanes, type TimelineLayout } from "./layout";
+import { DEFAULT_SIZES, laneIndexOf, layoutLanes, type TimelineLayout } from "./layout";
 import { formatTimecode } from "./ruler";
 import {
   clampScroll,
@@ -105,6 +105,7 @@ export class TimelineView {
   private peaks = new Map<number, PeaksPyramid>();
   private peaksAsked = new Set<number>();
   private bed: PeaksPyramid | null = null;
+  private original: PeaksPyramid | null = null;
 
   private scale: TimeScale = { pxPerSecond: DEFAULT_ZOOM, scrollSeconds: 0 };
   private width = 0;
@@ -173,7 +174,7 @@ export class TimelineView {
     this.trackId = trackId;
     const segments = project.tracks.find((t) => t.id === trackId)?.segments ?? [];
     this.index = new SegmentIndex(segments);
-    this.layout = layoutLanes(project.speakers, segments);
+    this.layout = layoutLanes(project.speakers, segments, DEFAULT_SIZES, Boolean(project.original));
     this.laneOf = new Map(segments.map((s) => [s.id, laneIndexOf(this.layout, s.speakerId)]));
     this.problems = new Map();
     const ordered = this.index.segments;
@@ -185,6 +186,7 @@ export class TimelineView {
     for (const id of [...this.peaks.keys()]) if (!this.index.byId(id)) this.peaks.delete(id);
     this.peaksAsked = new Set([...this.peaksAsked].filter((id) => this.index.byId(id)?.state === "ready"));
     if (!project.bed) this.bed = null;
+    if (!project.original) this.original = null;
     if (this.selectedId !== null && !this.index.byId(this.selectedId)) this.selectedId = null;
     if (this.activeLane !== null && this.activeLane >= this.layout.lanes.length) this.activeLane = null;
     if (!sameTrack) {
@@ -195,9 +197,9 @@ export class TimelineView {
     this.invalidate();
   }
 
-  /** Lines whose state or error changed since setProject, without moving:
-   * swapped into the index in place and repainted, with no sort, layout or
-   * fit problems worked out again (a 2,000-line render sends one state
+  /** Lines whose state, error or check changed since setProject, without
+   * moving: swapped into the index in place and repainted, with no sort or
+   * layout, and only their own problems worked out again (a 2,000-line render sends one state
    * change per line). Lines not on the shown track are ignored. Returns
    * false when a line's slot or placed audio changed: that takes setProject. */
   updateSegments(changed: readonly Segment[]): boolean {
@@ -209,6 +211,10 @@ export class TimelineView {
         continue;
       }
       if (segment.state !== "ready") this.peaksAsked.delete(segment.id);
+      // A line's own problems can change with it (its take heard back).
+      const found = fitProblems(segment, this.index.segments[this.index.indexOf(segment.id) + 1] ?? null);
+      if (found.length > 0) this.problems.set(segment.id, found);
+      else this.problems.delete(segment.id);
     }
     if (this.selectedId !== null) this.updateToolbar();
     this.invalidate();
@@ -228,6 +234,12 @@ export class TimelineView {
   /** The bed's waveform, drawn in the strip under the lanes. */
   setBedPeaks(peaks: Peaks | null): void {
     this.bed = peaks ? new PeaksPyramid(peaks) : null;
+    this.invalidate();
+  }
+
+  /** The original dialogue's waveform, drawn in its strip under the lanes. */
+  setOriginalPeaks(peaks: Peaks | null): void {
+    this.original = peaks ? new PeaksPyramid(peaks) : null;
     this.invalidate();
   }
 
@@ -475,6 +487,7 @@ export class TimelineView {
       peaks: this.peaks,
       bed: this.bed,
       hasBed: Boolean(this.project?.bed),
+      original: this.original,
       length: this.project?.length ?? 0,
       playhead: this.playhead,
       selectedId: this.selectedId,
@@ -823,7 +836,7 @@ export class TimelineView {
       item("queued", "queued"),
       item("rendering", "rendering (hatched)"),
       item("failed", "failed (cross-hatched)"),
-      item("problem", "×rate past 1.25 · trim · +s into next line · red band: overlapping slots"),
+      item("problem", "×rate past 1.25 · trim · +s into next line · QC: failed when heard back · red band: overlapping slots"),
     );
   }
 

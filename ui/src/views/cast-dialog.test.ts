@@ -19,6 +19,7 @@ function project(): Project {
     name: "Harbour",
     strategy: "natural",
     bed: null,
+    original: null,
     length: 10,
     speakers: [
       { id: 1, name: "Ana", voice: "af_heart", languageVoices: {} },

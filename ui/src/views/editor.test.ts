@@ -93,6 +93,7 @@ function project(): Project {
     name: "Harbour",
     strategy: "natural",
     bed: null,
+    original: null,
     length: 10,
     speakers: [{ id: 1, name: "Ana", voice: "af_heart", languageVoices: {} }],
     tracks: [{ id: 1, language: "en-US", segments }],

@@ -1,7 +1,8 @@
 // The project editor: a header (saved indicator, render with progress and
-// cancel, play/pause, undo/redo, export), the timeline, the render panel,
+// cancel, listening back with its progress, play/pause, undo/redo, export), the timeline, the render panel,
 // the inspector for the selected line (text, speaker, the speaker's voice
-// and blend, preview, takes, state and errors) and the status line. Every
+// and blend, preview, takes, state and errors, what listening back heard)
+// and the status line. Every
 // change goes to the engine; the answer (the project as the engine sees
 // it) is what is drawn next.
 //
@@ -57,6 +58,9 @@ export class Editor {
   private selection: number | null = null;
   private playback: PlaybackView | null = null;
   private progress: { done: number; total: number } | null = null;
+  /** Listening back after a render: lines heard of lines to hear, and the
+   * line being taken again, if one is. A new render stops it. */
+  private listening: { done: number; total: number; retaking: number | null } | null = null;
   private message = "All changes saved";
   private error: string | null = null;
   private voices: VoiceChoice[] = [];
@@ -119,6 +123,12 @@ export class Editor {
       this.error = `The bed cannot be drawn: ${e}`;
       this.redraw();
     });
+    if (project.original) {
+      void engine.originalPeaks(project.id).then((peaks) => this.timeline.setOriginalPeaks(peaks), (e) => {
+        this.error = `The original dialogue cannot be drawn: ${e}`;
+        this.redraw();
+      });
+    }
     document.addEventListener("keydown", this.keys);
     // The end-to-end test's hook: frame times of a scroll-and-zoom sweep.
     (window as unknown as Record<string, unknown>).revoiceMeasureTimeline = (frames: number) => measureTimeline(this.timeline, { frames });
@@ -159,6 +169,28 @@ export class Editor {
           ? ""
           : `Rendered ${event.rendered} line${event.rendered === 1 ? "" : "s"}${event.fresh ? ` (${event.fresh} already current)` : ""}${event.cancelled ? "; cancelled" : ""}`;
         this.error = event.error ?? (event.failed ? `${event.failed} lines failed: select one to see why, then render again.` : null);
+        void this.reload().then(() => this.loadTakes());
+        break;
+      case "listenProgress":
+        if (event.projectId !== this.project.id) return;
+        this.listening = { done: event.done, total: event.total, retaking: event.retaking };
+        break;
+      case "segmentChecked": {
+        const line = this.lines.get(event.segmentId);
+        if (!line) return;
+        line.check = event.check;
+        if (event.retaken) this.timeline.setPeaks(line.id, null);
+        this.changedLines.set(line.id, line);
+        break;
+      }
+      case "listenFinished":
+        if (event.projectId !== this.project.id) return;
+        this.listening = null;
+        if (event.error) this.error = `Listening back stopped: ${event.error}`;
+        else if (!event.cancelled)
+          this.message = `Listened back to ${event.checked} line${event.checked === 1 ? "" : "s"}: ${
+            event.failing ? `${event.failing} failed (marked QC)` : "all passed"
+          }${event.retaken ? `; ${event.retaken} taken again` : ""}`;
         void this.reload().then(() => this.loadTakes());
         break;
       case "playback":
@@ -403,7 +435,7 @@ export class Editor {
 
   private draw(): void {
     const status = this.error ? html`<span class="status-error" role="alert">${this.error}</span>` : html`<span>${this.message}</span>`;
-    const panel = renderPanel(this.project, this.progress !== null, {
+    const panel = renderPanel(this.project, this.progress !== null || this.listening !== null, {
       select: (trackId, id) => {
         if (trackId !== this.trackId) this.showTrack(trackId);
         this.timeline.selection = id;
@@ -411,6 +443,14 @@ export class Editor {
       },
       retry: (ids) => this.renderLines(ids),
       cancel: () => void this.run(engine.cancelRender()),
+      listen: () => {
+        this.listening = { done: 0, total: 0, retaking: null };
+        engine.listenProject(this.project.id).catch((e) => {
+          this.listening = null;
+          this.error = String(e);
+          this.redraw();
+        });
+      },
     });
     renderTemplate(
       html`<header class="editor-header">${keyed(this.revision, this.header())}</header><div class="editor-body"><div class="editor-main">${this.timelineHost}<div class="editor-render-panel">${panel}</div></div><aside class="inspector" aria-label="Line inspector">${this.inspector()}</aside></div><div class="editor-status" role="status" id="editor-status">${status}</div>`,
@@ -436,7 +476,12 @@ export class Editor {
       const select = e.currentTarget as HTMLSelectElement;
       void this.apply(engine.setProjectStrategy(project.id, select.value), `Timing: ${select.selectedOptions[0]?.textContent ?? select.value}`);
     };
-    return html`<button class="link-button" @click=${() => this.back()}>← Projects</button><h1 id="project-name">${project.name}</h1>${track}<span class="saved" id="saved-indicator">✓ Saved</span><button class="button" id="render-project" ?disabled=${!stale || this.progress !== null} @click=${() => this.renderLines(null)}>${stale ? `Render ${stale} line${stale === 1 ? "" : "s"}` : "All lines rendered"}</button>${progress}<button class="button" id="play-pause" aria-label=${playing ? "Pause" : "Play"} @click=${() => void this.togglePlay()}>${playing ? "❚❚ Pause" : "▶ Play"}</button><span class="position" id="position">${position}</span><select id="project-strategy" aria-label="Timing strategy" title="How rendered lines are fitted to their slots" @change=${strategy}>${STRATEGIES.map(
+    const listening = this.listening
+      ? html`<span class="render-progress" id="listen-progress" title="Whisper hears each line just rendered; a line that fails is taken again once"><progress max=${String(Math.max(1, this.listening.total))} value=${String(this.listening.done)}></progress> ${
+          this.listening.retaking !== null ? `Taking line ${this.listening.retaking} again…` : `Listening back ${this.listening.done}/${this.listening.total}`
+        }<button class="link-button" id="cancel-listen" @click=${() => void this.run(engine.cancelRender())}>Stop</button></span>`
+      : nothing;
+    return html`<button class="link-button" @click=${() => this.back()}>← Projects</button><h1 id="project-name">${project.name}</h1>${track}<span class="saved" id="saved-indicator">✓ Saved</span><button class="button" id="render-project" ?disabled=${!stale || this.progress !== null} @click=${() => this.renderLines(null)}>${stale ? `Render ${stale} line${stale === 1 ? "" : "s"}` : "All lines rendered"}</button>${progress}${listening}<button class="button" id="play-pause" aria-label=${playing ? "Pause" : "Play"} @click=${() => void this.togglePlay()}>${playing ? "❚❚ Pause" : "▶ Play"}</button><span class="position" id="position">${position}</span><select id="project-strategy" aria-label="Timing strategy" title="How rendered lines are fitted to their slots" @change=${strategy}>${STRATEGIES.map(
       ([value, label]) => html`<option value=${value} .selected=${value === project.strategy}>${label}</option>`,
     )}</select><button class="link-button" id="undo" ?disabled=${!project.canUndo} @click=${() => void this.undo(false)}>Undo</button><button class="link-button" id="redo" ?disabled=${!project.canRedo} @click=${() => void this.undo(true)}>Redo</button><button class="link-button" id="open-cast" ?disabled=${!project.speakers.length} @click=${() => this.openCast()}>Voice every speaker…</button><button class="link-button" id="open-export" @click=${() => this.openExport()}>Export…</button>`;
   }
@@ -480,11 +525,21 @@ export class Editor {
       line.error ? html`<p class="status-error" role="alert">${line.error}</p>` : nothing
     }${
       line.state === "failed" ? html`<button class="button" id="retry-line" ?disabled=${this.progress !== null} @click=${() => this.renderLines([id])}>Retry this line</button>` : nothing
-    }<p class="muted">Slot ${line.start.toFixed(2)}–${line.end.toFixed(2)} s. ${fit}</p><textarea id="line-text" rows="4" aria-label="Line text" .value=${draft ?? line.text} @input=${typed} @change=${typed}></textarea><button class="button" id="save-line" @click=${() => void this.saveText(id)}>Save text</button>${
+    }<p class="muted">Slot ${line.start.toFixed(2)}–${line.end.toFixed(2)} s. ${fit}</p>${this.checkPanel(line)}<textarea id="line-text" rows="4" aria-label="Line text" .value=${draft ?? line.text} @input=${typed} @change=${typed}></textarea><button class="button" id="save-line" @click=${() => void this.saveText(id)}>Save text</button>${
       draft !== undefined && draft !== line.text ? html`<p class="unsaved" id="line-unsaved" role="note">● Unsaved text (Save text keeps it)</p>` : nothing
     }${settings}${speaker ? this.voicePicker(speaker) : html`<p class="muted">No speaker</p>`}${speaker ? this.blendFor(speaker) : nothing}<button class="link-button" id="preview-line" @click=${() => void this.run(engine.previewSegment(id))}>${
       line.state === "ready" ? "▶ Audition" : "▶ Preview (renders as it plays)"
     }</button>${this.takesPanel(line)}`;
+  }
+
+  /** What listening back heard in the line's take, when it has been heard. */
+  private checkPanel(line: Segment): TemplateResult | typeof nothing {
+    const check = line.check;
+    if (!check) return line.state === "ready" ? html`<p class="muted" id="line-check">Not heard back yet.</p>` : nothing;
+    const heard = html`Heard: “${check.heard}”`;
+    return check.passed
+      ? html`<p class="line-check line-check--passed" id="line-check">✓ ${heard}</p>`
+      : html`<div class="line-check line-check--failed" id="line-check" role="note"><p>✗ Failed its check. ${heard}</p><ul>${check.problems.map((p) => html`<li>${p}</li>`)}</ul><p class="muted">Try ↻ New take, give the line more room, or edit its text.</p></div>`;
   }
 
   /** The language a voice chosen now is for: the track's, when the project
@@ -586,6 +641,10 @@ export class Editor {
     const warning = stale
       ? el("p", { class: "status-warning", id: "export-stale-warning", role: "note" }, `${stale} line${stale === 1 ? " is" : "s are"} not rendered as they read now: ${stale === 1 ? "it" : "they"} will be silent or play an older take. Render first to hear every edit.`)
       : null;
+    const failing = this.project.tracks.flatMap((t) => t.segments).filter((s) => s.check && !s.check.passed).length;
+    const failingWarning = failing
+      ? el("p", { class: "status-warning", id: "export-check-warning", role: "note" }, `${failing} line${failing === 1 ? "" : "s"} failed when heard back (marked QC on the timeline): select ${failing === 1 ? "it" : "one"} to see what was heard.`)
+      : null;
     const check = (id: string, label: string, value = true) => {
       const box = el("input", { type: "checkbox", id });
       box.checked = value;
@@ -601,6 +660,7 @@ export class Editor {
       { class: "dialog", role: "dialog", "aria-label": "Export" },
       el("h2", {}, "Export"),
       warning,
+      failingWarning,
       folderRow,
       el("fieldset", {}, el("legend", {}, "Tracks"), ...tracks.map((t) => t.row)),
       stems.row,

@@ -7,7 +7,8 @@ import { render } from "lit-html";
 import type { Diagnosis } from "../engine";
 import { apiSwitchView, type ApiSwitchState } from "./api-switch";
 import { enginePanelView } from "./engine-panel";
-import { emptyProjectForm, projectsView, type ProjectsState } from "./projects";
+import { emptyMediaForm, emptyProjectForm, projectsView, type ProjectsState } from "./projects";
+import { isMedia } from "../pick";
 import { statusBarView } from "./status-bar";
 
 vi.mock("@tauri-apps/plugin-dialog", () => ({ open: vi.fn(async () => null) }));
@@ -40,12 +41,16 @@ function report(): Diagnosis {
 describe("the projects form", () => {
   let state: ProjectsState;
   let root: HTMLElement;
-  const draw = () => render(projectsView(state, { open() {}, rename() {}, remove() {}, createFromScript: create, changed: draw }), root);
+  const draw = () => render(projectsView(state, { open() {}, rename() {}, remove() {}, createFromScript: create, createFromMedia: hear, cancelHearing: cancel, changed: draw }), root);
   const create = vi.fn();
+  const hear = vi.fn();
+  const cancel = vi.fn();
   beforeEach(() => {
     root = mount();
-    state = { projects: [], busy: false, error: null, form: emptyProjectForm() };
+    state = { projects: [], busy: false, error: null, form: emptyProjectForm(), media: emptyMediaForm(), hearing: null };
     create.mockClear();
+    hear.mockClear();
+    cancel.mockClear();
   });
 
   it("keeps a typed path and name across redraws and creates from them", () => {
@@ -70,6 +75,30 @@ describe("the projects form", () => {
     state.form = emptyProjectForm();
     draw();
     expect(path.value).toBe("");
+  });
+});
+
+describe("a project from a recording or video", () => {
+  it("hears a typed or dropped file into a project named after it, with progress and a cancel", () => {
+    const root = mount();
+    const hear = vi.fn();
+    const cancel = vi.fn();
+    const state: ProjectsState = { projects: [], busy: false, error: null, form: emptyProjectForm(), media: emptyMediaForm(), hearing: null };
+    const draw = () => render(projectsView(state, { open() {}, rename() {}, remove() {}, createFromScript() {}, createFromMedia: hear, cancelHearing: cancel, changed: draw }), root);
+    draw();
+    expect(isMedia("/films/Scene 4.MKV") && isMedia("/a/b.mp4") && !isMedia("/a/b.srt")).toBe(true);
+    state.media.path = "/films/scene4.mkv";
+    draw();
+    expect($<HTMLInputElement>("#new-media-name").placeholder).toBe("scene4");
+    $<HTMLButtonElement>("#create-from-media").click();
+    expect(hear).toHaveBeenCalledWith("scene4", "/films/scene4.mkv");
+    state.busy = true;
+    state.hearing = { seconds: 42.4 };
+    draw();
+    expect($("#media-progress").textContent).toMatch(/42 s heard/);
+    expect($<HTMLButtonElement>("#create-from-media").disabled).toBe(true);
+    $<HTMLButtonElement>("#cancel-hearing").click();
+    expect(cancel).toHaveBeenCalled();
   });
 });
 

@@ -1,6 +1,8 @@
 // The projects screen: recent projects (open, rename, delete with a
-// confirmation) and a new project from a script (SRT, WebVTT or plain
-// text), by path or by dropping the file on the window. The form's fields
+// confirmation), a new project from a script (SRT, WebVTT or plain
+// text), and a new project heard from a recording or video (Whisper times
+// its lines and tells its speakers apart, with progress and a cancel), each
+// by path or by dropping the file on the window. The form's fields
 // are the caller's state, so a redraw keeps what is typed.
 import { html, nothing, type TemplateResult } from "lit-html";
 import type { ProjectSummary } from "../engine";
@@ -11,6 +13,8 @@ export interface ProjectsActions {
   rename(id: number, name: string): void;
   remove(id: number): void;
   createFromScript(name: string, path: string, language: string): void;
+  createFromMedia(name: string, path: string): void;
+  cancelHearing(): void;
   /** The form changed (in place): draw again. */
   changed(): void;
 }
@@ -21,9 +25,14 @@ export interface ProjectsState {
   error: string | null;
   /** The new-project form as typed (a dropped script fills `path`). */
   form: { path: string; name: string; language: string };
+  /** The new-from-media form as typed (a dropped recording or video fills `path`). */
+  media: { path: string; name: string };
+  /** Seconds heard of the recording being heard into a project, while one is. */
+  hearing: { seconds: number } | null;
 }
 
 export const emptyProjectForm = (): ProjectsState["form"] => ({ path: "", name: "", language: "en-US" });
+export const emptyMediaForm = (): ProjectsState["media"] => ({ path: "", name: "" });
 
 function nameFromPath(path: string): string {
   const file = path.split(/[\\/]/).pop() ?? path;
@@ -66,9 +75,37 @@ export function projectsView(state: ProjectsState, actions: ProjectsActions): Te
         },
       )}<input type="text" id="new-project-name" placeholder=${namePlaceholder} aria-label="Project name" .value=${form.name} @input=${field("name")} @change=${field("name")} /><input type="text" id="new-project-language" aria-label="Dub language" .value=${form.language} @input=${field("language")} @change=${field("language")} /><button class="button" id="create-from-script" ?disabled=${state.busy} @click=${create}>New project from script</button></div>
     </div>
+    ${mediaForm(state, actions)}
     <h2>Recent</h2>
     ${state.projects.length
       ? html`<ul class="project-list" aria-label="Recent projects">${state.projects.map(row)}</ul>`
       : html`<p class="muted">No projects yet: start one from an SRT, WebVTT or plain-text script.</p>`}
   </section>`;
+}
+
+function mediaForm(state: ProjectsState, actions: ProjectsActions): TemplateResult {
+  const media = state.media;
+  const field = (key: keyof ProjectsState["media"]) => (e: Event) => {
+    media[key] = (e.currentTarget as HTMLInputElement).value;
+    actions.changed();
+  };
+  const create = () => {
+    const path = media.path.trim();
+    if (path) actions.createFromMedia(media.name.trim() || nameFromPath(path), path);
+  };
+  const hearing = state.hearing
+    ? html`<p class="render-progress" id="media-progress" role="status"><progress></progress> Listening: ${state.hearing.seconds.toFixed(0)} s heard <button class="link-button" id="cancel-hearing" @click=${() => actions.cancelHearing()}>Cancel</button></p>`
+    : nothing;
+  return html`<div class="new-project">
+      <h2>New from a recording or video</h2>
+      <p class="muted">Whisper hears the dialogue into timed lines in the language spoken and tells the speakers apart (Speaker 1, 2…, renamable); the file stays with the project as its original dialogue.</p>
+      <div class="row"><input type="text" id="new-media-path" placeholder="/path/to/scene.mp4 (or drop the file here)" aria-label="Recording or video" .value=${media.path} @input=${field("path")} @change=${field("path")} />${browseButton(
+        "media",
+        (path) => {
+          media.path = path;
+          actions.changed();
+        },
+      )}<input type="text" id="new-media-name" placeholder=${media.path.trim() ? nameFromPath(media.path.trim()) : "Project name"} aria-label="Project name (from media)" .value=${media.name} @input=${field("name")} @change=${field("name")} /><button class="button" id="create-from-media" ?disabled=${state.busy} @click=${create}>Hear it into a project</button></div>
+      ${hearing}
+    </div>`;
 }

@@ -1,6 +1,8 @@
 // The render panel under the timeline: for each track (language) how many
 // lines are ready, queued, rendering and failed, with a bar; the lines
-// waiting next; and every failed line with its error and a retry. It reads
+// waiting next; every failed line with its error and a retry; every line
+// that failed when heard back, with what was heard; and a button to listen
+// back to every rendered line not heard yet. It reads
 // the project as the engine reports it: nothing here decides a state.
 import { html, nothing, type TemplateResult } from "lit-html";
 import type { Project, Segment } from "../model";
@@ -9,6 +11,7 @@ export interface RenderPanelActions {
   select(trackId: number, segmentId: number): void;
   retry(segmentIds: number[]): void;
   cancel(): void;
+  listen(): void;
 }
 
 /** Line counts by state for one track. */
@@ -40,10 +43,18 @@ export function renderPanel(project: Project, running: boolean, actions: RenderP
         .slice(0, 8)
         .map(({ t, s }) => html`<li>${lineButton(t.id, s, s.state === "rendering" ? " (rendering)" : "")}</li>`)}</ol>${waiting.length > 8 ? html`<p class="muted">and ${waiting.length - 8} more</p>` : nothing}</div>`
     : nothing;
+  const unheard = project.tracks.reduce((n, t) => n + t.segments.filter((s) => s.fit && !s.check).length, 0);
+  const heardBadly = project.tracks.flatMap((t) => t.segments.filter((s) => s.check && !s.check.passed).map((s) => ({ t, s })));
+  const listen = unheard && !running ? html`<button class="link-button" id="listen-back" title="Whisper hears each rendered line as it plays on the timeline" @click=${() => actions.listen()}>Listen back to ${unheard} line${unheard === 1 ? "" : "s"} not heard yet</button>` : nothing;
+  const qc = heardBadly.length
+    ? html`<div id="check-failures"><h4>Failed when heard back</h4><ul class="render-failures">${heardBadly.map(
+        ({ t, s }) => html`<li>${lineButton(t.id, s, "")}<div class="status-error">${`Heard “${s.check?.heard ?? ""}”: ${s.check?.problems.join("; ") ?? ""}`}</div></li>`,
+      )}</ul></div>`
+    : nothing;
   const failures = failed.length
     ? html`<div id="render-failures"><h4>Failed ${running ? nothing : retryAll}</h4><ul class="render-failures">${failed.map(
         ({ t, s }) => html`<li>${lineButton(t.id, s, "")}<div class="status-error">${s.error ?? "failed"}</div></li>`,
       )}</ul></div>`
     : nothing;
-  return html`<section class="render-panel" aria-label="Render"><h3>Render${running ? cancel : nothing}</h3>${tracks}${next}${failures}</section>`;
+  return html`<section class="render-panel" aria-label="Render"><h3>Render${running ? cancel : nothing}</h3>${tracks}${next}${failures}${qc}${listen}</section>`;
 }

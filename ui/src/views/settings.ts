@@ -1,5 +1,5 @@
 // The settings view: where the studio keeps its data, which output device
-// plays, how many lines render together, how much the caches may hold, and
+// plays, how many lines render together, how much the caches may hold, whether renders are heard back, and
 // the local speech API's port. Saved into config.toml; the engine reads it
 // when it starts, so the view says when a restart is needed.
 import { html, nothing, type TemplateResult } from "lit-html";
@@ -79,6 +79,7 @@ export class SettingsPage {
       ${this.number("setting-batch-width", "Batch width", v.batchWidth, 0, 64, "Lines rendered together. 0: the width measured best on this machine (revoice bench engine).", (n) => ({ batchWidth: n }))}
       ${this.number("setting-segment-store", "Rendered lines on disk (MiB)", v.segmentStoreMb, 1, 1 << 20, "Past this, lines no take uses are removed first.", (n) => ({ segmentStoreMb: n }))}
       ${this.number("setting-render-cache", "Render cache in memory (MiB)", v.renderCacheMb, 1, 1 << 16, "Rendered rows kept while the studio runs.", (n) => ({ renderCacheMb: n }))}
+      <label class="setting"><span>Listen back after renders</span><span class="check"><input type="checkbox" id="setting-listen-back" aria-label="Listen back after renders" .checked=${v.listenBack} @change=${(e: Event) => void this.save({ listenBack: (e.currentTarget as HTMLInputElement).checked })} /> Hear every line rendered</span><span class="muted">Whisper hears each take as it plays on the timeline and marks lines that lost words, went silent or clip (QC); a line that fails is taken again once on a fresh seed.</span></label>
       ${this.number("setting-api-port", "Speech API port", v.apiPort, 1, 65535, "The local OpenAI-compatible API listens on 127.0.0.1 at this port (switch it on on the Projects page).", (n) => ({ apiPort: n }))}
       ${v.restartNeeded ? html`<p class="status-warning" id="settings-restart">Saved. Restart the studio for these settings to take effect.</p>` : nothing}`;
   }

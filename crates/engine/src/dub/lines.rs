@@ -11,7 +11,8 @@ use std::collections::HashMap;
 use super::mix::fit_line;
 use super::segment_store::{SegmentStore, Stored};
 use crate::subtitles::Cue;
-use super::timing::{place, render_target, FitLimits, Placement, Slot, TimingStrategy};
+use super::timing::{cut_at_pause, cut_span, place, render_target, FitLimits, Placement, Slot, TimingStrategy, MIN_PAUSE};
+use crate::audio::levels::FrameLevels;
 use crate::cache::{RenderKey, RenderKeyBuilder, VoiceArtifactCache};
 use crate::error::{Error, Result};
 use crate::store::{Project, Segment, Speaker, Store, Take, Track};
@@ -103,7 +104,8 @@ pub struct FittedLine {
     pub cue: Cue,
     /// Seconds it runs into the next line (natural timing).
     pub overlap: Option<f64>,
-    /// How it was placed (rate, cut), for the take check.
+    /// How it was placed (rate, cut), for the take check: a smart-fit cut
+    /// moved back to a pause, where [`Line::placement`] has it planned.
     pub placement: Placement,
 }
 
@@ -199,14 +201,22 @@ impl TrackLines {
     }
 
     /// Line `index` read from the segment store at `sample_rate` and fitted
-    /// by its timing strategy; `None` when it has no rendered take on disk.
+    /// by its timing strategy (a smart-fit cut at a pause between words);
+    /// `None` when it has no rendered take on disk.
     pub fn fit(&self, segments: &SegmentStore, index: usize, sample_rate: u32) -> Result<Option<FittedLine>> {
         let line = &self.lines[index];
         let Some(key) = line.take_key() else { return Ok(None) };
         let Stored::Audio(samples) = segments.get(&key, sample_rate)? else { return Ok(None) };
         let f = &line.segment.fields;
         let natural = samples.len() as f64 / sample_rate as f64;
-        let placement = place(line.strategy, &line.slot, natural, &self.limits);
+        let planned = place(line.strategy, &line.slot, natural, &self.limits);
+        let placement = match (line.strategy, cut_span(&planned)) {
+            (TimingStrategy::SmartFit, Some((from, to))) => {
+                let levels = FrameLevels::of(&samples, sample_rate);
+                cut_at_pause(&planned, &levels.pauses(MIN_PAUSE), levels.is_silent_between(from, to))
+            }
+            _ => planned,
+        };
         let audio = fit_line(&samples, sample_rate, &placement, f.gain_db as f32, f.fade_in_s as f32, f.fade_out_s as f32);
         let cue = Cue { start: placement.start, end: placement.start + placement.length, text: f.text.clone(), speaker: self.speaker_name(f.speaker_id) };
         Ok(Some(FittedLine { segment_id: line.segment.id, start: placement.start, audio, cue, overlap: placement.overlap, placement }))

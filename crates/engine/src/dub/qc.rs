@@ -37,9 +37,12 @@ impl LineCheck {
     }
 }
 
-/// The fit a check heard, as stored beside it (a changed fit is heard again).
+/// The fit a check heard, as stored beside it (a changed fit is heard
+/// again): the fit as planned from the take's length ([`Line::placement`](super::lines::Line::placement)),
+/// which with the take's audio decides where a cut lands. "v2": smart-fit
+/// cuts land at pauses.
 pub fn placement_signature(p: &Placement) -> String {
-    format!("rate {:.4}, cut {}", p.rate, p.trimmed_to.map_or("none".to_string(), |t| format!("{t:.3}")))
+    format!("v2 rate {:.4}, cut {}", p.rate, p.trimmed_to.map_or("none".to_string(), |t| format!("{t:.3}")))
 }
 
 /// Judges a fitted take: `audio` as placed, `text` what it should say, `heard` what Whisper heard.

@@ -16,8 +16,9 @@ pub enum TimingStrategy {
     /// Exactly the slot: padded with silence, or trimmed with a fade.
     StrictSlot,
     /// Use the silence before the next line (minus a guard), then speed up
-    /// to a cap, then trim with a fade; lines much shorter than their slot
-    /// are slowed down a little.
+    /// to a cap, then trim with a fade, at a pause between words when the
+    /// cut would fall inside one (see [`cut_at_pause`]); lines much shorter
+    /// than their slot are slowed down a little.
     SmartFit,
     /// Render at the speed that fills the slot (the model is asked for the
     /// length), trimming only what rounding leaves over.
@@ -134,6 +135,42 @@ pub fn place(strategy: TimingStrategy, slot: &Slot, natural: f64, limits: &FitLi
     }
 }
 
+/// Silence shorter than this is not a pause a cut may land in, seconds.
+pub const MIN_PAUSE: f64 = 0.05;
+
+/// A smart-fit trim moved back so it never cuts a word: when the planned
+/// cut (with its fade) falls in sound, the line is cut instead at the last
+/// pause that ends before it, the fade starting where the pause starts,
+/// and padded with silence to the same length on the timeline. `pauses`
+/// are the silent stretches inside the rendered audio (natural-rate
+/// seconds, as [`FrameLevels::pauses`](crate::audio::levels::FrameLevels::pauses)
+/// finds them); `cut_is_silent` says whether the planned cut already falls
+/// in silence, where it stays. With no pause before the cut, it stays too
+/// (the take's check then reports the words it lost).
+pub fn cut_at_pause(p: &Placement, pauses: &[(f64, f64)], cut_is_silent: bool) -> Placement {
+    let Some(cut) = p.trimmed_to else { return *p };
+    if cut_is_silent || !(p.rate > 0.0) {
+        return *p;
+    }
+    let at_pause = pauses
+        .iter()
+        .map(|&(from, to)| (from / p.rate, to / p.rate))
+        .map(|(from, to)| from + p.fade.min(to - from))
+        .filter(|&end| end <= cut)
+        .fold(None, |last: Option<f64>, end| Some(last.map_or(end, |l| l.max(end))));
+    match at_pause {
+        Some(end) => Placement { trimmed_to: Some(end), ..*p },
+        None => *p,
+    }
+}
+
+/// Where a smart-fit trim falls in the rendered audio, natural-rate
+/// seconds: the span its fade covers. [`cut_at_pause`] needs to know
+/// whether that span is silent.
+pub fn cut_span(p: &Placement) -> Option<(f64, f64)> {
+    p.trimmed_to.map(|cut| ((cut - p.fade).max(0.0) * p.rate, cut * p.rate))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,5 +243,24 @@ mod tests {
         assert_eq!((p.rate, p.length, p.trimmed_to), (1.0, 2.0, Some(2.0)));
         let p = place(TimingStrategy::Resynthesize, &s, 1.98, &LIMITS);
         assert_eq!((p.length, p.trimmed_to), (1.98, None));
+    }
+
+    #[test]
+    fn a_trim_in_the_middle_of_a_word_moves_back_to_the_last_pause() {
+        // Cut planned at 2.9 s (playing at 1.25x: 3.625 s of the render), in sound.
+        let planned = place(TimingStrategy::SmartFit, &slot(0.0, 2.0, Some(3.0)), 4.35, &LIMITS);
+        let pauses = [(1.0, 1.2), (2.5, 2.75), (3.7, 3.9)];
+        let cut = cut_at_pause(&planned, &pauses, false);
+        // The pause at 2.5 s of the render is 2.0 s on the timeline; the fade runs into it.
+        assert!(close(cut.trimmed_to.unwrap(), 2.0 + 0.03), "{cut:?}");
+        assert_eq!((cut.length, cut.rate, cut.fade), (planned.length, planned.rate, planned.fade));
+        // A cut already in silence, or no pause before it: the cut stays.
+        assert_eq!(cut_at_pause(&planned, &pauses, true), planned);
+        assert_eq!(cut_at_pause(&planned, &[(3.7, 3.9)], false), planned);
+        // Nothing trimmed: nothing to move.
+        let whole = place(TimingStrategy::SmartFit, &slot(0.0, 2.0, Some(3.0)), 2.5, &LIMITS);
+        assert_eq!(cut_at_pause(&whole, &pauses, false), whole);
+        let (from, to) = cut_span(&planned).unwrap();
+        assert!(close(from, (2.9 - 0.03) * 1.25) && close(to, 2.9 * 1.25));
     }
 }

@@ -44,7 +44,7 @@ pub struct SchedulerStats {
     pub rows_cancelled: u64,
     /// Rows rendered for a job that was cancelled meanwhile.
     pub rows_discarded: u64,
-    /// Between-batch tasks run.
+    /// Between-batch tasks run (counted as each starts).
     pub tasks_run: u64,
 }
 
@@ -260,10 +260,12 @@ impl Owner {
 
     fn run_tasks(&mut self) {
         while let Some(task) = self.tasks.pop_front() {
+            // Counted before it runs: a task's result reaches its caller
+            // from inside it, and the caller may read the stats at once.
+            self.stats.lock().expect("stats lock").tasks_run += 1;
             if std::panic::catch_unwind(AssertUnwindSafe(task)).is_err() {
                 tracing::error!("a between-batch task panicked");
             }
-            self.stats.lock().expect("stats lock").tasks_run += 1;
         }
     }
 

@@ -2,6 +2,8 @@
 //! programme places it, and the problems found (see `dub::qc`). One row per
 //! take, replaced when the take is checked again.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use super::Store;
@@ -48,8 +50,16 @@ impl Store {
         Ok(())
     }
 
-    /// The check of a take, if it has one.
-    pub async fn take_check(&self, take_id: i64) -> Result<Option<TakeCheckRecord>> {
-        sqlx::query_as("SELECT * FROM take_checks WHERE take_id = ?1").bind(take_id).fetch_optional(&self.pool).await.map_err(|e| self.db(e))
+    /// The checks of every take of a project, by take id (one query).
+    pub async fn project_take_checks(&self, project_id: i64) -> Result<HashMap<i64, TakeCheckRecord>> {
+        let rows: Vec<TakeCheckRecord> = sqlx::query_as(
+            "SELECT c.* FROM take_checks c JOIN takes k ON k.id = c.take_id JOIN segments s ON s.id = k.segment_id
+             JOIN tracks t ON t.id = s.track_id WHERE t.project_id = ?1",
+        )
+        .bind(project_id)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(|e| self.db(e))?;
+        Ok(rows.into_iter().map(|r| (r.take_id, r)).collect())
     }
 }

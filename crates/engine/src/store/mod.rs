@@ -18,6 +18,7 @@ pub mod projects;
 pub mod voices;
 
 pub use projects::{Project, RenderJob, RunningJob, Segment, SegmentFields, Speaker, Take, Track};
+pub use checks::TakeCheckRecord;
 pub use voices::{NewVoice, VoiceRecord};
 
 /// File name of the database inside the data directory.

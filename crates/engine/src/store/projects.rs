@@ -23,6 +23,8 @@ pub struct Project {
     pub bed_file: Option<String>,
     pub created_at: String,
     pub updated_at: String,
+    /// The recording or video holding the original dialogue, if any.
+    pub original_media: Option<String>,
 }
 
 /// A track: the dub of a project into one language.
@@ -570,6 +572,17 @@ impl Store {
         sqlx::query("UPDATE projects SET bed_file = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1")
             .bind(project_id)
             .bind(bed_file)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| self.db(e))?;
+        Ok(())
+    }
+
+    /// Sets (or clears) the project's original dialogue: the recording or video its lines are from.
+    pub async fn set_original_media(&self, project_id: i64, media: Option<&str>) -> Result<()> {
+        sqlx::query("UPDATE projects SET original_media = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1")
+            .bind(project_id)
+            .bind(media)
             .execute(&self.pool)
             .await
             .map_err(|e| self.db(e))?;

@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::view::{project_view, LiveStates, ProjectView, SegmentState};
+use super::view::{project_view, CheckView, LiveStates, ProjectView, SegmentState};
+use crate::checking::{ListenEvent, ListenRequest};
 use crate::audio::peaks::{peaks, Peaks};
 use crate::dub::lines::TrackLines;
 use crate::dub::mix::MixSettings;
@@ -43,11 +44,24 @@ pub enum StudioEvent {
     SegmentState { segment_id: i64, state: SegmentState, error: Option<String> },
     #[serde(rename_all = "camelCase")]
     RenderFinished { project_id: i64, rendered: usize, fresh: usize, failed: usize, cancelled: bool, error: Option<String> },
+    /// Listening back after a render: `done` of `total` lines heard;
+    /// `retaking` the line being taken again on a fresh seed, if one is.
+    #[serde(rename_all = "camelCase")]
+    ListenProgress { project_id: i64, done: usize, total: usize, retaking: Option<i64> },
+    /// A line heard back (after its re-take, when it had one).
+    #[serde(rename_all = "camelCase")]
+    SegmentChecked { segment_id: i64, check: CheckView, retaken: bool },
+    /// Listening back ended: lines heard, how many fail, how many were taken again.
+    #[serde(rename_all = "camelCase")]
+    ListenFinished { project_id: i64, checked: usize, failing: usize, retaken: usize, cancelled: bool, error: Option<String> },
     Playback(PlaybackView),
     #[serde(rename_all = "camelCase")]
     PreviewFinished { segment_id: i64, first_sound_ms: Option<f64>, error: Option<String> },
     #[serde(rename_all = "camelCase")]
     VoicePreviewFinished { voice: String, first_sound_ms: Option<f64>, error: Option<String> },
+    /// A recording or video being heard into a new project: seconds heard so far.
+    #[serde(rename_all = "camelCase")]
+    MediaHeard { seconds: f64 },
 }
 
 /// Where playback stands, for the window.
@@ -92,6 +106,18 @@ pub type EventSink = Arc<dyn Fn(StudioEvent) + Send + Sync>;
 struct RunningRender {
     project_id: i64,
     cancel: Arc<AtomicBool>,
+    /// Past rendering, listening back: a new render request stops it.
+    listening: bool,
+}
+
+/// What a background job does.
+#[derive(Debug, Clone)]
+enum Job {
+    /// Render what is stale (only these lines when given), then listen back
+    /// to what it rendered when listening back is on.
+    Render(Option<Vec<i64>>),
+    /// Listen back to every rendered line not heard since its take or fit changed.
+    Listen,
 }
 
 /// The editor's session; share it as `Arc<StudioSession>`.
@@ -100,6 +126,10 @@ pub struct StudioSession {
     runtime: tokio::runtime::Handle,
     live: Mutex<LiveStates>,
     render: Mutex<Option<RunningRender>>,
+    /// A render asked for while the running job listened back; it runs next.
+    next_render: Mutex<Option<(i64, Job)>>,
+    /// Stops the recording being heard into a new project, if one is.
+    hearing: Mutex<Option<Arc<AtomicBool>>>,
     player: Mutex<Sender<PlayerCommand>>,
     playback: Arc<Mutex<PlaybackView>>,
     sink: EventSink,
@@ -125,6 +155,8 @@ impl StudioSession {
             runtime,
             live: Mutex::new(LiveStates::new()),
             render: Mutex::new(None),
+            next_render: Mutex::new(None),
+            hearing: Mutex::new(None),
             player: Mutex::new(tx),
             playback,
             sink,
@@ -161,27 +193,62 @@ impl StudioSession {
 
     /// Starts rendering what is stale in `project_id` (only `segments` when
     /// given) on a background thread; progress and line states arrive as
-    /// events. Refused while another render runs.
+    /// events. When it is done and listening back is on, the lines it
+    /// rendered are heard (`ListenProgress`, `SegmentChecked`,
+    /// `ListenFinished`). Refused while another render runs; a render asked
+    /// for while the last one listens back stops the listening and runs next.
     pub fn render(self: &Arc<Self>, project_id: i64, segments: Option<Vec<i64>>) -> Result<()> {
+        self.start_job(project_id, Job::Render(segments))
+    }
+
+    /// Listens back to every rendered line of `project_id` not heard since
+    /// its take or fit changed, on the background thread renders use
+    /// (refused while one runs; a render asked for meanwhile stops it).
+    pub fn listen(self: &Arc<Self>, project_id: i64) -> Result<()> {
+        self.start_job(project_id, Job::Listen)
+    }
+
+    fn start_job(self: &Arc<Self>, project_id: i64, job: Job) -> Result<()> {
         let cancel = {
             let mut running = lock(&self.render);
             if let Some(r) = running.as_ref() {
-                return Err(Error::conflict(format!("render of project {project_id}"), format!("project {} is rendering; cancel it or wait", r.project_id)));
+                if let (true, Job::Render(lines)) = (r.listening, &job) {
+                    r.cancel.store(true, Ordering::Release);
+                    let mut next = lock(&self.next_render);
+                    // Two renders asked for meanwhile: one render of both.
+                    let lines = match next.take() {
+                        Some((queued, Job::Render(Some(mut earlier)))) if queued == project_id => lines.as_ref().map(|l| {
+                            earlier.extend(l.iter().filter(|id| !earlier.contains(id)).copied().collect::<Vec<_>>());
+                            earlier
+                        }),
+                        Some((queued, Job::Render(None))) if queued == project_id => None,
+                        _ => lines.clone(),
+                    };
+                    *next = Some((project_id, Job::Render(lines)));
+                    return Ok(());
+                }
+                let doing = if r.listening { "listening back to its takes" } else { "rendering" };
+                return Err(Error::conflict(format!("job on project {project_id}"), format!("project {} is {doing}; cancel it or wait", r.project_id)));
             }
             let cancel = Arc::new(AtomicBool::new(false));
-            *running = Some(RunningRender { project_id, cancel: cancel.clone() });
+            *running = Some(RunningRender { project_id, cancel: cancel.clone(), listening: matches!(job, Job::Listen) });
             cancel
         };
         let session = self.clone();
         let spawned = std::thread::Builder::new().name("revoice-render".into()).spawn(move || {
-            let outcome = session.run_render(project_id, segments, &cancel);
-            lock(&session.live).clear();
-            *lock(&session.render) = None;
-            let event = match outcome {
-                Ok(s) => StudioEvent::RenderFinished { project_id, rendered: s.rendered, fresh: s.fresh, failed: s.failed.len(), cancelled: s.cancelled, error: None },
-                Err(e) => StudioEvent::RenderFinished { project_id, rendered: 0, fresh: 0, failed: 0, cancelled: false, error: Some(e.to_string()) },
-            };
-            (session.sink)(event);
+            let mut next = Some((project_id, job, cancel));
+            while let Some((project_id, job, cancel)) = next.take() {
+                session.run_job(project_id, job, &cancel);
+                let mut running = lock(&session.render);
+                next = lock(&session.next_render).take().map(|(project_id, job)| {
+                    let cancel = Arc::new(AtomicBool::new(false));
+                    *running = Some(RunningRender { project_id, cancel: cancel.clone(), listening: false });
+                    (project_id, job, cancel)
+                });
+                if next.is_none() {
+                    *running = None;
+                }
+            }
         });
         if let Err(e) = spawned {
             *lock(&self.render) = None;
@@ -190,7 +257,70 @@ impl StudioSession {
         Ok(())
     }
 
-    fn run_render(&self, project_id: i64, segments: Option<Vec<i64>>, cancel: &AtomicBool) -> Result<RenderSummary> {
+    /// One job: a render, then listening back to what it rendered; or listening alone.
+    fn run_job(&self, project_id: i64, job: Job, cancel: &AtomicBool) {
+        let segments = match job {
+            Job::Listen => return self.listen_back(project_id, None, cancel),
+            Job::Render(segments) => segments,
+        };
+        let mut rendered = Vec::new();
+        let outcome = self.run_render(project_id, segments, cancel, &mut rendered);
+        lock(&self.live).clear();
+        let event = match &outcome {
+            Ok(s) => StudioEvent::RenderFinished { project_id, rendered: s.rendered, fresh: s.fresh, failed: s.failed.len(), cancelled: s.cancelled, error: None },
+            Err(e) => StudioEvent::RenderFinished { project_id, rendered: 0, fresh: 0, failed: 0, cancelled: false, error: Some(e.to_string()) },
+        };
+        (self.sink)(event);
+        let finished = outcome.is_ok_and(|s| !s.cancelled);
+        if finished && !rendered.is_empty() && self.engine.config().settings.dub.listen_back {
+            if let Some(r) = lock(&self.render).as_mut() {
+                r.listening = true;
+            }
+            self.listen_back(project_id, Some(rendered), cancel);
+        }
+    }
+
+    /// Hears `segments` (every rendered line when `None`) back, taking a
+    /// failing one again once.
+    fn listen_back(&self, project_id: i64, segments: Option<Vec<i64>>, cancel: &AtomicBool) {
+        let total = segments.as_ref().map_or(0, |s| s.len());
+        (self.sink)(StudioEvent::ListenProgress { project_id, done: 0, total, retaking: None });
+        let request = ListenRequest { only: segments, again: false, retake: true };
+        let (mut done_now, mut total_now) = (0, total);
+        let heard = self.engine.listen_back(project_id, &request, cancel, &mut |event| match event {
+            ListenEvent::Retaking { segment_id } => {
+                self.set_state(segment_id, SegmentState::Rendering, None);
+                (self.sink)(StudioEvent::ListenProgress { project_id, done: done_now, total: total_now, retaking: Some(segment_id) });
+            }
+            ListenEvent::Checked { line, done, total } => {
+                (done_now, total_now) = (done, total);
+                if line.retaken {
+                    lock(&self.live).remove(&line.segment_id);
+                    (self.sink)(StudioEvent::SegmentState { segment_id: line.segment_id, state: SegmentState::Ready, error: None });
+                    let _ = lock(&self.player).send(PlayerCommand::Refit(vec![line.segment_id]));
+                }
+                let check = CheckView { passed: line.passed(), heard: line.heard.clone(), problems: line.problems.clone(), word_error_rate: line.word_error_rate };
+                (self.sink)(StudioEvent::SegmentChecked { segment_id: line.segment_id, check, retaken: line.retaken });
+                (self.sink)(StudioEvent::ListenProgress { project_id, done, total, retaking: None });
+            }
+        });
+        lock(&self.live).clear();
+        let event = match heard {
+            Ok(lines) => StudioEvent::ListenFinished {
+                project_id,
+                checked: lines.len(),
+                failing: lines.iter().filter(|l| !l.passed()).count(),
+                retaken: lines.iter().filter(|l| l.retaken).count(),
+                cancelled: false,
+                error: None,
+            },
+            Err(Error::Cancelled(_)) => StudioEvent::ListenFinished { project_id, checked: 0, failing: 0, retaken: 0, cancelled: true, error: None },
+            Err(e) => StudioEvent::ListenFinished { project_id, checked: 0, failing: 0, retaken: 0, cancelled: false, error: Some(e.to_string()) },
+        };
+        (self.sink)(event);
+    }
+
+    fn run_render(&self, project_id: i64, segments: Option<Vec<i64>>, cancel: &AtomicBool, rendered: &mut Vec<i64>) -> Result<RenderSummary> {
         self.speech()?;
         let from = lock(&self.playback).position;
         let scope = RenderScope { only: segments, from_s: Some(from) };
@@ -206,6 +336,7 @@ impl StudioSession {
                 self.set_state(id, SegmentState::Rendering, None);
             }
             if let Some(id) = p.finished {
+                rendered.push(id);
                 self.set_state(id, SegmentState::Ready, None);
                 let _ = lock(&self.player).send(PlayerCommand::Refit(vec![id]));
             }
@@ -382,6 +513,41 @@ impl StudioSession {
         let lines = self.runtime.block_on(self.engine.track_lines(segment.track_id))?;
         let Some(i) = lines.index_of(segment_id) else { return Ok(None) };
         Ok(lines.fit(self.engine.segments(), i, PROGRAMME_RATE)?.map(|line| peaks(&line.audio, PROGRAMME_RATE, line.start, LINE_PEAKS_PER_SECOND)))
+    }
+
+    /// A new project heard from a recording or video (see
+    /// [`Engine::new_project_from_media`]), with `MediaHeard` events as it
+    /// goes; [`StudioSession::cancel_hearing`] stops it and leaves nothing.
+    pub async fn new_project_from_media(&self, name: &str, path: &std::path::Path) -> Result<ProjectView> {
+        let cancel = Arc::new(AtomicBool::new(false));
+        {
+            let mut hearing = lock(&self.hearing);
+            if hearing.is_some() {
+                return Err(Error::conflict(format!("hearing {}", path.display()), "another recording is being heard into a project; wait or cancel it"));
+            }
+            *hearing = Some(cancel.clone());
+        }
+        let sink = self.sink.clone();
+        let made = self
+            .engine
+            .new_project_from_media(name, path, move |seconds| {
+                sink(StudioEvent::MediaHeard { seconds });
+                !cancel.load(Ordering::Acquire)
+            })
+            .await;
+        *lock(&self.hearing) = None;
+        let (project, _, _) = made?;
+        self.view(project.id).await
+    }
+
+    /// Stops the recording being heard into a new project; whether one was.
+    pub fn cancel_hearing(&self) -> bool {
+        lock(&self.hearing).as_ref().map(|c| c.store(true, Ordering::Release)).is_some()
+    }
+
+    /// The waveform of the project's original dialogue, or `None` without one.
+    pub fn original_peaks(&self, project_id: i64) -> Result<Option<Peaks>> {
+        Ok(self.engine.original_dialogue(project_id)?.map(|d| peaks(&d.samples, d.sample_rate, 0.0, BED_PEAKS_PER_SECOND)))
     }
 
     /// The waveform of the project's bed from the start, or `None` without one.

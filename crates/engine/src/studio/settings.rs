@@ -1,6 +1,6 @@
 //! The settings as the settings view shows them: what is set (data
 //! folder, output device and the devices there are, batch width, cache
-//! budgets, the speech API's port) and whether the saved file differs from
+//! budgets, listening back after renders, the speech API's port) and whether the saved file differs from
 //! what the running engine started with (the engine reads `config.toml`
 //! when it starts, so saved changes apply from the next start).
 
@@ -24,6 +24,8 @@ pub struct SettingsView {
     pub batch_width: usize,
     pub segment_store_mb: u64,
     pub render_cache_mb: u64,
+    /// Whisper hears each line after a render; a failing line is taken again once.
+    pub listen_back: bool,
     pub api_port: u16,
     /// The saved file differs from what the running engine started with.
     pub restart_needed: bool,
@@ -44,6 +46,7 @@ impl SettingsView {
             batch_width: s.scheduler.batch_width,
             segment_store_mb: s.dub.segment_store_mb,
             render_cache_mb: s.dub.render_cache_mb,
+            listen_back: s.dub.listen_back,
             api_port: s.api.port,
             restart_needed: (&s.audio, &s.scheduler, &s.dub, s.api.port) != (&running.audio, &running.scheduler, &running.dub, running.api.port),
         }

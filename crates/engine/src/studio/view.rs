@@ -3,7 +3,8 @@
 //! strategy puts it. Built from the resolved tracks ([`TrackLines`]) alone
 //! (no audio is read, no G2P runs): a take is current when the source key
 //! it recorded is the line's source key now, and its placement follows
-//! from its length. These are the shapes the window receives; their
+//! from its length; what listening back heard in it is shown while it is
+//! of that take under that fit. These are the shapes the window receives; their
 //! TypeScript twins are generated from them (`ui/src/engine-types.ts`).
 
 use std::collections::{BTreeMap, HashMap};
@@ -11,6 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 use ts_rs::TS;
 
+use crate::checking::current_of;
 use crate::dub::lines::{programme_seconds, TrackLines};
 use crate::error::Result;
 use crate::store::Store;
@@ -43,6 +45,18 @@ pub struct FitView {
     pub overlap: Option<f64>,
 }
 
+/// What listening back heard in a line's take (under the fit it has now).
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(rename = "TakeCheck")]
+pub struct CheckView {
+    pub passed: bool,
+    pub heard: String,
+    /// Each problem, a sentence.
+    pub problems: Vec<String>,
+    pub word_error_rate: f64,
+}
+
 /// One line.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -63,6 +77,8 @@ pub struct SegmentView {
     pub state: SegmentState,
     pub error: Option<String>,
     pub fit: Option<FitView>,
+    /// Its take heard back, when it has been since its take or fit changed.
+    pub check: Option<CheckView>,
 }
 
 /// A speaker and their voices.
@@ -95,6 +111,8 @@ pub struct ProjectView {
     pub name: String,
     pub strategy: String,
     pub bed: Option<String>,
+    /// The recording or video holding the original dialogue, if any.
+    pub original: Option<String>,
     /// Programme length in seconds: the latest slot end or placed line end.
     pub length: f64,
     pub speakers: Vec<SpeakerView>,
@@ -112,6 +130,7 @@ pub type LiveStates = HashMap<i64, (SegmentState, Option<String>)>;
 pub async fn project_view(store: &Store, tracks: &[TrackLines], project_id: i64, live: &LiveStates) -> Result<ProjectView> {
     let project = store.project(project_id).await?;
     let speakers = store.speakers(project_id).await?;
+    let checks = current_of(tracks, &mut store.project_take_checks(project_id).await?);
     let mut views = Vec::with_capacity(tracks.len());
     let mut length: f64 = 0.0;
     for track in tracks {
@@ -142,6 +161,7 @@ pub async fn project_view(store: &Store, tracks: &[TrackLines], project_id: i64,
                     state,
                     error,
                     fit,
+                    check: checks.get(&line.segment.id).map(|c| CheckView { passed: c.passed, heard: c.heard.clone(), problems: c.problems(), word_error_rate: c.word_error_rate }),
                 }
             })
             .collect();
@@ -154,6 +174,7 @@ pub async fn project_view(store: &Store, tracks: &[TrackLines], project_id: i64,
         name: project.name,
         strategy: project.timing_strategy,
         bed: project.bed_file,
+        original: project.original_media,
         length,
         speakers: speakers.iter().map(|s| SpeakerView { id: s.id, name: s.name.clone(), voice: s.voice.clone(), language_voices: s.language_voices() }).collect(),
         tracks: views,
