@@ -2,13 +2,14 @@
 // null audio device. A project from an SRT, a voice, a render heard back, playback,
 // one line edited and only that line rendered again, undo, an export
 // whose files are checked on disk, a line deleted and brought back; takes;
-// the voice library (a voice from a recording, renamed, deleted) and the
-// settings. Screenshots of each view are written to target/e2e-*.png for a
+// the voice library (a voice from a recording, renamed, deleted), the
+// settings, and a video heard into a project. Screenshots of each view are written to target/e2e-*.png for a
 // person to look at.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, mkdirSync, writeFileSync, rmSync, symlinkSync, existsSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { execFileSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import { startTauriDriver, openApp, waitFor } from "./webdriver.mjs";
 
@@ -293,6 +294,41 @@ test("the voice library makes a voice from a recording, renames and deletes it; 
   const { readFileSync } = await import("node:fs");
   assert.match(readFileSync(join(dataDir, "config.toml"), "utf8"), /\[scheduler\][^[]*batch_width = 2/);
   await session.click("#tab-projects");
+  await session.waitForText("#create-from-script", (t) => t.includes("New project"));
+});
+
+test("a video is heard into a project that keeps its original dialogue and cuts each speaker's clip from it", async () => {
+  // Two spoken phrases (alsa-utils' own recordings) in a small video.
+  const video = join(dataDir, "phrases.mp4");
+  const sounds = "/usr/share/sounds/alsa";
+  execFileSync("ffmpeg", ["-y", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=black:s=160x90:r=10", "-i", `${sounds}/Front_Center.wav`, "-i", `${sounds}/Rear_Center.wav`,
+    "-filter_complex", "[1:a]apad=pad_dur=1[a1];[a1][2:a]concat=n=2:v=0:a=1[a]", "-map", "0:v", "-map", "[a]", "-shortest", "-c:v", "mpeg4", "-c:a", "aac", video]);
+  await session.waitForText("#create-from-media", (t) => t.includes("Hear it"));
+  await session.type("#new-media-path", video);
+  await session.click("#create-from-media");
+  await session.waitForText("#project-name", (t) => t === "phrases", 300000);
+  const invoke = async (command, args) => {
+    await session.cmd("POST", "/timeouts", { script: 60000 });
+    return session.cmd("POST", "/execute/async", {
+      script: "const done = arguments[arguments.length - 1]; window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1]).then(done, (e) => done({ error: String(e) }));",
+      args: [command, args],
+    });
+  };
+  const id = (await invoke("list_projects", {})).find((p) => p.name === "phrases").id;
+  const heard = await invoke("open_project", { projectId: id });
+  assert.ok(heard.original?.endsWith("phrases.mp4"), `the video stays as the original dialogue: ${heard.original}`);
+  const said = heard.tracks[0].segments.map((s) => s.text).join(" ");
+  assert.match(said, /front,? center.*rear,? center/i);
+  // The cast dialog cuts the speaker's clip from their own lines.
+  await session.click("#open-cast");
+  await session.click("#cast-from-original");
+  const note = await session.waitForText("#cast-cut-note", (t) => /Cut \d+ clip|error|no original/i.test(t), 60000);
+  assert.match(note, /Cut 1 clip from their own lines/);
+  const clip = await session.execute("return document.querySelector('.cast-row input').value;");
+  assert.match(clip, /originals\/project-\d+\/speaker-\d+\.wav$/);
+  await shot("editor-from-media");
+  await session.execute("document.querySelector('.dialog')?.remove();");
+  await session.click(".editor-header .link-button");
   await session.waitForText("#create-from-script", (t) => t.includes("New project"));
 });
 

@@ -79,7 +79,7 @@ export function projectsView(state: ProjectsState, actions: ProjectsActions): Te
     <h2>Recent</h2>
     ${state.projects.length
       ? html`<ul class="project-list" aria-label="Recent projects">${state.projects.map(row)}</ul>`
-      : html`<p class="muted">No projects yet: start one from an SRT, WebVTT or plain-text script.</p>`}
+      : html`<p class="muted">No projects yet: start one from an SRT, WebVTT or plain-text script, or from a recording or video.</p>`}
   </section>`;
 }
 
