@@ -41,13 +41,9 @@ impl Engine {
     /// after checking its audio decodes; its absolute path and length.
     pub async fn set_original_dialogue(&self, project_id: i64, file: &Path) -> Result<(PathBuf, f64)> {
         self.store().project(project_id).await?;
-        let path = file.to_path_buf();
-        let decoded = tokio::task::spawn_blocking(move || crate::audio::decode::decode_file(&path))
-            .await
-            .map_err(|e| Error::internal("reading the original dialogue", e.to_string()))??;
-        let absolute = std::fs::canonicalize(file).map_err(|e| Error::io("resolve", file, e))?;
+        let (absolute, seconds) = crate::projects::decodable_media(file, "the original dialogue").await?;
         self.store().set_original_media(project_id, Some(&absolute.to_string_lossy())).await?;
-        Ok((absolute, decoded.seconds()))
+        Ok((absolute, seconds))
     }
 
     /// The project's original dialogue decoded, or `None` without one

@@ -182,13 +182,9 @@ impl Engine {
     /// checking it decodes; its absolute path and length in seconds.
     pub async fn set_bed(&self, project_id: i64, file: &Path) -> Result<(std::path::PathBuf, f64)> {
         self.store().project(project_id).await?;
-        let path = file.to_path_buf();
-        let decoded = tokio::task::spawn_blocking(move || crate::audio::decode::decode_file(&path))
-            .await
-            .map_err(|e| Error::internal("reading the bed", e.to_string()))??;
-        let absolute = std::fs::canonicalize(file).map_err(|e| Error::io("resolve", file, e))?;
+        let (absolute, seconds) = decodable_media(file, "the bed").await?;
         self.store().set_bed(project_id, Some(&absolute.to_string_lossy())).await?;
-        Ok((absolute, decoded.samples.len() as f64 / decoded.sample_rate as f64))
+        Ok((absolute, seconds))
     }
 
     /// Edits one line in one undoable step (a line edited back to an
@@ -342,4 +338,15 @@ impl Engine {
         let segment = self.store().segment(segment_id).await?;
         self.project_of_track(segment.track_id).await
     }
+}
+
+/// A recording or video a project refers to (its bed, its original
+/// dialogue), checked to decode: its absolute path and length in seconds.
+pub(crate) async fn decodable_media(file: &Path, what: &str) -> Result<(std::path::PathBuf, f64)> {
+    let path = file.to_path_buf();
+    let decoded = tokio::task::spawn_blocking(move || crate::audio::decode::decode_file(&path))
+        .await
+        .map_err(|e| Error::internal(format!("reading {what}"), e.to_string()))??;
+    let absolute = std::fs::canonicalize(file).map_err(|e| Error::io("resolve", file, e))?;
+    Ok((absolute, decoded.seconds()))
 }
