@@ -5,6 +5,8 @@
 //! found again among the 54, and the errors a person sees for bad
 //! recordings. The stock voices' embeddings are the shipped ones; one test
 //! renders a few voices afresh and checks them against the shipped file.
+//! The listener (Whisper) hears a recording, lets go when idle, and hears
+//! short clips several to a window as it hears each alone.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -243,4 +245,31 @@ fn the_listener_hears_a_recording_then_lets_whisper_go_when_idle() {
     let err = listener.transcribe_file(not_audio.path(), &options, &mut |_| true).unwrap_err().to_string();
     assert!(err.contains(&not_audio.path().display().to_string()), "{err}");
     assert!(listener.transcribe_file(&clip, &options, &mut |_| true).is_ok());
+}
+
+#[test]
+fn short_clips_heard_several_to_a_window_are_heard_as_each_is_alone() {
+    use revoice_engine::listening::Listener;
+    use revoice_engine::model::whisper::TranscriptOptions;
+    use revoice_engine::text::word_errors::normalised_words;
+    let listener = Listener::new(&revoice_engine::model::testing::installed_whisper_data_dir());
+    // alsa-utils' recorded phrases (real speech; scripts/test installs alsa-utils) and a
+    // Kokoro-free fixture of several sentences.
+    let sounds = Path::new("/usr/share/sounds/alsa");
+    let mut clips = Vec::new();
+    for name in ["Front_Center", "Front_Left", "Rear_Right", "Side_Left"] {
+        clips.push(revoice_engine::audio::decode::decode_file(&sounds.join(format!("{name}.wav"))).unwrap());
+    }
+    clips.push(revoice_engine::audio::decode::decode_file(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/whisper/george.flac")).unwrap());
+    let rate = 16_000;
+    let at_rate: Vec<Vec<f32>> = clips.iter().map(|c| revoice_engine::audio::resample::resample(&c.samples, c.sample_rate, rate).unwrap()).collect();
+    let together = listener.hear_clips(&at_rate, rate, Some("en"), &mut || true).unwrap();
+    let options = TranscriptOptions { language: Some("en".into()), ..Default::default() };
+    for (clip, heard) in at_rate.iter().zip(&together) {
+        let alone = listener.transcribe(clip, rate, &options, &mut |_| true).unwrap().text();
+        assert_eq!(normalised_words(heard), normalised_words(&alone), "heard together {heard:?}, alone {alone:?}");
+    }
+    assert_eq!(revoice_engine::listening::pack_clips(&at_rate.iter().map(|c| c.len() as f64 / rate as f64).collect::<Vec<_>>()).len(), 1, "one window for all five");
+    // Asked to stop, it stops before the next window.
+    assert!(listener.hear_clips(&at_rate, rate, Some("en"), &mut || false).is_err());
 }

@@ -2,7 +2,8 @@
 //! (CTranslate2) on the same weights, audio and decoding (greedy, English):
 //! real-time factor of both per clip and overall, their ratio, word error
 //! rate of both against the texts the clips say, load time and peak memory;
-//! then the engine's resident memory with Kokoro and Whisper both loaded.
+//! then the engine's resident memory with Kokoro and Whisper both loaded,
+//! and listening back to short takes one to a window against several.
 //! The clips are two of our Kokoro renders (shipped with the parity test)
 //! and a 33 s clip joined from them across a 30 s window.
 
@@ -150,11 +151,34 @@ pub fn asr(data_dir: &Path, reference_python: Option<&str>, threads: usize) -> R
     revoice_engine::listening::release_freed_memory();
     let (_, rss_kokoro) = memory_mib();
     drop(kokoro);
-    let (peak, _) = memory_mib();
     println!();
     println!("resident with Whisper and Kokoro both loaded: {rss_both:.0} MiB (budget while rendering: 1.5 GB)");
     println!("resident with Kokoro alone, Whisper let go when idle: {rss_kokoro:.0} MiB (budget idle: 600 MB)");
+    takes(data_dir, &clips)?;
+    let (peak, _) = memory_mib();
     println!("peak resident memory {peak:.0} MiB");
+    Ok(())
+}
+
+/// Listening back: eight short takes heard one to a window, then several
+/// to a window (what `checking` does), with the seconds a take and whether
+/// every take was heard the same.
+fn takes(data_dir: &Path, clips: &[Clip]) -> Result<()> {
+    let takes: Vec<Vec<f32>> = (0..8).map(|i| clips[i % 2].samples.clone()).collect();
+    let listener = revoice_engine::listening::Listener::new(data_dir);
+    let options = TranscriptOptions { language: Some("en".into()), ..Default::default() };
+    listener.transcribe(&takes[0], 16_000, &options, &mut |_| true)?;
+    let t = Instant::now();
+    let alone: Vec<String> = takes.iter().map(|c| listener.transcribe(c, 16_000, &options, &mut |_| true).map(|t| t.text())).collect::<Result<_>>()?;
+    let alone_s = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let together = listener.hear_clips(&takes, 16_000, Some("en"), &mut || true)?;
+    let together_s = t.elapsed().as_secs_f64();
+    let same = alone.iter().zip(&together).filter(|(a, b)| revoice_engine::text::word_errors::normalised_words(a) == revoice_engine::text::word_errors::normalised_words(b)).count();
+    println!();
+    println!("listening back to {} takes ({:.1} s of audio each on average):", takes.len(), takes.iter().map(|c| c.len()).sum::<usize>() as f64 / 16_000.0 / takes.len() as f64);
+    println!("  one to a window:     {:.2} s a take", alone_s / takes.len() as f64);
+    println!("  several to a window: {:.2} s a take ({:.2} of one to a window; {same} of {} heard the same)", together_s / takes.len() as f64, together_s / alone_s, takes.len());
     Ok(())
 }
 

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 
-use crate::dub::lines::TrackLines;
+use crate::dub::lines::{FittedLine, TrackLines};
 use crate::dub::pipeline::RenderScope;
 use crate::dub::qc::{judge, placement_signature};
 use crate::error::{Error, Result};
@@ -74,9 +74,13 @@ pub enum ListenEvent<'a> {
 }
 
 impl Engine {
-    /// Listens back to a project's rendered lines (blocking: about a second
-    /// a line, plus a render for each re-take). Cancelled between lines by
-    /// `cancel`; what was heard by then is stored.
+    /// Listens back to a project's rendered lines (blocking: a window of
+    /// Whisper, about three seconds, for each pack of lines heard together,
+    /// plus a render for each re-take). Lines are heard several at a time
+    /// ([`Listener::hear_clips`](crate::listening::Listener::hear_clips)); a
+    /// line that fails so is heard again alone before it is judged, so a
+    /// verdict of failure never rests on its neighbours. Cancelled between
+    /// packs by `cancel`; what was heard by then is stored.
     pub fn listen_back(&self, project_id: i64, request: &ListenRequest, cancel: &AtomicBool, events: &mut dyn FnMut(ListenEvent)) -> Result<Vec<CheckedLine>> {
         let tracks = self.runtime().block_on(self.project_lines(project_id))?;
         let stored = if request.again { HashMap::new() } else { self.runtime().block_on(self.store().project_take_checks(project_id))? };
@@ -87,50 +91,89 @@ impl Engine {
             .flat_map(|(t, track)| track.lines.iter().enumerate().filter(|(_, l)| l.take.is_some() && wanted(l.segment.id)).map(move |(i, _)| (t, i)))
             .collect();
         let total = todo.len();
-        let mut out = Vec::with_capacity(total);
-        for (t, i) in todo {
-            if cancel.load(Ordering::Acquire) {
-                return Err(Error::Cancelled(format!("listening back to project {project_id}")));
+        let mut out: Vec<Option<CheckedLine>> = vec![None; total];
+        let mut done = 0;
+        let cancelled = || Error::Cancelled(format!("listening back to project {project_id}"));
+        // Lines heard before under the fit they have now keep their verdicts.
+        let mut to_hear: Vec<(usize, usize, usize)> = Vec::new();
+        for (k, &(t, i)) in todo.iter().enumerate() {
+            match stored_verdict(&tracks[t], i, &stored) {
+                Some(verdict) => {
+                    done += 1;
+                    events(ListenEvent::Checked { line: out[k].insert(verdict), done, total });
+                }
+                None => to_hear.push((k, t, i)),
             }
-            let mut checked = self.check_line(&tracks[t], i, &stored)?;
-            if request.retake && checked.fresh && !checked.passed() {
-                events(ListenEvent::Retaking { segment_id: checked.segment_id });
-                checked = self.retake(project_id, &tracks[t], checked, cancel)?;
-            }
-            out.push(checked);
-            events(ListenEvent::Checked { line: out.last().expect("just pushed"), done: out.len(), total });
         }
-        Ok(out)
+        // The rest, track by track, several lines to a window.
+        for track_index in 0..tracks.len() {
+            let track = &tracks[track_index];
+            let lines: Vec<(usize, usize)> = to_hear.iter().filter(|(_, t, _)| *t == track_index).map(|&(k, _, i)| (k, i)).collect();
+            let lengths: Vec<f64> = lines.iter().map(|&(_, i)| track.lines[i].placement(&track.limits).map_or(0.0, |p| p.length)).collect();
+            for pack in crate::listening::pack_clips(&lengths) {
+                if cancel.load(Ordering::Acquire) {
+                    return Err(cancelled());
+                }
+                let mut fitted = Vec::with_capacity(pack.len());
+                for &n in &pack {
+                    fitted.push(track.fit(self.segments(), lines[n].1, HEARING_RATE)?);
+                }
+                let clips: Vec<Vec<f32>> = fitted.iter().map(|f| f.as_ref().map_or_else(Vec::new, |f| f.audio.clone())).collect();
+                let language = language::primary(&track.track.language);
+                let heard = self.listener().hear_clips(&clips, HEARING_RATE, Some(&language), &mut || !cancel.load(Ordering::Acquire))?;
+                for ((&n, fitted), heard) in pack.iter().zip(&fitted).zip(heard) {
+                    let (k, i) = lines[n];
+                    let mut checked = match fitted {
+                        Some(fitted) => self.judge_heard(track, i, fitted, heard)?,
+                        None => missing_audio(track, i),
+                    };
+                    if request.retake && !checked.passed() {
+                        events(ListenEvent::Retaking { segment_id: checked.segment_id });
+                        checked = self.retake(project_id, track, checked, cancel)?;
+                    }
+                    done += 1;
+                    events(ListenEvent::Checked { line: out[k].insert(checked), done, total });
+                }
+            }
+        }
+        Ok(out.into_iter().map(|c| c.expect("every line heard or stored")).collect())
     }
 
-    /// Line `i`'s active take heard, or its stored check when it has one
-    /// under the fit the line has now.
-    fn check_line(&self, track: &TrackLines, i: usize, stored: &HashMap<i64, TakeCheckRecord>) -> Result<CheckedLine> {
+    /// Judges line `i`'s fitted take from what was heard of it among
+    /// others; a failure is heard again alone first. The verdict is stored.
+    fn judge_heard(&self, track: &TrackLines, i: usize, fitted: &FittedLine, heard_among_others: String) -> Result<CheckedLine> {
         let line = &track.lines[i];
-        let take = line.take.as_ref().expect("a line with a take");
-        let signature = line.placement(&track.limits).map(|p| placement_signature(&p)).expect("a take has a placement");
-        let verdict = |heard: String, word_error_rate: f64, problems: Vec<String>, fresh: bool| CheckedLine {
-            segment_id: line.segment.id,
-            take_id: take.id,
-            language: track.track.language.clone(),
-            text: line.segment.fields.text.clone(),
-            heard,
-            word_error_rate,
-            problems,
-            fresh,
-            retaken: false,
-        };
-        if let Some(record) = stored.get(&take.id).filter(|c| c.placement == signature) {
-            return Ok(verdict(record.heard.clone(), record.word_error_rate, record.problems(), false));
+        let text = &line.segment.fields.text;
+        let mut check = judge(line.segment.id, fitted_take(track, i).id, &fitted.audio, &fitted.placement, text, &heard_among_others);
+        if !check.passed() {
+            let heard = self.hear_alone(track, &fitted.audio)?;
+            check = judge(line.segment.id, fitted_take(track, i).id, &fitted.audio, &fitted.placement, text, &heard);
         }
+        self.store_check(track, i, check)
+    }
+
+    /// Line `i`'s active take heard alone (the second opinion on a re-take).
+    fn check_line(&self, track: &TrackLines, i: usize) -> Result<CheckedLine> {
         let Some(fitted) = track.fit(self.segments(), i, HEARING_RATE)? else {
-            return Ok(verdict(String::new(), 1.0, vec!["its audio is missing from the segment store: render the line again".into()], true));
+            return Ok(missing_audio(track, i));
         };
+        let heard = self.hear_alone(track, &fitted.audio)?;
+        let line = &track.lines[i];
+        let check = judge(line.segment.id, fitted_take(track, i).id, &fitted.audio, &fitted.placement, &line.segment.fields.text, &heard);
+        self.store_check(track, i, check)
+    }
+
+    fn hear_alone(&self, track: &TrackLines, audio: &[f32]) -> Result<String> {
         let options = TranscriptOptions { language: Some(language::primary(&track.track.language)), ..Default::default() };
-        let heard = self.listener().transcribe(&fitted.audio, HEARING_RATE, &options, &mut |_| true)?.text();
-        let check = judge(line.segment.id, take.id, &fitted.audio, &fitted.placement, &line.segment.fields.text, &heard);
+        Ok(self.listener().transcribe(audio, HEARING_RATE, &options, &mut |_| true)?.text())
+    }
+
+    /// Stores a fresh check of line `i`'s take under the fit it has now.
+    fn store_check(&self, track: &TrackLines, i: usize, check: crate::dub::qc::LineCheck) -> Result<CheckedLine> {
+        let take = fitted_take(track, i);
+        let signature = signature_of(track, i);
         self.runtime().block_on(self.store().save_take_check(take.id, &signature, &check.heard, check.errors.rate(), &check.problems, check.passed()))?;
-        Ok(verdict(check.heard.clone(), check.errors.rate(), check.problems, true))
+        Ok(verdict(track, i, check.heard.clone(), check.errors.rate(), check.problems, true))
     }
 
     /// Takes a failing line again on a fresh seed and hears the new take;
@@ -145,7 +188,7 @@ impl Engine {
         let again = rt.block_on(self.track_lines(track.track.id))?;
         let rendered = summary.failed.is_empty() && !summary.cancelled;
         let second = match again.index_of(segment_id) {
-            Some(i) if rendered && again.lines[i].is_current() => Some(self.check_line(&again, i, &HashMap::new())?),
+            Some(i) if rendered && again.lines[i].is_current() => Some(self.check_line(&again, i)?),
             _ => None,
         };
         match second {
@@ -175,6 +218,40 @@ impl Engine {
         let mut stored = self.store().project_take_checks(project_id).await?;
         Ok(current_of(&tracks, &mut stored))
     }
+}
+
+fn fitted_take(track: &TrackLines, i: usize) -> &crate::store::Take {
+    track.lines[i].take.as_ref().expect("a line with a take")
+}
+
+/// The fit line `i` has now, as its checks are stored under.
+fn signature_of(track: &TrackLines, i: usize) -> String {
+    track.lines[i].placement(&track.limits).map(|p| placement_signature(&p)).expect("a take has a placement")
+}
+
+fn verdict(track: &TrackLines, i: usize, heard: String, word_error_rate: f64, problems: Vec<String>, fresh: bool) -> CheckedLine {
+    let line = &track.lines[i];
+    CheckedLine {
+        segment_id: line.segment.id,
+        take_id: fitted_take(track, i).id,
+        language: track.track.language.clone(),
+        text: line.segment.fields.text.clone(),
+        heard,
+        word_error_rate,
+        problems,
+        fresh,
+        retaken: false,
+    }
+}
+
+/// Line `i`'s stored check, when it is of its take under the fit it has now.
+fn stored_verdict(track: &TrackLines, i: usize, stored: &HashMap<i64, TakeCheckRecord>) -> Option<CheckedLine> {
+    let record = stored.get(&fitted_take(track, i).id).filter(|c| c.placement == signature_of(track, i))?;
+    Some(verdict(track, i, record.heard.clone(), record.word_error_rate, record.problems(), false))
+}
+
+fn missing_audio(track: &TrackLines, i: usize) -> CheckedLine {
+    verdict(track, i, String::new(), 1.0, vec!["its audio is missing from the segment store: render the line again".into()], true)
 }
 
 /// Each line's check among `stored`, when it is of the line's active take

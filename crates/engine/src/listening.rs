@@ -4,8 +4,11 @@
 //! [`IDLE_UNLOAD`] unused, so an idle studio holds only the speech model
 //! (Whisper's f32 weights are ~300 MiB). It hears recordings in any
 //! format the audio crate decodes, at any rate (resampled to 16 kHz), and
-//! hands back timed segments and words ([`Transcript`]). Callers run it on a
-//! blocking thread; it never runs on an async worker.
+//! hands back timed segments and words ([`Transcript`]). Short clips (the
+//! takes listening back hears) are heard several to a window
+//! ([`Listener::hear_clips`]): Whisper's encoder costs the same for 2 s as
+//! for 30 s. Callers run it on a blocking thread; it never runs on an
+//! async worker.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -13,10 +16,51 @@ use std::time::{Duration, Instant};
 
 use crate::audio;
 use crate::error::Result;
-use crate::model::whisper::{Transcript, TranscriptOptions, WhisperModel};
+use crate::model::whisper::{Transcript, TranscriptOptions, TranscriptWord, WhisperModel};
 
 /// How long Whisper stays loaded unused.
 pub const IDLE_UNLOAD: Duration = Duration::from_secs(120);
+
+/// Clips heard together fill at most this much of a 30 s window, seconds.
+pub const PACKED_WINDOW: f64 = 27.0;
+/// Silence laid between two clips heard together, seconds.
+pub const PACKED_GAP: f64 = 1.0;
+
+/// Groups clips of `seconds` each, in order, into packs that fit
+/// [`PACKED_WINDOW`] with [`PACKED_GAP`] between them; a clip too long for
+/// a window is a pack of its own.
+pub fn pack_clips(seconds: &[f64]) -> Vec<Vec<usize>> {
+    let mut packs: Vec<Vec<usize>> = Vec::new();
+    let mut filled = 0.0;
+    for (i, &s) in seconds.iter().enumerate() {
+        match packs.last_mut() {
+            Some(pack) if !pack.is_empty() && filled + PACKED_GAP + s <= PACKED_WINDOW => {
+                pack.push(i);
+                filled += PACKED_GAP + s;
+            }
+            _ => {
+                packs.push(vec![i]);
+                filled = s;
+            }
+        }
+    }
+    packs
+}
+
+/// Each clip's text from the words heard in their pack: a word belongs to
+/// the clip its middle falls in (or nearest to, in a gap); `spans` are the
+/// clips' `(start, end)` seconds in the pack.
+pub fn words_by_clip(words: &[TranscriptWord], spans: &[(f64, f64)]) -> Vec<String> {
+    let mut texts = vec![String::new(); spans.len()];
+    for word in words {
+        let middle = (word.start + word.end) / 2.0;
+        let distance = |&(start, end): &(f64, f64)| if middle < start { start - middle } else if middle > end { middle - end } else { 0.0 };
+        if let Some(nearest) = (0..spans.len()).min_by(|&a, &b| distance(&spans[a]).total_cmp(&distance(&spans[b]))) {
+            texts[nearest].push_str(&word.word);
+        }
+    }
+    texts.into_iter().map(|t| t.trim().to_string()).collect()
+}
 
 /// Whisper, loaded once, one transcription at a time.
 pub struct Listener {
@@ -102,6 +146,39 @@ impl Listener {
         result
     }
 
+    /// What is said in each of `clips` (at `sample_rate`), heard several to
+    /// a window with silence between them (see [`pack_clips`]) and told
+    /// apart by the words' times. A clip too long to share a window is
+    /// heard alone. `keep_going` is asked before each window.
+    pub fn hear_clips(&self, clips: &[Vec<f32>], sample_rate: u32, language: Option<&str>, keep_going: &mut dyn FnMut() -> bool) -> Result<Vec<String>> {
+        let rate = sample_rate as f64;
+        let seconds: Vec<f64> = clips.iter().map(|c| c.len() as f64 / rate).collect();
+        let options = TranscriptOptions { language: language.map(str::to_string), word_timestamps: true, ..Default::default() };
+        let mut heard = vec![String::new(); clips.len()];
+        for pack in pack_clips(&seconds) {
+            if !keep_going() {
+                return Err(crate::error::Error::Cancelled("hearing takes".into()));
+            }
+            let gap = vec![0.0f32; (PACKED_GAP * rate) as usize];
+            let mut joined = Vec::new();
+            let mut spans = Vec::with_capacity(pack.len());
+            for &i in &pack {
+                if !joined.is_empty() {
+                    joined.extend_from_slice(&gap);
+                }
+                let start = joined.len() as f64 / rate;
+                joined.extend_from_slice(&clips[i]);
+                spans.push((start, joined.len() as f64 / rate));
+            }
+            let transcript = self.transcribe(&joined, sample_rate, &options, &mut |_| true)?;
+            let words: Vec<TranscriptWord> = transcript.segments.into_iter().flat_map(|s| s.words).collect();
+            for (&i, text) in pack.iter().zip(words_by_clip(&words, &spans)) {
+                heard[i] = text;
+            }
+        }
+        Ok(heard)
+    }
+
     /// Transcribes the recording at `path` (any format the engine decodes).
     pub fn transcribe_file(&self, path: &Path, options: &TranscriptOptions, progress: &mut dyn FnMut(f64) -> bool) -> Result<Transcript> {
         let decoded = audio::decode::decode_file(path)?;
@@ -131,5 +208,24 @@ mod tests {
         let err = listener.transcribe(&[0.0; 16_000], 16_000, &TranscriptOptions::default(), &mut |_| true).unwrap_err().to_string();
         assert!(err.contains("Whisper is not installed") && err.contains("revoice models install"), "{err}");
         assert!(!listener.is_loaded());
+    }
+
+    fn word(word: &str, start: f64, end: f64) -> TranscriptWord {
+        TranscriptWord { word: word.into(), start, end, probability: 0.9 }
+    }
+
+    #[test]
+    fn clips_are_packed_in_order_into_windows_with_gaps() {
+        assert_eq!(pack_clips(&[3.0, 4.0, 10.0, 8.0, 2.0]), vec![vec![0, 1, 2], vec![3, 4]]);
+        assert_eq!(pack_clips(&[40.0, 2.0, 2.0]), vec![vec![0], vec![1, 2]]);
+        assert!(pack_clips(&[]).is_empty());
+    }
+
+    #[test]
+    fn words_go_to_the_clip_they_were_heard_in() {
+        let spans = [(0.0, 2.0), (3.0, 5.5)];
+        let words = [word(" The", 0.1, 0.3), word(" boats.", 0.3, 1.9), word(" Light", 2.4, 3.4), word(" it.", 3.4, 4.0)];
+        assert_eq!(words_by_clip(&words, &spans), vec!["The boats.".to_string(), "Light it.".to_string()]);
+        assert_eq!(words_by_clip(&[], &spans), vec![String::new(), String::new()]);
     }
 }

@@ -238,16 +238,7 @@ impl StudioSession {
         let spawned = std::thread::Builder::new().name("revoice-render".into()).spawn(move || {
             let mut next = Some((project_id, job, cancel));
             while let Some((project_id, job, cancel)) = next.take() {
-                session.run_job(project_id, job, &cancel);
-                let mut running = lock(&session.render);
-                next = lock(&session.next_render).take().map(|(project_id, job)| {
-                    let cancel = Arc::new(AtomicBool::new(false));
-                    *running = Some(RunningRender { project_id, cancel: cancel.clone(), listening: false });
-                    (project_id, job, cancel)
-                });
-                if next.is_none() {
-                    *running = None;
-                }
+                next = session.run_job(project_id, job, &cancel);
             }
         });
         if let Err(e) = spawned {
@@ -257,10 +248,13 @@ impl StudioSession {
         Ok(())
     }
 
-    /// One job: a render, then listening back to what it rendered; or listening alone.
-    fn run_job(&self, project_id: i64, job: Job, cancel: &AtomicBool) {
+    /// One job: a render, then listening back to what it rendered; or
+    /// listening alone. Its last event goes out once the job has let go of
+    /// the session (see [`StudioSession::finish_job`]); the job asked for
+    /// meanwhile, if any, is what it returns.
+    fn run_job(&self, project_id: i64, job: Job, cancel: &AtomicBool) -> Option<(i64, Job, Arc<AtomicBool>)> {
         let segments = match job {
-            Job::Listen => return self.listen_back(project_id, None, cancel),
+            Job::Listen => return self.finish_job(self.listen_back(project_id, None, cancel)),
             Job::Render(segments) => segments,
         };
         let mut rendered = Vec::new();
@@ -270,19 +264,51 @@ impl StudioSession {
             Ok(s) => StudioEvent::RenderFinished { project_id, rendered: s.rendered, fresh: s.fresh, failed: s.failed.len(), cancelled: s.cancelled, error: None },
             Err(e) => StudioEvent::RenderFinished { project_id, rendered: 0, fresh: 0, failed: 0, cancelled: false, error: Some(e.to_string()) },
         };
-        (self.sink)(event);
         let finished = outcome.is_ok_and(|s| !s.cancelled);
-        if finished && !rendered.is_empty() && self.engine.config().settings.dub.listen_back {
-            if let Some(r) = lock(&self.render).as_mut() {
-                r.listening = true;
-            }
-            self.listen_back(project_id, Some(rendered), cancel);
+        let listen = finished && !rendered.is_empty() && self.engine.config().settings.dub.listen_back && self.can_listen();
+        if !listen {
+            return self.finish_job(event);
         }
+        (self.sink)(event);
+        if let Some(r) = lock(&self.render).as_mut() {
+            r.listening = true;
+        }
+        self.finish_job(self.listen_back(project_id, Some(rendered), cancel))
+    }
+
+    /// Whether Whisper is installed to listen with (an older install may
+    /// lack it: renders then go unheard, and the doctor says why).
+    fn can_listen(&self) -> bool {
+        let installed = crate::model::assets::WHISPER.status(self.engine.data_dir()).is_installed();
+        if !installed {
+            tracing::warn!("Whisper is not installed: rendered lines are not heard back (revoice models install)");
+        }
+        installed
+    }
+
+    /// Ends the running job: the job asked for meanwhile becomes the
+    /// running one (returned to run next), or the session is free; then
+    /// `last` goes out, so whoever hears it finds the session as it is.
+    fn finish_job(&self, last: StudioEvent) -> Option<(i64, Job, Arc<AtomicBool>)> {
+        let next = {
+            let mut running = lock(&self.render);
+            let next = lock(&self.next_render).take().map(|(project_id, job)| {
+                let cancel = Arc::new(AtomicBool::new(false));
+                *running = Some(RunningRender { project_id, cancel: cancel.clone(), listening: false });
+                (project_id, job, cancel)
+            });
+            if next.is_none() {
+                *running = None;
+            }
+            next
+        };
+        (self.sink)(last);
+        next
     }
 
     /// Hears `segments` (every rendered line when `None`) back, taking a
-    /// failing one again once.
-    fn listen_back(&self, project_id: i64, segments: Option<Vec<i64>>, cancel: &AtomicBool) {
+    /// failing one again once; the `ListenFinished` to send.
+    fn listen_back(&self, project_id: i64, segments: Option<Vec<i64>>, cancel: &AtomicBool) -> StudioEvent {
         let total = segments.as_ref().map_or(0, |s| s.len());
         (self.sink)(StudioEvent::ListenProgress { project_id, done: 0, total, retaking: None });
         let request = ListenRequest { only: segments, again: false, retake: true };
@@ -305,7 +331,7 @@ impl StudioSession {
             }
         });
         lock(&self.live).clear();
-        let event = match heard {
+        match heard {
             Ok(lines) => StudioEvent::ListenFinished {
                 project_id,
                 checked: lines.len(),
@@ -316,8 +342,7 @@ impl StudioSession {
             },
             Err(Error::Cancelled(_)) => StudioEvent::ListenFinished { project_id, checked: 0, failing: 0, retaken: 0, cancelled: true, error: None },
             Err(e) => StudioEvent::ListenFinished { project_id, checked: 0, failing: 0, retaken: 0, cancelled: false, error: Some(e.to_string()) },
-        };
-        (self.sink)(event);
+        }
     }
 
     fn run_render(&self, project_id: i64, segments: Option<Vec<i64>>, cancel: &AtomicBool, rendered: &mut Vec<i64>) -> Result<RenderSummary> {
