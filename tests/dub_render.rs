@@ -5,7 +5,8 @@
 //! a project (Whisper and GE2E) that keeps the video as its original
 //! dialogue, cuts each speaker's lines from it, renders and exports. Takes are heard
 //! back: a line the fit must cut is cut at a pause and flagged, taken
-//! again once, and a silent take is flagged.
+//! again once; silent, truncated and wrong takes are flagged and taken
+//! again; an edited line is heard again.
 
 use std::sync::atomic::AtomicBool;
 
@@ -271,9 +272,29 @@ fn takes_are_checked_by_ear_a_cut_or_silent_take_is_flagged_and_an_edited_line_i
     let first = &lines.lines[0];
     let key = first.take_key().unwrap();
     let rate = engine.speech().unwrap().sample_rate();
+    let Stored::Audio(first_audio) = engine.segments().get(&key, rate).unwrap() else { panic!("the first take is on disk") };
     engine.segments().put(&key, &vec![0.0; rate as usize * 2], rate).unwrap();
     let silent = engine.listen_back(project.id, &heard_only(true), &never, &mut |_| {}).unwrap();
     assert!(silent[0].problems.iter().any(|p| p.starts_with("silent")), "{:?}", silent[0]);
+
+    // Corrupted takes are flagged and taken again: the first still silent, the last holding
+    // the first 40 % of another line's words (truncated, and the wrong text). Fresh takes pass.
+    let last = &lines.lines[2];
+    engine.segments().put(&last.take_key().unwrap(), &first_audio[..first_audio.len() * 2 / 5], rate).unwrap();
+    let corrupted = Some(vec![first.segment.id, last.segment.id]);
+    let mut retaking = Vec::new();
+    let mended = engine
+        .listen_back(project.id, &ListenRequest { only: corrupted, again: true, retake: true }, &never, &mut |event| {
+            if let ListenEvent::Retaking { segment_id } = event {
+                retaking.push(segment_id);
+            }
+        })
+        .unwrap();
+    assert_eq!(retaking, [first.segment.id, last.segment.id]);
+    assert!(mended.iter().all(|l| l.retaken && l.passed() && l.fresh), "{mended:#?}");
+    for line in [first, last] {
+        assert_eq!(rt.block_on(engine.store().takes(line.segment.id)).unwrap().len(), 2, "the corrupted take stays beside the new one");
+    }
 
     // The line edited and rendered again: its new take is heard and passes.
     rt.block_on(engine.edit_line(first.segment.id, revoice_engine::LineEdit { text: Some("The boats are in at last.".into()), ..Default::default() })).unwrap();
