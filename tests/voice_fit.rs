@@ -109,7 +109,7 @@ async fn a_fitted_library_voice_speaks_as_its_recipe_and_its_record_says_so() {
     let (engine, _dir) = engine(&model).await;
     let (_, fitted) = engine.fit_voice(request(1), quiet()).await.unwrap();
     let details = VoiceDetails { name: "Bella fitted".into(), description: String::new(), reference_text: String::new(), consent: "test fixture".into() };
-    let (record, matched, _) = engine.add_library_voice(NewLibraryVoice { details, recording: &reference(), max_voices: None, fitted: Some(fitted.clone()), language: None }).await.unwrap();
+    let (record, matched, _) = engine.add_library_voice(NewLibraryVoice { details, recording: &reference(), max_voices: None, fitted: Some(fitted.clone()), language: None, hear_text_later: false }).await.unwrap();
     assert_eq!(matched.kind(), "fitted");
     let stored: revoice_engine::voice::MatchedVoice = serde_json::from_str(&record.voice.artifact_json).unwrap();
     assert_eq!(stored.fitted.as_ref().unwrap().held_out, fitted.held_out);

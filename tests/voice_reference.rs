@@ -273,3 +273,30 @@ fn short_clips_heard_several_to_a_window_are_heard_as_each_is_alone() {
     // Asked to stop, it stops before the next window.
     assert!(listener.hear_clips(&at_rate, rate, Some("en"), &mut || false).is_err());
 }
+
+#[test]
+fn a_voice_uploaded_without_its_text_is_answered_at_once_and_gets_the_text_heard_later() {
+    use revoice_engine::voice::library::VoiceDetails;
+    use revoice_engine::{Engine, EngineConfig, NewLibraryVoice};
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let dir = revoice_tests::data::scratch_data_dir();
+    let engine = std::sync::Arc::new(runtime.block_on(Engine::open(EngineConfig::load_from(dir.path().to_path_buf()).unwrap())).unwrap());
+    let said = "Keep the engine running, we leave in five minutes, whatever the weather.";
+    let (samples, rate) = render("am_adam", said);
+    let wav = dir.path().join("adam.wav");
+    write_wav(&wav, &samples, rate);
+    let details = VoiceDetails { name: "Adam".into(), description: String::new(), reference_text: String::new(), consent: "a stock voice, for the test".into() };
+    let voice = NewLibraryVoice { details, recording: &wav, max_voices: None, fitted: None, language: None, hear_text_later: true };
+    let (record, _, _) = runtime.block_on(engine.add_library_voice(voice)).unwrap();
+    assert_eq!(record.voice.reference_text, "", "answered before Whisper heard it");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let heard = loop {
+        let text = runtime.block_on(engine.store().voice("Adam")).unwrap().unwrap().voice.reference_text;
+        if !text.is_empty() || std::time::Instant::now() > deadline {
+            break text;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let errors = revoice_engine::text::word_errors::word_errors(said, &heard);
+    assert!(errors.rate() <= 0.1, "{errors:?}: heard {heard:?}");
+}

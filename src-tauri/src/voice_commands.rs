@@ -33,7 +33,7 @@ pub async fn voice_library(studio: State<'_, Studio>) -> Answer<VoiceLibraryView
 pub async fn add_library_voice(studio: State<'_, Studio>, name: String, path: PathBuf, consent: String, description: String, reference_text: String) -> Answer<LibraryVoiceView> {
     let engine = studio.engine()?;
     let details = VoiceDetails { name: name.trim().to_string(), description, reference_text, consent };
-    let (record, _, _) = engine.add_library_voice(NewLibraryVoice { details, recording: &path, max_voices: None, fitted: None, language: None }).await.map_err(text)?;
+    let (record, _, _) = engine.add_library_voice(NewLibraryVoice { details, recording: &path, max_voices: None, fitted: None, language: None, hear_text_later: false }).await.map_err(text)?;
     Ok(LibraryVoiceView::of(record))
 }
 

@@ -180,7 +180,7 @@ pub async fn upload(State(state): State<Arc<ApiState>>, multipart: Result<Multip
     let dir = tempfile::tempdir().map_err(|e| ApiError::internal(e.to_string()))?;
     let recording = dir.path().join(format!("upload.{extension}"));
     std::fs::write(&recording, &audio).map_err(|e| ApiError::internal(e.to_string()))?;
-    let voice = NewLibraryVoice { details, recording: &recording, max_voices: Some(state.options.max_uploaded_voices), fitted: None, language: None };
+    let voice = NewLibraryVoice { details, recording: &recording, max_voices: Some(state.options.max_uploaded_voices), fitted: None, language: None, hear_text_later: true };
     let (record, matched, existing) = state.engine.add_library_voice(voice).await.map_err(|e| {
         let param = if e.to_string().contains("library is full") { "name" } else { "audio_sample" };
         ApiError::from_engine(Some(param), e)

@@ -66,7 +66,7 @@ fn print_match(v: &MatchedVoice, top: usize) {
 pub async fn add(engine: &Arc<Engine>, file: &Path, details: VoiceDetails) -> revoice_engine::Result<()> {
     details.check()?;
     let given_text = !details.reference_text.trim().is_empty();
-    let (record, matched, _) = engine.add_library_voice(NewLibraryVoice { details, recording: file, max_voices: None, fitted: None, language: None }).await?;
+    let (record, matched, _) = engine.add_library_voice(NewLibraryVoice { details, recording: file, max_voices: None, fitted: None, language: None, hear_text_later: false }).await?;
     print_match(&matched, 3);
     println!();
     if !given_text && !record.voice.reference_text.is_empty() {
@@ -144,7 +144,7 @@ pub async fn fit(engine: &Arc<Engine>, file: &Path, details: VoiceDetails, setti
         revoice_engine::ErrorKind::Cancelled => e.context("the checkpoint is kept: run the same command again to resume"),
         _ => e,
     })?;
-    let (record, matched, _) = engine.add_library_voice(NewLibraryVoice { details, recording: file, max_voices: None, fitted: Some(fitted), language: Some(language) }).await?;
+    let (record, matched, _) = engine.add_library_voice(NewLibraryVoice { details, recording: file, max_voices: None, fitted: Some(fitted), language: Some(language), hear_text_later: false }).await?;
     println!();
     print_record(&record.voice.name, record.version, &matched);
     println!();

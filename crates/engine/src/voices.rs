@@ -3,7 +3,9 @@
 //! required, the library's size capped where a face asks, one writer at a
 //! time so racing uploads of one name leave one voice), renaming and
 //! deleting, each keeping the one artifact cache in step. A recording
-//! registered without its text gets the text Whisper hears in it.
+//! registered without its text gets the text Whisper hears in it: at once
+//! where a person waits to see it, or in the background where a client
+//! only wants the voice (an API upload, a cast made from clips).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -28,6 +30,9 @@ pub struct NewLibraryVoice<'a> {
     /// The language the voice will speak (its blend mixes only stock voices
     /// that speak it); `None`: US English.
     pub language: Option<String>,
+    /// Without a reference text, hear it after registering, in the
+    /// background (the voice is answered at once), rather than before.
+    pub hear_text_later: bool,
 }
 
 /// Serialises the library's writes (the cap check and the write), process-wide.
@@ -49,7 +54,8 @@ impl Engine {
         let input = ReferenceInput::LocalFile(voice.recording.to_path_buf());
         let mut matched = tokio::task::spawn_blocking(move || engine.match_recording(input)).await.map_err(|e| Error::internal("matching the recording", e.to_string()))??;
         let mut details = voice.details.clone();
-        if details.reference_text.trim().is_empty() {
+        let unheard = details.reference_text.trim().is_empty();
+        if unheard && !voice.hear_text_later {
             details.reference_text = self.hear_reference_text(voice.recording, voice.language.as_deref()).await;
         }
         if let Some(language) = &voice.language {
@@ -66,6 +72,20 @@ impl Engine {
             }
         }
         let record = library::register(store, self.data_dir(), self.voice_artifacts(), voice.recording, &details, &matched).await?;
+        if unheard && voice.hear_text_later {
+            let engine = self.clone();
+            let (name, sha256) = (record.voice.name.clone(), record.voice.reference_sha256.clone());
+            let kept = self.data_dir().join(&record.voice.reference_file);
+            let language = voice.language.clone();
+            tokio::spawn(async move {
+                let text = engine.hear_reference_text(&kept, language.as_deref()).await;
+                if !text.is_empty() {
+                    if let Err(e) = engine.store().fill_voice_reference_text(&name, &sha256, &text).await {
+                        tracing::warn!(voice = %name, error = %e, "the heard reference text was not kept");
+                    }
+                }
+            });
+        }
         Ok((record, matched, existing))
     }
 

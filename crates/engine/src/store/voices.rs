@@ -108,6 +108,20 @@ impl Store {
 
     /// Renames a voice, and every speaker that uses it follows (in every
     /// language), in one transaction. Refused when `new` is taken or bad.
+    /// Gives a voice the text heard in its recording, when it still has
+    /// that recording (`reference_sha256`) and no text: a voice replaced or
+    /// given a text meanwhile keeps what it has. Whether it was filled.
+    pub async fn fill_voice_reference_text(&self, name: &str, reference_sha256: &str, text: &str) -> Result<bool> {
+        let done = sqlx::query("UPDATE voices SET reference_text = ?3 WHERE name = ?1 AND reference_sha256 = ?2 AND trim(reference_text) = ''")
+            .bind(name)
+            .bind(reference_sha256)
+            .bind(text)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| self.db(e))?;
+        Ok(done.rows_affected() == 1)
+    }
+
     pub async fn rename_voice(&self, old: &str, new: &str) -> Result<VoiceRecord> {
         check_voice_name(new)?;
         let mut tx = self.pool.begin().await.map_err(|e| self.error(e))?;
