@@ -16,7 +16,7 @@ export function isMedia(path: string): boolean {
 }
 
 const FILTERS: Record<Exclude<PickKind, "folder">, { name: string; extensions: string[] }[]> = {
-  script: [{ name: "Subtitles and scripts", extensions: ["srt", "vtt", "txt", "json"] }],
+  script: [{ name: "Subtitles and scripts", extensions: ["srt", "vtt", "ass", "ssa", "txt", "json"] }],
   audio: [{ name: "Audio", extensions: ["wav", "mp3", "flac", "ogg", "opus", "m4a", "aac", "webm", "mp4"] }],
   media: [{ name: "Recordings and videos", extensions: MEDIA_EXTENSIONS }],
 };

@@ -55,7 +55,8 @@ pub enum ProjectCommand {
     },
     /// List projects.
     List,
-    /// Add a script's lines to a track: .srt, .vtt, or a plain text file (one line each).
+    /// Add a script's lines to a track: SubRip, WebVTT, ASS/SSA or a plain text file (one line each),
+    /// in any text encoding (the one it was read in is said).
     Import {
         project: i64,
         file: PathBuf,
@@ -214,9 +215,16 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
             }
         }
         ProjectCommand::Import { project, file, language } => {
-            let (track, added) = engine.import_script(project, &file, language.as_deref()).await?;
+            let (track, added, script) = engine.import_script(project, &file, language.as_deref()).await?;
             let speakers = store.speakers(project).await?;
-            println!("imported {added} lines into project {project} ({}); speakers: {}", track.language, speakers.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", "));
+            println!(
+                "imported {added} lines into project {project} ({}) from {} read as {} in {}; speakers: {}",
+                track.language,
+                file.display(),
+                script.format,
+                script.encoding,
+                speakers.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
+            );
         }
         ProjectCommand::Voice { project, speaker, voice, language } => {
             let found = engine.speaker_named(project, &speaker).await?;

@@ -101,14 +101,16 @@ impl Engine {
         })
     }
 
-    /// Adds a script's lines (SRT, WebVTT or plain text) to the project's
-    /// track in `language` (see [`Engine::track_for`]); the track and how
-    /// many lines were added.
-    pub async fn import_script(&self, project_id: i64, path: &Path, language: Option<&str>) -> Result<(Track, usize)> {
+    /// Adds a script's lines (SRT, WebVTT, ASS/SSA or plain text, in any
+    /// text encoding) to the project's track in `language` (see
+    /// [`Engine::track_for`]); the track, how many lines were added, and
+    /// the script as read (its format and encoding). A script that does not
+    /// read adds nothing.
+    pub async fn import_script(&self, project_id: i64, path: &Path, language: Option<&str>) -> Result<(Track, usize, crate::subtitles::Script)> {
+        let script = crate::subtitles::read_script(path)?;
         let track = self.track_for(project_id, language).await?;
-        let cues = crate::subtitles::read_script(path)?;
-        let added = self.store().import_cues(&track, &cues).await?;
-        Ok((track, added))
+        let added = self.store().import_cues(&track, &script.cues).await?;
+        Ok((track, added, script))
     }
 
     /// Renames a speaker (names are trimmed, not empty, unique in the project).

@@ -1,7 +1,11 @@
-//! Subtitle files in and out: SubRip (SRT) and WebVTT cues with their
-//! timings, and the speaker a line names (`[Alice] …`, `ALICE: …`, or
-//! WebVTT's `<v Alice>`). Formatting tags are stripped from the spoken
-//! text. Errors name the file and the line.
+//! Subtitle files in and out: SubRip (SRT), WebVTT and Advanced SubStation
+//! (ASS/SSA, read only) cues with their timings, and the speaker a line
+//! names (`[Alice] …`, `ALICE: …`, WebVTT's `<v Alice>`, ASS's Name field).
+//! Formatting and override tags are stripped from the spoken text. A
+//! script is read in whatever text encoding it is in (guessed when it is
+//! not UTF-8, and said), as the format its content shows (never one
+//! format's structure read as another's dialogue). Errors name the file
+//! and the line.
 
 use std::fmt::Write;
 
@@ -251,16 +255,144 @@ pub fn write(cues: &[Cue], format: SubtitleFormat) -> String {
     out
 }
 
-/// Reads a script file by its extension: `.srt`, `.vtt`, or anything else
-/// as a plain script (one line per segment). Errors name the file and line.
-pub fn read_script(path: &std::path::Path) -> Result<Vec<Cue>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io("read", path, e))?;
-    let name = path.display().to_string();
-    match SubtitleFormat::from_name(&name) {
-        Some(SubtitleFormat::Srt) => parse_srt(&text, &name),
-        Some(SubtitleFormat::Vtt) => parse_vtt(&text, &name),
-        None => Ok(parse_script(&text)),
+/// A script as read: its cues, the format it was read as, and the text
+/// encoding it was in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Script {
+    pub cues: Vec<Cue>,
+    /// "SubRip", "WebVTT", "ASS/SSA" or "plain text".
+    pub format: &'static str,
+    /// The encoding's name ("UTF-8", "windows-1252", …).
+    pub encoding: &'static str,
+}
+
+/// Text from a file's bytes: UTF-8 (or UTF-16 with its BOM) as it is,
+/// anything else in the encoding guessed from its bytes; the encoding used.
+pub fn decode_text(bytes: &[u8]) -> (String, &'static str) {
+    if let Some((encoding, _)) = encoding_rs::Encoding::for_bom(bytes) {
+        let (text, _) = encoding.decode_with_bom_removal(bytes);
+        return (text.into_owned(), encoding.name());
     }
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return (text.to_string(), "UTF-8");
+    }
+    let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Allow);
+    detector.feed(bytes, true);
+    let encoding = detector.guess(None, chardetng::Utf8Detection::Allow);
+    let (text, _, _) = encoding.decode(bytes);
+    (text.into_owned(), encoding.name())
+}
+
+/// Reads a script file (any text encoding) as the format its content
+/// shows: ASS/SSA (`[Script Info]` or `[Events]`), WebVTT (`WEBVTT`),
+/// SubRip (timing lines with `-->`), else a plain script (one line per
+/// segment). A file with no lines to dub is refused by name; other errors
+/// name the file and line.
+pub fn read_script(path: &std::path::Path) -> Result<Script> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io("read", path, e))?;
+    let (text, encoding) = decode_text(&bytes);
+    let name = path.display().to_string();
+    let (format, cues) = match script_format(&text, &name) {
+        ScriptFormat::Ass => ("ASS/SSA", parse_ass(&text, &name)?),
+        ScriptFormat::Vtt => ("WebVTT", parse_vtt(&text, &name)?),
+        ScriptFormat::Srt => ("SubRip", parse_srt(&text, &name)?),
+        ScriptFormat::Plain => ("plain text", parse_script(&text)),
+    };
+    if cues.is_empty() {
+        let what = if text.trim().is_empty() { "is empty" } else { "holds no lines to dub" };
+        return Err(Error::invalid(name, format!("{what} (read as {format}, {encoding}): nothing was imported")));
+    }
+    Ok(Script { cues, format, encoding })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ScriptFormat {
+    Srt,
+    Vtt,
+    Ass,
+    Plain,
+}
+
+/// The format a script's content shows (its extension when the content
+/// could be either).
+fn script_format(text: &str, name: &str) -> ScriptFormat {
+    let body = text.trim_start_matches('\u{feff}').trim_start();
+    let head = body.lines().take(40).map(str::trim).collect::<Vec<_>>();
+    if head.iter().any(|l| l.eq_ignore_ascii_case("[script info]") || l.eq_ignore_ascii_case("[events]")) {
+        ScriptFormat::Ass
+    } else if body.starts_with("WEBVTT") {
+        ScriptFormat::Vtt
+    } else if body.lines().any(|l| l.contains("-->")) {
+        match SubtitleFormat::from_name(name) {
+            Some(SubtitleFormat::Vtt) => ScriptFormat::Vtt,
+            _ => ScriptFormat::Srt,
+        }
+    } else {
+        match SubtitleFormat::from_name(name) {
+            Some(SubtitleFormat::Srt) => ScriptFormat::Srt,
+            Some(SubtitleFormat::Vtt) => ScriptFormat::Vtt,
+            None => ScriptFormat::Plain,
+        }
+    }
+}
+
+/// `h:mm:ss.cc` (ASS centiseconds).
+fn parse_ass_time(s: &str) -> Option<f64> {
+    let mut parts = s.trim().split(':');
+    let (h, m, sec) = (parts.next()?, parts.next()?, parts.next()?);
+    if parts.next().is_some() {
+        return None;
+    }
+    let seconds: f64 = sec.parse().ok()?;
+    Some(h.parse::<f64>().ok()? * 3600.0 + m.parse::<f64>().ok()? * 60.0 + seconds)
+}
+
+/// Reads Advanced SubStation (ASS/SSA) text: the `Dialogue:` lines of its
+/// `[Events]`, by the fields its `Format:` line names (Start, End, Name as
+/// the speaker, Text last); override tags (`{\i1}`) stripped and `\N`
+/// line breaks made spaces; comments and every other section skipped.
+pub fn parse_ass(text: &str, source: &str) -> Result<Vec<Cue>> {
+    let mut in_events = false;
+    let mut fields: Option<Vec<String>> = None;
+    let mut cues = Vec::new();
+    for (n, line) in numbered_lines(text) {
+        let line = line.trim();
+        if line.starts_with('[') && line.ends_with(']') {
+            in_events = line.eq_ignore_ascii_case("[events]");
+            continue;
+        }
+        if !in_events {
+            continue;
+        }
+        if let Some(format) = line.strip_prefix("Format:") {
+            fields = Some(format.split(',').map(|f| f.trim().to_ascii_lowercase()).collect());
+            continue;
+        }
+        let Some(dialogue) = line.strip_prefix("Dialogue:") else { continue };
+        let Some(fields) = &fields else {
+            return Err(error(source, n, "a Dialogue line before the [Events] section's Format line"));
+        };
+        let values: Vec<&str> = dialogue.splitn(fields.len(), ',').collect();
+        if values.len() < fields.len() {
+            return Err(error(source, n, format!("a Dialogue line with {} of the {} fields its Format line names", values.len(), fields.len())));
+        }
+        let field = |name: &str| fields.iter().position(|f| f == name).map(|i| values[i].trim());
+        let time = |name: &str| field(name).and_then(parse_ass_time).ok_or_else(|| error(source, n, format!("no valid {name} time (h:mm:ss.cc)")));
+        let (start, end) = (time("start")?, time("end")?);
+        if end < start {
+            return Err(error(source, n, "the cue ends before it starts"));
+        }
+        let said = field("text").unwrap_or_default().replace("\\N", " ").replace("\\n", " ").replace("\\h", " ");
+        let text = strip_formatting(&said);
+        if text.is_empty() {
+            continue;
+        }
+        let speaker = field("name").filter(|s| !s.is_empty()).map(str::to_string);
+        let (tagged, text) = split_speaker(&text);
+        cues.push(Cue { start, end, text, speaker: speaker.or(tagged) });
+    }
+    cues.sort_by(|a, b| a.start.total_cmp(&b.start));
+    Ok(cues)
 }
 
 #[cfg(test)]
@@ -268,6 +400,44 @@ mod tests {
     use super::*;
 
     const SRT: &str = "\u{feff}1\r\n00:00:01,000 --> 00:00:03,500\r\n[Alice] Where were you?\r\n\r\n2\r\n00:00:04,000 --> 00:00:06,250 X1:10\r\nBOB: At <i>home</i>,\r\nreading.\r\n\r\n00:00:07.000 --> 00:00:08.000\r\nNo number, no speaker.\r\n";
+
+    const ASS: &str = "[Script Info]\nTitle: Harbour\nScriptType: v4.00+\n\n[V4+ Styles]\nFormat: Name, Fontname, Fontsize\nStyle: Default,Arial,20\n\n[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\nComment: 0,0:00:00.00,0:00:01.00,Default,,0,0,0,,not dialogue\nDialogue: 0,0:00:04.50,0:00:06.00,Default,Ben,0,0,0,,{\\i1}Light it,{\\i0} then.\nDialogue: 0,0:00:01.00,0:00:03.25,Default,Ana,0,0,0,,Where were you?\\NAt home.\n";
+
+    #[test]
+    fn ass_dialogue_lines_become_cues_with_their_names_as_speakers() {
+        let cues = parse_ass(ASS, "harbour.ass").unwrap();
+        assert_eq!(cues.len(), 2, "{cues:?}");
+        assert_eq!((cues[0].start, cues[0].end, cues[0].speaker.as_deref(), cues[0].text.as_str()), (1.0, 3.25, Some("Ana"), "Where were you? At home."));
+        assert_eq!((cues[1].speaker.as_deref(), cues[1].text.as_str()), (Some("Ben"), "Light it, then."));
+        let broken = ASS.replace("0:00:04.50", "soon");
+        assert!(parse_ass(&broken, "harbour.ass").unwrap_err().to_string().contains("harbour.ass, line 12"));
+    }
+
+    #[test]
+    fn a_script_is_read_in_its_own_encoding_as_the_format_its_content_shows() {
+        let dir = tempfile::tempdir().unwrap();
+        // Latin-1 (windows-1252) SubRip, as older tools write it.
+        let latin = dir.path().join("latin.srt");
+        let (bytes, _, _) = encoding_rs::WINDOWS_1252.encode("1\n00:00:01,000 --> 00:00:02,000\n[José] ¿Qué pasó en el muelle, señora?\n");
+        std::fs::write(&latin, &bytes).unwrap();
+        let script = read_script(&latin).unwrap();
+        assert_eq!((script.format, script.encoding), ("SubRip", "windows-1252"));
+        assert_eq!((script.cues[0].speaker.as_deref(), script.cues[0].text.as_str()), (Some("José"), "¿Qué pasó en el muelle, señora?"));
+        // An ASS file named .txt is still ASS: its headers are never dialogue.
+        let ass = dir.path().join("scene.txt");
+        std::fs::write(&ass, ASS).unwrap();
+        let script = read_script(&ass).unwrap();
+        assert_eq!((script.format, script.cues.len()), ("ASS/SSA", 2));
+        assert!(script.cues.iter().all(|c| !c.text.contains("Format") && c.speaker.as_deref() != Some("Events")));
+        // A file with nothing to dub is refused by name.
+        let empty = dir.path().join("empty.srt");
+        std::fs::write(&empty, "").unwrap();
+        let err = read_script(&empty).unwrap_err().to_string();
+        assert!(err.contains("empty.srt") && err.contains("is empty"), "{err}");
+        let no_dialogue = dir.path().join("styles.ass");
+        std::fs::write(&no_dialogue, "[Script Info]\nTitle: x\n[Events]\nFormat: Layer, Start, End, Text\n").unwrap();
+        assert!(read_script(&no_dialogue).unwrap_err().to_string().contains("holds no lines to dub"));
+    }
 
     #[test]
     fn srt_cues_keep_their_times_speakers_and_plain_text() {
