@@ -194,7 +194,7 @@ fn a_two_speaker_video_becomes_timed_lines_with_two_speakers_that_render_and_exp
     let summary = engine.render_project(project.id, &RenderScope::default(), &never, &mut |_| {}).unwrap();
     assert!(summary.failed.is_empty(), "{:?}", summary.failed);
     let out = dir.path().join("export");
-    let request = revoice_engine::ExportRequest { folder: out.clone(), format: revoice_engine::dub::export::ExportFormat::Wav, loudness_lufs: -23.0, selection: Default::default() };
+    let request = revoice_engine::ExportRequest { folder: out.clone(), format: revoice_engine::dub::export::ExportFormat::Wav, loudness: revoice_engine::dub::export::LoudnessSpec::parse("ebu").unwrap(), selection: Default::default() };
     let tracks = engine.export_project(project.id, &request, &mut |_| {}).unwrap();
     assert_eq!(tracks.len(), 1);
     let mix = &tracks[0].report.files[0];

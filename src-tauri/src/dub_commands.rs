@@ -182,7 +182,7 @@ pub async fn export_project(
     project_id: i64,
     folder: PathBuf,
     format: String,
-    loudness: f64,
+    loudness: String,
     languages: Option<Vec<String>>,
     stems: Option<bool>,
     subtitles: Option<bool>,
@@ -190,7 +190,8 @@ pub async fn export_project(
     let engine = studio.engine()?;
     let format = ExportFormat::from_name(&format).map_err(text)?;
     let selection = ExportSelection { languages, stems: stems.unwrap_or(true), subtitles: subtitles.unwrap_or(true) };
-    let request = ExportRequest { folder, format, loudness_lufs: loudness, selection };
+    let loudness = revoice_engine::dub::export::LoudnessSpec::parse(&loudness).map_err(text)?;
+    let request = ExportRequest { folder, format, loudness, selection };
     let tracks = blocking(move || engine.export_project(project_id, &request, &mut |_| {})).await?;
     Ok(ExportedFile::of(&tracks))
 }

@@ -128,7 +128,9 @@ test("a dub from an SRT: render, play, edit one line, only it re-renders, undo, 
   const listed = await session.waitForText("#export-result", (t) => t.includes(".wav") || /error|cannot/i.test(t), 300000);
   await shot("export");
   assert.match(listed, /Harbour\.en-US\.wav/);
-  for (const file of ["Harbour.en-US.wav", "Harbour.en-US.voice.wav", "Harbour.en-US.srt"]) {
+  // The mix's loudness against the delivery (EBU R128 by default), shown and written beside it.
+  assert.match(await session.text(".export-loudness"), /LUFS integrated, range .* LU, true peak .* dBTP, short-term max .*: meets EBU R128/);
+  for (const file of ["Harbour.en-US.wav", "Harbour.en-US.voice.wav", "Harbour.en-US.loudness.json", "Harbour.en-US.srt"]) {
     assert.ok(existsSync(join(out, file)) && statSync(join(out, file)).size > 0, file);
   }
   await session.execute("document.querySelector('.dialog')?.remove();");

@@ -26,7 +26,11 @@ original: string | null,
  */
 length: number, speakers: Array<Speaker>, tracks: Array<Track>, canUndo: boolean, canRedo: boolean, };
 export type ProjectSummary = { id: number, name: string, updatedAt: string, };
-export type ExportedFile = { path: string, seconds: number | null, };
+export type ExportedFile = { path: string, seconds: number | null, 
+/**
+ * For a mix: its loudness against the delivery, one line.
+ */
+loudness: string | null, };
 export type Peaks = { start: number, secondsPerBucket: number, min: Array<number>, max: Array<number>, };
 export type PlaybackView = { projectId: number | null, trackId: number | null, playing: boolean, position: number, length: number, looping: [number, number] | null, ended: boolean, 
 /**

@@ -99,7 +99,7 @@ export interface ExportChoice {
   subtitles: boolean;
 }
 
-export const exportProject = (projectId: number, folder: string, format: "wav" | "flac" | "mp3", loudness: number, choice: ExportChoice = { languages: null, stems: true, subtitles: true }) =>
+export const exportProject = (projectId: number, folder: string, format: "wav" | "flac" | "mp3", loudness: string, choice: ExportChoice = { languages: null, stems: true, subtitles: true }) =>
   invoke<ExportedFile[]>("export_project", { projectId, folder, format, loudness, ...choice });
 
 export const segmentTakes = (segmentId: number) => invoke<TakeView[]>("segment_takes", { segmentId });

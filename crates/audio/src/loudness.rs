@@ -134,6 +134,45 @@ fn from_db(db: f64) -> f64 {
     10f64.powf(db / 20.0)
 }
 
+/// A delivered programme's loudness, as a loudness report states it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LoudnessReport {
+    /// Integrated loudness, LUFS (`None` when the gates leave nothing).
+    pub integrated_lufs: Option<f64>,
+    /// Loudness range (EBU Tech 3342), LU (`None` for too short a programme).
+    pub loudness_range_lu: Option<f64>,
+    /// Largest true peak, dBTP.
+    pub true_peak_dbtp: f64,
+    /// Loudest short-term (3 s) loudness, LUFS (`None` under 3 s).
+    pub short_term_max_lufs: Option<f64>,
+}
+
+/// Integrated loudness, loudness range, true peak and short-term maximum
+/// of interleaved `samples` (the short-term loudness read every 100 ms).
+pub fn report(samples: &[f32], channels: u16, sample_rate: u32) -> Result<LoudnessReport> {
+    check_layout(samples, channels, sample_rate)?;
+    let mut meter = EbuR128::new(channels as u32, sample_rate, Mode::I | Mode::LRA | Mode::S | Mode::TRUE_PEAK).map_err(|e| meter_error("cannot start the meter", e))?;
+    let step = channels as usize * (sample_rate as usize / 10).max(1);
+    let mut short_term_max: Option<f64> = None;
+    for (i, chunk) in samples.chunks(step).enumerate() {
+        meter.add_frames_f32(chunk).map_err(|e| meter_error("cannot measure the samples", e))?;
+        // The short-term window is whole from 3 s on.
+        if (i + 1) * step >= 3 * sample_rate as usize * channels as usize {
+            let now = meter.loudness_shortterm().map_err(|e| meter_error("cannot read the short-term loudness", e))?;
+            if now.is_finite() {
+                short_term_max = Some(short_term_max.map_or(now, |m| m.max(now)));
+            }
+        }
+    }
+    let range = meter.loudness_range().map_err(|e| meter_error("cannot read the loudness range", e))?;
+    Ok(LoudnessReport {
+        integrated_lufs: integrated_of(&meter)?,
+        loudness_range_lu: (range.is_finite() && samples.len() / channels as usize >= 3 * sample_rate as usize).then_some(range),
+        true_peak_dbtp: true_peak_of(&meter, channels)?,
+        short_term_max_lufs: short_term_max,
+    })
+}
+
 /// Integrated loudness and true peak of interleaved `samples`.
 pub fn measure(samples: &[f32], channels: u16, sample_rate: u32) -> Result<Loudness> {
     let meter = meter(samples, channels, sample_rate, Mode::I | Mode::TRUE_PEAK)?;
@@ -356,6 +395,21 @@ mod tests {
     /// channel reads -3.01 LUFS).
     fn tone(amplitude: f32, seconds: f64) -> Vec<f32> {
         (0..(seconds * RATE as f64) as usize).map(|n| amplitude * (std::f32::consts::TAU * 1000.0 * n as f32 / RATE as f32).sin()).collect()
+    }
+
+    #[test]
+    fn a_report_states_range_peak_and_the_loudest_three_seconds() {
+        // 10 s at -20 dBFS then 10 s at -40 dBFS: two levels 20 LU apart.
+        let mut programme = tone(0.1, 10.0);
+        programme.extend(tone(0.01, 10.0));
+        let r = report(&programme, 1, RATE).unwrap();
+        let loud = -3.01 - 20.0;
+        assert!((r.short_term_max_lufs.unwrap() - loud).abs() < 0.2, "{r:?}");
+        assert!((r.true_peak_dbtp - -20.0).abs() < 0.2, "{r:?}");
+        assert!(r.loudness_range_lu.unwrap() > 15.0, "{r:?}");
+        // Under 3 s: no short-term maximum and no range.
+        let short = report(&tone(0.1, 2.0), 1, RATE).unwrap();
+        assert_eq!((short.short_term_max_lufs, short.loudness_range_lu), (None, None));
     }
 
     fn amplitude_for(lufs: f64) -> f32 {

@@ -133,9 +133,11 @@ pub enum ProjectCommand {
         out: PathBuf,
         #[arg(long, value_enum, default_value_t = Format::Wav)]
         format: Format,
-        /// Integrated loudness target, LUFS (-23 broadcast, -16 streaming).
-        #[arg(long, default_value_t = -23.0, allow_hyphen_values = true)]
-        loudness: f64,
+        /// Loudness delivery: ebu (EBU R128, -23 LUFS, -1 dBTP), stream16 or stream14 (-16 or
+        /// -14 LUFS, -1 dBTP), atsc (ATSC A/85, -24 LKFS, -2 dBTP), or a target in LUFS. A loudness
+        /// report (integrated, range, true peak, short-term max) is written beside each mix.
+        #[arg(long, default_value = "ebu", allow_hyphen_values = true)]
+        loudness: String,
     },
     /// Every line with its id, times, speaker and whether it has a take.
     Lines { project: i64 },
@@ -390,7 +392,7 @@ async fn status(engine: &Engine, project: i64) -> Result<()> {
     Ok(())
 }
 
-async fn export(engine: &Arc<Engine>, project: i64, out: &Path, format: Format, loudness: f64) -> Result<()> {
+async fn export(engine: &Arc<Engine>, project: i64, out: &Path, format: Format, loudness: String) -> Result<()> {
     use revoice_engine::dub::export::ExportFormat;
     let name = engine.store().project(project).await?.name;
     let format = match format {
@@ -398,7 +400,8 @@ async fn export(engine: &Arc<Engine>, project: i64, out: &Path, format: Format, 
         Format::Flac => ExportFormat::Flac,
         Format::Mp3 => ExportFormat::Mp3,
     };
-    let request = ExportRequest { folder: out.to_path_buf(), format, loudness_lufs: loudness, selection: Default::default() };
+    let loudness = revoice_engine::dub::export::LoudnessSpec::parse(&loudness)?;
+    let request = ExportRequest { folder: out.to_path_buf(), format, loudness, selection: Default::default() };
     let exporting = engine.clone();
     tokio::task::spawn_blocking(move || -> Result<()> {
         let started = std::time::Instant::now();
@@ -412,13 +415,7 @@ async fn export(engine: &Arc<Engine>, project: i64, out: &Path, format: Format, 
                 eprintln!("  note: segment {segment} runs {overlap:.2} s into the next line (natural timing)");
             }
             let report = &track.report;
-            println!(
-                "{name} ({}): {:.2} s, {} LUFS, true peak {:.1} dBTP",
-                track.language,
-                report.duration_s,
-                report.integrated_lufs.map_or("unmeasurable".to_string(), |l| format!("{l:.1}")),
-                report.true_peak_dbtp,
-            );
+            println!("{name} ({}): {:.2} s, {}", track.language, report.duration_s, report.delivery.summary());
             for file in &report.files {
                 println!("  {}", file.path.display());
             }

@@ -9,7 +9,6 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
 use crate::dub::export::{ExportFormat, ExportSelection, TrackExport};
-use crate::dub::mix::MixSettings;
 use crate::dub::pipeline::{ProjectRenderer, RenderProgress, RenderScope, RenderSummary};
 use crate::error::{Error, Result};
 use crate::speech::SpeechStack;
@@ -20,8 +19,8 @@ use crate::Engine;
 pub struct ExportRequest {
     pub folder: PathBuf,
     pub format: ExportFormat,
-    /// Integrated loudness target, LUFS.
-    pub loudness_lufs: f64,
+    /// The loudness it is delivered at (a preset, or a target of one's own).
+    pub loudness: crate::dub::export::LoudnessSpec,
     pub selection: ExportSelection,
 }
 
@@ -89,7 +88,7 @@ impl Engine {
     pub fn export_project(&self, project_id: i64, request: &ExportRequest, progress: &mut dyn FnMut(f32)) -> Result<Vec<TrackExport>> {
         let tracks = self.runtime().block_on(self.project_lines(project_id))?;
         std::fs::create_dir_all(&request.folder).map_err(|e| Error::io("create", &request.folder, e))?;
-        let settings = MixSettings { loudness_target_lufs: request.loudness_lufs, ..MixSettings::default() };
+        let settings = request.loudness.mix_settings();
         crate::dub::export::export_project(&tracks, self.segments(), &request.folder, request.format, &settings, &request.selection, progress)
     }
 }

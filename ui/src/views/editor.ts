@@ -633,7 +633,14 @@ export class Editor {
   private openExport(): void {
     const folder = el("input", { type: "text", id: "export-folder", "aria-label": "Export folder", placeholder: "/path/to/folder" });
     const format = el("select", { id: "export-format", "aria-label": "Format" }, el("option", { value: "wav" }, "WAV"), el("option", { value: "flac" }, "FLAC"), el("option", { value: "mp3" }, "MP3"));
-    const loudness = el("select", { id: "export-loudness", "aria-label": "Loudness" }, el("option", { value: "-23" }, "-23 LUFS (broadcast, EBU R128)"), el("option", { value: "-16" }, "-16 LUFS (streaming, podcasts)"));
+    const loudness = el(
+      "select",
+      { id: "export-loudness", "aria-label": "Loudness delivery" },
+      el("option", { value: "ebu" }, "EBU R128: -23 LUFS, -1 dBTP (broadcast)"),
+      el("option", { value: "stream16" }, "Streaming: -16 LUFS, -1 dBTP (podcasts)"),
+      el("option", { value: "stream14" }, "Streaming: -14 LUFS, -1 dBTP (music services)"),
+      el("option", { value: "atsc" }, "ATSC A/85: -24 LKFS, -2 dBTP (US broadcast)"),
+    );
     const result = el("div", { id: "export-result" });
     const go = el("button", { class: "button", id: "run-export" }, "Export mix, stems and subtitles");
     const close = el("button", { class: "link-button" }, "Close");
@@ -679,10 +686,13 @@ export class Editor {
         const languages = tracks.filter((t) => t.box.checked).map((t) => t.language);
         if (!languages.length) throw new Error("Choose at least one track to export.");
         const choice = { languages, stems: stems.box.checked, subtitles: subtitles.box.checked };
-        const files = await engine.exportProject(this.project.id, folder.value.trim(), format.value as "wav" | "flac" | "mp3", Number(loudness.value), choice);
+        const files = await engine.exportProject(this.project.id, folder.value.trim(), format.value as "wav" | "flac" | "mp3", loudness.value, choice);
         const reveal = el("button", { class: "link-button", id: "reveal-export" }, "Show in file manager");
         reveal.addEventListener("click", () => void engine.revealFolder(folder.value.trim()).catch((e) => result.append(el("div", { class: "error-banner", role: "alert" }, String(e)))));
-        result.replaceChildren(el("ul", { class: "export-files" }, ...files.map((f) => el("li", {}, f.path, f.seconds ? ` (${f.seconds.toFixed(2)} s)` : ""))), reveal);
+        result.replaceChildren(
+          el("ul", { class: "export-files" }, ...files.map((f) => el("li", {}, f.path, f.seconds ? ` (${f.seconds.toFixed(2)} s)` : "", f.loudness ? el("div", { class: "muted export-loudness" }, f.loudness) : null))),
+          reveal,
+        );
       } catch (e) {
         result.replaceChildren(el("div", { class: "error-banner", role: "alert" }, String(e)));
       } finally {

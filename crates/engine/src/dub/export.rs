@@ -78,10 +78,95 @@ pub enum ExportedKind {
     VoiceStem,
     /// The ducked bed alone.
     BedStem,
+    /// The mix's loudness report (JSON).
+    LoudnessReport,
     /// The dialogue as SubRip subtitles.
     Srt,
     /// The dialogue as WebVTT subtitles.
     Vtt,
+}
+
+/// The loudness a programme is delivered at: a target and a true-peak
+/// ceiling, named.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoudnessSpec {
+    /// What it is called ("EBU R128", "ATSC A/85", "-18.0 LUFS").
+    pub name: String,
+    pub target_lufs: f64,
+    pub ceiling_dbtp: f64,
+}
+
+/// The delivery presets: (key, name, target LUFS, ceiling dBTP).
+pub const LOUDNESS_PRESETS: [(&str, &str, f64, f64); 4] = [
+    ("ebu", "EBU R128", -23.0, -1.0),
+    ("stream16", "streaming -16 LUFS", -16.0, -1.0),
+    ("stream14", "streaming -14 LUFS", -14.0, -1.0),
+    ("atsc", "ATSC A/85", -24.0, -2.0),
+];
+
+/// Off its target by more than this, a delivered mix misses it, LU.
+pub const LOUDNESS_TOLERANCE_LU: f64 = 0.5;
+
+impl LoudnessSpec {
+    /// A preset by its key (`ebu`, `stream16`, `stream14`, `atsc`), or a
+    /// target in LUFS of one's own (with a -1 dBTP ceiling).
+    pub fn parse(text: &str) -> Result<LoudnessSpec> {
+        let key = text.trim().to_ascii_lowercase();
+        if let Some(&(_, name, target, ceiling)) = LOUDNESS_PRESETS.iter().find(|p| p.0 == key) {
+            return Ok(LoudnessSpec { name: name.to_string(), target_lufs: target, ceiling_dbtp: ceiling });
+        }
+        match key.trim_end_matches("lufs").trim().parse::<f64>() {
+            Ok(target) if (-70.0..=0.0).contains(&target) => Ok(LoudnessSpec::of(target, -1.0)),
+            _ => Err(invalid(format!("loudness {text:?}"), "choose ebu, stream16, stream14 or atsc, or a target in LUFS from -70 to 0")),
+        }
+    }
+
+    /// The spec a target and ceiling are: a preset's name when they are one's.
+    pub fn of(target_lufs: f64, ceiling_dbtp: f64) -> LoudnessSpec {
+        let name = LOUDNESS_PRESETS
+            .iter()
+            .find(|p| (p.2 - target_lufs).abs() < 1e-9 && (p.3 - ceiling_dbtp).abs() < 1e-9)
+            .map_or_else(|| format!("{target_lufs:.1} LUFS"), |p| p.1.to_string());
+        LoudnessSpec { name, target_lufs, ceiling_dbtp }
+    }
+
+    /// The mix settings that master to this spec.
+    pub fn mix_settings(&self) -> MixSettings {
+        let mut settings = MixSettings { loudness_target_lufs: self.target_lufs, ..MixSettings::default() };
+        settings.limiter.ceiling_dbtp = self.ceiling_dbtp;
+        settings
+    }
+}
+
+/// A delivered mix's loudness report, as written beside it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeliveryReport {
+    /// The mix it measures (its file name).
+    pub file: String,
+    pub delivery: LoudnessSpec,
+    #[serde(flatten)]
+    pub measured: loudness::LoudnessReport,
+    pub duration_s: f64,
+    /// Integrated loudness within [`LOUDNESS_TOLERANCE_LU`] of the target
+    /// and the true peak at or under the ceiling.
+    pub meets_delivery: bool,
+}
+
+impl DeliveryReport {
+    /// One line for a person: the figures and whether they meet the delivery.
+    pub fn summary(&self) -> String {
+        let m = &self.measured;
+        let lufs = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.1}"));
+        format!(
+            "{} LUFS integrated, range {} LU, true peak {:.1} dBTP, short-term max {} LUFS: {} {}",
+            lufs(m.integrated_lufs),
+            lufs(m.loudness_range_lu),
+            m.true_peak_dbtp,
+            lufs(m.short_term_max_lufs),
+            if self.meets_delivery { "meets" } else { "misses" },
+            self.delivery.name
+        )
+    }
 }
 
 /// One file an export wrote.
@@ -112,6 +197,8 @@ pub struct ExportReport {
     pub gain_db: f64,
     /// The limiter's deepest gain reduction on the mix, dB.
     pub limiter_reduction_db: f64,
+    /// The mix's loudness report (also written as `<base>.loudness.json`).
+    pub delivery: DeliveryReport,
 }
 
 /// Passes progress on, never backwards (a re-encoded mix reports its
@@ -218,7 +305,7 @@ pub fn export_mix(
         let mut master = mix.mixed.clone();
         let mastering = loudness::master(&mut master, 1, sample_rate, target, &limiter)?;
         let (file, back, rate) = write(ExportedKind::Mix, "", &master, 0.0, &mut progress)?;
-        let measured = loudness::measure(&back, 1, rate)?;
+        let measured = loudness::report(&back, 1, rate)?;
         let missed = measured.integrated_lufs.map_or(0.0, |l| settings.loudness_target_lufs - l);
         let over = measured.true_peak_dbtp - settings.limiter.ceiling_dbtp;
         pass += 1;
@@ -245,6 +332,15 @@ pub fn export_mix(
         files.push(write(kind, suffix, &stem, (i + 1) as f32, &mut progress)?.0);
     }
 
+    let spec = LoudnessSpec::of(settings.loudness_target_lufs, settings.limiter.ceiling_dbtp);
+    let meets_delivery = measured.integrated_lufs.is_some_and(|l| (l - spec.target_lufs).abs() <= LOUDNESS_TOLERANCE_LU) && measured.true_peak_dbtp <= spec.ceiling_dbtp + 1e-9;
+    let file_name = files[0].path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let delivery = DeliveryReport { file: file_name, delivery: spec, measured, duration_s: mix.len() as f64 / sample_rate as f64, meets_delivery };
+    let report_path = out_dir.join(format!("{base_name}.loudness.json"));
+    let json = serde_json::to_string_pretty(&delivery).expect("a loudness report serialises");
+    crate::fsutil::write_atomically(&staged(&report_path), json.as_bytes()).map_err(|e| e.context(format!("cannot write {}", report_path.display())))?;
+    files.push(ExportedFile { path: report_path, kind: ExportedKind::LoudnessReport, duration_s: None, samples: None });
+
     if let Some(cues) = cues {
         for (kind, format, extension) in [(ExportedKind::Srt, SubtitleFormat::Srt, "srt"), (ExportedKind::Vtt, SubtitleFormat::Vtt, "vtt")] {
             let path = out_dir.join(format!("{base_name}.{extension}"));
@@ -259,10 +355,11 @@ pub fn export_mix(
     Ok(ExportReport {
         files,
         duration_s: mix.len() as f64 / sample_rate as f64,
-        integrated_lufs: measured.integrated_lufs,
-        true_peak_dbtp: measured.true_peak_dbtp,
+        integrated_lufs: delivery.measured.integrated_lufs,
+        true_peak_dbtp: delivery.measured.true_peak_dbtp,
         gain_db: mastering.gain_db,
         limiter_reduction_db: mastering.limiting.max_reduction_db,
+        delivery,
     })
 }
 
@@ -370,7 +467,7 @@ mod tests {
             let names: Vec<String> = report.files.iter().map(|f| f.path.file_name().unwrap().to_string_lossy().into_owned()).collect();
             assert_eq!(
                 names,
-                [format!("episode-1.fr.{ext}"), format!("episode-1.fr.voice.{ext}"), format!("episode-1.fr.bed.{ext}"), "episode-1.fr.srt".into(), "episode-1.fr.vtt".into()]
+                [format!("episode-1.fr.{ext}"), format!("episode-1.fr.voice.{ext}"), format!("episode-1.fr.bed.{ext}"), "episode-1.fr.loudness.json".into(), "episode-1.fr.srt".into(), "episode-1.fr.vtt".into()]
             );
             for file in &report.files {
                 assert!(file.path.is_file(), "{}", file.path.display());
@@ -393,6 +490,26 @@ mod tests {
     }
 
     #[test]
+    fn each_delivery_preset_is_met_and_its_report_is_written_beside_the_mix() {
+        let (mix, _) = programme(true);
+        for key in ["ebu", "stream16", "stream14", "atsc"] {
+            let spec = LoudnessSpec::parse(key).unwrap();
+            let dir = tempfile::tempdir().unwrap();
+            let report = export_mix(&mix, RATE, dir.path(), "show", ExportFormat::Wav, &spec.mix_settings(), None, false, &mut |_| {}).unwrap();
+            let written: DeliveryReport = serde_json::from_str(&std::fs::read_to_string(dir.path().join("show.loudness.json")).unwrap()).unwrap();
+            assert_eq!((&written.delivery, written.meets_delivery), (&report.delivery.delivery, report.delivery.meets_delivery));
+            assert!((written.measured.integrated_lufs.unwrap() - report.delivery.measured.integrated_lufs.unwrap()).abs() < 1e-9);
+            assert_eq!((written.file.as_str(), written.delivery.name.as_str()), ("show.wav", spec.name.as_str()));
+            assert!(written.meets_delivery, "{key}: {}", written.summary());
+            assert!(written.measured.true_peak_dbtp <= spec.ceiling_dbtp + 1e-9 && written.measured.short_term_max_lufs.is_some(), "{key}: {written:?}");
+        }
+        assert_eq!(LoudnessSpec::parse("atsc").unwrap(), LoudnessSpec { name: "ATSC A/85".into(), target_lufs: -24.0, ceiling_dbtp: -2.0 });
+        assert_eq!(LoudnessSpec::parse("-18").unwrap().name, "-18.0 LUFS");
+        assert_eq!(LoudnessSpec::of(-23.0, -1.0).name, "EBU R128");
+        assert!(LoudnessSpec::parse("loud").unwrap_err().to_string().contains("ebu, stream16, stream14 or atsc"));
+    }
+
+    #[test]
     fn the_stems_line_up_with_the_mix() {
         let (mix, _) = programme(true);
         let dir = tempfile::tempdir().unwrap();
@@ -411,8 +528,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let report = export_mix(&mix, RATE, dir.path(), "dry", ExportFormat::Wav, &MixSettings::default(), None, true, &mut |_| {}).unwrap();
         let kinds: Vec<ExportedKind> = report.files.iter().map(|f| f.kind).collect();
-        assert_eq!(kinds, [ExportedKind::Mix, ExportedKind::VoiceStem]);
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+        assert_eq!(kinds, [ExportedKind::Mix, ExportedKind::VoiceStem, ExportedKind::LoudnessReport]);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3);
         let lufs = report.integrated_lufs.unwrap();
         assert!((lufs + 23.0).abs() < 0.5, "{lufs}");
     }
@@ -424,8 +541,8 @@ mod tests {
         let all = export_mix(&mix, RATE, &dir.path().join("all"), "a", ExportFormat::Wav, &MixSettings::default(), None, true, &mut |_| {}).unwrap();
         let mut reports = Vec::new();
         let alone = export_mix(&mix, RATE, &dir.path().join("alone"), "a", ExportFormat::Wav, &MixSettings::default(), None, false, &mut |p| reports.push(p)).unwrap();
-        assert_eq!(alone.files.iter().map(|f| f.kind).collect::<Vec<_>>(), [ExportedKind::Mix]);
-        assert_eq!(std::fs::read_dir(dir.path().join("alone")).unwrap().count(), 1);
+        assert_eq!(alone.files.iter().map(|f| f.kind).collect::<Vec<_>>(), [ExportedKind::Mix, ExportedKind::LoudnessReport]);
+        assert_eq!(std::fs::read_dir(dir.path().join("alone")).unwrap().count(), 2);
         assert_eq!(alone.gain_db, all.gain_db);
         assert_eq!(reports.last(), Some(&1.0));
         assert!(reports.windows(2).all(|w| w[0] <= w[1]));

@@ -207,11 +207,22 @@ impl ProjectSummary {
 pub struct ExportedFile {
     pub path: String,
     pub seconds: Option<f64>,
+    /// For a mix: its loudness against the delivery, one line.
+    pub loudness: Option<String>,
 }
 
 impl ExportedFile {
     /// Every file the tracks' exports wrote.
     pub fn of(tracks: &[crate::dub::export::TrackExport]) -> Vec<ExportedFile> {
-        tracks.iter().flat_map(|t| &t.report.files).map(|f| ExportedFile { path: f.path.display().to_string(), seconds: f.duration_s }).collect()
+        use crate::dub::export::ExportedKind;
+        tracks
+            .iter()
+            .flat_map(|t| t.report.files.iter().map(move |f| (t, f)))
+            .map(|(t, f)| ExportedFile {
+                path: f.path.display().to_string(),
+                seconds: f.duration_s,
+                loudness: (f.kind == ExportedKind::Mix).then(|| t.report.delivery.summary()),
+            })
+            .collect()
     }
 }
