@@ -3,7 +3,23 @@
 // `REVOICE_WRITE_UI_TYPES=1 cargo test -p revoice-engine --test ui_types`.
 
 export type SegmentState = "stale" | "queued" | "rendering" | "ready" | "failed";
-export type Fit = { start: number, end: number, rate: number, trimmed: boolean, overlap: number | null, };
+export type Fit = { start: number, end: number, rate: number, trimmed: boolean, overlap: number | null, 
+/**
+ * The strategy that placed it (the line's own or the project's), by its stored name.
+ */
+strategy: string, 
+/**
+ * Seconds it runs past its slot into the silence before the next line.
+ */
+gapUsed: number, 
+/**
+ * Seconds of its render cut off at the end (after stretching), when trimmed.
+ */
+cut: number | null, 
+/**
+ * Seconds its render was longer than its slot (before any fitting).
+ */
+overflow: number, };
 export type TakeCheck = { passed: boolean, heard: string, 
 /**
  * Each problem, a sentence.

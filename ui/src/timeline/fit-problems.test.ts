@@ -3,7 +3,7 @@ import type { Fit } from "../model";
 import { RATE_CAP, fitProblems, problemLabel, problemSentence, slotOverlaps } from "./fit-problems";
 import { line } from "./synthetic";
 
-const fit = (over: Partial<Fit> = {}): Fit => ({ start: 0, end: 1, rate: 1, trimmed: false, overlap: null, ...over });
+const fit = (over: Partial<Fit> = {}): Fit => ({ start: 0, end: 1, rate: 1, trimmed: false, overlap: null, strategy: "smart_fit", gapUsed: 0, cut: null, overflow: 0, ...over });
 
 describe("fit problems", () => {
   it("marks a line whose take failed when heard back, and not one that passed", () => {

@@ -47,7 +47,7 @@ describe("visible-range search", () => {
 
   it("counts audio placed past the slot as visible", () => {
     const placed = new SegmentIndex([
-      line({ id: 1, start: 0, end: 1, fit: { start: 0, end: 3, rate: 1, trimmed: false, overlap: 2 } }),
+      line({ id: 1, start: 0, end: 1, fit: { start: 0, end: 3, rate: 1, trimmed: false, overlap: 2, strategy: "natural", gapUsed: 2, cut: null, overflow: 2 } }),
     ]);
     expect(placed.visible(2, 4).map((s) => s.id)).toEqual([1]);
   });
@@ -93,7 +93,7 @@ describe("replacing a line that has not moved", () => {
     const index = new SegmentIndex([line({ id: 1, start: 0, end: 1 }), line({ id: 2, start: 2, end: 3 })]);
     expect(index.replace(line({ id: 9, start: 0, end: 1 }))).toBe(false);
     expect(index.replace(line({ id: 1, start: 0.5, end: 1 }))).toBe(false);
-    expect(index.replace(line({ id: 2, start: 2, end: 3, fit: { start: 2, end: 3.4, rate: 1, trimmed: false, overlap: null } }))).toBe(false);
+    expect(index.replace(line({ id: 2, start: 2, end: 3, fit: { start: 2, end: 3.4, rate: 1, trimmed: false, overlap: null, strategy: "smart_fit", gapUsed: 0.4, cut: null, overflow: 0.4 } }))).toBe(false);
     expect(index.byId(1)!.start).toBe(0);
     expect(index.byId(2)!.fit).toBeNull();
   });

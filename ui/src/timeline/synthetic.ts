@@ -77,7 +77,7 @@ export function syntheticProject(lines = 2000, speakers = 5, seed = 7): Syntheti
       const rate = roll < 0.1 ? 1.3 + random() * 0.3 : 1 + random() * 0.2;
       const trimmed = roll > 0.95;
       const placedEnd = roll > 0.88 && roll <= 0.95 ? end + 0.2 + random() : end - random() * 0.3;
-      segment.fit = { start, end: Number(placedEnd.toFixed(3)), rate, trimmed, overlap: null };
+      segment.fit = { start, end: Number(placedEnd.toFixed(3)), rate, trimmed, overlap: null, strategy: "smart_fit", gapUsed: Math.max(0, placedEnd - end), cut: null, overflow: 0 };
       peaks.set(id, voicePeaks(start, placedEnd, random));
     }
     segments.push(segment);

@@ -69,7 +69,7 @@ vi.mock("../engine", () => {
   };
 });
 
-const { Editor } = await import("./editor");
+const { Editor, fitReadout } = await import("./editor");
 const api = await import("../engine");
 
 /** Animation frames the test runs by hand. */
@@ -302,5 +302,17 @@ describe("the editor and the timeline during a render", () => {
     expect(api.openProject).toHaveBeenCalledTimes(5);
     expect(timeline.setProjectCalls).toBe(mounted + 1);
     editor.destroy();
+  });
+});
+
+describe("the fit readout", () => {
+  it("says how a line was fitted: strategy, overflow, rate, gap, cut and overlap", () => {
+    const fit = { start: 1, end: 3.9, rate: 1.25, trimmed: true, overlap: null, strategy: "smart_fit", gapUsed: 0.9, cut: 0.42, overflow: 1.6 };
+    expect(fitReadout(fit)).toBe(
+      "Placed 1.00–3.90 s by Smart fit (absorb, speed up ≤1.25×), rendered 1.60 s longer than its slot, sped up ×1.25, uses 0.90 s of the gap after its slot, trimmed: the last 0.42 s cut (at a pause where there is one)",
+    );
+    expect(fitReadout({ ...fit, rate: 1, trimmed: false, cut: null, gapUsed: 0, overflow: 0, strategy: "natural", overlap: 0.3 })).toBe(
+      "Placed 1.00–3.90 s by Natural (place at start), runs 0.30 s into the next line",
+    );
   });
 });

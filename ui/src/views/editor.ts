@@ -48,6 +48,20 @@ const STRATEGIES: [string, string][] = [
   ["resynthesize", "Fit by re-synthesis"],
 ];
 
+/** How a rendered line was fitted, for the inspector: where it went, the
+ * strategy, the rate, the gap it used, what was cut, and any overflow. */
+export function fitReadout(fit: Segment["fit"] & object): string {
+  const strategy = STRATEGIES.find(([name]) => name === fit.strategy)?.[1] ?? fit.strategy;
+  const parts = [`Placed ${fit.start.toFixed(2)}–${fit.end.toFixed(2)} s by ${strategy}`];
+  if (fit.overflow > 0.005) parts.push(`rendered ${fit.overflow.toFixed(2)} s longer than its slot`);
+  if (fit.rate > 1.0001) parts.push(`sped up ×${fit.rate.toFixed(2)}`);
+  else if (fit.rate < 0.9999) parts.push(`slowed ×${fit.rate.toFixed(2)}`);
+  if (fit.gapUsed > 0.005) parts.push(`uses ${fit.gapUsed.toFixed(2)} s of the gap after its slot`);
+  if (fit.trimmed) parts.push(fit.cut !== null && fit.cut > 0.005 ? `trimmed: the last ${fit.cut.toFixed(2)} s cut (at a pause where there is one)` : "trimmed");
+  if (fit.overlap) parts.push(`runs ${fit.overlap.toFixed(2)} s into the next line`);
+  return parts.join(", ");
+}
+
 const valueOf = (e: Event) => (e.currentTarget as HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement).value;
 
 export class Editor {
@@ -498,9 +512,7 @@ export class Editor {
     const id = line.id;
     const draft = this.drafts.get(id);
     const speaker = this.project.speakers.find((s) => s.id === line.speakerId);
-    const fit = line.fit
-      ? `Placed ${line.fit.start.toFixed(2)}–${line.fit.end.toFixed(2)} s${line.fit.rate > 1.0001 ? `, sped up ×${line.fit.rate.toFixed(2)}` : line.fit.rate < 0.9999 ? `, slowed ×${line.fit.rate.toFixed(2)}` : ""}${line.fit.trimmed ? ", trimmed" : ""}${line.fit.overlap ? `, runs ${line.fit.overlap.toFixed(2)} s into the next line` : ""}`
-      : "Not placed yet: render it to hear it on the timeline.";
+    const fit = line.fit ? fitReadout(line.fit) : "Not placed yet: render it to hear it on the timeline.";
     const typed = (e: Event) => this.setDraft(id, valueOf(e));
     const number = (field: "speed" | "gainDb", e: Event) => {
       const value = Number(valueOf(e));

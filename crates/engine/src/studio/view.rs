@@ -43,6 +43,14 @@ pub struct FitView {
     pub rate: f64,
     pub trimmed: bool,
     pub overlap: Option<f64>,
+    /// The strategy that placed it (the line's own or the project's), by its stored name.
+    pub strategy: String,
+    /// Seconds it runs past its slot into the silence before the next line.
+    pub gap_used: f64,
+    /// Seconds of its render cut off at the end (after stretching), when trimmed.
+    pub cut: Option<f64>,
+    /// Seconds its render was longer than its slot (before any fitting).
+    pub overflow: f64,
 }
 
 /// What listening back heard in a line's take (under the fit it has now).
@@ -139,7 +147,21 @@ pub async fn project_view(store: &Store, tracks: &[TrackLines], project_id: i64,
             .iter()
             .map(|line| {
                 let f = &line.segment.fields;
-                let fit = line.placement(&track.limits).map(|p| FitView { start: p.start, end: p.start + p.length, rate: p.rate, trimmed: p.trimmed_to.is_some(), overlap: p.overlap });
+                let fit = line.placement(&track.limits).map(|p| {
+                    let natural = line.take.as_ref().map_or(p.length, |t| t.duration_s);
+                    let slot = (line.slot.end - line.slot.start).max(0.0);
+                    FitView {
+                        start: p.start,
+                        end: p.start + p.length,
+                        rate: p.rate,
+                        trimmed: p.trimmed_to.is_some(),
+                        overlap: p.overlap,
+                        strategy: strategy_name(line.strategy),
+                        gap_used: (p.start + p.length - line.slot.end).max(0.0),
+                        cut: p.trimmed_to.map(|t| (natural / p.rate - t).max(0.0)),
+                        overflow: (natural - slot).max(0.0),
+                    }
+                });
                 let (state, error) = match live.get(&line.segment.id) {
                     Some((state, error)) => (*state, error.clone()),
                     None if line.is_current() => (SegmentState::Ready, None),
@@ -225,4 +247,9 @@ impl ExportedFile {
             })
             .collect()
     }
+}
+
+/// A strategy's stored name (`smart_fit`, …).
+fn strategy_name(strategy: crate::dub::timing::TimingStrategy) -> String {
+    serde_json::to_value(strategy).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
 }
