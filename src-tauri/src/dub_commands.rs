@@ -32,6 +32,14 @@ pub async fn create_project(studio: State<'_, Studio>, name: String, language: S
     session.view(project.id).await.map_err(text)
 }
 
+/// The demo project (the lighthouse scene, voiced, over its bed), made anew.
+#[tauri::command]
+pub async fn create_demo_project(studio: State<'_, Studio>) -> Answer<ProjectView> {
+    let session = studio.session()?;
+    let project = session.engine().create_demo_project().await.map_err(text)?;
+    session.view(project.id).await.map_err(text)
+}
+
 /// Adds a script's lines (SRT, WebVTT or plain text) to the project's track
 /// in `language` (added if new; the first track when `None`).
 #[tauri::command]

@@ -63,6 +63,7 @@ pub fn run() {
             dub_commands::bed_peaks,
             dub_commands::original_peaks,
             dub_commands::create_project_from_media,
+            dub_commands::create_demo_project,
             dub_commands::cancel_hearing,
             dub_commands::set_speaker_voice,
             dub_commands::stock_voices,

@@ -55,6 +55,13 @@ test("a dub from an SRT: render, play, edit one line, only it re-renders, undo, 
   );
   await session.waitForText("#create-from-script", (t) => t.includes("New project"));
   await shot("projects");
+  // A first start offers the demo: a voiced scene over its bed, ready to render.
+  await session.click("#open-demo");
+  await session.waitForText("#project-name", (t) => t === "The lighthouse (demo)");
+  assert.match(await session.text("#render-project"), /Render 32 lines/);
+  await shot("demo");
+  await session.click(".editor-header .link-button");
+  await session.waitForText("#create-from-script", (t) => t.includes("New project"));
   await session.type("#new-script-path", script);
   await session.type("#new-project-name", "Harbour");
   await session.click("#create-from-script");

@@ -1,6 +1,10 @@
 // A small W3C WebDriver client over fetch, enough to drive the studio's
 // window through tauri-driver: sessions, elements, clicks, text, screenshots.
+// Closing a session also ends the app it started, should the app outlive
+// the session (busy with background work, it can): a leftover app would
+// hold the test runner's output open, and CI would wait on it.
 import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 
 const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
@@ -66,13 +70,27 @@ export async function openApp(driverUrl, application, args = []) {
   const value = await call(driverUrl, "POST", "/session", {
     capabilities: { alwaysMatch: { "tauri:options": { application, args } } },
   });
-  return new Session(driverUrl, value.sessionId);
+  return new Session(driverUrl, value.sessionId, [application, ...args]);
+}
+
+/** Pids of processes running `command`: its program, with its arguments among theirs. */
+function processesRunning([program, ...args]) {
+  const pids = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").filter(Boolean);
+      if (argv[0] === program && args.every((a) => argv.includes(a))) pids.push(Number(entry));
+    } catch {}
+  }
+  return pids;
 }
 
 export class Session {
-  constructor(url, id) {
+  constructor(url, id, command = []) {
     this.url = url;
     this.id = id;
+    this.command = command;
   }
 
   cmd(method, path, body) {
@@ -123,7 +141,16 @@ export class Session {
     return Buffer.from(await this.cmd("GET", "/screenshot"), "base64");
   }
 
+  /** Ends the session, then the app if it is still running two seconds later. */
   async close() {
     await this.cmd("DELETE", "").catch(() => {});
+    if (!this.command.length) return;
+    const deadline = Date.now() + 2000;
+    while (processesRunning(this.command).length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    for (const pid of processesRunning(this.command)) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {}
+    }
   }
 }

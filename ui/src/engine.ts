@@ -55,6 +55,8 @@ export const createProject = (name: string, language: string) => invoke<Project>
 /** A project heard from a recording or video (`mediaHeard` events report progress). */
 export const createProjectFromMedia = (name: string, path: string) => invoke<Project>("create_project_from_media", { name, path });
 export const cancelHearing = () => invoke<boolean>("cancel_hearing");
+/** The demo project (the lighthouse scene, voiced, over its bed). */
+export const createDemoProject = () => invoke<Project>("create_demo_project");
 export const importScript = (projectId: number, path: string, language: string | null = null) =>
   invoke<Project>("import_script", { projectId, path, language });
 export const openProject = (projectId: number) => invoke<Project>("open_project", { projectId });

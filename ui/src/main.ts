@@ -57,7 +57,7 @@ function homeTemplate(): TemplateResult {
       ? voices.template()
       : tab === "settings" && settingsPage
         ? settingsPage.template()
-        : html`<div>${projectsView(home, { open: openEditor, rename, remove, createFromScript, createFromMedia, cancelHearing, changed: render })}</div><div>${apiSwitchView(api, (on) => void toggleApi(on))}</div><div>${enginePanelView(shell, { checkAgain, openDataDir: revealDataDir })}</div>`;
+        : html`<div>${projectsView(home, { open: openEditor, rename, remove, createFromScript, createFromMedia, cancelHearing, openDemo, changed: render })}</div><div>${apiSwitchView(api, (on) => void toggleApi(on))}</div><div>${enginePanelView(shell, { checkAgain, openDataDir: revealDataDir })}</div>`;
   return html`${tabs()}<div>${body}</div>`;
 }
 
@@ -141,6 +141,21 @@ async function createFromMedia(name: string, path: string): Promise<void> {
   } finally {
     home.busy = false;
     home.hearing = null;
+    render();
+  }
+}
+
+async function openDemo(): Promise<void> {
+  home.busy = true;
+  render();
+  try {
+    const project = await engine.createDemoProject();
+    home.error = null;
+    await openEditor(project.id);
+  } catch (e) {
+    home.error = String(e);
+  } finally {
+    home.busy = false;
     render();
   }
 }

@@ -53,6 +53,8 @@ pub enum ProjectCommand {
         speaker: String,
         new_name: String,
     },
+    /// Make the demo project: the lighthouse scene (32 lines, Maya and Theo) with voices and its bed.
+    Demo,
     /// List projects.
     List,
     /// Add a script's lines to a track: SubRip, WebVTT, ASS/SSA or a plain text file (one line each),
@@ -210,6 +212,10 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
             let old = engine.speaker_named(project, &speaker).await?;
             let renamed = engine.rename_speaker(project, old.id, &new_name).await?;
             println!("renamed speaker {:?} to {:?}", old.name, renamed.name);
+        }
+        ProjectCommand::Demo => {
+            let project = engine.create_demo_project().await?;
+            println!("created project {} \"{}\": render it with `revoice project render {}`, then play or export it", project.id, project.name, project.id);
         }
         ProjectCommand::List => {
             for p in store.projects().await? {

@@ -20,6 +20,7 @@ pub mod cache;
 mod casting;
 pub mod checking;
 pub mod config;
+mod demo;
 pub mod doctor;
 mod fitting;
 pub mod fitted_style;

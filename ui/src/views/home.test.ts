@@ -41,8 +41,9 @@ function report(): Diagnosis {
 describe("the projects form", () => {
   let state: ProjectsState;
   let root: HTMLElement;
-  const draw = () => render(projectsView(state, { open() {}, rename() {}, remove() {}, createFromScript: create, createFromMedia: hear, cancelHearing: cancel, changed: draw }), root);
+  const draw = () => render(projectsView(state, { open() {}, rename() {}, remove() {}, createFromScript: create, createFromMedia: hear, cancelHearing: cancel, openDemo: demo, changed: draw }), root);
   const create = vi.fn();
+  const demo = vi.fn();
   const hear = vi.fn();
   const cancel = vi.fn();
   beforeEach(() => {
@@ -51,6 +52,15 @@ describe("the projects form", () => {
     create.mockClear();
     hear.mockClear();
     cancel.mockClear();
+  });
+
+  it("offers the demo while there are no projects", () => {
+    draw();
+    $<HTMLButtonElement>("#open-demo").click();
+    expect(demo).toHaveBeenCalled();
+    state.projects = [{ id: 1, name: "Older", updatedAt: "2026-01-01T10:00:00" }];
+    draw();
+    expect(document.querySelector("#open-demo")).toBeNull();
   });
 
   it("keeps a typed path and name across redraws and creates from them", () => {
@@ -84,7 +94,7 @@ describe("a project from a recording or video", () => {
     const hear = vi.fn();
     const cancel = vi.fn();
     const state: ProjectsState = { projects: [], busy: false, error: null, form: emptyProjectForm(), media: emptyMediaForm(), hearing: null };
-    const draw = () => render(projectsView(state, { open() {}, rename() {}, remove() {}, createFromScript() {}, createFromMedia: hear, cancelHearing: cancel, changed: draw }), root);
+    const draw = () => render(projectsView(state, { open() {}, rename() {}, remove() {}, createFromScript() {}, createFromMedia: hear, cancelHearing: cancel, openDemo() {}, changed: draw }), root);
     draw();
     expect(isMedia("/films/Scene 4.MKV") && isMedia("/a/b.mp4") && !isMedia("/a/b.srt")).toBe(true);
     state.media.path = "/films/scene4.mkv";

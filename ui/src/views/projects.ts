@@ -2,7 +2,8 @@
 // confirmation), a new project from a script (SRT, WebVTT or plain
 // text), and a new project heard from a recording or video (Whisper times
 // its lines and tells its speakers apart, with progress and a cancel), each
-// by path or by dropping the file on the window. The form's fields
+// by path or by dropping the file on the window; with no projects yet,
+// the demo scene, ready to render. The form's fields
 // are the caller's state, so a redraw keeps what is typed.
 import { html, nothing, type TemplateResult } from "lit-html";
 import type { ProjectSummary } from "../engine";
@@ -14,6 +15,7 @@ export interface ProjectsActions {
   remove(id: number): void;
   createFromScript(name: string, path: string, language: string): void;
   createFromMedia(name: string, path: string): void;
+  openDemo(): void;
   cancelHearing(): void;
   /** The form changed (in place): draw again. */
   changed(): void;
@@ -79,7 +81,7 @@ export function projectsView(state: ProjectsState, actions: ProjectsActions): Te
     <h2>Recent</h2>
     ${state.projects.length
       ? html`<ul class="project-list" aria-label="Recent projects">${state.projects.map(row)}</ul>`
-      : html`<p class="muted">No projects yet: start one from an SRT, WebVTT or plain-text script, or from a recording or video.</p>`}
+      : html`<div class="demo-offer" id="demo-offer"><p>No projects yet. Hear a dub first: the demo is a two-speaker scene (32 lines) with voices and a music bed, ready to render and play.</p><button class="button" id="open-demo" ?disabled=${state.busy} @click=${() => actions.openDemo()}>Open the demo</button><p class="muted">Or start one from a script or a recording above.</p></div>`}
   </section>`;
 }
 
