@@ -105,10 +105,27 @@ async function remove(id: number): Promise<void> {
   await guard(engine.deleteProject(id));
 }
 
-async function createFromScript(name: string, path: string, language: string): Promise<void> {
+/** Makes a project (the home screen busy meanwhile) and opens it; whether
+ * it was made (an error stays on the home screen). */
+async function makeAndOpen(make: () => Promise<{ id: number }>): Promise<boolean> {
   home.busy = true;
   render();
   try {
+    const project = await make();
+    home.error = null;
+    await openEditor(project.id);
+    return true;
+  } catch (e) {
+    home.error = String(e);
+    return false;
+  } finally {
+    home.busy = false;
+    render();
+  }
+}
+
+async function createFromScript(name: string, path: string, language: string): Promise<void> {
+  const made = await makeAndOpen(async () => {
     const project = await engine.createProject(name, language);
     try {
       await engine.importScript(project.id, path);
@@ -117,47 +134,20 @@ async function createFromScript(name: string, path: string, language: string): P
       await engine.deleteProject(project.id);
       throw e;
     }
-    home.form = emptyProjectForm();
-    await openEditor(project.id);
-  } catch (e) {
-    home.error = String(e);
-  } finally {
-    home.busy = false;
-    render();
-  }
+    return project;
+  });
+  if (made) home.form = emptyProjectForm();
 }
 
 async function createFromMedia(name: string, path: string): Promise<void> {
-  home.busy = true;
   home.hearing = { seconds: 0 };
+  if (await makeAndOpen(() => engine.createProjectFromMedia(name, path))) home.media = emptyMediaForm();
+  home.hearing = null;
   render();
-  try {
-    const project = await engine.createProjectFromMedia(name, path);
-    home.media = emptyMediaForm();
-    home.error = null;
-    await openEditor(project.id);
-  } catch (e) {
-    home.error = String(e);
-  } finally {
-    home.busy = false;
-    home.hearing = null;
-    render();
-  }
 }
 
-async function openDemo(): Promise<void> {
-  home.busy = true;
-  render();
-  try {
-    const project = await engine.createDemoProject();
-    home.error = null;
-    await openEditor(project.id);
-  } catch (e) {
-    home.error = String(e);
-  } finally {
-    home.busy = false;
-    render();
-  }
+function openDemo(): void {
+  void makeAndOpen(() => engine.createDemoProject());
 }
 
 function cancelHearing(): void {
