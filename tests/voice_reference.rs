@@ -263,7 +263,8 @@ fn short_clips_heard_several_to_a_window_are_heard_as_each_is_alone() {
     clips.push(revoice_engine::audio::decode::decode_file(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/whisper/george.flac")).unwrap());
     let rate = 16_000;
     let at_rate: Vec<Vec<f32>> = clips.iter().map(|c| revoice_engine::audio::resample::resample(&c.samples, c.sample_rate, rate).unwrap()).collect();
-    let together = listener.hear_clips(&at_rate, rate, Some("en"), &mut || true).unwrap();
+    let clips: Vec<&[f32]> = at_rate.iter().map(Vec::as_slice).collect();
+    let together = listener.hear_clips(&clips, rate, Some("en"), &mut || true).unwrap();
     let options = TranscriptOptions { language: Some("en".into()), ..Default::default() };
     for (clip, heard) in at_rate.iter().zip(&together) {
         let alone = listener.transcribe(clip, rate, &options, &mut |_| true).unwrap().text();
@@ -271,7 +272,7 @@ fn short_clips_heard_several_to_a_window_are_heard_as_each_is_alone() {
     }
     assert_eq!(revoice_engine::listening::pack_clips(&at_rate.iter().map(|c| c.len() as f64 / rate as f64).collect::<Vec<_>>()).len(), 1, "one window for all five");
     // Asked to stop, it stops before the next window.
-    assert!(listener.hear_clips(&at_rate, rate, Some("en"), &mut || false).is_err());
+    assert!(listener.hear_clips(&clips, rate, Some("en"), &mut || false).is_err());
 }
 
 #[test]

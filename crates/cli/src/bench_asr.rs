@@ -172,7 +172,8 @@ fn takes(data_dir: &Path, clips: &[Clip]) -> Result<()> {
     let alone: Vec<String> = takes.iter().map(|c| listener.transcribe(c, 16_000, &options, &mut |_| true).map(|t| t.text())).collect::<Result<_>>()?;
     let alone_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    let together = listener.hear_clips(&takes, 16_000, Some("en"), &mut || true)?;
+    let clips: Vec<&[f32]> = takes.iter().map(Vec::as_slice).collect();
+    let together = listener.hear_clips(&clips, 16_000, Some("en"), &mut || true)?;
     let together_s = t.elapsed().as_secs_f64();
     let same = alone.iter().zip(&together).filter(|(a, b)| revoice_engine::text::word_errors::normalised_words(a) == revoice_engine::text::word_errors::normalised_words(b)).count();
     println!();

@@ -118,7 +118,7 @@ impl Engine {
                 for &n in &pack {
                     fitted.push(track.fit(self.segments(), lines[n].1, HEARING_RATE)?);
                 }
-                let clips: Vec<Vec<f32>> = fitted.iter().map(|f| f.as_ref().map_or_else(Vec::new, |f| f.audio.clone())).collect();
+                let clips: Vec<&[f32]> = fitted.iter().map(|f| f.as_ref().map_or(&[][..], |f| f.audio.as_slice())).collect();
                 let language = language::primary(&track.track.language);
                 let heard = self.listener().hear_clips(&clips, HEARING_RATE, Some(&language), &mut || !cancel.load(Ordering::Acquire))?;
                 for ((&n, fitted), heard) in pack.iter().zip(&fitted).zip(heard) {
@@ -204,19 +204,11 @@ impl Engine {
     /// line has now, that failed, as `(segment id, problems)`: what an
     /// export warns about and the editor marks.
     pub async fn failing_checks(&self, project_id: i64) -> Result<Vec<(i64, Vec<String>)>> {
-        let checks = self.current_checks(project_id).await?;
-        let mut failing: Vec<(i64, Vec<String>)> = checks.into_iter().filter(|(_, c)| !c.passed).map(|(id, c)| (id, c.problems())).collect();
-        failing.sort_by_key(|(id, _)| *id);
-        Ok(failing)
-    }
-
-    /// The stored check of each line's active take under the fit it has
-    /// now, by segment id (lines not heard since their take or fit changed
-    /// have none).
-    pub async fn current_checks(&self, project_id: i64) -> Result<HashMap<i64, TakeCheckRecord>> {
         let tracks = self.project_lines(project_id).await?;
         let mut stored = self.store().project_take_checks(project_id).await?;
-        Ok(current_of(&tracks, &mut stored))
+        let mut failing: Vec<(i64, Vec<String>)> = current_of(&tracks, &mut stored).into_iter().filter(|(_, c)| !c.passed).map(|(id, c)| (id, c.problems())).collect();
+        failing.sort_by_key(|(id, _)| *id);
+        Ok(failing)
     }
 }
 

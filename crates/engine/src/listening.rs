@@ -150,7 +150,7 @@ impl Listener {
     /// a window with silence between them (see [`pack_clips`]) and told
     /// apart by the words' times. A clip too long to share a window is
     /// heard alone. `keep_going` is asked before each window.
-    pub fn hear_clips(&self, clips: &[Vec<f32>], sample_rate: u32, language: Option<&str>, keep_going: &mut dyn FnMut() -> bool) -> Result<Vec<String>> {
+    pub fn hear_clips(&self, clips: &[&[f32]], sample_rate: u32, language: Option<&str>, keep_going: &mut dyn FnMut() -> bool) -> Result<Vec<String>> {
         let rate = sample_rate as f64;
         let seconds: Vec<f64> = clips.iter().map(|c| c.len() as f64 / rate).collect();
         let options = TranscriptOptions { language: language.map(str::to_string), word_timestamps: true, ..Default::default() };
@@ -167,7 +167,7 @@ impl Listener {
                     joined.extend_from_slice(&gap);
                 }
                 let start = joined.len() as f64 / rate;
-                joined.extend_from_slice(&clips[i]);
+                joined.extend_from_slice(clips[i]);
                 spans.push((start, joined.len() as f64 / rate));
             }
             let transcript = self.transcribe(&joined, sample_rate, &options, &mut |_| true)?;

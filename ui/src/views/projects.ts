@@ -36,6 +36,14 @@ export interface ProjectsState {
 export const emptyProjectForm = (): ProjectsState["form"] => ({ path: "", name: "", language: "en-US" });
 export const emptyMediaForm = (): ProjectsState["media"] => ({ path: "", name: "" });
 
+/** An input handler that keeps what is typed in `form[key]` and asks for a draw. */
+function typedInto<T extends Record<string, string>>(form: T, key: keyof T, changed: () => void): (e: Event) => void {
+  return (e: Event) => {
+    form[key] = (e.currentTarget as HTMLInputElement).value as T[keyof T];
+    changed();
+  };
+}
+
 function nameFromPath(path: string): string {
   const file = path.split(/[\\/]/).pop() ?? path;
   return file.replace(/\.[^.]+$/, "");
@@ -43,10 +51,7 @@ function nameFromPath(path: string): string {
 
 export function projectsView(state: ProjectsState, actions: ProjectsActions): TemplateResult {
   const form = state.form;
-  const field = (key: keyof ProjectsState["form"]) => (e: Event) => {
-    form[key] = (e.currentTarget as HTMLInputElement).value;
-    actions.changed();
-  };
+  const field = (key: keyof ProjectsState["form"]) => typedInto(form, key, actions.changed);
   const create = () => {
     const path = form.path.trim();
     if (!path) return;
@@ -87,10 +92,7 @@ export function projectsView(state: ProjectsState, actions: ProjectsActions): Te
 
 function mediaForm(state: ProjectsState, actions: ProjectsActions): TemplateResult {
   const media = state.media;
-  const field = (key: keyof ProjectsState["media"]) => (e: Event) => {
-    media[key] = (e.currentTarget as HTMLInputElement).value;
-    actions.changed();
-  };
+  const field = (key: keyof ProjectsState["media"]) => typedInto(media, key, actions.changed);
   const create = () => {
     const path = media.path.trim();
     if (path) actions.createFromMedia(media.name.trim() || nameFromPath(path), path);
