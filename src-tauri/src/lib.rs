@@ -3,6 +3,7 @@
 //! the menu sends events to the UI (`menu`); the engine does the work.
 
 mod commands;
+mod delivery_commands;
 mod dub_commands;
 mod menu;
 mod studio;
@@ -81,6 +82,14 @@ pub fn run() {
             dub_commands::undo,
             dub_commands::redo,
             dub_commands::export_project,
+            delivery_commands::attach_video,
+            delivery_commands::save_cast,
+            delivery_commands::cast_sheets,
+            delivery_commands::create_project_from_cast,
+            delivery_commands::pronunciations,
+            delivery_commands::set_pronunciation,
+            delivery_commands::remove_pronunciation,
+            delivery_commands::preview_pronunciation,
             settings_commands::settings,
             settings_commands::save_settings,
             take_commands::segment_takes,

@@ -13,6 +13,7 @@ mod bench_asr;
 mod bench_dub;
 mod bench_engine;
 mod bench_voicefit;
+mod dictionary;
 mod progress;
 mod play;
 mod project;
@@ -84,6 +85,12 @@ enum Command {
     Project {
         #[command(subcommand)]
         command: project::ProjectCommand,
+    },
+    /// Pronunciation dictionaries: a word or name said as phonemes or a respelling, in a
+    /// project (--project) or everywhere.
+    Dictionary {
+        #[command(subcommand)]
+        command: dictionary::DictionaryCommand,
     },
     /// Measure the engine: `revoice bench synth`.
     Bench {
@@ -299,6 +306,10 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
         }
         Command::Models { command } => run_models(&engine, command).await?,
         Command::Project { command } => project::run(&engine, command).await?,
+        Command::Dictionary { command } => {
+            dictionary::run(&engine, command).await?;
+            ExitCode::SUCCESS
+        }
         Command::Say { text, stdin, voice, speed, seed, output, play } => {
             let text = match (text, stdin) {
                 (Some(t), _) => t,

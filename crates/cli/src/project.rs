@@ -21,6 +21,20 @@ pub enum Format {
 }
 
 #[derive(Subcommand)]
+pub enum CastCommand {
+    /// Save a project's speakers and their voices on a cast sheet (made when new; members of
+    /// other projects stay). The project then takes its voices from it.
+    Save {
+        project: i64,
+        name: String,
+    },
+    /// The cast sheets, with their members and voices.
+    List,
+    /// Delete a cast sheet (projects keep the voices they have).
+    Delete { name: String },
+}
+
+#[derive(Subcommand)]
 pub enum ProjectCommand {
     /// Create a project with one track.
     New {
@@ -28,6 +42,14 @@ pub enum ProjectCommand {
         /// The track's language (the dub's language).
         #[arg(long, default_value = "en-US")]
         language: String,
+        /// Start from a cast sheet: speakers on it get its voices as their lines are imported.
+        #[arg(long, value_name = "CAST")]
+        cast: Option<String>,
+    },
+    /// Cast sheets: a project's speakers and voices kept for the next episode.
+    Cast {
+        #[command(subcommand)]
+        command: CastCommand,
     },
     /// Create a project from a recording or a video (any container and codec the engine
     /// decodes): its dialogue transcribed by Whisper into timed lines, the language detected,
@@ -140,6 +162,31 @@ pub enum ProjectCommand {
         /// report (integrated, range, true peak, short-term max) is written beside each mix.
         #[arg(long, default_value = "ebu", allow_hyphen_values = true)]
         loudness: String,
+        /// Also write the project's video with the dubs muxed in (video copied, a lossless dub
+        /// stream per language, the default first, the original audio after them).
+        #[arg(long)]
+        with_video: bool,
+        /// Also write handoff files per language for a DAW or an editor: any of rpp (Reaper),
+        /// otio (OpenTimelineIO), edl (CMX 3600), comma-separated; every line a clip at its place.
+        #[arg(long, value_name = "FORMATS")]
+        handoff: Option<String>,
+    },
+    /// Attach a video as the project's picture (muxed into exports with --with-video). Its
+    /// audio becomes the original dialogue when the project has none.
+    Video {
+        project: i64,
+        /// The video (mp4, mkv, mov, webm, …); omit it with --remove.
+        #[arg(required_unless_present = "remove")]
+        file: Option<PathBuf>,
+        /// Use the video's audio as the bed (music and effects) too.
+        #[arg(long)]
+        bed: bool,
+        /// The language of the video's original dialogue (tags its audio stream in exports).
+        #[arg(long)]
+        language: Option<String>,
+        /// Take the picture off the project.
+        #[arg(long, conflicts_with_all = ["file", "bed", "language"])]
+        remove: bool,
     },
     /// Every line with its id, times, speaker and whether it has a take.
     Lines { project: i64 },
@@ -158,10 +205,17 @@ pub enum ProjectCommand {
 pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCode> {
     let store = engine.store();
     match command {
-        ProjectCommand::New { name, language } => {
-            let (project, track) = engine.create_project(&name, &language).await?;
+        ProjectCommand::New { name, language, cast } => {
+            let (project, track) = match &cast {
+                Some(cast) => engine.create_project_from_cast(&name, &language, cast).await?,
+                None => engine.create_project(&name, &language).await?,
+            };
             println!("created project {} \"{}\" with a {} track", project.id, project.name, track.language);
+            if let Some(cast) = cast {
+                println!("its speakers take their voices from cast sheet {cast:?} as their lines are imported");
+            }
         }
+        ProjectCommand::Cast { command } => cast(engine, command).await?,
         ProjectCommand::NewFromMedia { name, file } => {
             let bar = indicatif::ProgressBar::new_spinner();
             bar.enable_steady_tick(std::time::Duration::from_millis(120));
@@ -316,8 +370,9 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
                 println!("{passed} of {} rendered lines passed ({fresh} heard now, {} as checked before{retaken})", lines.len(), lines.len() - fresh);
             }
         }
-        ProjectCommand::Export { project, out, format, loudness } => {
-            export(engine, project, &out, format, loudness).await?;
+        ProjectCommand::Export { project, out, format, loudness, with_video, handoff } => {
+            let handoff = revoice_engine::dub::handoff::HandoffFormat::parse_list(handoff.as_deref().unwrap_or(""))?;
+            export(engine, project, &out, format, loudness, handoff, with_video).await?;
             let failing = engine.failing_checks(project).await?;
             if !failing.is_empty() {
                 eprintln!("warning: {} exported lines failed their check (`revoice project qc {project}`):", failing.len());
@@ -326,6 +381,25 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
                 }
             }
         }
+        ProjectCommand::Video { project, file, bed, language, remove } => match file {
+            Some(file) if !remove => {
+                let attached = engine.attach_video(project, &file, bed, language.as_deref()).await?;
+                let i = &attached.info;
+                println!("project {project}: picture {} ({} {}×{}, {:.3} fps, {:.2} s, {} audio streams)", attached.path, i.codec, i.width, i.height, i.frame_rate, i.duration_s, i.audio.len());
+                if attached.original_dialogue {
+                    println!("its audio is now the project's original dialogue");
+                }
+                if attached.bed {
+                    println!("its audio is now the project's bed");
+                } else if !i.audio.is_empty() {
+                    println!("to use its audio as the bed: `revoice project video {project} FILE --bed` (or `project bed` with a separate M&E file)");
+                }
+            }
+            _ => {
+                engine.detach_video(project).await?;
+                println!("project {project} has no picture now");
+            }
+        },
         ProjectCommand::Status { project } => status(engine, project).await?,
         ProjectCommand::Lines { project } => {
             for track in engine.project_lines(project).await? {
@@ -348,6 +422,36 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
         },
     }
     Ok(ExitCode::SUCCESS)
+}
+
+async fn cast(engine: &Engine, command: CastCommand) -> Result<()> {
+    let print = |sheet: &revoice_engine::store::CastSheet| {
+        println!("cast {:?}: {} speakers", sheet.name, sheet.members.len());
+        for member in &sheet.members {
+            let own: Vec<String> = member.language_voices.iter().map(|(l, v)| format!("{l}: {v}")).collect();
+            let own = if own.is_empty() { String::new() } else { format!(" ({})", own.join(", ")) };
+            println!("  {:<16} {}{own}", member.speaker, member.voice);
+        }
+    };
+    match command {
+        CastCommand::Save { project, name } => {
+            let sheet = engine.save_cast(project, &name).await?;
+            print(&sheet);
+            println!("start the next episode with `revoice project new NAME --cast {:?}`", sheet.name);
+        }
+        CastCommand::List => {
+            let sheets = engine.cast_sheets().await?;
+            if sheets.is_empty() {
+                println!("no cast sheets yet: `revoice project cast save PROJECT NAME`");
+            }
+            sheets.iter().for_each(print);
+        }
+        CastCommand::Delete { name } => {
+            engine.store().delete_cast(&name).await?;
+            println!("deleted cast sheet {name:?}");
+        }
+    }
+    Ok(())
 }
 
 async fn render(engine: &Arc<Engine>, project: i64) -> Result<()> {
@@ -398,7 +502,7 @@ async fn status(engine: &Engine, project: i64) -> Result<()> {
     Ok(())
 }
 
-async fn export(engine: &Arc<Engine>, project: i64, out: &Path, format: Format, loudness: String) -> Result<()> {
+async fn export(engine: &Arc<Engine>, project: i64, out: &Path, format: Format, loudness: String, handoff: Vec<revoice_engine::dub::handoff::HandoffFormat>, with_video: bool) -> Result<()> {
     use revoice_engine::dub::export::ExportFormat;
     let name = engine.store().project(project).await?.name;
     let format = match format {
@@ -407,24 +511,29 @@ async fn export(engine: &Arc<Engine>, project: i64, out: &Path, format: Format, 
         Format::Mp3 => ExportFormat::Mp3,
     };
     let loudness = revoice_engine::dub::export::LoudnessSpec::parse(&loudness)?;
-    let request = ExportRequest { folder: out.to_path_buf(), format, loudness, selection: Default::default() };
+    let selection = revoice_engine::dub::export::ExportSelection { handoff, with_video, ..Default::default() };
+    let request = ExportRequest { folder: out.to_path_buf(), format, loudness, selection };
     let exporting = engine.clone();
     tokio::task::spawn_blocking(move || -> Result<()> {
         let started = std::time::Instant::now();
         let bar = indicatif::ProgressBar::new(1000);
-        let tracks = exporting.export_project(project, &request, &mut |f| bar.set_position((f * 1000.0) as u64))?;
+        let export = exporting.export_project(project, &request, &mut |f| bar.set_position((f * 1000.0) as u64))?;
         bar.finish_and_clear();
+        let tracks = &export.tracks;
         let took = started.elapsed().as_secs_f64();
         let programme: f64 = tracks.iter().map(|t| t.report.duration_s).sum();
-        for track in &tracks {
+        for track in tracks {
             for (segment, overlap) in &track.overlaps {
                 eprintln!("  note: segment {segment} runs {overlap:.2} s into the next line (natural timing)");
             }
             let report = &track.report;
             println!("{name} ({}): {:.2} s, {}", track.language, report.duration_s, report.delivery.summary());
-            for file in &report.files {
-                println!("  {}", file.path.display());
+            for file in report.files.iter().map(|f| &f.path).chain(&track.handoff) {
+                println!("  {}", file.display());
             }
+        }
+        if let Some(video) = &export.video {
+            println!("{name} with its picture: {}", video.display());
         }
         println!("exported {programme:.2} s of programme in {took:.1} s ({:.0}x real time)", programme / took.max(1e-9));
         Ok(())

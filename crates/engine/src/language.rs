@@ -158,3 +158,9 @@ mod tests {
         }
     }
 }
+
+/// The ISO 639-2 code media containers tag a stream with (`en-GB` →
+/// `eng`), or `und` for a language not in the table.
+pub fn iso639_2(tag: &str) -> &'static str {
+    of_tag(tag).and_then(|l| l.codes.iter().find(|c| c.len() == 3).copied()).unwrap_or("und")
+}

@@ -17,6 +17,7 @@
 //! [`audio`], [`model`], [`error`], [`fsutil`].
 
 pub mod cache;
+mod cast_sheets;
 mod casting;
 pub mod checking;
 pub mod config;
@@ -32,6 +33,7 @@ pub mod media_script;
 pub mod original_dialogue;
 pub mod logging;
 mod projects;
+mod pronouncing;
 mod rendering;
 pub mod scheduler;
 pub mod speech;
@@ -40,6 +42,7 @@ pub mod studio;
 pub mod subtitles;
 pub mod testing;
 pub mod text;
+mod video;
 pub mod voice;
 pub mod voice_spec;
 mod voices;
@@ -58,6 +61,7 @@ pub use fitting::{FitRequest, FitRun};
 pub use error::{Error, ErrorKind, Result, ResultExt};
 pub use projects::LineEdit;
 pub use rendering::ExportRequest;
+pub use video::AttachedVideo;
 pub use voices::NewLibraryVoice;
 
 /// The engine's version, as built.

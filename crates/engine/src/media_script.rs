@@ -180,6 +180,12 @@ impl Engine {
         let (project, track) = self.create_project(name, &heard.language).await?;
         self.store().import_cues(&track, &heard.cues).await?;
         self.store().set_original_media(project.id, Some(&absolute.to_string_lossy())).await?;
+        self.store().set_original_language(project.id, Some(&heard.language)).await?;
+        // A video is the project's picture too (when ffprobe is there to say so).
+        let probed = absolute.clone();
+        if tokio::task::spawn_blocking(move || crate::dub::picture::probe(&probed)).await.is_ok_and(|p| p.is_ok()) {
+            self.store().set_video(project.id, Some(&absolute.to_string_lossy())).await?;
+        }
         let project = self.store().project(project.id).await?;
         Ok((project, track, heard))
     }

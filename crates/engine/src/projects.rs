@@ -113,13 +113,23 @@ impl Engine {
         Ok((track, added, script))
     }
 
-    /// Renames a speaker (names are trimmed, not empty, unique in the project).
+    /// Renames a speaker (names are trimmed, not empty, unique in the
+    /// project). Renamed to a member of the project's cast sheet, the
+    /// speaker takes that member's voices.
     pub async fn rename_speaker(&self, project_id: i64, speaker_id: i64, name: &str) -> Result<Speaker> {
         let name = name.trim();
         if name.is_empty() {
             return Err(Error::invalid("speaker name", "is empty"));
         }
-        self.store().rename_speaker(project_id, speaker_id, name).await
+        let renamed = self.store().rename_speaker(project_id, speaker_id, name).await?;
+        match self.store().cast_member_of(project_id, name).await? {
+            Some(member) => {
+                self.store().set_speaker_voice_quietly(speaker_id, &member.voice, &member.language_voices).await?;
+                self.restore_takes(project_id).await?;
+                Ok(Speaker { voice: member.voice, language_voices: serde_json::to_string(&member.language_voices).expect("a map of strings serialises"), ..renamed })
+            }
+            None => Ok(renamed),
+        }
     }
 
     /// A speaker of the project by name (any case).

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
-use crate::dub::export::{ExportFormat, ExportSelection, TrackExport};
+use crate::dub::export::{ExportFormat, ExportInputs, ExportSelection, ProjectExport};
 use crate::dub::pipeline::{ProjectRenderer, RenderProgress, RenderScope, RenderSummary};
 use crate::error::{Error, Result};
 use crate::speech::SpeechStack;
@@ -84,11 +84,19 @@ impl Engine {
     }
 
     /// Exports the project's chosen tracks into `request.folder` (created
-    /// if missing): mixes, stems and subtitles, all or nothing.
-    pub fn export_project(&self, project_id: i64, request: &ExportRequest, progress: &mut dyn FnMut(f32)) -> Result<Vec<TrackExport>> {
+    /// if missing): mixes, stems and subtitles, handoff files and the
+    /// muxed picture as asked, all or nothing.
+    pub fn export_project(&self, project_id: i64, request: &ExportRequest, progress: &mut dyn FnMut(f32)) -> Result<ProjectExport> {
         let tracks = self.runtime().block_on(self.project_lines(project_id))?;
-        std::fs::create_dir_all(&request.folder).map_err(|e| Error::io("create", &request.folder, e))?;
         let settings = request.loudness.mix_settings();
-        crate::dub::export::export_project(&tracks, self.segments(), &request.folder, request.format, &settings, &request.selection, progress)
+        // The EDL counts frames of the picture when there is one.
+        let frame_rate = match self.project_video(project_id) {
+            Ok(Some((_, info))) => info.frame_rate.round().max(1.0) as u32,
+            Ok(None) => 25,
+            Err(e) if request.selection.with_video => return Err(e),
+            Err(_) => 25,
+        };
+        let inputs = ExportInputs { segments: self.segments(), out_dir: &request.folder, format: request.format, settings: &settings, selection: &request.selection, frame_rate };
+        crate::dub::export::export_project(&tracks, &inputs, progress)
     }
 }

@@ -32,6 +32,15 @@ fn generated() -> String {
         decl::<studio::view::ProjectView>(&cfg),
         decl::<studio::view::ProjectSummary>(&cfg),
         decl::<studio::view::ExportedFile>(&cfg),
+        // Delivery: the picture, handoff formats, cast sheets, pronunciations.
+        decl::<revoice_engine::dub::picture::VideoInfo>(&cfg),
+        decl::<revoice_engine::dub::picture::AudioStream>(&cfg),
+        decl::<revoice_engine::AttachedVideo>(&cfg),
+        decl::<revoice_engine::dub::handoff::HandoffFormat>(&cfg),
+        decl::<revoice_engine::store::CastSheet>(&cfg),
+        decl::<revoice_engine::store::CastMember>(&cfg),
+        decl::<revoice_engine::text::pronounce::Saying>(&cfg),
+        decl::<revoice_engine::text::pronounce::Pronunciation>(&cfg),
         decl::<audio::peaks::Peaks>(&cfg),
         // What the window hears about.
         decl::<studio::session::PlaybackView>(&cfg),

@@ -26,6 +26,8 @@ use crate::audio::decode::decode_file;
 use crate::audio::encode::{write_audio, Encoding, Pcm};
 use crate::audio::loudness;
 use crate::dub::mix::{Mix, MixSettings};
+use crate::dub::handoff::{lay_out_lanes, HandoffClip, HandoffFormat, HandoffTimeline, HandoffTrack, HandoffTrackKind};
+use crate::dub::staging::Staging;
 use crate::subtitles::{self, Cue, SubtitleFormat};
 use crate::error::{Error, Result};
 
@@ -256,6 +258,29 @@ pub fn export_mix(
     progress: &mut dyn FnMut(f32),
 ) -> Result<ExportReport> {
     check_base_name(base_name)?;
+    let staging = Staging::new(out_dir)?;
+    let report = stage_mix(mix, sample_rate, &staging, out_dir, base_name, format, settings, cues, stems, progress)?;
+    staging.commit(&report.files.iter().map(|f| f.path.clone()).collect::<Vec<_>>())?;
+    progress(1.0);
+    Ok(report)
+}
+
+/// [`export_mix`] into `staging`: the report names the files where they
+/// will be once the staging is committed. Progress ends just short of 1.
+#[allow(clippy::too_many_arguments)]
+fn stage_mix(
+    mix: &Mix,
+    sample_rate: u32,
+    staging: &Staging,
+    out_dir: &Path,
+    base_name: &str,
+    format: ExportFormat,
+    settings: &MixSettings,
+    cues: Option<&[Cue]>,
+    stems: bool,
+    progress: &mut dyn FnMut(f32),
+) -> Result<ExportReport> {
+    check_base_name(base_name)?;
     if mix.is_empty() {
         return Err(invalid(format!("export {base_name}"), "the programme is empty: nothing to export"));
     }
@@ -263,15 +288,7 @@ pub fn export_mix(
     if !stems_fit {
         return Err(invalid(format!("export {base_name}"), "the mix and its stems differ in length"));
     }
-    std::fs::create_dir_all(out_dir).map_err(|e| Error::io("create the export folder", out_dir, e))?;
-    // Everything is written into a hidden folder beside the files first and
-    // moved into place only once all of it is written and checked, so a
-    // failed export (a full disk, a bad stem) leaves an earlier one whole.
-    let staging = tempfile::Builder::new()
-        .prefix(".revoice-export-")
-        .tempdir_in(out_dir)
-        .map_err(|e| Error::io("create a temporary folder in", out_dir, e))?;
-    let staged = |path: &Path| staging.path().join(path.file_name().expect("export paths name a file"));
+    let staged = |path: &Path| staging.path(path);
     let mut progress = Progress { report: progress, last: 0.0 };
     progress.set(0.0);
 
@@ -348,10 +365,6 @@ pub fn export_mix(
             files.push(ExportedFile { path, kind, duration_s: None, samples: None });
         }
     }
-    for file in &files {
-        std::fs::rename(staged(&file.path), &file.path).map_err(|e| Error::io("move into place", &file.path, e))?;
-    }
-    progress.set(1.0);
     Ok(ExportReport {
         files,
         duration_s: mix.len() as f64 / sample_rate as f64,
@@ -365,26 +378,44 @@ pub fn export_mix(
 
 
 /// What exporting one track wrote.
+#[derive(Debug)]
 pub struct TrackExport {
     pub language: String,
     pub report: ExportReport,
     /// Lines that run into the next one (natural timing), with the overlap in seconds.
     pub overlaps: Vec<(i64, f64)>,
+    /// The handoff files (`.rpp`, `.otio`, `.edl`) and their media folder, when asked for.
+    pub handoff: Vec<PathBuf>,
 }
 
-/// Exports the resolved `tracks` of one project into `out_dir` (those
-/// `selection` names): one mix per language (`<name>.<language>.<ext>`)
-/// with its stems and subtitles. `progress` gets the fraction of the whole
-/// export done.
-pub fn export_project(
-    tracks: &[crate::dub::lines::TrackLines],
-    segments: &crate::dub::segment_store::SegmentStore,
-    out_dir: &Path,
-    format: ExportFormat,
-    settings: &MixSettings,
-    selection: &ExportSelection,
-    progress: &mut dyn FnMut(f32),
-) -> Result<Vec<TrackExport>> {
+/// What exporting a project wrote.
+#[derive(Debug)]
+pub struct ProjectExport {
+    /// A mix (with its stems, report and subtitles) per language track.
+    pub tracks: Vec<TrackExport>,
+    /// The picture with the dubs muxed in, when asked for.
+    pub video: Option<PathBuf>,
+}
+
+/// What a project's export needs besides its tracks.
+pub struct ExportInputs<'a> {
+    pub segments: &'a crate::dub::segment_store::SegmentStore,
+    pub out_dir: &'a Path,
+    pub format: ExportFormat,
+    pub settings: &'a MixSettings,
+    pub selection: &'a ExportSelection,
+    /// The handoff EDL's timecode rate, frames per second (the picture's).
+    pub frame_rate: u32,
+}
+
+/// Exports the resolved `tracks` of one project (those `selection`
+/// names): one mix per language (`<name>.<language>.<ext>`) with its
+/// stems and subtitles, the handoff files per language when asked, and
+/// the picture with every dub muxed in (`<name>.<mp4|mov|mkv>`) when
+/// asked. All or nothing: every file is staged and moved into place only
+/// when all are written and checked. `progress` gets the fraction done.
+pub fn export_project(tracks: &[crate::dub::lines::TrackLines], inputs: &ExportInputs<'_>, progress: &mut dyn FnMut(f32)) -> Result<ProjectExport> {
+    let (out_dir, selection) = (inputs.out_dir, inputs.selection);
     let Some(project) = tracks.first().map(|t| &t.project) else {
         return Err(invalid("export", "the project has no track"));
     };
@@ -394,17 +425,137 @@ pub fn export_project(
         let asked = selection.languages.as_deref().unwrap_or_default().join(", ");
         return Err(invalid(format!("export of project {}", project.id), format!("it has no track in {asked}")));
     }
+    let video = match (selection.with_video, &project.video_file) {
+        (false, _) => None,
+        (true, Some(video)) => Some(std::path::PathBuf::from(video)),
+        (true, None) => return Err(invalid(format!("export of project {} with its video", project.id), "the project has no video: attach one first (`revoice project video`)")),
+    };
     let stem: String = project.name.chars().map(|c| if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' }).collect();
+    let staging = Staging::new(out_dir)?;
+    let mut destinations = Vec::new();
     let mut done = Vec::new();
+    let mut dubs = Vec::new();
+    // The original dialogue, decoded once for every track's handoff.
+    let original = match (&project.original_media, selection.handoff.is_empty()) {
+        (Some(media), false) => Some(crate::dub::assemble::load_bed(Path::new(media), crate::dub::PROGRAMME_RATE).map_err(|e| e.context("reading the original dialogue for the handoff"))?),
+        _ => None,
+    };
+    let parts = chosen.len() as f32 + if video.is_some() { 0.5 } else { 0.0 };
     for (i, track) in chosen.iter().enumerate() {
-        let assembled = crate::dub::assemble::assemble_track(track, segments, crate::dub::PROGRAMME_RATE, settings)?;
-        let share = 1.0 / chosen.len() as f32;
+        let assembled = crate::dub::assemble::assemble_track(track, inputs.segments, crate::dub::PROGRAMME_RATE, inputs.settings)?;
         let base = format!("{stem}.{}", track.track.language);
         let cues = selection.subtitles.then_some(assembled.cues.as_slice());
-        let report = export_mix(&assembled.mix, assembled.sample_rate, out_dir, &base, format, settings, cues, selection.stems, &mut |f| progress((i as f32 + f) * share))?;
-        done.push(TrackExport { language: track.track.language.clone(), report, overlaps: assembled.overlaps });
+        let handoff_share = if selection.handoff.is_empty() { 0.0 } else { 0.2 };
+        let report = stage_mix(&assembled.mix, assembled.sample_rate, &staging, out_dir, &base, inputs.format, inputs.settings, cues, selection.stems, &mut |f| {
+            progress((i as f32 + f * (1.0 - handoff_share)) / parts)
+        })?;
+        destinations.extend(report.files.iter().map(|f| f.path.clone()));
+        let handoff = if selection.handoff.is_empty() {
+            Vec::new()
+        } else {
+            let gain = 10f64.powf(report.gain_db / 20.0) as f32;
+            let media = HandoffMedia { bed: assembled.mix.bed.as_deref(), original: original.as_deref(), gain, frame_rate: inputs.frame_rate };
+            stage_handoff(track, inputs.segments, &media, &staging, out_dir, &base, &selection.handoff)?
+        };
+        destinations.extend(handoff.iter().cloned());
+        progress((i + 1) as f32 / parts);
+        dubs.push(crate::dub::picture::DubStream {
+            language: track.track.language.clone(),
+            mix: staging.path(&report.files[0].path),
+            subtitles: report.files.iter().find(|f| f.kind == ExportedKind::Srt).map(|f| staging.path(&f.path)),
+        });
+        done.push(TrackExport { language: track.track.language.clone(), report, overlaps: assembled.overlaps, handoff });
     }
-    Ok(done)
+    let muxed = match video {
+        Some(video) => {
+            let container = crate::dub::picture::MuxContainer::for_video(&video);
+            let path = out_dir.join(format!("{stem}.{}", container.extension()));
+            let plan = crate::dub::picture::MuxPlan { video, dubs, original_language: project.original_language.clone() };
+            crate::dub::picture::mux(&plan, container, &staging.path(&path))?;
+            destinations.push(path.clone());
+            Some(path)
+        }
+        None => None,
+    };
+    staging.commit(&destinations)?;
+    progress(1.0);
+    Ok(ProjectExport { tracks: done, video: muxed })
+}
+
+/// The audio a handoff lays beside the lines.
+struct HandoffMedia<'a> {
+    /// The bed as ducked in the mix (before its gain).
+    bed: Option<&'a [f32]>,
+    /// The original dialogue at the programme's rate.
+    original: Option<&'a [f32]>,
+    /// The mix's normalisation gain (the clips and the bed are at it).
+    gain: f32,
+    frame_rate: u32,
+}
+
+/// A file name part from a speaker's name: letters, digits, `-` and `_`.
+fn file_part(name: &str) -> String {
+    let part: String = name.chars().map(|c| if c.is_alphanumeric() || matches!(c, '-' | '_') { c } else { '_' }).collect();
+    if part.is_empty() { "line".into() } else { part }
+}
+
+/// Writes a track's handoff into `staging`: its media folder
+/// `<base>.handoff/` (each line as placed, the ducked bed and the original
+/// dialogue, 32-bit float WAV at the mix's gain) and a file per format,
+/// referring to the media by paths relative to the export folder. Returns
+/// where they will be once committed.
+fn stage_handoff(
+    track: &crate::dub::lines::TrackLines,
+    segments: &crate::dub::segment_store::SegmentStore,
+    media: &HandoffMedia<'_>,
+    staging: &Staging,
+    out_dir: &Path,
+    base: &str,
+    formats: &[HandoffFormat],
+) -> Result<Vec<PathBuf>> {
+    let rate = crate::dub::PROGRAMME_RATE;
+    let folder_name = format!("{base}.handoff");
+    let folder = out_dir.join(&folder_name);
+    let staged_folder = staging.path(&folder);
+    std::fs::create_dir_all(&staged_folder).map_err(|e| Error::io("create", &staged_folder, e))?;
+    let write = |name: &str, samples: &[f32]| -> Result<String> {
+        let scaled: Vec<f32> = samples.iter().map(|s| s * media.gain).collect();
+        let path = staged_folder.join(name);
+        write_audio(&path, Pcm::mono(&scaled, rate), Encoding::WavFloat32, &mut |_| {}).map_err(|e| e.context(format!("cannot write {}", folder.join(name).display())))?;
+        Ok(format!("{folder_name}/{name}"))
+    };
+    let mut by_speaker: Vec<(String, Vec<HandoffClip>)> = Vec::new();
+    let mut end = 0u64;
+    for (i, line) in track.lines.iter().enumerate() {
+        let Some(fitted) = track.fit(segments, i, rate)? else {
+            return Err(invalid(format!("handoff of {base}"), format!("line {} has no rendered audio: render the project first", line.segment.id)));
+        };
+        let speaker = track.speaker_name(line.segment.fields.speaker_id).unwrap_or_else(|| "Unassigned".into());
+        let file = write(&format!("{:04}-{}.wav", i + 1, file_part(&speaker)), &fitted.audio)?;
+        let start = (fitted.start.max(0.0) * rate as f64).round() as u64;
+        let clip = HandoffClip { name: line.segment.fields.text.clone(), file, start, length: fitted.audio.len() as u64, segment_id: Some(line.segment.id) };
+        end = end.max(clip.start + clip.length);
+        match by_speaker.iter_mut().find(|(name, _)| *name == speaker) {
+            Some((_, clips)) => clips.push(clip),
+            None => by_speaker.push((speaker, vec![clip])),
+        }
+    }
+    let mut tracks = lay_out_lanes(by_speaker);
+    for (name, kind, samples, file) in [("Bed", HandoffTrackKind::Bed, media.bed, "bed.wav"), ("Original", HandoffTrackKind::Original, media.original, "original.wav")] {
+        if let Some(samples) = samples.filter(|s| !s.is_empty()) {
+            let file = write(file, samples)?;
+            end = end.max(samples.len() as u64);
+            tracks.push(HandoffTrack { name: name.into(), kind, clips: vec![HandoffClip { name: name.into(), file, start: 0, length: samples.len() as u64, segment_id: None }] });
+        }
+    }
+    let timeline = HandoffTimeline { name: format!("{} ({})", track.project.name, track.track.language), sample_rate: rate, length: end, frame_rate: media.frame_rate, tracks };
+    let mut written = vec![folder];
+    for format in formats {
+        let path = out_dir.join(format!("{base}.{}", format.extension()));
+        crate::fsutil::write_atomically(&staging.path(&path), format.write(&timeline).as_bytes()).map_err(|e| e.context(format!("cannot write {}", path.display())))?;
+        written.push(path);
+    }
+    Ok(written)
 }
 
 /// Which of a project's files an export writes.
@@ -416,12 +567,16 @@ pub struct ExportSelection {
     pub stems: bool,
     /// SRT and WebVTT beside each mix.
     pub subtitles: bool,
+    /// Handoff files per language (a Reaper project, OpenTimelineIO, a CMX EDL).
+    pub handoff: Vec<HandoffFormat>,
+    /// The picture with the dubs muxed in (the project must have one).
+    pub with_video: bool,
 }
 
 impl Default for ExportSelection {
-    /// Everything: every track with its stems and subtitles.
+    /// Every track with its stems and subtitles; no handoff, no picture.
     fn default() -> Self {
-        ExportSelection { languages: None, stems: true, subtitles: true }
+        ExportSelection { languages: None, stems: true, subtitles: true, handoff: Vec::new(), with_video: false }
     }
 }
 

@@ -7,6 +7,7 @@
 //! [`TrackLines`], so "ready" means the same to each of them.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::mix::fit_line;
 use super::segment_store::{SegmentStore, Stored};
@@ -16,6 +17,7 @@ use crate::audio::levels::FrameLevels;
 use crate::cache::{RenderKey, RenderKeyBuilder, VoiceArtifactCache};
 use crate::error::{Error, Result};
 use crate::store::{Project, Segment, Speaker, Store, Take, Track};
+use crate::text::pronounce::Pronunciations;
 use crate::voice::MatchedVoice;
 
 /// The voice of lines without a speaker.
@@ -34,18 +36,25 @@ pub fn parse_strategy(name: &str) -> Result<TimingStrategy> {
 /// synthesis key (from the rows) stays the authority when they differ.
 /// The model's precision is not in it: an int8 and an f32 render of one
 /// source differ only by quantization error.
-pub fn source_key(segment: &Segment, voice: &str, strategy: TimingStrategy, next_start: Option<f64>) -> String {
+///
+/// The dictionary's entries the text uses are in it too (only when it uses
+/// some, so lines without them keep the keys they had): a changed entry
+/// makes exactly the lines that say its word stale.
+pub fn source_key(segment: &Segment, voice: &str, strategy: TimingStrategy, next_start: Option<f64>, dictionary: &Pronunciations) -> String {
     let f = &segment.fields;
     let target = render_target(strategy, &Slot { start: f.start_s, end: f.end_s, next_start });
-    RenderKeyBuilder::new("segment-source/v1")
+    let mut key = RenderKeyBuilder::new("segment-source/v1")
         .param("engine", crate::ENGINE_VERSION)
         .param("text", &f.text)
         .param("voice", voice)
         .param("speed", f.speed)
         .param("seed", segment.seed())
-        .param("target", target.map_or("natural".to_string(), |t| format!("{t:.6}")))
-        .build()
-        .to_hex()
+        .param("target", target.map_or("natural".to_string(), |t| format!("{t:.6}")));
+    let used = dictionary.used_in(&f.text);
+    if !used.is_empty() {
+        key = key.param("pronounce", used.iter().map(|e| e.describe()).collect::<Vec<_>>().join("\n"));
+    }
+    key.build().to_hex()
 }
 
 /// The voice text a speaker's lines in `language` render with: a library
@@ -70,6 +79,8 @@ pub struct Line {
     pub source: String,
     /// Its active take, if it has one.
     pub take: Option<Take>,
+    /// The project's pronunciation dictionary (merged with the global one).
+    pub dictionary: Arc<Pronunciations>,
 }
 
 impl Line {
@@ -153,6 +164,7 @@ impl TrackLines {
         for s in &speakers {
             voice_of.insert(s.id, resolve_voice(store, voices, &s.voice_for(&track.language)).await?);
         }
+        let dictionary = Arc::new(Pronunciations::merged(store.pronunciations(Some(project.id)).await?, store.pronunciations(None).await?));
         let rows = store.track_lines(track.id).await?;
         let mut lines = Vec::with_capacity(rows.len());
         for (i, (segment, take)) in rows.iter().enumerate() {
@@ -163,9 +175,9 @@ impl TrackLines {
             };
             let next_start = rows.get(i + 1).map(|(n, _)| n.fields.start_s);
             let voice = f.speaker_id.and_then(|id| voice_of.get(&id).cloned()).unwrap_or_else(|| DEFAULT_VOICE.to_string());
-            let source = source_key(segment, &voice, strategy, next_start);
+            let source = source_key(segment, &voice, strategy, next_start, &dictionary);
             let slot = Slot { start: f.start_s, end: f.end_s, next_start };
-            lines.push(Line { segment: segment.clone(), voice, strategy, slot, source, take: take.clone() });
+            lines.push(Line { segment: segment.clone(), voice, strategy, slot, source, take: take.clone(), dictionary: dictionary.clone() });
         }
         Ok(TrackLines { project, track, speakers, lines, limits: FitLimits::default() })
     }

@@ -7,14 +7,17 @@
 
 pub mod assemble;
 pub mod export;
+pub mod handoff;
 pub mod lines;
 pub mod mix;
+pub mod picture;
 pub mod pipeline;
 pub mod player;
 pub mod programme;
 pub mod project_file;
 pub mod qc;
 pub mod segment_store;
+pub mod staging;
 pub mod timing;
 pub mod transport;
 

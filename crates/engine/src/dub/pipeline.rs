@@ -243,7 +243,8 @@ impl ProjectRenderer<'_> {
         let seed = line.segment.seed() as u64;
         let voice = VoiceSpec::parse_stock(&line.voice).map_err(|e| e.context(format!("line {id}")))?;
         let request = SayRequest { text: f.text.clone(), voice, speed: f.speed as f32, seed: Some(seed) };
-        let mut rows: Vec<SpeechRow> = self.speech.front_end.prepare(&request).map_err(|e| e.context(format!("line {id}")))?.into_iter().map(|l| l.row).collect();
+        let prepared = self.speech.front_end.prepare_with(&request, None, &line.dictionary).map_err(|e| e.context(format!("line {id}")))?;
+        let mut rows: Vec<SpeechRow> = prepared.into_iter().map(|l| l.row).collect();
         if let Some(target) = line.target_seconds() {
             // Share the slot between a long line's rows by their phonemes.
             let phonemes: usize = rows.iter().map(|r| r.tokens.len().saturating_sub(2)).sum();

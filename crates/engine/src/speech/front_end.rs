@@ -14,6 +14,7 @@ use crate::model::kokoro::voices::{StockVoices, VoicePack};
 use crate::model::install::vocab::Vocab;
 use crate::model::speech::SpeechRow;
 use crate::text::espeak::EspeakPhonemizer;
+use crate::text::pronounce::Pronunciations;
 use crate::text::{Accent, EnglishPhonemizer, Tokenizer};
 use crate::voice_spec::VoiceSpec;
 
@@ -91,6 +92,12 @@ impl FrontEnd {
     /// the voice's own language: `en-US`/`en-GB` through the English G2P,
     /// anything else as an espeak-ng voice (`es`, `fr-fr`, `de`, `cmn`, ...).
     pub fn prepare_as(&self, request: &SayRequest, reading: Option<&'static str>) -> Result<Vec<PreparedLine>> {
+        self.prepare_with(request, reading, &Pronunciations::default())
+    }
+
+    /// Like [`Self::prepare_as`], the words of `dictionary` said as its
+    /// entries say (around the G2P of whichever language reads the text).
+    pub fn prepare_with(&self, request: &SayRequest, reading: Option<&'static str>, dictionary: &Pronunciations) -> Result<Vec<PreparedLine>> {
         let (pack, voice_language) = self.voice_pack(&request.voice)?;
         let reading = match reading {
             Some(r) => Some(r),
@@ -109,7 +116,7 @@ impl FrontEnd {
                 )),
             }
         };
-        let chunks = self.tokenizer.chunks(&request.text, phonemize)?;
+        let chunks = self.tokenizer.chunks(&request.text, |sentence| dictionary.phonemize(sentence, &phonemize))?;
         Ok(chunks
             .into_iter()
             .map(|chunk| PreparedLine {

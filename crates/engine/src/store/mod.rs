@@ -11,13 +11,16 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 use crate::error::{Error, Result};
 
 mod history;
+pub mod casts;
 pub mod checks;
 pub mod fits;
 pub mod lines;
 pub mod projects;
+pub mod pronunciations;
 pub mod voices;
 
 pub use projects::{Project, RenderJob, RunningJob, Segment, SegmentFields, Speaker, Take, Track};
+pub use casts::{CastMember, CastSheet};
 pub use checks::TakeCheckRecord;
 pub use voices::{NewVoice, VoiceRecord};
 

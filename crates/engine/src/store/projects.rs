@@ -25,6 +25,12 @@ pub struct Project {
     pub updated_at: String,
     /// The recording or video holding the original dialogue, if any.
     pub original_media: Option<String>,
+    /// The picture the dub is made against, if any.
+    pub video_file: Option<String>,
+    /// The original dialogue's language tag, when known.
+    pub original_language: Option<String>,
+    /// The cast sheet its speakers take their voices from, if any.
+    pub cast_id: Option<i64>,
 }
 
 /// A track: the dub of a project into one language.
@@ -267,9 +273,14 @@ impl Store {
         Ok(cues.len())
     }
 
+    /// A speaker of the project by name, added when new: with the voices
+    /// of the project's cast sheet for that name, if it has one.
     async fn speaker_id(&self, tx: &mut Transaction<'_, Sqlite>, project_id: i64, name: &str) -> Result<i64> {
         sqlx::query_scalar(
-            "INSERT INTO speakers (project_id, name) VALUES (?1, ?2)
+            "INSERT INTO speakers (project_id, name, voice, language_voices)
+             SELECT p.id, ?2, COALESCE(m.voice, 'af_heart'), COALESCE(m.language_voices, '{}')
+             FROM projects p LEFT JOIN cast_members m ON m.cast_id = p.cast_id AND m.speaker = ?2
+             WHERE p.id = ?1
              ON CONFLICT(project_id, name) DO UPDATE SET name = name RETURNING id",
         )
         .bind(project_id)
@@ -583,6 +594,28 @@ impl Store {
         sqlx::query("UPDATE projects SET original_media = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1")
             .bind(project_id)
             .bind(media)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| self.db(e))?;
+        Ok(())
+    }
+
+    /// Sets (or clears) the project's picture.
+    pub async fn set_video(&self, project_id: i64, video: Option<&str>) -> Result<()> {
+        sqlx::query("UPDATE projects SET video_file = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1")
+            .bind(project_id)
+            .bind(video)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| self.db(e))?;
+        Ok(())
+    }
+
+    /// Sets (or clears) the language of the project's original dialogue.
+    pub async fn set_original_language(&self, project_id: i64, language: Option<&str>) -> Result<()> {
+        sqlx::query("UPDATE projects SET original_language = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1")
+            .bind(project_id)
+            .bind(language)
             .execute(&self.pool)
             .await
             .map_err(|e| self.db(e))?;

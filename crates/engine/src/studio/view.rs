@@ -121,6 +121,10 @@ pub struct ProjectView {
     pub bed: Option<String>,
     /// The recording or video holding the original dialogue, if any.
     pub original: Option<String>,
+    /// The picture the dub is made against, if any.
+    pub video: Option<String>,
+    /// The cast sheet its speakers take their voices from, if any.
+    pub cast: Option<String>,
     /// Programme length in seconds: the latest slot end or placed line end.
     pub length: f64,
     pub speakers: Vec<SpeakerView>,
@@ -191,12 +195,18 @@ pub async fn project_view(store: &Store, tracks: &[TrackLines], project_id: i64,
         views.push(TrackView { id: track.track.id, language: track.track.language.clone(), segments });
     }
     let (can_undo, can_redo) = store.history_state(project_id).await?;
+    let cast = match project.cast_id {
+        Some(id) => store.casts().await?.into_iter().find(|c| c.id == id).map(|c| c.name),
+        None => None,
+    };
     Ok(ProjectView {
         id: project.id,
         name: project.name,
         strategy: project.timing_strategy,
         bed: project.bed_file,
         original: project.original_media,
+        video: project.video_file,
+        cast,
         length,
         speakers: speakers.iter().map(|s| SpeakerView { id: s.id, name: s.name.clone(), voice: s.voice.clone(), language_voices: s.language_voices() }).collect(),
         tracks: views,
@@ -234,18 +244,21 @@ pub struct ExportedFile {
 }
 
 impl ExportedFile {
-    /// Every file the tracks' exports wrote.
-    pub fn of(tracks: &[crate::dub::export::TrackExport]) -> Vec<ExportedFile> {
+    /// Every file a project's export wrote: each track's, its handoff, the muxed picture.
+    pub fn of(export: &crate::dub::export::ProjectExport) -> Vec<ExportedFile> {
         use crate::dub::export::ExportedKind;
-        tracks
-            .iter()
-            .flat_map(|t| t.report.files.iter().map(move |f| (t, f)))
-            .map(|(t, f)| ExportedFile {
+        let plain = |path: &std::path::Path| ExportedFile { path: path.display().to_string(), seconds: None, loudness: None };
+        let mut files = Vec::new();
+        for t in &export.tracks {
+            files.extend(t.report.files.iter().map(|f| ExportedFile {
                 path: f.path.display().to_string(),
                 seconds: f.duration_s,
                 loudness: (f.kind == ExportedKind::Mix).then(|| t.report.delivery.summary()),
-            })
-            .collect()
+            }));
+            files.extend(t.handoff.iter().map(|p| plain(p)));
+        }
+        files.extend(export.video.iter().map(|p| plain(p)));
+        files
     }
 }
 

@@ -7,6 +7,7 @@
 pub mod english;
 pub mod espeak;
 pub mod normalize;
+pub mod pronounce;
 pub mod sentences;
 pub mod tokens;
 pub mod word_errors;

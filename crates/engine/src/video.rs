@@ -1,0 +1,75 @@
+//! A project's picture, for every face (an `impl Engine`): attaching a
+//! video (read by ffprobe: a video stream is required), whose audio
+//! becomes the original dialogue when the project has none and, when
+//! asked, the bed; and detaching it. Muxing it into an export is
+//! `dub::picture`'s, called by the export.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::dub::picture::{probe, VideoInfo};
+use crate::error::{Error, Result};
+use crate::Engine;
+
+/// What attaching a video did.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct AttachedVideo {
+    /// The video's absolute path.
+    pub path: String,
+    pub info: VideoInfo,
+    /// Its audio became the project's original dialogue (it had none).
+    pub original_dialogue: bool,
+    /// Its audio became the project's bed (asked for).
+    pub bed: bool,
+}
+
+impl Engine {
+    /// Attaches `file` as the project's picture. When it has audio, that
+    /// becomes the original dialogue if the project has none, and the bed
+    /// when `as_bed`; `original_language` tags the original's language.
+    pub async fn attach_video(&self, project_id: i64, file: &Path, as_bed: bool, original_language: Option<&str>) -> Result<AttachedVideo> {
+        let project = self.store().project(project_id).await?;
+        if let Some(language) = original_language {
+            crate::language::parse(language).map_err(|reason| Error::invalid(format!("language {language:?}"), reason))?;
+        }
+        let path = file.to_path_buf();
+        let info = tokio::task::spawn_blocking(move || probe(&path)).await.map_err(|e| Error::internal("reading the video", e.to_string()))??;
+        let absolute = std::fs::canonicalize(file).map_err(|e| Error::io("resolve", file, e))?;
+        let has_audio = !info.audio.is_empty();
+        if as_bed && !has_audio {
+            return Err(Error::invalid(format!("video {}", file.display()), "has no audio to use as the bed"));
+        }
+        let original_dialogue = has_audio && project.original_media.is_none();
+        // Checked to decode before anything is written.
+        if original_dialogue || as_bed {
+            crate::projects::decodable_media(file, "the video's audio").await?;
+        }
+        self.store().set_video(project_id, Some(&absolute.to_string_lossy())).await?;
+        if original_dialogue {
+            self.set_original_dialogue(project_id, file).await?;
+        }
+        if as_bed {
+            self.set_bed(project_id, file).await?;
+        }
+        if let Some(language) = original_language {
+            self.store().set_original_language(project_id, Some(language)).await?;
+        }
+        Ok(AttachedVideo { path: absolute.to_string_lossy().into_owned(), info, original_dialogue, bed: as_bed })
+    }
+
+    /// Takes the picture off the project (its original dialogue and bed stay).
+    pub async fn detach_video(&self, project_id: i64) -> Result<()> {
+        self.store().project(project_id).await?;
+        self.store().set_video(project_id, None).await
+    }
+
+    /// The project's picture read again (blocking), or `None` without one.
+    pub fn project_video(&self, project_id: i64) -> Result<Option<(String, VideoInfo)>> {
+        let project = self.runtime().block_on(self.store().project(project_id))?;
+        let Some(video) = project.video_file else { return Ok(None) };
+        let info = probe(Path::new(&video)).map_err(|e| e.context(format!("the picture of project {project_id}")))?;
+        Ok(Some((video, info)))
+    }
+}

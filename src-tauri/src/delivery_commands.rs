@@ -1,0 +1,89 @@
+//! The editor's commands for picture and delivery: attaching a project's
+//! video, cast sheets (save a project's cast, list them, start a project
+//! from one) and pronunciation dictionaries (list, set, remove, and hear an
+//! entry before it is saved). Each is one engine operation.
+
+use std::path::PathBuf;
+
+use revoice_engine::store::CastSheet;
+use revoice_engine::studio::view::ProjectView;
+use revoice_engine::text::pronounce::{Pronunciation, Saying};
+use revoice_engine::AttachedVideo;
+use tauri::State;
+
+use crate::studio::{blocking, text, Answer, Studio};
+
+/// Attaches a video as the project's picture (its audio the original
+/// dialogue when there is none, the bed when `as_bed`).
+#[tauri::command]
+pub async fn attach_video(studio: State<'_, Studio>, project_id: i64, path: PathBuf, as_bed: Option<bool>) -> Answer<(AttachedVideo, ProjectView)> {
+    let session = studio.session()?;
+    let attached = session.engine().attach_video(project_id, &path, as_bed.unwrap_or(false), None).await.map_err(text)?;
+    Ok((attached, session.view(project_id).await.map_err(text)?))
+}
+
+/// Saves the project's speakers and voices on cast sheet `name`.
+#[tauri::command]
+pub async fn save_cast(studio: State<'_, Studio>, project_id: i64, name: String) -> Answer<CastSheet> {
+    studio.engine()?.save_cast(project_id, &name).await.map_err(text)
+}
+
+/// Every cast sheet.
+#[tauri::command]
+pub async fn cast_sheets(studio: State<'_, Studio>) -> Answer<Vec<CastSheet>> {
+    studio.engine()?.cast_sheets().await.map_err(text)
+}
+
+/// A new project whose speakers take their voices from cast sheet `cast`.
+#[tauri::command]
+pub async fn create_project_from_cast(studio: State<'_, Studio>, name: String, language: String, cast: String) -> Answer<ProjectView> {
+    let session = studio.session()?;
+    let (project, _) = session.engine().create_project_from_cast(&name, &language, &cast).await.map_err(text)?;
+    session.view(project.id).await.map_err(text)
+}
+
+/// The dictionary the project's lines render with (its own entries over the global ones).
+#[tauri::command]
+pub async fn pronunciations(studio: State<'_, Studio>, project_id: i64) -> Answer<Vec<Pronunciation>> {
+    Ok(studio.engine()?.project_pronunciations(project_id).await.map_err(text)?.entries().to_vec())
+}
+
+/// Says `word` as `saying` in the project's dictionary (the global one when
+/// `global`); the project as it now stands (lines using the word are stale).
+#[tauri::command]
+pub async fn set_pronunciation(studio: State<'_, Studio>, project_id: i64, word: String, saying: Saying, global: Option<bool>) -> Answer<ProjectView> {
+    let session = studio.session()?;
+    let dictionary = (!global.unwrap_or(false)).then_some(project_id);
+    session.engine().set_pronunciation(dictionary, &word, saying).await.map_err(text)?;
+    session.view(project_id).await.map_err(text)
+}
+
+/// Removes `word` from the project's dictionary (or the global one).
+#[tauri::command]
+pub async fn remove_pronunciation(studio: State<'_, Studio>, project_id: i64, word: String, global: Option<bool>) -> Answer<ProjectView> {
+    let session = studio.session()?;
+    let dictionary = (!global.unwrap_or(false)).then_some(project_id);
+    session.engine().remove_pronunciation(dictionary, &word).await.map_err(text)?;
+    session.view(project_id).await.map_err(text)
+}
+
+/// Speaks `sentence` in `voice` with the project's dictionary and the entry
+/// `word` = `saying` over it (not saved); the phonemes it said.
+#[tauri::command]
+pub async fn preview_pronunciation(studio: State<'_, Studio>, project_id: i64, sentence: String, voice: String, word: Option<String>, saying: Option<Saying>) -> Answer<String> {
+    let engine = studio.engine()?;
+    let extra = match (word, saying) {
+        (Some(word), Some(saying)) => Some(Pronunciation::new(&word, saying, false).map_err(text)?),
+        _ => None,
+    };
+    let (request, dictionary) = engine.pronounced_request(Some(project_id), &sentence, &voice, extra).await.map_err(text)?;
+    let device = engine.config().settings.audio.output_device.clone();
+    blocking(move || {
+        let (phonemes, samples) = engine.say_pronounced(&request, &dictionary)?;
+        let mut live = revoice_engine::audio::live::LivePlayback::open(&device, engine.speech()?.sample_rate())?;
+        live.push(&samples)?;
+        live.finish()?;
+        Ok(phonemes)
+    })
+    .await
+}
