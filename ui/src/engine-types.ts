@@ -38,6 +38,14 @@ export type Project = { id: number, name: string, strategy: string, bed: string 
  */
 original: string | null, 
 /**
+ * The picture the dub is made against, if any.
+ */
+video: string | null, 
+/**
+ * The cast sheet its speakers take their voices from, if any.
+ */
+cast: string | null, 
+/**
  * Programme length in seconds: the latest slot end or placed line end.
  */
 length: number, speakers: Array<Speaker>, tracks: Array<Track>, canUndo: boolean, canRedo: boolean, };
@@ -47,6 +55,66 @@ export type ExportedFile = { path: string, seconds: number | null,
  * For a mix: its loudness against the delivery, one line.
  */
 loudness: string | null, };
+export type VideoInfo = { 
+/**
+ * The container as ffprobe names it (`mov,mp4,m4a,3gp,3g2,mj2`, `matroska,webm`).
+ */
+container: string, 
+/**
+ * The video codec (`h264`, `vp9`, `prores`…).
+ */
+codec: string, width: number, height: number, 
+/**
+ * Frames per second.
+ */
+frameRate: number, durationS: number, 
+/**
+ * The audio streams, in order.
+ */
+audio: Array<AudioStream>, };
+export type AudioStream = { codec: string, channels: number, 
+/**
+ * Its language tag, when it has one (`eng`).
+ */
+language: string | null, };
+export type AttachedVideo = { 
+/**
+ * The video's absolute path.
+ */
+path: string, info: VideoInfo, 
+/**
+ * Its audio became the project's original dialogue (it had none).
+ */
+originalDialogue: boolean, 
+/**
+ * Its audio became the project's bed (asked for).
+ */
+bed: boolean, };
+export type HandoffFormat = "rpp" | "otio" | "edl";
+export type CastSheet = { id: number, name: string, 
+/**
+ * By speaker name.
+ */
+members: Array<CastMember>, updatedAt: string, };
+export type CastMember = { speaker: string, 
+/**
+ * The voice of their lines in any language without one of its own.
+ */
+voice: string, 
+/**
+ * Voices by track language.
+ */
+languageVoices: { [key in string]: string }, };
+export type Saying = { "phonemes": string } | { "respelling": string };
+export type Pronunciation = { 
+/**
+ * The word or words as written (matched whole, in any case).
+ */
+word: string, saying: Saying, 
+/**
+ * From the global dictionary rather than the project's.
+ */
+global: boolean, };
 export type Peaks = { start: number, secondsPerBucket: number, min: Array<number>, max: Array<number>, };
 export type PlaybackView = { projectId: number | null, trackId: number | null, playing: boolean, position: number, length: number, looping: [number, number] | null, ended: boolean, 
 /**

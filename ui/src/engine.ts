@@ -4,11 +4,16 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type {
+  AttachedVideo,
+  CastSheet,
   Diagnosis,
   ExportedFile,
+  HandoffFormat,
   LibraryVoice,
   PlaybackView,
   ProjectSummary,
+  Pronunciation,
+  Saying,
   SegmentEdit,
   SettingsEdit,
   SettingsView,
@@ -94,15 +99,24 @@ export const stop = () => invoke<void>("stop");
 export const playbackState = () => invoke<PlaybackView>("playback_state");
 export const undo = (projectId: number) => invoke<[string | null, Project]>("undo", { projectId });
 export const redo = (projectId: number) => invoke<[string | null, Project]>("redo", { projectId });
-/** Which files an export writes: tracks by language (all when null), stems, subtitles. */
+/** Which files an export writes: tracks by language (all when null), stems,
+ * subtitles, handoff files for an editor (none when null), and the
+ * project's video with the dub muxed in. */
 export interface ExportChoice {
   languages: string[] | null;
   stems: boolean;
   subtitles: boolean;
+  handoff: HandoffFormat[] | null;
+  withVideo: boolean | null;
 }
 
-export const exportProject = (projectId: number, folder: string, format: "wav" | "flac" | "mp3", loudness: string, choice: ExportChoice = { languages: null, stems: true, subtitles: true }) =>
-  invoke<ExportedFile[]>("export_project", { projectId, folder, format, loudness, ...choice });
+export const exportProject = (
+  projectId: number,
+  folder: string,
+  format: "wav" | "flac" | "mp3",
+  loudness: string,
+  choice: ExportChoice = { languages: null, stems: true, subtitles: true, handoff: null, withVideo: null },
+) => invoke<ExportedFile[]>("export_project", { projectId, folder, format, loudness, ...choice });
 
 export const segmentTakes = (segmentId: number) => invoke<TakeView[]>("segment_takes", { segmentId });
 /** Renders another take of the line with a fresh seed (earlier takes stay). */
@@ -112,6 +126,30 @@ export const pickTake = (segmentId: number, takeId: number) => invoke<Project>("
 /** Plays a take as rendered; a previewFinished event follows. */
 export const auditionTake = (segmentId: number, takeId: number) => invoke<void>("audition_take", { segmentId, takeId });
 export const setProjectStrategy = (projectId: number, strategy: string) => invoke<Project>("set_project_strategy", { projectId, strategy });
+
+// ---- Picture, cast sheets and the pronunciation dictionary ----
+
+/** Attaches a video as the project's picture: its audio becomes the original
+ * dialogue when the project has none, and the bed when `asBed`. */
+export const attachVideo = (projectId: number, path: string, asBed = false) =>
+  invoke<[AttachedVideo, Project]>("attach_video", { projectId, path, asBed });
+/** Saves the project's speakers and voices on cast sheet `name` (the project then follows it). */
+export const saveCast = (projectId: number, name: string) => invoke<CastSheet>("save_cast", { projectId, name });
+export const castSheets = () => invoke<CastSheet[]>("cast_sheets");
+/** A new project whose speakers take their voices from cast sheet `cast` as they appear. */
+export const createProjectFromCast = (name: string, language: string, cast: string) =>
+  invoke<Project>("create_project_from_cast", { name, language, cast });
+/** The dictionary the project's lines render with: its own entries and the global ones (`global`). */
+export const pronunciations = (projectId: number) => invoke<Pronunciation[]>("pronunciations", { projectId });
+/** Says `word` as `saying` (in the global dictionary when `global`); lines using the word become stale. */
+export const setPronunciation = (projectId: number, word: string, saying: Saying, global: boolean) =>
+  invoke<Project>("set_pronunciation", { projectId, word, saying, global });
+export const removePronunciation = (projectId: number, word: string, global: boolean) =>
+  invoke<Project>("remove_pronunciation", { projectId, word, global });
+/** Speaks `sentence` in `voice` with the project's dictionary and the entry
+ * `word` = `saying` over it (not saved); the phonemes it said. */
+export const previewPronunciation = (projectId: number, sentence: string, voice: string, word: string | null, saying: Saying | null) =>
+  invoke<string>("preview_pronunciation", { projectId, sentence, voice, word, saying });
 
 // ---- The voice library ----
 

@@ -25,7 +25,7 @@ interface ShellState {
 }
 
 const shell: ShellState = { report: null, error: null, busy: false };
-const home: ProjectsState = { projects: [], busy: false, error: null, form: emptyProjectForm(), media: emptyMediaForm(), hearing: null };
+const home: ProjectsState = { projects: [], casts: [], busy: false, error: null, form: emptyProjectForm(), media: emptyMediaForm(), hearing: null };
 const api: ApiSwitchState = { url: null, busy: false, error: null };
 const workspace = document.getElementById("workspace")!;
 const statusBar = document.getElementById("status-bar")!;
@@ -70,6 +70,9 @@ function render(): void {
 async function refreshProjects(): Promise<void> {
   try {
     home.projects = await engine.listProjects();
+    home.casts = await engine.castSheets();
+    // A sheet chosen in the form and gone since is no longer offered.
+    if (!home.casts.some((c) => c.name === home.form.cast)) home.form.cast = "";
     home.error = null;
   } catch (e) {
     home.error = String(e);
@@ -124,9 +127,9 @@ async function makeAndOpen(make: () => Promise<{ id: number }>): Promise<boolean
   }
 }
 
-async function createFromScript(name: string, path: string, language: string): Promise<void> {
+async function createFromScript(name: string, path: string, language: string, cast: string | null): Promise<void> {
   const made = await makeAndOpen(async () => {
-    const project = await engine.createProject(name, language);
+    const project = cast ? await engine.createProjectFromCast(name, language, cast) : await engine.createProject(name, language);
     try {
       await engine.importScript(project.id, path);
     } catch (e) {

@@ -90,6 +90,8 @@ export function syntheticProject(lines = 2000, speakers = 5, seed = 7): Syntheti
       strategy: "smart_fit",
       bed: "bed.wav",
       original: null,
+      video: null,
+      cast: null,
       length,
       speakers: cast,
       tracks: [{ id: 1, language: "en", segments }],

@@ -20,6 +20,8 @@ function project(): Project {
     strategy: "natural",
     bed: null,
     original: null,
+    video: null,
+    cast: null,
     length: 10,
     speakers: [
       { id: 1, name: "Ana", voice: "af_heart", languageVoices: {} },

@@ -66,6 +66,8 @@ vi.mock("../engine", () => {
     }),
     stop: vi.fn(async () => {}),
     previewVoice: vi.fn(async () => {}),
+    exportProject: vi.fn(async () => []),
+    revealFolder: vi.fn(async () => {}),
   };
 });
 
@@ -94,6 +96,8 @@ function project(): Project {
     strategy: "natural",
     bed: null,
     original: null,
+    video: null,
+    cast: null,
     length: 10,
     speakers: [{ id: 1, name: "Ana", voice: "af_heart", languageVoices: {} }],
     tracks: [{ id: 1, language: "en-US", segments }],
@@ -301,6 +305,68 @@ describe("the editor and the timeline during a render", () => {
     await settle();
     expect(api.openProject).toHaveBeenCalledTimes(5);
     expect(timeline.setProjectCalls).toBe(mounted + 1);
+    editor.destroy();
+  });
+});
+
+describe("the editor's delivery", () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.clearAllMocks();
+  });
+
+  async function open(over: Partial<Project>): Promise<{ editor: InstanceType<typeof Editor>; host: HTMLElement }> {
+    frames = [];
+    vi.stubGlobal("requestAnimationFrame", (callback: () => void) => frames.push(callback));
+    vi.stubGlobal("cancelAnimationFrame", () => {});
+    engine.state.project = { ...project(), ...over };
+    const host = document.createElement("section");
+    document.body.replaceChildren(host);
+    const editor = new Editor(host, structuredClone(engine.state.project), () => {});
+    await settle();
+    return { editor, host };
+  }
+
+  it("shows the project's video and cast sheet by the buttons for them", async () => {
+    const { editor } = await open({ video: "/films/ep1/scene.mp4", cast: "Keepers" });
+    expect($("#attach-video")?.textContent).toBe("Attach video…");
+    expect($("#project-video")?.textContent).toBe("scene.mp4");
+    expect($("#project-video")?.getAttribute("title")).toBe("/films/ep1/scene.mp4");
+    expect($("#project-cast")?.textContent).toBe("Cast: Keepers");
+    expect($<HTMLButtonElement>("#save-cast")!.disabled).toBe(false);
+    expect($("#open-dictionary")).not.toBeNull();
+    editor.destroy();
+  });
+
+  it("exports the handoff files ticked, and no video until one is attached", async () => {
+    const { editor } = await open({});
+    expect($("#project-video")).toBeNull();
+    expect($("#project-cast")).toBeNull();
+    $<HTMLButtonElement>("#open-export")!.click();
+    const video = $<HTMLInputElement>("#export-with-video")!;
+    expect(video.disabled).toBe(true);
+    expect(video.closest("label")?.title).toBe("Attach a video first");
+    expect(["#export-rpp", "#export-otio", "#export-edl"].map((id) => $<HTMLInputElement>(id)!.checked)).toEqual([false, false, false]);
+    $<HTMLInputElement>("#export-rpp")!.checked = true;
+    $<HTMLInputElement>("#export-edl")!.checked = true;
+    $<HTMLInputElement>("#export-folder")!.value = "/out";
+    $<HTMLButtonElement>("#run-export")!.click();
+    await settle();
+    expect(api.exportProject).toHaveBeenCalledWith(7, "/out", "wav", "ebu", { languages: ["en-US"], stems: true, subtitles: true, handoff: ["rpp", "edl"], withVideo: false });
+    editor.destroy();
+  });
+
+  it("muxes the dub into the project's video when asked", async () => {
+    const { editor } = await open({ video: "/films/scene.mp4" });
+    $<HTMLButtonElement>("#open-export")!.click();
+    const video = $<HTMLInputElement>("#export-with-video")!;
+    expect(video.disabled).toBe(false);
+    expect(video.checked).toBe(false);
+    video.checked = true;
+    $<HTMLInputElement>("#export-folder")!.value = "/out";
+    $<HTMLButtonElement>("#run-export")!.click();
+    await settle();
+    expect(api.exportProject).toHaveBeenCalledWith(7, "/out", "wav", "ebu", { languages: ["en-US"], stems: true, subtitles: true, handoff: null, withVideo: true });
     editor.destroy();
   });
 });

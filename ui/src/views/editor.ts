@@ -1,5 +1,6 @@
 // The project editor: a header (saved indicator, render with progress and
-// cancel, listening back with its progress, play/pause, undo/redo, export), the timeline, the render panel,
+// cancel, listening back with its progress, play/pause, undo/redo, the
+// project's video and cast sheet, the dictionary, export), the timeline, the render panel,
 // the inspector for the selected line (text, speaker, the speaker's voice
 // and blend, preview, takes, state and errors, what listening back heard)
 // and the status line. Every
@@ -27,6 +28,8 @@ import { TimelineView } from "../timeline/timeline-view";
 import { browseButton } from "../pick";
 import { blendBuilder, startingParts, type BlendPart } from "./blend";
 import { castDialog } from "./cast-dialog";
+import { attachedSummary, exportChoice, fileName, HANDOFF_FORMATS } from "./delivery";
+import { attachVideoDialog, castSaved, dictionaryDialog, saveCastDialog } from "./delivery-dialogs";
 import { renderPanel } from "./render-panel";
 
 const STATE_WORDS: Record<Segment["state"], string> = {
@@ -497,7 +500,11 @@ export class Editor {
       : nothing;
     return html`<button class="link-button" @click=${() => this.back()}>← Projects</button><h1 id="project-name">${project.name}</h1>${track}<span class="saved" id="saved-indicator">✓ Saved</span><button class="button" id="render-project" ?disabled=${!stale || this.progress !== null} @click=${() => this.renderLines(null)}>${stale ? `Render ${stale} line${stale === 1 ? "" : "s"}` : "All lines rendered"}</button>${progress}${listening}<button class="button" id="play-pause" aria-label=${playing ? "Pause" : "Play"} @click=${() => void this.togglePlay()}>${playing ? "❚❚ Pause" : "▶ Play"}</button><span class="position" id="position">${position}</span><select id="project-strategy" aria-label="Timing strategy" title="How rendered lines are fitted to their slots" @change=${strategy}>${STRATEGIES.map(
       ([value, label]) => html`<option value=${value} .selected=${value === project.strategy}>${label}</option>`,
-    )}</select><button class="link-button" id="undo" ?disabled=${!project.canUndo} @click=${() => void this.undo(false)}>Undo</button><button class="link-button" id="redo" ?disabled=${!project.canRedo} @click=${() => void this.undo(true)}>Redo</button><button class="link-button" id="open-cast" ?disabled=${!project.speakers.length} @click=${() => this.openCast()}>Voice every speaker…</button><button class="link-button" id="open-export" @click=${() => this.openExport()}>Export…</button>`;
+    )}</select><button class="link-button" id="undo" ?disabled=${!project.canUndo} @click=${() => void this.undo(false)}>Undo</button><button class="link-button" id="redo" ?disabled=${!project.canRedo} @click=${() => void this.undo(true)}>Redo</button><button class="link-button" id="open-cast" ?disabled=${!project.speakers.length} @click=${() => this.openCast()}>Voice every speaker…</button><button class="link-button" id="save-cast" ?disabled=${!project.speakers.length} @click=${() => this.openSaveCast()}>Save cast…</button>${
+      project.cast ? html`<span class="muted" id="project-cast">Cast: ${project.cast}</span>` : nothing
+    }<button class="link-button" id="open-dictionary" @click=${() => this.openDictionary()}>Dictionary…</button><button class="link-button" id="attach-video" @click=${() => this.openAttachVideo()}>Attach video…</button>${
+      project.video ? html`<span class="muted" id="project-video" title=${project.video}>${fileName(project.video)}</span>` : nothing
+    }<button class="link-button" id="open-export" @click=${() => this.openExport()}>Export…</button>`;
   }
 
   private inspector(): TemplateResult | DirectiveResult {
@@ -642,6 +649,41 @@ export class Editor {
     );
   }
 
+  private openAttachVideo(): void {
+    this.root.append(
+      attachVideoDialog(this.project, (attached, project) => {
+        this.take(project);
+        this.message = attachedSummary(attached);
+        this.error = null;
+        // The video's audio may now be drawn under the lines.
+        if (attached.originalDialogue) void engine.originalPeaks(project.id).then((peaks) => this.timeline.setOriginalPeaks(peaks), () => {});
+        if (attached.bed) void engine.bedPeaks(project.id).then((peaks) => this.timeline.setBedPeaks(peaks), () => {});
+      }),
+    );
+  }
+
+  private openSaveCast(): void {
+    this.root.append(
+      saveCastDialog(this.project, (sheet) => {
+        this.message = castSaved(sheet);
+        this.error = null;
+        // The project now follows the sheet.
+        void this.reload();
+      }),
+    );
+  }
+
+  private openDictionary(): void {
+    const first = this.project.speakers[0];
+    this.root.append(
+      dictionaryDialog(this.project, first ? this.voiceOf(first) : "af_heart", (project, done) => {
+        this.take(project);
+        this.message = `${done}; saved`;
+        this.error = null;
+      }),
+    );
+  }
+
   private openExport(): void {
     const folder = el("input", { type: "text", id: "export-folder", "aria-label": "Export folder", placeholder: "/path/to/folder" });
     const format = el("select", { id: "export-format", "aria-label": "Format" }, el("option", { value: "wav" }, "WAV"), el("option", { value: "flac" }, "FLAC"), el("option", { value: "mp3" }, "MP3"));
@@ -672,6 +714,12 @@ export class Editor {
     const tracks = this.project.tracks.map((t) => ({ language: t.language, ...check(`export-track-${t.language}`, `${t.language} (${t.segments.length} lines)`) }));
     const stems = check("export-stems", "Stems (voice only, bed only)");
     const subtitles = check("export-subtitles", "Subtitles (SRT and WebVTT, fitted timings)");
+    const video = check("export-with-video", "Video with the dub muxed in", false);
+    if (!this.project.video) {
+      video.box.disabled = true;
+      video.row.title = "Attach a video first";
+    }
+    const handoff = HANDOFF_FORMATS.map(([name, label]) => ({ name, ...check(`export-${name}`, label, false) }));
     const folderRow = el("div", { class: "row" }, folder);
     renderTemplate(browseButton("folder", (path) => (folder.value = path)), folderRow);
     const dialog = el(
@@ -684,6 +732,8 @@ export class Editor {
       el("fieldset", {}, el("legend", {}, "Tracks"), ...tracks.map((t) => t.row)),
       stems.row,
       subtitles.row,
+      video.row,
+      el("fieldset", {}, el("legend", {}, "Handoff to an editor"), ...handoff.map((h) => h.row)),
       format,
       loudness,
       go,
@@ -695,9 +745,13 @@ export class Editor {
       go.setAttribute("disabled", "");
       result.replaceChildren(el("progress", {}), " Exporting…");
       try {
-        const languages = tracks.filter((t) => t.box.checked).map((t) => t.language);
-        if (!languages.length) throw new Error("Choose at least one track to export.");
-        const choice = { languages, stems: stems.box.checked, subtitles: subtitles.box.checked };
+        const choice = exportChoice({
+          languages: tracks.filter((t) => t.box.checked).map((t) => t.language),
+          stems: stems.box.checked,
+          subtitles: subtitles.box.checked,
+          handoff: handoff.filter((h) => h.box.checked).map((h) => h.name),
+          withVideo: !video.box.disabled && video.box.checked,
+        });
         const files = await engine.exportProject(this.project.id, folder.value.trim(), format.value as "wav" | "flac" | "mp3", loudness.value, choice);
         const reveal = el("button", { class: "link-button", id: "reveal-export" }, "Show in file manager");
         reveal.addEventListener("click", () => void engine.revealFolder(folder.value.trim()).catch((e) => result.append(el("div", { class: "error-banner", role: "alert" }, String(e)))));

@@ -48,7 +48,7 @@ describe("the projects form", () => {
   const cancel = vi.fn();
   beforeEach(() => {
     root = mount();
-    state = { projects: [], busy: false, error: null, form: emptyProjectForm(), media: emptyMediaForm(), hearing: null };
+    state = { projects: [], casts: [], busy: false, error: null, form: emptyProjectForm(), media: emptyMediaForm(), hearing: null };
     create.mockClear();
     hear.mockClear();
     cancel.mockClear();
@@ -80,11 +80,26 @@ describe("the projects form", () => {
     expect(path.value).toBe("/scripts/harbour.srt");
     expect($(".project-open").textContent).toBe("Older");
     $<HTMLButtonElement>("#create-from-script").click();
-    expect(create).toHaveBeenCalledWith("harbour", "/scripts/harbour.srt", "en-US");
+    expect(create).toHaveBeenCalledWith("harbour", "/scripts/harbour.srt", "en-US", null);
     // A new, empty form (as after a project is made) clears the fields.
     state.form = emptyProjectForm();
     draw();
     expect(path.value).toBe("");
+  });
+
+  it("offers the cast sheets and creates from the one chosen", () => {
+    state.casts = [{ id: 3, name: "Keepers", members: [{ speaker: "Ana", voice: "af_heart", languageVoices: {} }], updatedAt: "2026-01-01T00:00:00Z" }];
+    draw();
+    const cast = $<HTMLSelectElement>("#new-project-cast");
+    expect([...cast.options].map((o) => o.textContent)).toEqual(["No cast sheet", "Keepers (1 speaker)"]);
+    expect(cast.value).toBe("");
+    cast.value = "Keepers";
+    cast.dispatchEvent(new Event("change"));
+    state.form.path = "/scripts/ep2.srt";
+    draw();
+    expect($<HTMLSelectElement>("#new-project-cast").value).toBe("Keepers");
+    $<HTMLButtonElement>("#create-from-script").click();
+    expect(create).toHaveBeenCalledWith("ep2", "/scripts/ep2.srt", "en-US", "Keepers");
   });
 });
 
@@ -93,7 +108,7 @@ describe("a project from a recording or video", () => {
     const root = mount();
     const hear = vi.fn();
     const cancel = vi.fn();
-    const state: ProjectsState = { projects: [], busy: false, error: null, form: emptyProjectForm(), media: emptyMediaForm(), hearing: null };
+    const state: ProjectsState = { projects: [], casts: [], busy: false, error: null, form: emptyProjectForm(), media: emptyMediaForm(), hearing: null };
     const draw = () => render(projectsView(state, { open() {}, rename() {}, remove() {}, createFromScript() {}, createFromMedia: hear, cancelHearing: cancel, openDemo() {}, changed: draw }), root);
     draw();
     expect(isMedia("/films/Scene 4.MKV") && isMedia("/a/b.mp4") && !isMedia("/a/b.srt")).toBe(true);

@@ -1,19 +1,21 @@
 // The projects screen: recent projects (open, rename, delete with a
 // confirmation), a new project from a script (SRT, WebVTT or plain
-// text), and a new project heard from a recording or video (Whisper times
+// text; its speakers' voices from a cast sheet when one is chosen), and a
+// new project heard from a recording or video (Whisper times
 // its lines and tells its speakers apart, with progress and a cancel), each
 // by path or by dropping the file on the window; with no projects yet,
 // the demo scene, ready to render. The form's fields
 // are the caller's state, so a redraw keeps what is typed.
 import { html, nothing, type TemplateResult } from "lit-html";
-import type { ProjectSummary } from "../engine";
+import type { CastSheet, ProjectSummary } from "../engine";
 import { browseButton } from "../pick";
 
 export interface ProjectsActions {
   open(id: number): void;
   rename(id: number, name: string): void;
   remove(id: number): void;
-  createFromScript(name: string, path: string, language: string): void;
+  /** `cast`: the cast sheet the speakers take their voices from, if any. */
+  createFromScript(name: string, path: string, language: string, cast: string | null): void;
   createFromMedia(name: string, path: string): void;
   openDemo(): void;
   cancelHearing(): void;
@@ -23,23 +25,26 @@ export interface ProjectsActions {
 
 export interface ProjectsState {
   projects: ProjectSummary[];
+  /** The cast sheets a new project can start from. */
+  casts: CastSheet[];
   busy: boolean;
   error: string | null;
-  /** The new-project form as typed (a dropped script fills `path`). */
-  form: { path: string; name: string; language: string };
+  /** The new-project form as typed (a dropped script fills `path`); `cast`
+   * is a cast sheet's name, or empty for none. */
+  form: { path: string; name: string; language: string; cast: string };
   /** The new-from-media form as typed (a dropped recording or video fills `path`). */
   media: { path: string; name: string };
   /** Seconds heard of the recording being heard into a project, while one is. */
   hearing: { seconds: number } | null;
 }
 
-export const emptyProjectForm = (): ProjectsState["form"] => ({ path: "", name: "", language: "en-US" });
+export const emptyProjectForm = (): ProjectsState["form"] => ({ path: "", name: "", language: "en-US", cast: "" });
 export const emptyMediaForm = (): ProjectsState["media"] => ({ path: "", name: "" });
 
-/** An input handler that keeps what is typed in `form[key]` and asks for a draw. */
+/** An input handler that keeps what is typed (or chosen) in `form[key]` and asks for a draw. */
 function typedInto<T extends Record<string, string>>(form: T, key: keyof T, changed: () => void): (e: Event) => void {
   return (e: Event) => {
-    form[key] = (e.currentTarget as HTMLInputElement).value as T[keyof T];
+    form[key] = (e.currentTarget as HTMLInputElement | HTMLSelectElement).value as T[keyof T];
     changed();
   };
 }
@@ -55,7 +60,7 @@ export function projectsView(state: ProjectsState, actions: ProjectsActions): Te
   const create = () => {
     const path = form.path.trim();
     if (!path) return;
-    actions.createFromScript(form.name.trim() || nameFromPath(path), path, form.language.trim() || "en-US");
+    actions.createFromScript(form.name.trim() || nameFromPath(path), path, form.language.trim() || "en-US", form.cast || null);
   };
   // The file's name is the project's unless one is typed.
   const namePlaceholder = form.path.trim() ? nameFromPath(form.path.trim()) : "Project name";
@@ -80,7 +85,7 @@ export function projectsView(state: ProjectsState, actions: ProjectsActions): Te
           form.path = path;
           actions.changed();
         },
-      )}<input type="text" id="new-project-name" placeholder=${namePlaceholder} aria-label="Project name" .value=${form.name} @input=${field("name")} @change=${field("name")} /><input type="text" id="new-project-language" aria-label="Dub language" .value=${form.language} @input=${field("language")} @change=${field("language")} /><button class="button" id="create-from-script" ?disabled=${state.busy} @click=${create}>New project from script</button></div>
+      )}<input type="text" id="new-project-name" placeholder=${namePlaceholder} aria-label="Project name" .value=${form.name} @input=${field("name")} @change=${field("name")} /><input type="text" id="new-project-language" aria-label="Dub language" .value=${form.language} @input=${field("language")} @change=${field("language")} />${castChoice(state, field("cast"))}<button class="button" id="create-from-script" ?disabled=${state.busy} @click=${create}>New project from script</button></div>
     </div>
     ${mediaForm(state, actions)}
     <h2>Recent</h2>
@@ -88,6 +93,14 @@ export function projectsView(state: ProjectsState, actions: ProjectsActions): Te
       ? html`<ul class="project-list" aria-label="Recent projects">${state.projects.map(row)}</ul>`
       : html`<div class="demo-offer" id="demo-offer"><p>No projects yet. Hear a dub first: the demo is a two-speaker scene (32 lines) with voices and a music bed, ready to render and play.</p><button class="button" id="open-demo" ?disabled=${state.busy} @click=${() => actions.openDemo()}>Open the demo</button><p class="muted">Or start one from a script or a recording above.</p></div>`}
   </section>`;
+}
+
+/** The cast sheet a new project's speakers take their voices from. */
+function castChoice(state: ProjectsState, chosen: (e: Event) => void): TemplateResult {
+  const form = state.form;
+  return html`<select id="new-project-cast" aria-label="Cast sheet" title="Speakers take the sheet's voices as they appear in the script" @change=${chosen}><option value="" .selected=${!form.cast}>No cast sheet</option>${state.casts.map(
+    (c) => html`<option value=${c.name} .selected=${c.name === form.cast}>${`${c.name} (${c.members.length} speaker${c.members.length === 1 ? "" : "s"})`}</option>`,
+  )}</select>`;
 }
 
 function mediaForm(state: ProjectsState, actions: ProjectsActions): TemplateResult {

@@ -1,0 +1,71 @@
+// What the delivery features send and say, from what a person chose: the
+// export's files, a dictionary entry from its form, how an entry reads,
+// and what attaching a video did.
+import { describe, expect, it } from "vitest";
+import type { AttachedVideo } from "../engine";
+import { attachedSummary, describeSaying, dictionaryEntry, exportChoice, fileName } from "./delivery";
+
+describe("an export's choice", () => {
+  it("passes the ticked tracks, files, handoff formats and the muxed video", () => {
+    expect(exportChoice({ languages: ["en-US", "de-DE"], stems: false, subtitles: true, handoff: ["rpp", "edl"], withVideo: true })).toEqual({
+      languages: ["en-US", "de-DE"],
+      stems: false,
+      subtitles: true,
+      handoff: ["rpp", "edl"],
+      withVideo: true,
+    });
+  });
+
+  it("asks for no handoff files when none is ticked", () => {
+    expect(exportChoice({ languages: ["en-US"], stems: true, subtitles: true, handoff: [], withVideo: false }).handoff).toBeNull();
+  });
+
+  it("refuses an export of no track", () => {
+    expect(() => exportChoice({ languages: [], stems: true, subtitles: true, handoff: ["otio"], withVideo: false })).toThrow("Choose at least one track to export.");
+  });
+});
+
+describe("a dictionary entry from its form", () => {
+  it("says the word as phonemes or as a respelling, trimmed", () => {
+    expect(dictionaryEntry("  Kip ", "phonemes", " kˈɪp ")).toEqual({ word: "Kip", saying: { phonemes: "kˈɪp" } });
+    expect(dictionaryEntry("Siobhan", "respelling", "shiv awn")).toEqual({ word: "Siobhan", saying: { respelling: "shiv awn" } });
+  });
+
+  it("says what is missing", () => {
+    expect(() => dictionaryEntry(" ", "respelling", "keeper")).toThrow("Type the word or name to say differently.");
+    expect(() => dictionaryEntry("Kip", "phonemes", "  ")).toThrow(/Type its phonemes/);
+    expect(() => dictionaryEntry("Kip", "respelling", "")).toThrow(/another spelling/);
+  });
+
+  it("reads back as a person writes it", () => {
+    expect(describeSaying({ phonemes: "kˈɪp" })).toBe("/kˈɪp/");
+    expect(describeSaying({ respelling: "shiv awn" })).toBe("as “shiv awn”");
+  });
+});
+
+describe("attaching a video", () => {
+  const attached = (over: Partial<AttachedVideo> = {}): AttachedVideo => ({
+    path: "/films/ep1/scene.mp4",
+    info: { container: "mov,mp4", codec: "h264", width: 1920, height: 1080, frameRate: 25, durationS: 62.5, audio: [{ codec: "aac", channels: 2, language: "eng" }] },
+    originalDialogue: true,
+    bed: false,
+    ...over,
+  });
+
+  it("says what the picture is and what its audio became", () => {
+    expect(attachedSummary(attached())).toBe("Picture: scene.mp4 (h264 1920×1080, 25 fps); its audio is now the original dialogue");
+    expect(attachedSummary(attached({ bed: true }))).toBe("Picture: scene.mp4 (h264 1920×1080, 25 fps); its audio is now the original dialogue and the bed");
+    expect(attachedSummary(attached({ originalDialogue: false }))).toBe("Picture: scene.mp4 (h264 1920×1080, 25 fps)");
+  });
+
+  it("rounds a broadcast frame rate and says when there is no audio", () => {
+    const silent = attached({ originalDialogue: false });
+    silent.info = { ...silent.info, frameRate: 24000 / 1001, audio: [] };
+    expect(attachedSummary(silent)).toBe("Picture: scene.mp4 (h264 1920×1080, 23.976 fps); it has no audio");
+  });
+
+  it("names the file at the end of a path, either slash", () => {
+    expect(fileName("C:\\films\\scene.mkv")).toBe("scene.mkv");
+    expect(fileName("scene.mkv")).toBe("scene.mkv");
+  });
+});

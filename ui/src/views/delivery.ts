@@ -1,0 +1,66 @@
+// What the editor's delivery features say and send, worked out from what a
+// person chose (no DOM, no engine): an export's choice of files, a
+// dictionary entry from its form and how an entry reads, and what
+// attaching a video did, in a sentence.
+import type { AttachedVideo, ExportChoice, HandoffFormat, Saying } from "../engine";
+
+/** The handoff files an export can write, with their labels. */
+export const HANDOFF_FORMATS: [HandoffFormat, string][] = [
+  ["rpp", "Reaper project (.rpp)"],
+  ["otio", "OpenTimelineIO (.otio)"],
+  ["edl", "CMX 3600 EDL (.edl)"],
+];
+
+/** The export dialog's boxes as ticked. */
+export interface ExportForm {
+  languages: string[];
+  stems: boolean;
+  subtitles: boolean;
+  handoff: HandoffFormat[];
+  /** Ticked, and the project has a video to mux the dub into. */
+  withVideo: boolean;
+}
+
+/** What to ask the engine to write; throws when no track is chosen. */
+export function exportChoice(form: ExportForm): ExportChoice {
+  if (!form.languages.length) throw new Error("Choose at least one track to export.");
+  return {
+    languages: form.languages,
+    stems: form.stems,
+    subtitles: form.subtitles,
+    handoff: form.handoff.length ? form.handoff : null,
+    withVideo: form.withVideo,
+  };
+}
+
+export type SayingKind = "phonemes" | "respelling";
+
+/** A dictionary entry from its form: the word and how it is said, trimmed;
+ * throws, in words, when either is missing. */
+export function dictionaryEntry(word: string, kind: SayingKind, value: string): { word: string; saying: Saying } {
+  const trimmed = word.trim();
+  if (!trimmed) throw new Error("Type the word or name to say differently.");
+  const said = value.trim();
+  if (!said) throw new Error(kind === "phonemes" ? "Type its phonemes (IPA, as Kokoro reads them)." : "Type how it is to be read (another spelling).");
+  return { word: trimmed, saying: kind === "phonemes" ? { phonemes: said } : { respelling: said } };
+}
+
+/** How an entry is said, as a person reads it: `/phonemes/` or `as “respelling”`. */
+export function describeSaying(saying: Saying): string {
+  return "phonemes" in saying ? `/${saying.phonemes}/` : `as “${saying.respelling}”`;
+}
+
+/** The file's name at the end of a path. */
+export function fileName(path: string): string {
+  return path.split(/[\\/]/).pop() ?? path;
+}
+
+/** What attaching a video did: `Picture: scene.mp4 (h264 1920×1080, 25
+ * fps); its audio is now the original dialogue`. */
+export function attachedSummary(attached: AttachedVideo): string {
+  const info = attached.info;
+  const fps = Number(info.frameRate.toFixed(3));
+  const became = [attached.originalDialogue ? "the original dialogue" : "", attached.bed ? "the bed" : ""].filter(Boolean);
+  const audio = became.length ? `; its audio is now ${became.join(" and ")}` : info.audio.length ? "" : "; it has no audio";
+  return `Picture: ${fileName(attached.path)} (${info.codec} ${info.width}×${info.height}, ${fps} fps)${audio}`;
+}
