@@ -235,6 +235,21 @@ pub(crate) fn check_espeak(found: Option<std::path::PathBuf>) -> Check {
     }
 }
 
+/// FFmpeg, which reads a project's picture and muxes it into exports.
+pub(crate) fn check_ffmpeg(version: crate::error::Result<String>) -> Check {
+    use crate::dub::picture::{ffmpeg_major, FFMPEG_MIN_MAJOR};
+    match version {
+        Ok(v) if ffmpeg_major(&v).is_some_and(|m| m >= FFMPEG_MIN_MAJOR) => check("Video (FFmpeg)", CheckStatus::Ok, format!("ffmpeg {v}"), None),
+        Ok(v) => check(
+            "Video (FFmpeg)",
+            CheckStatus::Warning,
+            format!("ffmpeg {v} is older than {FFMPEG_MIN_MAJOR}.0: muxed exports may fail"),
+            Some("install a newer ffmpeg"),
+        ),
+        Err(e) => check("Video (FFmpeg)", CheckStatus::Warning, format!("{e}: videos cannot be attached or exported"), Some("install it: sudo apt-get install ffmpeg")),
+    }
+}
+
 /// Library folders searched for the web view on Linux.
 pub(crate) const LINUX_LIB_DIRS: [&str; 5] = [
     "/usr/lib/x86_64-linux-gnu",
@@ -336,5 +351,13 @@ mod tests {
         let c = check_webview(&[empty.path()]);
         assert_eq!(c.status, CheckStatus::Problem);
         assert!(c.fix.unwrap().contains("libwebkit2gtk-4.1-0"));
+    }
+
+    #[test]
+    fn ffmpeg_is_reported_with_its_version_or_how_to_install_it() {
+        assert_eq!(check_ffmpeg(Ok("5.1.9-0+deb12u1".into())).status, CheckStatus::Ok);
+        assert_eq!(check_ffmpeg(Ok("3.4.8".into())).status, CheckStatus::Warning);
+        let missing = check_ffmpeg(Err(crate::error::Error::invalid("ffmpeg", "is not installed")));
+        assert!(missing.status == CheckStatus::Warning && missing.fix.as_deref().is_some_and(|f| f.contains("apt-get install ffmpeg")), "{missing:?}");
     }
 }

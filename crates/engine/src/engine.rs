@@ -223,6 +223,7 @@ impl Engine {
         ));
         checks.push(doctor::check_webview(&lib_dirs));
         checks.push(doctor::check_espeak(which::which("espeak-ng").ok()));
+        checks.push(doctor::check_ffmpeg(crate::dub::picture::ffmpeg_version()));
 
         Diagnosis {
             engine_version: ENGINE_VERSION.to_string(),
