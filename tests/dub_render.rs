@@ -169,6 +169,8 @@ fn a_two_speaker_video_becomes_timed_lines_with_two_speakers_that_render_and_exp
     // The video stays as the original dialogue; each speaker's own lines
     // are cut from it into their voice reference, with what they say.
     assert_eq!(project.original_media.as_deref().map(std::path::Path::new), Some(video.canonicalize().unwrap().as_path()));
+    assert_eq!(project.video_file, project.original_media, "a video heard into a project is its picture too");
+    assert_eq!(project.original_language.as_deref(), Some("en-US"));
     let clips = engine.original_speaker_clips(project.id).unwrap();
     assert_eq!(clips.len(), 2, "{clips:?}");
     let speakers = rt.block_on(engine.store().speakers(project.id)).unwrap();
@@ -195,7 +197,7 @@ fn a_two_speaker_video_becomes_timed_lines_with_two_speakers_that_render_and_exp
     assert!(summary.failed.is_empty(), "{:?}", summary.failed);
     let out = dir.path().join("export");
     let request = revoice_engine::ExportRequest { folder: out.clone(), format: revoice_engine::dub::export::ExportFormat::Wav, loudness: revoice_engine::dub::export::LoudnessSpec::parse("ebu").unwrap(), selection: Default::default() };
-    let tracks = engine.export_project(project.id, &request, &mut |_| {}).unwrap();
+    let tracks = engine.export_project(project.id, &request, &mut |_| {}).unwrap().tracks;
     assert_eq!(tracks.len(), 1);
     let mix = &tracks[0].report.files[0];
     assert!(mix.path.is_file() && mix.path.extension().is_some_and(|e| e == "wav"), "{:?}", tracks[0].report.files);

@@ -1,5 +1,6 @@
 //! The editor's commands for picture and delivery: attaching a project's
-//! video, cast sheets (save a project's cast, list them, start a project
+//! video and the picture the window plays (the video, or a proxy the
+//! engine makes when the window cannot play its codec), cast sheets (save a project's cast, list them, start a project
 //! from one) and pronunciation dictionaries (list, set, remove, and hear an
 //! entry before it is saved). Each is one engine operation.
 
@@ -8,7 +9,7 @@ use std::path::PathBuf;
 use revoice_engine::store::CastSheet;
 use revoice_engine::studio::view::ProjectView;
 use revoice_engine::text::pronounce::{Pronunciation, Saying};
-use revoice_engine::AttachedVideo;
+use revoice_engine::{AttachedVideo, PictureSource};
 use tauri::State;
 
 use crate::studio::{blocking, text, Answer, Studio};
@@ -86,4 +87,20 @@ pub async fn preview_pronunciation(studio: State<'_, Studio>, project_id: i64, s
         Ok(phonemes)
     })
     .await
+}
+
+/// The project's picture as the window plays it (its proxy when `proxy`
+/// and one has been made), or `None` without a video.
+#[tauri::command]
+pub async fn picture_source(studio: State<'_, Studio>, project_id: i64, proxy: Option<bool>) -> Answer<Option<PictureSource>> {
+    let engine = studio.engine()?;
+    let found = blocking(move || {
+        let Some((video, info)) = engine.project_video(project_id)? else { return Ok(None) };
+        let played = if proxy.unwrap_or(false) { engine.picture_proxy(project_id)? } else { PathBuf::from(video) };
+        Ok(Some((played, info)))
+    })
+    .await?;
+    let Some((played, info)) = found else { return Ok(None) };
+    let url = studio.picture_server().await?.url_for(&played);
+    Ok(Some(PictureSource { url, info, proxy: proxy.unwrap_or(false) }))
 }

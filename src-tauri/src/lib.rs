@@ -6,6 +6,7 @@ mod commands;
 mod delivery_commands;
 mod dub_commands;
 mod menu;
+mod picture_server;
 mod studio;
 mod settings_commands;
 mod take_commands;
@@ -83,6 +84,7 @@ pub fn run() {
             dub_commands::redo,
             dub_commands::export_project,
             delivery_commands::attach_video,
+            delivery_commands::picture_source,
             delivery_commands::save_cast,
             delivery_commands::cast_sheets,
             delivery_commands::create_project_from_cast,

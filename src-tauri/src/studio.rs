@@ -40,6 +40,8 @@ pub struct Studio {
     session: Result<Arc<StudioSession>, String>,
     _log: Option<LogGuard>,
     api: tokio::sync::Mutex<Option<ApiServer>>,
+    /// Serves the picture to the window, started when first asked for.
+    picture: tokio::sync::OnceCell<crate::picture_server::PictureServer>,
 }
 
 impl Studio {
@@ -50,11 +52,11 @@ impl Studio {
             Ok((engine, log)) => {
                 let engine = Arc::new(engine);
                 let session = StudioSession::new(engine.clone(), sink).map_err(|e| e.to_string());
-                Studio { engine: Ok(engine), session, _log: Some(log), api: Default::default() }
+                Studio { engine: Ok(engine), session, _log: Some(log), api: Default::default(), picture: Default::default() }
             }
             Err(e) => {
                 eprintln!("Revoice Studio: the engine did not start: {e}");
-                Studio { engine: Err(e.to_string()), session: Err(e.to_string()), _log: None, api: Default::default() }
+                Studio { engine: Err(e.to_string()), session: Err(e.to_string()), _log: None, api: Default::default(), picture: Default::default() }
             }
         }
     }
@@ -67,6 +69,11 @@ impl Studio {
     /// The engine, or a message saying why it is not running.
     pub fn engine(&self) -> Result<Arc<Engine>, String> {
         self.engine.clone().map_err(|e| format!("The engine did not start: {e}"))
+    }
+
+    /// The server the window plays pictures from (started on first use).
+    pub async fn picture_server(&self) -> Result<&crate::picture_server::PictureServer, String> {
+        self.picture.get_or_try_init(crate::picture_server::PictureServer::start).await.map_err(|e| format!("The picture cannot be served to the window: {e}"))
     }
 
     /// Whether the settings ask for the speech API at start-up.

@@ -90,6 +90,19 @@ originalDialogue: boolean,
  * Its audio became the project's bed (asked for).
  */
 bed: boolean, };
+export type PictureSource = { 
+/**
+ * Where the window loads it from.
+ */
+url: string, 
+/**
+ * The video itself (its codec, size and frame rate).
+ */
+info: VideoInfo, 
+/**
+ * The window plays a proxy made for it, not the video's own stream.
+ */
+proxy: boolean, };
 export type HandoffFormat = "rpp" | "otio" | "edl";
 export type CastSheet = { id: number, name: string, 
 /**

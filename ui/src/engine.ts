@@ -10,6 +10,7 @@ import type {
   ExportedFile,
   HandoffFormat,
   LibraryVoice,
+  PictureSource,
   PlaybackView,
   ProjectSummary,
   Pronunciation,
@@ -133,6 +134,12 @@ export const setProjectStrategy = (projectId: number, strategy: string) => invok
  * dialogue when the project has none, and the bed when `asBed`. */
 export const attachVideo = (projectId: number, path: string, asBed = false) =>
   invoke<[AttachedVideo, Project]>("attach_video", { projectId, path, asBed });
+/** The project's picture as the window plays it (null without a video): its
+ * address on 127.0.0.1, what the video is, and whether it is a proxy. With
+ * `proxy`, the engine first makes (once, with ffmpeg; it can take a while) a
+ * VP8/WebM proxy the window can play. */
+export const pictureSource = (projectId: number, proxy: boolean | null = null) =>
+  invoke<PictureSource | null>("picture_source", { projectId, proxy });
 /** Saves the project's speakers and voices on cast sheet `name` (the project then follows it). */
 export const saveCast = (projectId: number, name: string) => invoke<CastSheet>("save_cast", { projectId, name });
 export const castSheets = () => invoke<CastSheet[]>("cast_sheets");

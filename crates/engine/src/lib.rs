@@ -61,7 +61,7 @@ pub use fitting::{FitRequest, FitRun};
 pub use error::{Error, ErrorKind, Result, ResultExt};
 pub use projects::LineEdit;
 pub use rendering::ExportRequest;
-pub use video::AttachedVideo;
+pub use video::{AttachedVideo, PictureSource};
 pub use voices::NewLibraryVoice;
 
 /// The engine's version, as built.

@@ -4,7 +4,7 @@
 //! asked, the bed; and detaching it. Muxing it into an export is
 //! `dub::picture`'s, called by the export.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -23,6 +23,18 @@ pub struct AttachedVideo {
     pub original_dialogue: bool,
     /// Its audio became the project's bed (asked for).
     pub bed: bool,
+}
+
+/// The picture as the editor's window plays it.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PictureSource {
+    /// Where the window loads it from.
+    pub url: String,
+    /// The video itself (its codec, size and frame rate).
+    pub info: VideoInfo,
+    /// The window plays a proxy made for it, not the video's own stream.
+    pub proxy: bool,
 }
 
 impl Engine {
@@ -63,6 +75,25 @@ impl Engine {
     pub async fn detach_video(&self, project_id: i64) -> Result<()> {
         self.store().project(project_id).await?;
         self.store().set_video(project_id, None).await
+    }
+
+    /// A proxy of the project's picture the editor's window can play
+    /// (blocking: ffmpeg makes it once, under `<data>/proxies/`, named by
+    /// the video's path, size and time of change, so an edited video gets
+    /// a new one); its path.
+    pub fn picture_proxy(&self, project_id: i64) -> Result<PathBuf> {
+        let project = self.runtime().block_on(self.store().project(project_id))?;
+        let video = project.video_file.ok_or_else(|| Error::invalid(format!("project {project_id}"), "has no video to make a proxy of"))?;
+        let meta = std::fs::metadata(&video).map_err(|e| Error::io("read", Path::new(&video), e))?;
+        let changed = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos());
+        let key = crate::cache::RenderKeyBuilder::new("picture-proxy/v1").param("path", &video).param("size", meta.len()).param("changed", changed).build().to_hex();
+        let folder = self.data_dir().join("proxies");
+        std::fs::create_dir_all(&folder).map_err(|e| Error::io("create", &folder, e))?;
+        let proxy = folder.join(format!("{}.webm", &key[..24]));
+        if !proxy.is_file() {
+            crate::dub::picture::make_proxy(Path::new(&video), &proxy)?;
+        }
+        Ok(proxy)
     }
 
     /// The project's picture read again (blocking), or `None` without one.

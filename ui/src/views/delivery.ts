@@ -2,7 +2,7 @@
 // person chose (no DOM, no engine): an export's choice of files, a
 // dictionary entry from its form and how an entry reads, and what
 // attaching a video did, in a sentence.
-import type { AttachedVideo, ExportChoice, HandoffFormat, Saying } from "../engine";
+import type { AttachedVideo, ExportChoice, HandoffFormat, Saying, VideoInfo } from "../engine";
 
 /** The handoff files an export can write, with their labels. */
 export const HANDOFF_FORMATS: [HandoffFormat, string][] = [
@@ -55,12 +55,16 @@ export function fileName(path: string): string {
   return path.split(/[\\/]/).pop() ?? path;
 }
 
+/** A video in a few words: `h264 1920×1080, 25 fps`. */
+export function videoSummary(info: VideoInfo): string {
+  return `${info.codec} ${info.width}×${info.height}, ${Number(info.frameRate.toFixed(3))} fps`;
+}
+
 /** What attaching a video did: `Picture: scene.mp4 (h264 1920×1080, 25
  * fps); its audio is now the original dialogue`. */
 export function attachedSummary(attached: AttachedVideo): string {
   const info = attached.info;
-  const fps = Number(info.frameRate.toFixed(3));
   const became = [attached.originalDialogue ? "the original dialogue" : "", attached.bed ? "the bed" : ""].filter(Boolean);
   const audio = became.length ? `; its audio is now ${became.join(" and ")}` : info.audio.length ? "" : "; it has no audio";
-  return `Picture: ${fileName(attached.path)} (${info.codec} ${info.width}×${info.height}, ${fps} fps)${audio}`;
+  return `Picture: ${fileName(attached.path)} (${videoSummary(info)})${audio}`;
 }

@@ -68,6 +68,11 @@ vi.mock("../engine", () => {
     previewVoice: vi.fn(async () => {}),
     exportProject: vi.fn(async () => []),
     revealFolder: vi.fn(async () => {}),
+    pictureSource: vi.fn(async () => ({
+      url: "http://127.0.0.1:4000/picture/a.mp4",
+      info: { container: "mov,mp4,m4a,3gp,3g2,mj2", codec: "h264", width: 1920, height: 1080, frameRate: 25, durationS: 60, audio: [] },
+      proxy: false,
+    })),
   };
 });
 
@@ -367,6 +372,64 @@ describe("the editor's delivery", () => {
     $<HTMLButtonElement>("#run-export")!.click();
     await settle();
     expect(api.exportProject).toHaveBeenCalledWith(7, "/out", "wav", "ebu", { languages: ["en-US"], stems: true, subtitles: true, handoff: null, withVideo: true });
+    editor.destroy();
+  });
+});
+
+describe("the editor's picture", () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.restoreAllMocks();
+    vi.clearAllMocks();
+  });
+
+  async function open(over: Partial<Project>): Promise<InstanceType<typeof Editor>> {
+    frames = [];
+    vi.stubGlobal("requestAnimationFrame", (callback: () => void) => frames.push(callback));
+    vi.stubGlobal("cancelAnimationFrame", () => {});
+    vi.spyOn(HTMLMediaElement.prototype, "canPlayType").mockReturnValue("probably");
+    engine.state.project = { ...project(), ...over };
+    const host = document.createElement("section");
+    document.body.replaceChildren(host);
+    const editor = new Editor(host, structuredClone(engine.state.project), () => {});
+    await settle();
+    return editor;
+  }
+
+  it("shows no picture without a video", async () => {
+    const editor = await open({});
+    expect($("#picture")).toBeNull();
+    expect($("#picture-status")).toBeNull();
+    expect(api.pictureSource).not.toHaveBeenCalled();
+    editor.destroy();
+  });
+
+  it("shows the project's video muted, and follows playback events and seeks made while nothing plays", async () => {
+    const editor = await open({ video: "/films/ep1/scene.mp4" });
+    const video = $<HTMLVideoElement>("#picture")!;
+    expect(api.pictureSource).toHaveBeenCalledWith(7, false);
+    expect(video.muted).toBe(true);
+    expect(video.getAttribute("src")).toBe("http://127.0.0.1:4000/picture/a.mp4");
+    expect($("#picture-status")?.textContent).toBe("Picture: scene.mp4 (h264 1920×1080, 25 fps)");
+    // Nothing playing: a seek on the timeline moves the picture (and only it).
+    (timelines.FakeTimeline.last!.callbacks as unknown as { seek(s: number): void }).seek(7.25);
+    frame();
+    expect(video.dataset.target).toBe("7.250");
+    // The engine's transport, paused at 3 s.
+    editor.handle({ ...playback(3), playing: false } as StudioEvent);
+    frame();
+    expect(video.dataset.target).toBe("3.000");
+    expect($("#picture")).toBe(video);
+    editor.destroy();
+  });
+
+  it("shows the picture once a video is attached to the project", async () => {
+    const editor = await open({});
+    engine.state.project.video = "/films/scene.mp4";
+    editor.handle({ kind: "previewFinished", segmentId: 1, firstSoundMs: 5, error: null });
+    await settle();
+    expect($("#picture")).not.toBeNull();
+    expect(api.pictureSource).toHaveBeenCalledTimes(1);
     editor.destroy();
   });
 });

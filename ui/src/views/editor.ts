@@ -2,7 +2,9 @@
 // cancel, listening back with its progress, play/pause, undo/redo, the
 // project's video and cast sheet, the dictionary, export), the timeline, the render panel,
 // the inspector for the selected line (text, speaker, the speaker's voice
-// and blend, preview, takes, state and errors, what listening back heard)
+// and blend, preview, takes, state and errors, what listening back heard),
+// the project's picture when it has a video (picture.ts: it follows the
+// engine's playhead, from the playback events and the editor's seeks)
 // and the status line. Every
 // change goes to the engine; the answer (the project as the engine sees
 // it) is what is drawn next.
@@ -30,6 +32,7 @@ import { blendBuilder, startingParts, type BlendPart } from "./blend";
 import { castDialog } from "./cast-dialog";
 import { attachedSummary, exportChoice, fileName, HANDOFF_FORMATS } from "./delivery";
 import { attachVideoDialog, castSaved, dictionaryDialog, saveCastDialog } from "./delivery-dialogs";
+import { PicturePane } from "./picture";
 import { renderPanel } from "./render-panel";
 
 const STATE_WORDS: Record<Segment["state"], string> = {
@@ -106,6 +109,10 @@ export class Editor {
   private readonly timelineHost = el("div", { class: "editor-timeline" });
   private readonly timeline: TimelineView;
   private readonly keys = (e: KeyboardEvent) => this.onKey(e);
+  /** The project's picture, while it has a video, and the video it shows
+   * (the pane loads again when that changes, or a video is attached again). */
+  private picture: PicturePane | null = null;
+  private pictureOf: string | null = null;
 
   /** `root` is the editor's own element (in the document): it draws everything inside it. */
   constructor(private readonly root: HTMLElement, project: Project, private readonly back: () => void) {
@@ -113,6 +120,7 @@ export class Editor {
     this.indexLines();
     this.trackId = project.tracks[0]?.id ?? 0;
     root.classList.add("editor");
+    this.syncPicture();
     // Drawn once now, so the timeline mounts into a host that is laid out.
     this.draw();
     this.timeline = new TimelineView(this.timelineHost, {
@@ -160,6 +168,7 @@ export class Editor {
     this.frames.cancel();
     document.removeEventListener("keydown", this.keys);
     this.timeline.destroy();
+    this.picture?.dispose();
     void engine.stop();
   }
 
@@ -213,6 +222,7 @@ export class Editor {
       case "playback":
         this.playback = event;
         this.timeline.setPlayhead(event.position);
+        this.picture?.follow(event.position, event.playing, event.length, event.looping);
         break;
       case "previewFinished":
         this.message = event.error ? "" : `Preview played; first sound after ${Math.round(event.firstSoundMs ?? 0)} ms`;
@@ -246,7 +256,23 @@ export class Editor {
       if (!line || line.text === draft) this.drafts.delete(id);
     }
     this.timelineStale = true;
+    this.syncPicture();
     this.redraw();
+  }
+
+  /** Shows the project's video in the picture pane (loaded again when the
+   * video changes), or no pane without one. */
+  private syncPicture(): void {
+    const video = this.project.video;
+    if (video === this.pictureOf) return;
+    this.pictureOf = video;
+    if (!video) {
+      this.picture?.dispose();
+      this.picture = null;
+      return;
+    }
+    this.picture ??= new PicturePane();
+    void this.picture.load(this.project.id, fileName(video));
   }
 
   private indexLines(): void {
@@ -386,6 +412,9 @@ export class Editor {
 
   private async seek(seconds: number): Promise<void> {
     this.timeline.setPlayhead(seconds);
+    // The picture follows the playhead, whether or not the engine is playing.
+    const transport = this.playback?.projectId === this.project.id ? this.playback : null;
+    this.picture?.follow(seconds, transport?.playing ?? false, transport?.length ?? this.project.length, transport?.looping ?? null);
     if (this.playback?.projectId === this.project.id) await this.run(engine.seek(seconds));
   }
 
@@ -470,7 +499,9 @@ export class Editor {
       },
     });
     renderTemplate(
-      html`<header class="editor-header">${keyed(this.revision, this.header())}</header><div class="editor-body"><div class="editor-main">${this.timelineHost}<div class="editor-render-panel">${panel}</div></div><aside class="inspector" aria-label="Line inspector">${this.inspector()}</aside></div><div class="editor-status" role="status" id="editor-status">${status}</div>`,
+      html`<header class="editor-header">${keyed(this.revision, this.header())}</header><div class=${this.picture ? "editor-body editor-body--picture" : "editor-body"}><div class="editor-main">${this.timelineHost}<div class="editor-render-panel">${panel}</div></div>${
+        this.picture ? html`<aside class="picture-column" aria-label="Picture">${this.picture.element}</aside>` : nothing
+      }<aside class="inspector" aria-label="Line inspector">${this.inspector()}</aside></div><div class="editor-status" role="status" id="editor-status">${status}</div>`,
       this.root,
     );
   }
@@ -652,6 +683,8 @@ export class Editor {
   private openAttachVideo(): void {
     this.root.append(
       attachVideoDialog(this.project, (attached, project) => {
+        // The picture loads again, even when the same file was attached again.
+        this.pictureOf = null;
         this.take(project);
         this.message = attachedSummary(attached);
         this.error = null;

@@ -275,6 +275,30 @@ pub fn mux(plan: &MuxPlan, container: MuxContainer, out: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Makes a proxy of a video the window can play: VP8 in WebM (which the
+/// webview's GStreamer plays with its base plugins), 640 pixels wide, a
+/// key frame every half second so scrubbing lands quickly, no audio (the
+/// engine plays the sound). Written to a temporary file and renamed, so a
+/// stopped proxy leaves nothing half-made.
+pub fn make_proxy(video: &Path, proxy: &Path) -> Result<()> {
+    let info = probe(video)?;
+    let keyframes = (info.frame_rate / 2.0).round().max(1.0).to_string();
+    let partial = proxy.with_extension("partial.webm");
+    let run = Command::new(FFMPEG)
+        .args(["-nostdin", "-y", "-v", "error", "-i"])
+        .arg(video)
+        .args(["-an", "-sn", "-vf", "scale=640:-2", "-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "1M", "-g", &keyframes, "-f", "webm"])
+        .arg(&partial)
+        .output()
+        .map_err(|e| missing_tool(FFMPEG, e))?;
+    if !run.status.success() {
+        let _ = std::fs::remove_file(&partial);
+        let why = String::from_utf8_lossy(&run.stderr);
+        return Err(Error::invalid(format!("a proxy of {}", video.display()), format!("ffmpeg failed: {}", why.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("no reason given"))));
+    }
+    std::fs::rename(&partial, proxy).map_err(|e| Error::io("move into place", proxy, e))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -222,6 +222,32 @@ impl Deck {
     }
 }
 
+/// A device may take audio ahead of time by at most this much, seconds.
+const PACE_AHEAD_S: f64 = 0.5;
+
+/// Keeps a device without a clock in real time. A sound card takes samples
+/// as it plays them, so it never gets ahead; a null sink (no sound card, a
+/// headless session) takes them as fast as they come, and the playhead,
+/// the picture following it and the timeline would race to the end. Once
+/// more audio than [`PACE_AHEAD_S`] has been handed over beyond the time
+/// gone by, the callback waits, outside the deck's lock.
+struct Pacer {
+    started: Option<Instant>,
+    frames: u64,
+    rate: u32,
+}
+
+impl Pacer {
+    fn pace(&mut self, frames: usize) {
+        let started = *self.started.get_or_insert_with(Instant::now);
+        self.frames += frames as u64;
+        let ahead = self.frames as f64 / self.rate.max(1) as f64 - started.elapsed().as_secs_f64() - PACE_AHEAD_S;
+        if ahead > 0.0 {
+            std::thread::sleep(Duration::from_secs_f64(ahead.min(0.25)));
+        }
+    }
+}
+
 /// Playback of a programme on an output device.
 pub struct Transport {
     deck: Arc<Mutex<Deck>>,
@@ -237,12 +263,16 @@ impl Transport {
         let step = programme.sample_rate() as f64 / device_rate as f64;
         let deck = Arc::new(Mutex::new(Deck::new(Arc::new(programme), step)));
         let callback_deck = deck.clone();
+        let mut pacer = Pacer { started: None, frames: 0, rate: device_rate };
         let stream = device
             .build_output_stream(
                 config,
-                move |out: &mut [f32], _| match callback_deck.try_lock() {
-                    Ok(mut deck) => deck.fill(out, channels),
-                    Err(_) => out.fill(0.0),
+                move |out: &mut [f32], _| {
+                    match callback_deck.try_lock() {
+                        Ok(mut deck) => deck.fill(out, channels),
+                        Err(_) => out.fill(0.0),
+                    }
+                    pacer.pace(out.len() / channels.max(1));
                 },
                 |e| tracing::warn!(error = %e, "audio stream error"),
                 None,
@@ -302,6 +332,19 @@ impl Transport {
 
 #[cfg(test)]
 mod tests {
+    use super::Pacer;
+
+    #[test]
+    fn a_device_that_takes_audio_faster_than_it_plays_is_held_to_real_time() {
+        let mut pacer = Pacer { started: None, frames: 0, rate: 1000 };
+        let start = std::time::Instant::now();
+        // 0.4 s goes at once (within the allowance); the next 0.4 s waits for the clock.
+        for _ in 0..8 {
+            pacer.pace(100);
+        }
+        let elapsed = start.elapsed().as_secs_f64();
+        assert!(elapsed >= 0.25, "{elapsed} s for 0.8 s of audio");
+    }
     use super::*;
     use crate::audio::ducking::Ducking;
 

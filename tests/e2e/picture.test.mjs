@@ -1,0 +1,99 @@
+// End to end: a project's picture in the real app window. A video is
+// attached from the editor; the picture loads in the web view; a click on
+// the timeline's ruler moves the picture to that frame; and while the
+// engine plays (its null device held to real time), the picture follows
+// its playhead. The drift between the picture and the playhead is measured
+// over 30 s of playback and printed. A screenshot goes to
+// target/e2e-picture.png.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync, symlinkSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { execFileSync } from "node:child_process";
+import { join, resolve } from "node:path";
+import { startTauriDriver, openApp, waitFor } from "./webdriver.mjs";
+
+const root = resolve(import.meta.dirname, "../..");
+const app = process.env.REVOICE_APP ?? join(root, "target/debug/revoice-studio");
+const installed = process.env.REVOICE_TEST_DATA_DIR ?? join(root, "target/test-data");
+const FPS = 25;
+
+let driver;
+let session;
+let dataDir;
+
+before(async () => {
+  assert.ok(process.env.DISPLAY, "the end-to-end test needs a display (run it through scripts/test)");
+  assert.ok(existsSync(join(installed, "models")), `the models are not installed in ${installed} (run scripts/test)`);
+  dataDir = mkdtempSync(join(tmpdir(), "revoice-e2e-picture-"));
+  symlinkSync(join(installed, "models"), join(dataDir, "models"));
+  driver = await startTauriDriver();
+  session = await openApp(driver.url, app, ["--data-dir", dataDir]);
+});
+
+after(async () => {
+  if (session) await session.close();
+  driver?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** The picture's time, the playhead it follows, and its state, read at one moment. */
+async function picture() {
+  return session.execute("const v = document.querySelector('#picture'); return v ? [v.currentTime, Number(v.dataset.target), v.dataset.state, v.paused] : null;");
+}
+
+test("the picture lands on the frame a seek asks for and stays in sync while the dub plays", async () => {
+  // 45 s of a moving test card, H.264 at 25 fps, as a camera file would be.
+  const video = join(dataDir, "card.mp4");
+  execFileSync("ffmpeg", ["-y", "-loglevel", "error", "-f", "lavfi", "-i", `testsrc2=size=320x240:rate=${FPS}`, "-t", "45", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-g", String(FPS), video]);
+  const script = join(dataDir, "card.srt");
+  writeFileSync(script, "1\n00:00:00,500 --> 00:00:02,000\n[Ana] The card is up.\n\n2\n00:00:40,000 --> 00:00:42,000\n[Ana] And it ends.\n");
+  await session.waitForText("#create-from-script", (t) => t.includes("New project"), 60000);
+  await session.type("#new-script-path", script);
+  await session.type("#new-project-name", "Card");
+  await session.click("#create-from-script");
+  await session.waitForText("#project-name", (t) => t === "Card");
+
+  await session.click("#attach-video");
+  await session.type("#attach-video-path", video);
+  await session.click("#run-attach-video");
+  await waitFor("the picture to load", async () => ((await picture())?.[2] === "ready" ? true : null), 60000, 200);
+  await session.execute("document.querySelector('.dialog')?.remove();");
+
+  // A click on the ruler: the picture moves to that time, within a frame.
+  const rect = await session.execute("const r = document.querySelector('.editor-timeline canvas').getBoundingClientRect(); return [r.left, r.top, r.width];");
+  const [x, y] = [Math.round(rect[0] + rect[2] * 0.55), Math.round(rect[1] + 12)];
+  await session.cmd("POST", "/actions", {
+    actions: [{ type: "pointer", id: "mouse", parameters: { pointerType: "mouse" }, actions: [{ type: "pointerMove", origin: "viewport", x, y }, { type: "pointerDown", button: 0 }, { type: "pointerUp", button: 0 }] }],
+  });
+  await session.cmd("DELETE", "/actions");
+  const landed = await waitFor("the picture to land on the seek", async () => {
+    const [time, target] = await picture();
+    return target > 1 && Math.abs(time - target) <= 1 / FPS ? [time, target] : null;
+  }, 20000, 100);
+  console.log(`seek to ${landed[1].toFixed(3)} s: the picture shows ${landed[0].toFixed(3)} s (${(1000 * (landed[0] - landed[1])).toFixed(1)} ms off)`);
+
+  // Play from the start; sample the picture against the playhead for 30 s.
+  await session.press("j"); // back 5 s
+  await session.execute("document.querySelector('#play-pause').click();");
+  await waitFor("playback to start", async () => ((await picture())?.[3] === false ? true : null), 20000, 100);
+  await new Promise((r) => setTimeout(r, 1000)); // the first second settles the rate
+  const drifts = [];
+  const started = Date.now();
+  while (Date.now() - started < 30000) {
+    const [time, target, , paused] = await picture();
+    if (!paused) drifts.push(time - target);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await session.execute("document.querySelector('#play-pause').click();");
+  mkdirSync(join(root, "target"), { recursive: true });
+  writeFileSync(join(root, "target/e2e-picture.png"), await session.screenshot());
+  const abs = drifts.map(Math.abs).sort((a, b) => a - b);
+  const at = (q) => abs[Math.min(abs.length - 1, Math.floor(q * abs.length))];
+  const mean = drifts.reduce((a, b) => a + b, 0) / drifts.length;
+  console.log(
+    `picture drift over 30 s of playback (${drifts.length} samples): median ${(1000 * at(0.5)).toFixed(1)} ms, p95 ${(1000 * at(0.95)).toFixed(1)} ms, max ${(1000 * abs[abs.length - 1]).toFixed(1)} ms, mean signed ${(1000 * mean).toFixed(1)} ms (a frame is ${1000 / FPS} ms)`,
+  );
+  assert.ok(drifts.length > 50, `the picture played: ${drifts.length} samples`);
+  assert.ok(at(0.5) <= 1 / FPS, `the picture keeps to the playhead within a frame most of the time: median ${at(0.5)} s`);
+});

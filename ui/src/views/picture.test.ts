@@ -1,0 +1,210 @@
+// @vitest-environment happy-dom
+// The picture's rules (the correction each frame, the playhead between the
+// engine's reports, the type asked of the webview) and its pane in a DOM,
+// with the engine replaced by a stand-in.
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { PictureSource, VideoInfo } from "../engine";
+
+const engine = vi.hoisted(() => ({ answers: [] as (() => Promise<unknown>)[] }));
+vi.mock("../engine", () => ({
+  pictureSource: vi.fn(() => (engine.answers.shift() ?? (async () => null))()),
+}));
+
+const { followStep, mediaType, playheadAt, PicturePane } = await import("./picture");
+const api = await import("../engine");
+
+const info: VideoInfo = { container: "mov,mp4,m4a,3gp,3g2,mj2", codec: "h264", width: 1920, height: 1080, frameRate: 25, durationS: 60, audio: [] };
+const source = (over: Partial<PictureSource> = {}): PictureSource => ({ url: "http://127.0.0.1:4000/picture/a.mp4", info, proxy: false, ...over });
+
+describe("followStep", () => {
+  it("paused: seeks to the playhead when more than half a frame off, and stays paused", () => {
+    expect(followStep(10, 10.019, false, 25)).toEqual({ seekTo: null, rate: 1, play: false });
+    expect(followStep(10, 10.021, false, 25)).toEqual({ seekTo: 10.021, rate: 1, play: false });
+    expect(followStep(12, 3, false, 25)).toEqual({ seekTo: 3, rate: 1, play: false });
+  });
+
+  it("playing: seeks beyond 0.25 s of drift, either way", () => {
+    expect(followStep(10.3, 10, true, 25)).toEqual({ seekTo: 10, rate: 1, play: true });
+    expect(followStep(9.7, 10, true, 25)).toEqual({ seekTo: 10, rate: 1, play: true });
+  });
+
+  it("playing: closes a small drift with the rate, exactly 1 within a quarter frame", () => {
+    expect(followStep(10.009, 10, true, 25)).toEqual({ seekTo: null, rate: 1, play: true });
+    expect(followStep(9.991, 10, true, 25)).toEqual({ seekTo: null, rate: 1, play: true });
+    // Ahead: slower; behind: faster.
+    expect(followStep(10.02, 10, true, 25)).toEqual({ seekTo: null, rate: 0.96, play: true });
+    expect(followStep(9.98, 10, true, 25)).toEqual({ seekTo: null, rate: 1.04, play: true });
+    // Clamped to 0.9–1.1.
+    expect(followStep(10.2, 10, true, 25).rate).toBe(0.9);
+    expect(followStep(9.8, 10, true, 25).rate).toBe(1.1);
+  });
+
+  it("takes a missing frame rate as 25 fps", () => {
+    expect(followStep(10, 10.019, false, 0).seekTo).toBeNull();
+    expect(followStep(10, 10.021, false, 0).seekTo).toBe(10.021);
+  });
+});
+
+describe("playheadAt", () => {
+  const report = { position: 4, playing: true, length: 10, looping: null, at: 1000 };
+
+  it("moves on from the last report while playing, and holds it while paused", () => {
+    expect(playheadAt(report, 1000)).toBe(4);
+    expect(playheadAt(report, 1250)).toBeCloseTo(4.25, 9);
+    expect(playheadAt({ ...report, playing: false }, 5000)).toBe(4);
+    // A clock that reads earlier than the report never moves it back.
+    expect(playheadAt(report, 900)).toBe(4);
+  });
+
+  it("stops at the end, and at the loop's end while looping", () => {
+    expect(playheadAt(report, 100_000)).toBe(10);
+    expect(playheadAt({ ...report, looping: [2, 5] }, 3000)).toBe(5);
+    expect(playheadAt({ ...report, looping: [2, 5] }, 1500)).toBeCloseTo(4.5, 9);
+    // Past the loop (played from after it), only the length bounds it.
+    expect(playheadAt({ ...report, position: 6, looping: [2, 5] }, 2000)).toBe(7);
+  });
+});
+
+describe("mediaType", () => {
+  it("names the container and codec the webview is asked about, or nothing it can be asked", () => {
+    expect(mediaType(info)).toBe('video/mp4; codecs="avc1.42E01E"');
+    expect(mediaType({ ...info, container: "matroska,webm", codec: "vp8" })).toBe('video/webm; codecs="vp8"');
+    expect(mediaType({ ...info, container: "matroska,webm", codec: "h264" })).toBe('video/x-matroska; codecs="avc1.42E01E"');
+    expect(mediaType({ ...info, codec: "prores" })).toBeNull();
+    expect(mediaType({ ...info, container: "avi" })).toBeNull();
+  });
+});
+
+describe("the picture pane", () => {
+  let frames: (() => void)[] = [];
+  let clock = 0;
+  let playable = "probably";
+
+  beforeEach(() => {
+    frames = [];
+    clock = 0;
+    playable = "probably";
+    engine.answers = [];
+    vi.stubGlobal("requestAnimationFrame", (callback: () => void) => frames.push(callback));
+    vi.stubGlobal("cancelAnimationFrame", () => {});
+    vi.spyOn(HTMLMediaElement.prototype, "canPlayType").mockImplementation(() => playable as CanPlayTypeResult);
+  });
+
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.restoreAllMocks();
+    vi.clearAllMocks();
+  });
+
+  function frame(): void {
+    const now = frames;
+    frames = [];
+    for (const callback of now) callback();
+  }
+
+  /** A pane in the document, its video given a readiness, duration and clock the test controls. */
+  function pane() {
+    const p = new PicturePane(() => clock);
+    document.body.replaceChildren(p.element);
+    const video = p.video;
+    const media = { readyState: 0, currentTime: 0, paused: true, duration: NaN, seeking: false, error: null as MediaError | null };
+    Object.defineProperties(video, {
+      readyState: { get: () => media.readyState },
+      duration: { get: () => media.duration },
+      seeking: { get: () => media.seeking },
+      paused: { get: () => media.paused },
+      error: { get: () => media.error },
+      currentTime: { get: () => media.currentTime, set: (t: number) => (media.currentTime = t) },
+    });
+    video.play = vi.fn(async () => void (media.paused = false));
+    video.pause = vi.fn(() => void (media.paused = true));
+    return { p, video, media };
+  }
+
+  const status = () => document.querySelector("#picture-status")?.textContent;
+
+  it("loads the source muted, says what it is, and follows the playhead each frame", async () => {
+    engine.answers.push(async () => source());
+    const { p, video, media } = pane();
+    await p.load(7, "scene.mp4");
+    expect(api.pictureSource).toHaveBeenCalledWith(7, false);
+    expect(video.id).toBe("picture");
+    expect(video.muted).toBe(true);
+    expect(video.getAttribute("src")).toBe("http://127.0.0.1:4000/picture/a.mp4");
+    expect(video.dataset.state).toBe("loading");
+    expect(status()).toBe("Picture: scene.mp4 (h264 1920×1080, 25 fps)");
+    media.readyState = 4;
+    media.duration = 60;
+    video.dispatchEvent(new Event("loadeddata"));
+    expect(video.dataset.state).toBe("ready");
+
+    // Nothing plays: a seek moves the paused picture.
+    p.follow(12.5, false, 30);
+    frame();
+    expect(video.dataset.target).toBe("12.500");
+    expect(media.currentTime).toBe(12.5);
+    expect(media.paused).toBe(true);
+
+    // Playing: the target moves on between reports, the video plays.
+    clock = 1000;
+    p.follow(12.5, true, 30);
+    clock = 1100;
+    frame();
+    expect(video.dataset.target).toBe("12.600");
+    expect(media.paused).toBe(false);
+    expect(video.playbackRate).toBe(1.1);
+
+    // Paused again: the video pauses where the engine stopped.
+    p.follow(13, false, 30);
+    frame();
+    expect(media.paused).toBe(true);
+    expect(media.currentTime).toBe(13);
+    expect(video.muted).toBe(true);
+
+    // Disposed: the loop ends (no frame asks for another) and the video lets its file go.
+    p.dispose();
+    frame();
+    expect(frames.length).toBe(0);
+    expect(video.hasAttribute("src")).toBe(false);
+  });
+
+  it("offers a proxy when the window cannot play the codec, and plays the proxy it makes", async () => {
+    playable = "";
+    let made!: (s: PictureSource) => void;
+    engine.answers.push(async () => source({ info: { ...info, codec: "hevc" } }));
+    engine.answers.push(() => new Promise((resolve) => (made = resolve)));
+    const { p, video } = pane();
+    await p.load(7, "scene.mp4");
+    expect(status()).toBe("This window cannot play the picture's codec (hevc).");
+    expect(video.dataset.state).toBe("error");
+    expect(video.hasAttribute("src")).toBe(false);
+
+    document.querySelector<HTMLButtonElement>("#picture-proxy")!.click();
+    expect(api.pictureSource).toHaveBeenLastCalledWith(7, true);
+    expect(status()).toBe("Making a proxy…");
+    expect(video.dataset.state).toBe("loading");
+    expect(document.querySelector("#picture-proxy")).toBeNull();
+    made(source({ url: "http://127.0.0.1:4000/picture/p.webm", info: { ...info, codec: "hevc" }, proxy: true }));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(video.getAttribute("src")).toBe("http://127.0.0.1:4000/picture/p.webm");
+    expect(status()).toBe("Picture: scene.mp4 (hevc 1920×1080, 25 fps), as a playable proxy");
+    p.dispose();
+  });
+
+  it("offers a proxy when the video reports a decode error, and shows the engine's refusal", async () => {
+    engine.answers.push(async () => source({ info: { ...info, codec: "prores" } }));
+    engine.answers.push(async () => Promise.reject("ffmpeg is not installed"));
+    const { p, video, media } = pane();
+    await p.load(7, "scene.mov");
+    expect(video.dataset.state).toBe("loading");
+    media.error = { code: 4, message: "no decoder" } as MediaError;
+    video.dispatchEvent(new Event("error"));
+    expect(status()).toBe("This window cannot play the picture's codec (prores).");
+    expect(video.dataset.state).toBe("error");
+    document.querySelector<HTMLButtonElement>("#picture-proxy")!.click();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(status()).toBe("The proxy could not be made: ffmpeg is not installed");
+    expect(document.querySelector("#picture-proxy")).not.toBeNull();
+    p.dispose();
+  });
+});
