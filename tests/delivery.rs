@@ -107,6 +107,22 @@ fn the_picture_is_exported_with_each_dub_muxed_in_the_first_the_default_and_the_
 }
 
 #[test]
+fn a_picture_the_window_cannot_play_gets_a_webm_proxy_made_once() {
+    let dub = rendered_dub();
+    let err = dub.engine.picture_proxy(dub.project).unwrap_err().to_string();
+    assert!(err.contains("has no video"), "{err}");
+    let video = scene_video(dub.dir.path());
+    dub.runtime.block_on(dub.engine.attach_video(dub.project, &video, false, None)).unwrap();
+    let proxy = dub.engine.picture_proxy(dub.project).unwrap();
+    let info = revoice_engine::dub::picture::probe(&proxy).unwrap();
+    assert_eq!((info.codec.as_str(), info.width, info.height, info.audio.len()), ("vp8", 320, 240, 0), "{info:?}");
+    assert!((info.duration_s - 9.0).abs() < 0.1, "{info:?}");
+    let made = std::fs::metadata(&proxy).unwrap().modified().unwrap();
+    assert_eq!(dub.engine.picture_proxy(dub.project).unwrap(), proxy);
+    assert_eq!(std::fs::metadata(&proxy).unwrap().modified().unwrap(), made, "made once");
+}
+
+#[test]
 fn a_video_export_without_a_picture_or_ffmpeg_is_refused_by_name_and_writes_nothing() {
     let dub = rendered_dub();
     let request = ExportRequest {
@@ -128,6 +144,36 @@ fn a_video_export_without_a_picture_or_ffmpeg_is_refused_by_name_and_writes_noth
     std::fs::write(&broken, b"not a video at all").unwrap();
     let err = dub.runtime.block_on(dub.engine.attach_video(dub.project, &broken, false, None)).unwrap_err().to_string();
     assert!(err.contains("broken.mp4") && err.contains("ffprobe cannot read it"), "{err}");
+}
+
+#[test]
+fn music_and_effects_as_several_stems_each_at_its_level_are_exported_and_handed_off_stem_by_stem() {
+    let dub = rendered_dub();
+    let music = dub.dir.path().join("music.wav");
+    let effects = dub.dir.path().join("effects.flac");
+    ffmpeg(&["-y", "-f", "lavfi", "-i", "sine=frequency=220:sample_rate=24000", "-t", "9", "-af", "volume=0.2", music.to_str().unwrap()]);
+    ffmpeg(&["-y", "-f", "lavfi", "-i", "anoisesrc=color=pink:amplitude=0.05:sample_rate=48000", "-t", "9", effects.to_str().unwrap()]);
+    dub.runtime.block_on(dub.engine.set_bed(dub.project, &music)).unwrap();
+    let (fx, _) = dub.runtime.block_on(dub.engine.add_bed_stem(dub.project, &effects, -3.0, false)).unwrap();
+    assert!(!fx.ducked && fx.gain_db == -3.0);
+    let err = dub.runtime.block_on(dub.engine.add_bed_stem(dub.project, &dub.dir.path().join("missing.wav"), 0.0, true)).unwrap_err().to_string();
+    assert!(err.contains("missing.wav"), "{err}");
+
+    let export = export(&dub, ExportSelection { languages: Some(vec!["en-US".into()]), handoff: vec![HandoffFormat::Otio], ..Default::default() });
+    let out = dub.dir.path().join("out");
+    let names: Vec<String> = export.tracks[0].report.files.iter().map(|f| f.path.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    assert!(names.contains(&"Harbour_night.en-US.bed-1.wav".to_string()) && names.contains(&"Harbour_night.en-US.bed-2.wav".to_string()), "{names:?}");
+    // The stems add up to the mix wherever the limiter was idle (-23 LUFS leaves room).
+    let read = |name: &str| revoice_engine::audio::decode::decode_file(&out.join(name)).unwrap().samples;
+    let (mix, voice, bed1, bed2) = (read("Harbour_night.en-US.wav"), read("Harbour_night.en-US.voice.wav"), read("Harbour_night.en-US.bed-1.wav"), read("Harbour_night.en-US.bed-2.wav"));
+    let worst = (0..mix.len()).map(|i| (mix[i] - voice[i] - bed1[i] - bed2[i]).abs()).fold(0f32, f32::max);
+    assert!(worst < 3.0 / 32768.0, "{worst}");
+    // Under a line, the music is ducked and the effects are not.
+    let rms = |x: &[f32], a: f64, b: f64| (x[(a * 24_000.0) as usize..(b * 24_000.0) as usize].iter().map(|v| v * v).sum::<f32>() / ((b - a) * 24_000.0) as f32).sqrt();
+    assert!(rms(&bed1, 2.2, 2.6) < 0.6 * rms(&bed1, 4.6, 5.0), "the music ducks under Ben's line");
+    assert!((rms(&bed2, 2.2, 2.6) / rms(&bed2, 4.6, 5.0) - 1.0).abs() < 0.25, "the effects stay");
+    let tracks: Vec<String> = otio_clips(&out.join("Harbour_night.en-US.otio"), None).into_iter().map(|c| c.0).collect();
+    assert_eq!(tracks, ["Ana", "Ana", "Ben", "Bed 1", "Bed 2"]);
 }
 
 /// Where each line of a track lands, samples at 24 kHz: (segment id, start, length).

@@ -1,11 +1,13 @@
 //! The editor's commands for picture and delivery: attaching a project's
 //! video and the picture the window plays (the video, or a proxy the
-//! engine makes when the window cannot play its codec), cast sheets (save a project's cast, list them, start a project
+//! engine makes when the window cannot play its codec), the bed's stems
+//! and how the original dialogue is heard, cast sheets (save a project's cast, list them, start a project
 //! from one) and pronunciation dictionaries (list, set, remove, and hear an
 //! entry before it is saved). Each is one engine operation.
 
 use std::path::PathBuf;
 
+use revoice_engine::dub::programme::OriginalMonitor;
 use revoice_engine::store::CastSheet;
 use revoice_engine::studio::view::ProjectView;
 use revoice_engine::text::pronounce::{Pronunciation, Saying};
@@ -103,4 +105,35 @@ pub async fn picture_source(studio: State<'_, Studio>, project_id: i64, proxy: O
     let Some((played, info)) = found else { return Ok(None) };
     let url = studio.picture_server().await?.url_for(&played);
     Ok(Some(PictureSource { url, info, proxy: proxy.unwrap_or(false) }))
+}
+
+/// Adds a bed stem (music, effects, ambience) at `gain_db`, ducking under
+/// the voice or not; the project.
+#[tauri::command]
+pub async fn add_bed_stem(studio: State<'_, Studio>, project_id: i64, path: PathBuf, gain_db: Option<f64>, ducked: Option<bool>) -> Answer<ProjectView> {
+    let session = studio.session()?;
+    session.engine().add_bed_stem(project_id, &path, gain_db.unwrap_or(0.0), ducked.unwrap_or(true)).await.map_err(text)?;
+    session.view(project_id).await.map_err(text)
+}
+
+/// Changes a bed stem's level and ducking; the project.
+#[tauri::command]
+pub async fn edit_bed_stem(studio: State<'_, Studio>, project_id: i64, stem_id: i64, gain_db: f64, ducked: bool) -> Answer<ProjectView> {
+    let session = studio.session()?;
+    session.engine().store().edit_bed_stem(project_id, stem_id, gain_db, ducked).await.map_err(text)?;
+    session.view(project_id).await.map_err(text)
+}
+
+/// Removes a bed stem; the project.
+#[tauri::command]
+pub async fn remove_bed_stem(studio: State<'_, Studio>, project_id: i64, stem_id: i64) -> Answer<ProjectView> {
+    let session = studio.session()?;
+    session.engine().store().remove_bed_stem(project_id, stem_id).await.map_err(text)?;
+    session.view(project_id).await.map_err(text)
+}
+
+/// How the original dialogue is heard while the dub plays: off, under it at a level, or alone.
+#[tauri::command]
+pub fn set_original_monitor(studio: State<'_, Studio>, monitor: OriginalMonitor) -> Answer<()> {
+    studio.session()?.set_original_monitor(monitor).map_err(text)
 }

@@ -1,9 +1,11 @@
 // End to end: a project's picture in the real app window. A video is
-// attached from the editor; the picture loads in the web view; a click on
-// the timeline's ruler moves the picture to that frame; and while the
-// engine plays (its null device held to real time), the picture follows
-// its playhead. The drift between the picture and the playhead is measured
-// over 30 s of playback and printed. A screenshot goes to
+// attached from the editor (its audio becomes the original dialogue); the
+// picture loads in the web view; a click on the timeline's ruler moves the
+// picture to that frame; and while the engine plays (its null device held
+// to real time), with the original heard under the dub, the picture
+// follows its playhead. The drift between the picture and the playhead is
+// measured over 30 s of playback and printed. Then a second bed stem is
+// added in the music-and-effects dialog. A screenshot goes to
 // target/e2e-picture.png.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -43,9 +45,10 @@ async function picture() {
 }
 
 test("the picture lands on the frame a seek asks for and stays in sync while the dub plays", async () => {
-  // 45 s of a moving test card, H.264 at 25 fps, as a camera file would be.
+  // 45 s of a moving test card with its sound, H.264 and AAC at 25 fps, as a camera file would be.
   const video = join(dataDir, "card.mp4");
-  execFileSync("ffmpeg", ["-y", "-loglevel", "error", "-f", "lavfi", "-i", `testsrc2=size=320x240:rate=${FPS}`, "-t", "45", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-g", String(FPS), video]);
+  execFileSync("ffmpeg", ["-y", "-loglevel", "error", "-f", "lavfi", "-i", `testsrc2=size=320x240:rate=${FPS}`, "-f", "lavfi", "-i", "sine=frequency=330:sample_rate=48000",
+    "-t", "45", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-g", String(FPS), "-c:a", "aac", video]);
   const script = join(dataDir, "card.srt");
   writeFileSync(script, "1\n00:00:00,500 --> 00:00:02,000\n[Ana] The card is up.\n\n2\n00:00:40,000 --> 00:00:42,000\n[Ana] And it ends.\n");
   await session.waitForText("#create-from-script", (t) => t.includes("New project"), 60000);
@@ -73,16 +76,25 @@ test("the picture lands on the frame a seek asks for and stays in sync while the
   }, 20000, 100);
   console.log(`seek to ${landed[1].toFixed(3)} s: the picture shows ${landed[0].toFixed(3)} s (${(1000 * (landed[0] - landed[1])).toFixed(1)} ms off)`);
 
+  // The original dialogue (the video's sound) is heard under the dub.
+  await session.execute("const s = document.querySelector('#original-monitor'); s.value = 'under'; s.dispatchEvent(new Event('change'));");
+  await waitFor("the original's level", async () => ((await session.execute("return !!document.querySelector('#original-level');")) ? true : null), 10000, 100);
+
   // Play from the start; sample the picture against the playhead for 30 s.
   await session.press("j"); // back 5 s
   await session.execute("document.querySelector('#play-pause').click();");
   await waitFor("playback to start", async () => ((await picture())?.[3] === false ? true : null), 20000, 100);
   await new Promise((r) => setTimeout(r, 1000)); // the first second settles the rate
   const drifts = [];
+  const frames = [];
   const started = Date.now();
   while (Date.now() - started < 30000) {
     const [time, target, , paused] = await picture();
-    if (!paused) drifts.push(time - target);
+    if (!paused) {
+      drifts.push(time - target);
+      // The frame on screen against the playhead's frame (a shown frame's time is its start).
+      frames.push(Math.floor(time * FPS + 1e-3) - Math.floor(target * FPS + 1e-3));
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
   await session.execute("document.querySelector('#play-pause').click();");
@@ -94,6 +106,20 @@ test("the picture lands on the frame a seek asks for and stays in sync while the
   console.log(
     `picture drift over 30 s of playback (${drifts.length} samples): median ${(1000 * at(0.5)).toFixed(1)} ms, p95 ${(1000 * at(0.95)).toFixed(1)} ms, max ${(1000 * abs[abs.length - 1]).toFixed(1)} ms, mean signed ${(1000 * mean).toFixed(1)} ms (a frame is ${1000 / FPS} ms)`,
   );
+  const onFrame = frames.filter((f) => f === 0).length / frames.length;
+  const withinOne = frames.filter((f) => Math.abs(f) <= 1).length / frames.length;
+  console.log(`the playhead's own frame on screen in ${(100 * onFrame).toFixed(0)} % of samples, within one frame in ${(100 * withinOne).toFixed(0)} %`);
   assert.ok(drifts.length > 50, `the picture played: ${drifts.length} samples`);
+
+  // Music and effects: a second stem, that does not duck, added in the dialog.
+  const effects = join(dataDir, "rain.wav");
+  execFileSync("ffmpeg", ["-y", "-loglevel", "error", "-f", "lavfi", "-i", "anoisesrc=color=pink:amplitude=0.05:sample_rate=24000", "-t", "20", effects]);
+  await session.click("#open-beds");
+  await session.type("#bed-add-path", effects);
+  await session.execute("const c = document.querySelector('#bed-add-ducked'); if (c.checked) c.click();");
+  await session.click("#bed-add");
+  await session.waitForText(".dialog", (t) => t.includes("rain.wav"));
+  const project = await session.execute("return document.querySelector('#open-beds').title;");
+  assert.match(project, /1 stem/);
   assert.ok(at(0.5) <= 1 / FPS, `the picture keeps to the playhead within a frame most of the time: median ${at(0.5)} s`);
 });

@@ -32,7 +32,15 @@ export type Segment = { id: number, trackId: number, start: number, end: number,
 check: TakeCheck | null, };
 export type Speaker = { id: number, name: string, voice: string, languageVoices: { [key in string]: string }, };
 export type Track = { id: number, language: string, segments: Array<Segment>, };
-export type Project = { id: number, name: string, strategy: string, bed: string | null, 
+export type Project = { id: number, name: string, strategy: string, 
+/**
+ * The first bed stem's file, if there is a bed.
+ */
+bed: string | null, 
+/**
+ * Every bed stem, in order.
+ */
+beds: Array<BedStem>, 
 /**
  * The recording or video holding the original dialogue, if any.
  */
@@ -103,6 +111,20 @@ info: VideoInfo,
  * The window plays a proxy made for it, not the video's own stream.
  */
 proxy: boolean, };
+export type BedStem = { id: number, projectId: number, 
+/**
+ * The file's absolute path.
+ */
+file: string, 
+/**
+ * Level on top of the mix's bed level, dB.
+ */
+gainDb: number, 
+/**
+ * Ducks under the voice (dialogue-free music); off for effects that must stay.
+ */
+ducked: boolean, position: number, };
+export type OriginalMonitor = { "mode": "off" } | { "mode": "under", gainDb: number, } | { "mode": "solo" };
 export type HandoffFormat = "rpp" | "otio" | "edl";
 export type CastSheet = { id: number, name: string, 
 /**

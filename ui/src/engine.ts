@@ -10,6 +10,7 @@ import type {
   ExportedFile,
   HandoffFormat,
   LibraryVoice,
+  OriginalMonitor,
   PictureSource,
   PlaybackView,
   ProjectSummary,
@@ -157,6 +158,19 @@ export const removePronunciation = (projectId: number, word: string, global: boo
  * `word` = `saying` over it (not saved); the phonemes it said. */
 export const previewPronunciation = (projectId: number, sentence: string, voice: string, word: string | null, saying: Saying | null) =>
   invoke<string>("preview_pronunciation", { projectId, sentence, voice, word, saying });
+
+// ---- The bed (music and effects stems) and hearing the original dialogue ----
+
+/** Adds a stem (music or effects, a recording or a video's audio) to the
+ * project's bed, `gainDb` over the mix's bed level; `ducked`: it ducks
+ * under the voice (off for effects that must stay). */
+export const addBedStem = (projectId: number, path: string, gainDb = 0, ducked = true) =>
+  invoke<Project>("add_bed_stem", { projectId, path, gainDb, ducked });
+export const editBedStem = (projectId: number, stemId: number, gainDb: number, ducked: boolean) =>
+  invoke<Project>("edit_bed_stem", { projectId, stemId, gainDb, ducked });
+export const removeBedStem = (projectId: number, stemId: number) => invoke<Project>("remove_bed_stem", { projectId, stemId });
+/** How the original dialogue is heard while the dub plays (in what plays now and what plays next). */
+export const setOriginalMonitor = (monitor: OriginalMonitor) => invoke<void>("set_original_monitor", { monitor });
 
 // ---- The voice library ----
 

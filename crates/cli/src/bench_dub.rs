@@ -111,7 +111,7 @@ pub fn dub(data_dir: &Path, lines: usize, device: &str) -> Result<()> {
     let project = rt.block_on(store.project(project.id))?;
     let mut track_lines = rt.block_on(engine.track_lines(track.id))?;
     let from = track_lines.lines[lines / 2].slot.start;
-    match Transport::open(device, empty_programme(&project, &track_lines, &settings)?) {
+    match Transport::open(device, empty_programme(&project, &track_lines, &settings, revoice_engine::dub::programme::OriginalMonitor::Off)?) {
         Ok(transport) => {
             transport.seek(from);
             transport.play();

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use revoice_engine::audio::live::LivePlayback;
 use revoice_engine::dub::mix::MixSettings;
 use revoice_engine::dub::player::{empty_programme, Feed};
+use revoice_engine::dub::programme::OriginalMonitor;
 use revoice_engine::dub::transport::{Transport, TransportState};
 use revoice_engine::speech::SpeechStack;
 use revoice_engine::store::{Project, Track};
@@ -28,6 +29,21 @@ pub struct PlayRequest {
     pub segment: Option<i64>,
     pub language: Option<String>,
     pub device: String,
+    /// How the original dialogue is heard.
+    pub original: OriginalMonitor,
+}
+
+/// `solo`, `off` or a level in dB (`-12`): how the original dialogue is heard.
+pub fn parse_monitor(text: Option<&str>) -> Result<OriginalMonitor> {
+    match text.map(|t| t.trim().to_ascii_lowercase()) {
+        None => Ok(OriginalMonitor::Off),
+        Some(t) if t == "off" => Ok(OriginalMonitor::Off),
+        Some(t) if t == "solo" => Ok(OriginalMonitor::Solo),
+        Some(t) => match t.trim_end_matches("db").trim().parse::<f32>() {
+            Ok(gain_db) if (-60.0..=12.0).contains(&gain_db) => Ok(OriginalMonitor::Under { gain_db }),
+            _ => Err(revoice_engine::Error::invalid(format!("--original {t:?}"), "say solo, off, or a level in dB from -60 to 12 (e.g. -12)")),
+        },
+    }
 }
 
 /// A command typed while playing.
@@ -106,7 +122,7 @@ fn preview(engine: &Engine, project: &Project, segment: i64, device: &str) -> Re
 fn timeline(engine: &Engine, project: &Project, track: &Track, request: &PlayRequest) -> Result<()> {
     let mix = MixSettings::default();
     let mut lines = engine.runtime().block_on(engine.track_lines(track.id))?;
-    let programme = empty_programme(project, &lines, &mix)?;
+    let programme = empty_programme(project, &lines, &mix, request.original)?;
     let transport = Transport::open(&request.device, programme)?;
     let length = transport.state().length_s;
     let from = request.from.clamp(0.0, length);

@@ -100,8 +100,25 @@ pub enum ProjectCommand {
     },
     /// Set the timing strategy: natural, strict_slot, smart_fit or resynthesize.
     Strategy { project: i64, strategy: String },
-    /// Set the background bed (music and effects under the dub).
-    Bed { project: i64, file: PathBuf },
+    /// Set the background bed (music and effects under the dub), or with --add another stem of
+    /// it (M&E: music, effects, ambience), each at its own level and ducking under the voice or
+    /// not. Without a file, lists the stems.
+    Bed {
+        project: i64,
+        file: Option<PathBuf>,
+        /// Add the file as another stem instead of replacing the bed.
+        #[arg(long, requires = "file")]
+        add: bool,
+        /// The stem's level on top of the mix's bed level, dB.
+        #[arg(long, default_value_t = 0.0, allow_hyphen_values = true, requires = "add")]
+        gain: f64,
+        /// The stem does not duck under the voice (effects that must stay).
+        #[arg(long, requires = "add")]
+        no_duck: bool,
+        /// Remove the stem with this id (see the list).
+        #[arg(long, conflicts_with_all = ["file", "add"])]
+        remove: Option<i64>,
+    },
     /// Render every line whose audio is missing or out of date (interrupted renders resume here).
     Render {
         project: i64,
@@ -133,6 +150,9 @@ pub enum ProjectCommand {
         /// Output device id (see `revoice doctor`); the configured one by default.
         #[arg(long)]
         device: Option<String>,
+        /// Hear the original dialogue too: `solo` (alone), or a level in dB under the dub (e.g. -12).
+        #[arg(long, allow_hyphen_values = true)]
+        original: Option<String>,
     },
     /// Check every rendered line by ear: Whisper hears each take as the programme places it,
     /// and each line passes or says what failed (silence, clipping, lost words, the fit's cut).
@@ -300,9 +320,30 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
             engine.set_strategy(project, &strategy).await?;
             println!("project {project} now uses {strategy}");
         }
-        ProjectCommand::Bed { project, file } => {
-            let (path, seconds) = engine.set_bed(project, &file).await?;
-            println!("bed set: {} ({seconds:.1} s)", path.display());
+        ProjectCommand::Bed { project, file, add, gain, no_duck, remove } => {
+            match (file, remove) {
+                (Some(file), _) if add => {
+                    let (stem, seconds) = engine.add_bed_stem(project, &file, gain, !no_duck).await?;
+                    println!("bed stem {} added: {} ({seconds:.1} s)", stem.id, stem.file);
+                }
+                (Some(file), _) => {
+                    let (path, seconds) = engine.set_bed(project, &file).await?;
+                    println!("bed set: {} ({seconds:.1} s)", path.display());
+                }
+                (None, Some(stem)) => {
+                    engine.store().project(project).await?;
+                    engine.store().remove_bed_stem(project, stem).await?;
+                    println!("bed stem {stem} removed");
+                }
+                (None, None) => {}
+            }
+            let stems = engine.store().bed_stems(project).await?;
+            if stems.is_empty() {
+                println!("project {project} has no bed");
+            }
+            for stem in stems {
+                println!("  stem {:>3}  {:+5.1} dB  {}  {}", stem.id, stem.gain_db, if stem.ducked { "ducks   " } else { "no ducking" }, stem.file);
+            }
         }
         ProjectCommand::Save { project, file } => {
             let document = revoice_engine::dub::project_file::export(store, project).await?;
@@ -323,9 +364,10 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
                 return Box::pin(run(engine, qc)).await;
             }
         }
-        ProjectCommand::Play { project, from, to, looping, segment, language, device } => {
+        ProjectCommand::Play { project, from, to, looping, segment, language, device, original } => {
             let device = device.unwrap_or_else(|| engine.config().settings.audio.output_device.clone());
-            let request = crate::play::PlayRequest { project, from, to, looping, segment, language, device };
+            let original = crate::play::parse_monitor(original.as_deref())?;
+            let request = crate::play::PlayRequest { project, from, to, looping, segment, language, device, original };
             crate::play::play(engine, request).await?
         }
         ProjectCommand::Qc { project, again, retake, json } => {
@@ -488,7 +530,13 @@ async fn render(engine: &Arc<Engine>, project: i64) -> Result<()> {
 
 async fn status(engine: &Engine, project: i64) -> Result<()> {
     let p = engine.store().project(project).await?;
-    println!("project {} \"{}\" (timing: {}, bed: {})", p.id, p.name, p.timing_strategy, p.bed_file.as_deref().unwrap_or("none"));
+    let beds = engine.store().bed_stems(project).await?;
+    let bed = match beds.len() {
+        0 => "none".to_string(),
+        1 => beds[0].file.clone(),
+        n => format!("{n} stems"),
+    };
+    println!("project {} \"{}\" (timing: {}, bed: {bed}, picture: {})", p.id, p.name, p.timing_strategy, p.video_file.as_deref().unwrap_or("none"));
     for s in engine.store().speakers(project).await? {
         let own: Vec<String> = s.language_voices().into_iter().map(|(l, v)| format!("{l}: {v}")).collect();
         let own = if own.is_empty() { String::new() } else { format!(" ({})", own.join(", ")) };

@@ -1,8 +1,9 @@
 //! The demo project a first start offers (an `impl Engine`): the lighthouse
-//! scene (32 timed lines, Maya and Theo) with stock voices for both and its
-//! harbour music bed, ready to render, so a new user hears a dub at once.
-//! The script and bed ship inside the engine; the bed is written into the
-//! data folder the first time it is needed.
+//! scene (32 timed lines, Maya and Theo) with stock voices for both, its
+//! harbour music bed and a short picture made for it (a lighthouse at
+//! night with a timecode burned in, VP8), ready to render, so a new user
+//! hears a dub against picture at once. The script, bed and picture ship
+//! inside the engine and are written into the data folder when needed.
 
 use crate::error::{Error, Result};
 use crate::store::Project;
@@ -12,6 +13,7 @@ use crate::Engine;
 pub const DEMO_NAME: &str = "The lighthouse (demo)";
 const SCRIPT: &str = include_str!("../../../assets/demo/lighthouse.srt");
 const BED: &[u8] = include_bytes!("../../../assets/demo/harbour-bed.wav");
+const PICTURE: &[u8] = include_bytes!("../../../assets/demo/lighthouse.webm");
 /// Who speaks with which stock voice.
 const CAST: [(&str, &str); 2] = [("Maya", "af_bella"), ("Theo", "bm_george")];
 
@@ -19,11 +21,8 @@ impl Engine {
     /// Makes the demo project: the scene's lines, a voice for each speaker
     /// and the bed (`<data>/demo/harbour-bed.wav`).
     pub async fn create_demo_project(&self) -> Result<Project> {
-        let bed = self.data_dir().join("demo").join("harbour-bed.wav");
-        if std::fs::read(&bed).ok().as_deref() != Some(BED) {
-            std::fs::create_dir_all(bed.parent().expect("a folder")).map_err(|e| Error::io("create", &bed, e))?;
-            crate::fsutil::write_atomically(&bed, BED)?;
-        }
+        let bed = self.demo_file("harbour-bed.wav", BED)?;
+        let picture = self.demo_file("lighthouse.webm", PICTURE)?;
         let cues = crate::subtitles::parse_srt(SCRIPT, "lighthouse.srt")?;
         let (project, track) = self.create_project(DEMO_NAME, "en-US").await?;
         self.store().import_cues(&track, &cues).await?;
@@ -32,7 +31,21 @@ impl Engine {
             self.set_speaker_voice(project.id, found.id, voice, None).await?;
         }
         self.set_bed(project.id, &bed).await?;
+        // The picture needs FFmpeg to be read; without it the demo is heard without picture.
+        if let Err(e) = self.attach_video(project.id, &picture, false, Some("en-US")).await {
+            tracing::warn!(error = %e, "the demo's picture was not attached");
+        }
         self.store().project(project.id).await
+    }
+
+    /// `<data>/demo/<name>` holding `bytes`, written when it does not.
+    fn demo_file(&self, name: &str, bytes: &[u8]) -> Result<std::path::PathBuf> {
+        let path = self.data_dir().join("demo").join(name);
+        if std::fs::read(&path).ok().as_deref() != Some(bytes) {
+            std::fs::create_dir_all(path.parent().expect("a folder")).map_err(|e| Error::io("create", &path, e))?;
+            crate::fsutil::write_atomically(&path, bytes)?;
+        }
+        Ok(path)
     }
 }
 
@@ -47,7 +60,9 @@ mod tests {
         let engine = runtime.block_on(Engine::open(EngineConfig::load_from(dir.path().to_path_buf()).unwrap())).unwrap();
         let project = runtime.block_on(engine.create_demo_project()).unwrap();
         assert_eq!(project.name, super::DEMO_NAME);
-        assert!(project.bed_file.as_deref().is_some_and(|b| std::path::Path::new(b).is_file()));
+        let beds = runtime.block_on(engine.store().bed_stems(project.id)).unwrap();
+        assert!(beds.len() == 1 && std::path::Path::new(&beds[0].file).is_file(), "{beds:?}");
+        assert!(project.video_file.as_deref().is_some_and(|v| v.ends_with("lighthouse.webm")), "the demo has its picture: {:?}", project.video_file);
         let speakers = runtime.block_on(engine.store().speakers(project.id)).unwrap();
         let voices: Vec<(&str, &str)> = speakers.iter().map(|s| (s.name.as_str(), s.voice.as_str())).collect();
         assert_eq!(voices, [("Maya", "af_bella"), ("Theo", "bm_george")]);

@@ -190,13 +190,23 @@ impl Engine {
         Ok(())
     }
 
-    /// Sets the project's bed (music and effects under the dub) after
-    /// checking it decodes; its absolute path and length in seconds.
+    /// Makes `file` the project's bed (music and effects under the dub,
+    /// its only stem) after checking it decodes; its absolute path and
+    /// length in seconds.
     pub async fn set_bed(&self, project_id: i64, file: &Path) -> Result<(std::path::PathBuf, f64)> {
         self.store().project(project_id).await?;
         let (absolute, seconds) = decodable_media(file, "the bed").await?;
         self.store().set_bed(project_id, Some(&absolute.to_string_lossy())).await?;
         Ok((absolute, seconds))
+    }
+
+    /// Adds a bed stem (an M&E stem: music, effects, ambience) after the
+    /// others, at `gain_db` on top of the mix's bed level, ducking under the
+    /// voice or not; checked to decode first. The stem and its length.
+    pub async fn add_bed_stem(&self, project_id: i64, file: &Path, gain_db: f64, ducked: bool) -> Result<(crate::store::BedStem, f64)> {
+        self.store().project(project_id).await?;
+        let (absolute, seconds) = decodable_media(file, "the bed stem").await?;
+        Ok((self.store().add_bed_stem(project_id, &absolute.to_string_lossy(), gain_db, ducked).await?, seconds))
     }
 
     /// Edits one line in one undoable step (a line edited back to an

@@ -37,6 +37,8 @@ fn generated() -> String {
         decl::<revoice_engine::dub::picture::AudioStream>(&cfg),
         decl::<revoice_engine::AttachedVideo>(&cfg),
         decl::<revoice_engine::PictureSource>(&cfg),
+        decl::<revoice_engine::store::BedStem>(&cfg),
+        decl::<revoice_engine::dub::programme::OriginalMonitor>(&cfg),
         decl::<revoice_engine::dub::handoff::HandoffFormat>(&cfg),
         decl::<revoice_engine::store::CastSheet>(&cfg),
         decl::<revoice_engine::store::CastMember>(&cfg),

@@ -89,6 +89,7 @@ export function syntheticProject(lines = 2000, speakers = 5, seed = 7): Syntheti
       name: `Synthetic ${lines} lines`,
       strategy: "smart_fit",
       bed: "bed.wav",
+      beds: [{ id: 1, projectId: 1, file: "bed.wav", gainDb: 0, ducked: true, position: 0 }],
       original: null,
       video: null,
       cast: null,

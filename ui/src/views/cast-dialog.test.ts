@@ -19,6 +19,7 @@ function project(): Project {
     name: "Harbour",
     strategy: "natural",
     bed: null,
+    beds: [],
     original: null,
     video: null,
     cast: null,

@@ -4,10 +4,13 @@
 // removes them (handing the editor the project and listing again), hears a
 // typed entry and shows its phonemes, and shows the engine's refusals;
 // saving a cast starts from the project's sheet and says what was saved;
-// attaching a video sends the path and says what its audio became.
+// attaching a video sends the path and says what its audio became; the
+// bed lists its stems, saves a stem's level and ducking when changed,
+// removes and adds stems (handing the editor the project each time), and
+// shows the engine's refusals.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { html } from "lit-html";
-import type { Pronunciation } from "../engine";
+import type { BedStem, Pronunciation } from "../engine";
 import type { Project } from "../model";
 
 const engine = vi.hoisted(() => ({
@@ -17,11 +20,14 @@ const engine = vi.hoisted(() => ({
   previewPronunciation: vi.fn(),
   saveCast: vi.fn(),
   attachVideo: vi.fn(),
+  addBedStem: vi.fn(),
+  editBedStem: vi.fn(),
+  removeBedStem: vi.fn(),
 }));
 vi.mock("../engine", () => engine);
 vi.mock("../pick", () => ({ browseButton: () => html`<button type="button">Browse…</button>` }));
 
-const { attachVideoDialog, dictionaryDialog, saveCastDialog } = await import("./delivery-dialogs");
+const { attachVideoDialog, bedDialog, dictionaryDialog, saveCastDialog } = await import("./delivery-dialogs");
 
 function project(): Project {
   return {
@@ -29,6 +35,7 @@ function project(): Project {
     name: "Harbour",
     strategy: "natural",
     bed: null,
+    beds: [],
     original: null,
     video: null,
     cast: null,
@@ -200,5 +207,96 @@ describe("attaching a video", () => {
     await settle();
     expect($("[role=alert]").textContent).toBe("Choose a video file.");
     expect(engine.attachVideo).not.toHaveBeenCalled();
+  });
+});
+
+describe("the bed's stems", () => {
+  const stem = (id: number, file: string, gainDb = 0, ducked = true): BedStem => ({ id, projectId: 7, file, gainDb, ducked, position: id });
+  const withBeds = (...beds: BedStem[]): Project => ({ ...project(), bed: beds[0]?.file ?? null, beds });
+  const stems = () => [...document.querySelectorAll(".bed-stem")].map((r) => r.getAttribute("data-stem"));
+
+  it("lists each stem with its level and ducking", () => {
+    const $ = mount(bedDialog(withBeds(stem(1, "/music/theme.flac", -6), stem(2, "/fx/waves.wav", 0, false)), vi.fn()));
+    expect(document.querySelector("[role=dialog]")!.getAttribute("aria-label")).toBe("Music and effects");
+    expect(stems()).toEqual(["1", "2"]);
+    expect($('[data-stem="1"] .bed-file').textContent).toBe("theme.flac");
+    expect($<HTMLInputElement>("#bed-gain-1").value).toBe("-6");
+    expect($<HTMLInputElement>("#bed-ducked-1").checked).toBe(true);
+    expect($<HTMLInputElement>("#bed-ducked-2").checked).toBe(false);
+    expect($<HTMLInputElement>("#bed-add-gain").value).toBe("0");
+    expect($<HTMLInputElement>("#bed-add-ducked").checked).toBe(true);
+    expect(mount(bedDialog(project(), vi.fn()))("#bed-list").textContent).toMatch(/No stems yet/);
+  });
+
+  it("saves a stem's level and ducking when changed, and hands the editor the project", async () => {
+    const changed = vi.fn();
+    const after = withBeds(stem(1, "/music/theme.flac", -9.5, false));
+    engine.editBedStem.mockResolvedValue(after);
+    const $ = mount(bedDialog(withBeds(stem(1, "/music/theme.flac", -6)), changed));
+    const level = $<HTMLInputElement>("#bed-gain-1");
+    $<HTMLInputElement>("#bed-ducked-1").checked = false;
+    type(level, "-9.5");
+    await settle();
+    expect(engine.editBedStem).toHaveBeenCalledWith(7, 1, -9.5, false);
+    expect(changed).toHaveBeenCalledWith(after, "Bed: theme.flac at -9.5 dB, not ducked");
+    expect($("#bed-summary").textContent).toBe("Bed: theme.flac at -9.5 dB, not ducked");
+    // The row stays (a field being worked in keeps its element).
+    expect($("#bed-gain-1")).toBe(level);
+  });
+
+  it("puts a refused level back and says why", async () => {
+    const $ = mount(bedDialog(withBeds(stem(1, "/music/theme.flac", -6)), vi.fn()));
+    type($<HTMLInputElement>("#bed-gain-1"), "40");
+    await settle();
+    expect(engine.editBedStem).not.toHaveBeenCalled();
+    expect($("[role=alert]").textContent).toBe("The level must be a number of dB from -60 to 24.");
+    expect($<HTMLInputElement>("#bed-gain-1").value).toBe("-6");
+  });
+
+  it("removes a stem and lists the rest", async () => {
+    const changed = vi.fn();
+    const after = withBeds(stem(2, "/fx/waves.wav"));
+    engine.removeBedStem.mockResolvedValue(after);
+    const $ = mount(bedDialog(withBeds(stem(1, "/music/theme.flac"), stem(2, "/fx/waves.wav")), changed));
+    $<HTMLButtonElement>("#bed-remove-1").click();
+    await settle();
+    expect(engine.removeBedStem).toHaveBeenCalledWith(7, 1);
+    expect(changed).toHaveBeenCalledWith(after, "Removed theme.flac from the bed");
+    expect(stems()).toEqual(["2"]);
+  });
+
+  it("adds a stem from the form, ducked at 0 dB unless changed", async () => {
+    const changed = vi.fn();
+    const after = withBeds(stem(1, "/music/theme.flac"), stem(3, "/fx/storm.ogg", -3, false));
+    engine.addBedStem.mockResolvedValue(after);
+    const $ = mount(bedDialog(withBeds(stem(1, "/music/theme.flac")), changed));
+    type($<HTMLInputElement>("#bed-add-path"), " /fx/storm.ogg ");
+    type($<HTMLInputElement>("#bed-add-gain"), "-3");
+    $<HTMLInputElement>("#bed-add-ducked").checked = false;
+    $<HTMLButtonElement>("#bed-add").click();
+    await settle();
+    expect(engine.addBedStem).toHaveBeenCalledWith(7, "/fx/storm.ogg", -3, false);
+    expect(changed).toHaveBeenCalledWith(after, "Added to the bed: storm.ogg at -3 dB, not ducked");
+    expect(stems()).toEqual(["1", "3"]);
+    expect($<HTMLInputElement>("#bed-add-path").value).toBe("");
+  });
+
+  it("asks for a file, and shows the engine's refusal", async () => {
+    const changed = vi.fn();
+    engine.addBedStem.mockImplementation(async () => {
+      throw "cannot read /fx/missing.wav: no such file";
+    });
+    const $ = mount(bedDialog(project(), changed));
+    $<HTMLButtonElement>("#bed-add").click();
+    await settle();
+    expect($("[role=alert]").textContent).toBe("Choose a recording or video for the stem.");
+    expect(engine.addBedStem).not.toHaveBeenCalled();
+    type($<HTMLInputElement>("#bed-add-path"), "/fx/missing.wav");
+    $<HTMLButtonElement>("#bed-add").click();
+    await settle();
+    expect(engine.addBedStem).toHaveBeenCalledWith(7, "/fx/missing.wav", 0, true);
+    expect($("[role=alert]").textContent).toContain("no such file");
+    expect(changed).not.toHaveBeenCalled();
+    expect($("#bed-add").hasAttribute("disabled")).toBe(false);
   });
 });

@@ -1,16 +1,18 @@
 // The editor's delivery dialogs, built once when opened (engine events do
 // not redraw them): attaching a video as the project's picture, saving
-// the project's cast on a cast sheet, and the pronunciation dictionary
-// (its entries, each removable, and a form for an entry, heard before it
-// is saved). Each hands the editor what the engine answered; errors show
-// in the dialog, as in the export and cast dialogs.
+// the project's cast on a cast sheet, the pronunciation dictionary (its
+// entries, each removable, and a form for an entry, heard before it is
+// saved), and the bed's music and effects stems (each with its level and
+// ducking, removable, and a form adding one). Each hands the editor what
+// the engine answered; errors show in the dialog, as in the export and
+// cast dialogs.
 import { render as renderTemplate } from "lit-html";
 import { el } from "../dom";
 import * as engine from "../engine";
-import type { AttachedVideo, CastSheet, Pronunciation } from "../engine";
+import type { AttachedVideo, BedStem, CastSheet, Pronunciation } from "../engine";
 import type { Project } from "../model";
 import { browseButton } from "../pick";
-import { attachedSummary, describeSaying, dictionaryEntry, type SayingKind } from "./delivery";
+import { attachedSummary, BED_LEVEL_DB, decibels, describeSaying, dictionaryEntry, fileName, stemSummary, type SayingKind } from "./delivery";
 
 /** An error from the engine (a string) or from a form (an Error), in words. */
 const words = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -27,6 +29,18 @@ function dialog(label: string, ...children: (Node | null)[]): HTMLElement {
 function checkbox(id: string, label: string): { box: HTMLInputElement; row: HTMLLabelElement } {
   const box = el("input", { type: "checkbox", id });
   return { box, row: el("label", { class: "check" }, box, ` ${label}`) };
+}
+
+/** Runs an engine call with `button` (if any) disabled; errors show in `result`. */
+async function act(button: HTMLButtonElement | null, result: HTMLElement, action: () => Promise<void>): Promise<void> {
+  button?.setAttribute("disabled", "");
+  try {
+    await action();
+  } catch (e) {
+    result.replaceChildren(failure(e));
+  } finally {
+    button?.removeAttribute("disabled");
+  }
 }
 
 /** "Attach video…": a video by path (typed or browsed); `attached` gets
@@ -117,17 +131,6 @@ export function dictionaryDialog(project: Project, voice: string, changed: (proj
   const result = el("div", { id: "dictionary-result" });
   const entry = () => dictionaryEntry(word.value, kind.value as SayingKind, saying.value);
 
-  /** Runs an engine call with `button` disabled; errors show in the dialog. */
-  const act = async (button: HTMLButtonElement, action: () => Promise<void>) => {
-    button.setAttribute("disabled", "");
-    try {
-      await action();
-    } catch (e) {
-      result.replaceChildren(failure(e));
-    } finally {
-      button.removeAttribute("disabled");
-    }
-  };
   const refresh = async () => {
     try {
       show(await engine.pronunciations(project.id));
@@ -141,7 +144,7 @@ export function dictionaryDialog(project: Project, voice: string, changed: (proj
       ...entries.map((e) => {
         const remove = el("button", { class: "link-button dictionary-remove", "aria-label": `Remove ${e.word}` }, "Remove");
         remove.addEventListener("click", () =>
-          void act(remove, async () => {
+          void act(remove, result, async () => {
             changed(await engine.removePronunciation(project.id, e.word, e.global), `Removed “${e.word}” from the ${e.global ? "global " : ""}dictionary`);
             result.replaceChildren();
             await refresh();
@@ -160,7 +163,7 @@ export function dictionaryDialog(project: Project, voice: string, changed: (proj
   };
 
   hear.addEventListener("click", () =>
-    void act(hear, async () => {
+    void act(hear, result, async () => {
       const typed = entry();
       phonemes.textContent = "Speaking…";
       try {
@@ -173,7 +176,7 @@ export function dictionaryDialog(project: Project, voice: string, changed: (proj
     }),
   );
   save.addEventListener("click", () =>
-    void act(save, async () => {
+    void act(save, result, async () => {
       const typed = entry();
       const done = `“${typed.word}” is said ${describeSaying(typed.saying)}${global.box.checked ? " in every project" : ""}`;
       changed(await engine.setPronunciation(project.id, typed.word, typed.saying, global.box.checked), done);
@@ -186,4 +189,97 @@ export function dictionaryDialog(project: Project, voice: string, changed: (proj
   const box = dialog("Dictionary", el("p", { class: "muted" }, `How words and names are said in ${project.name}: the project's entries, and the global ones every project shares.`), list, form, result);
   void refresh();
   return box;
+}
+
+/** A level in dB, `low` to `high` in half dB steps. */
+function levelInput(id: string, label: string, value: number, [low, high]: [number, number]): HTMLInputElement {
+  const input = el("input", { type: "number", id, class: "level", "aria-label": label, min: String(low), max: String(high), step: "0.5" });
+  input.value = String(value);
+  return input;
+}
+
+/** "Bed…": the music and effects the dub plays over, stem by stem. A
+ * stem's level or ducking is saved when changed; `changed` gets the
+ * project after each change (the bed's waveform is drawn again) and what
+ * was done. */
+export function bedDialog(project: Project, changed: (project: Project, done: string) => void): HTMLElement {
+  let current = project;
+  const list = el("ul", { class: "bed-list", id: "bed-list", "aria-label": "Bed stems" });
+  const result = el("div", { id: "bed-result" });
+  const path = el("input", { type: "text", id: "bed-add-path", "aria-label": "Stem file", placeholder: "/path/to/music.wav (a recording or a video's audio)" });
+  const pathRow = el("div", { class: "row" }, path);
+  renderTemplate(browseButton("media", (picked) => (path.value = picked)), pathRow);
+  const gain = levelInput("bed-add-gain", "Level of the new stem (dB)", 0, BED_LEVEL_DB);
+  const ducked = checkbox("bed-add-ducked", "Ducks under the voice");
+  ducked.box.checked = true;
+  const add = el("button", { class: "button", id: "bed-add" }, "Add the stem");
+
+  /** The engine's answer: kept, handed to the editor and said. */
+  const take = (updated: Project, done: string) => {
+    current = updated;
+    changed(updated, done);
+    result.replaceChildren(el("p", { id: "bed-summary" }, done));
+  };
+  const row = (stem: BedStem) => {
+    const name = fileName(stem.file);
+    const level = levelInput(`bed-gain-${stem.id}`, `Level of ${name} (dB)`, stem.gainDb, BED_LEVEL_DB);
+    const ducks = checkbox(`bed-ducked-${stem.id}`, "Ducks under the voice");
+    ducks.box.checked = stem.ducked;
+    const remove = el("button", { class: "link-button", id: `bed-remove-${stem.id}`, "aria-label": `Remove ${name}` }, "Remove");
+    const edit = () =>
+      void act(null, result, async () => {
+        // What the engine holds now (the row stays while it is edited).
+        const stored = current.beds.find((s) => s.id === stem.id) ?? stem;
+        try {
+          const gainDb = decibels(level.value, BED_LEVEL_DB);
+          take(await engine.editBedStem(current.id, stem.id, gainDb, ducks.box.checked), `Bed: ${stemSummary({ file: stem.file, gainDb, ducked: ducks.box.checked })}`);
+        } catch (e) {
+          level.value = String(stored.gainDb);
+          ducks.box.checked = stored.ducked;
+          throw e;
+        }
+      });
+    level.addEventListener("change", edit);
+    ducks.box.addEventListener("change", edit);
+    remove.addEventListener("click", () =>
+      void act(remove, result, async () => {
+        take(await engine.removeBedStem(current.id, stem.id), `Removed ${name} from the bed`);
+        show();
+      }),
+    );
+    return el(
+      "li",
+      { class: "bed-stem", "data-stem": String(stem.id) },
+      el("span", { class: "bed-file", title: stem.file }, name),
+      el("label", { class: "bed-level" }, level, " dB"),
+      ducks.row,
+      remove,
+    );
+  };
+  const show = () => {
+    if (!current.beds.length) return list.replaceChildren(el("li", { class: "muted" }, "No stems yet: the dub plays over silence."));
+    list.replaceChildren(...current.beds.map(row));
+  };
+
+  add.addEventListener("click", () =>
+    void act(add, result, async () => {
+      const file = path.value.trim();
+      if (!file) throw new Error("Choose a recording or video for the stem.");
+      const gainDb = decibels(gain.value, BED_LEVEL_DB);
+      result.replaceChildren(el("progress", {}), " Reading the stem…");
+      take(await engine.addBedStem(current.id, file, gainDb, ducked.box.checked), `Added to the bed: ${stemSummary({ file, gainDb, ducked: ducked.box.checked })}`);
+      path.value = "";
+      show();
+    }),
+  );
+
+  show();
+  const form = el("fieldset", { class: "bed-form" }, el("legend", {}, "Add a stem"), pathRow, el("label", { class: "bed-level" }, "Level ", gain, " dB"), ducked.row, add);
+  return dialog(
+    "Music and effects",
+    el("p", { class: "muted" }, "The bed the dub plays over: each stem at its level (over the mix's bed level). Music ducks under the voice; effects that must stay heard do not."),
+    list,
+    form,
+    result,
+  );
 }

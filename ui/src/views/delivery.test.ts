@@ -1,9 +1,22 @@
 // What the delivery features send and say, from what a person chose: the
 // export's files, a dictionary entry from its form, how an entry reads,
-// and what attaching a video did.
+// what attaching a video did, a level typed in dB, a bed stem in words,
+// and how the original dialogue is heard.
 import { describe, expect, it } from "vitest";
 import type { AttachedVideo } from "../engine";
-import { attachedSummary, describeSaying, dictionaryEntry, exportChoice, fileName } from "./delivery";
+import {
+  attachedSummary,
+  BED_LEVEL_DB,
+  decibels,
+  describeSaying,
+  dictionaryEntry,
+  exportChoice,
+  fileName,
+  MONITOR_MODES,
+  ORIGINAL_LEVEL_DB,
+  originalMonitor,
+  stemSummary,
+} from "./delivery";
 
 describe("an export's choice", () => {
   it("passes the ticked tracks, files, handoff formats and the muxed video", () => {
@@ -67,5 +80,42 @@ describe("attaching a video", () => {
   it("names the file at the end of a path, either slash", () => {
     expect(fileName("C:\\films\\scene.mkv")).toBe("scene.mkv");
     expect(fileName("scene.mkv")).toBe("scene.mkv");
+  });
+});
+
+describe("levels in dB", () => {
+  it("takes a typed number within the range, ends included", () => {
+    expect(decibels("-6", BED_LEVEL_DB)).toBe(-6);
+    expect(decibels(" 2.5 ", BED_LEVEL_DB)).toBe(2.5);
+    expect(decibels("-60", BED_LEVEL_DB)).toBe(-60);
+    expect(decibels("24", BED_LEVEL_DB)).toBe(24);
+    expect(decibels("12", ORIGINAL_LEVEL_DB)).toBe(12);
+  });
+
+  it("refuses, in words, what is empty, not a number or out of range", () => {
+    for (const typed of ["", "  ", "loud", "-61", "24.5"]) expect(() => decibels(typed, BED_LEVEL_DB)).toThrow("The level must be a number of dB from -60 to 24.");
+    expect(() => decibels("13", ORIGINAL_LEVEL_DB)).toThrow("from -60 to 12");
+  });
+
+  it("says a bed stem in a few words", () => {
+    expect(stemSummary({ file: "/music/theme.flac", gainDb: -6, ducked: true })).toBe("theme.flac at -6 dB, ducks under the voice");
+    expect(stemSummary({ file: "fx.wav", gainDb: 0, ducked: false })).toBe("fx.wav at 0 dB, not ducked");
+  });
+});
+
+describe("hearing the original dialogue", () => {
+  it("sends the level only under the dub", () => {
+    expect(originalMonitor("off", -12)).toEqual({ mode: "off" });
+    expect(originalMonitor("under", -12)).toEqual({ mode: "under", gainDb: -12 });
+    expect(originalMonitor("under", -3.5)).toEqual({ mode: "under", gainDb: -3.5 });
+    expect(originalMonitor("solo", -12)).toEqual({ mode: "solo" });
+  });
+
+  it("offers off, under the dub and solo, off first", () => {
+    expect(MONITOR_MODES).toEqual([
+      ["off", "Original: off"],
+      ["under", "Original under the dub"],
+      ["solo", "Original solo"],
+    ]);
   });
 });

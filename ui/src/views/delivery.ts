@@ -1,8 +1,9 @@
 // What the editor's delivery features say and send, worked out from what a
 // person chose (no DOM, no engine): an export's choice of files, a
-// dictionary entry from its form and how an entry reads, and what
-// attaching a video did, in a sentence.
-import type { AttachedVideo, ExportChoice, HandoffFormat, Saying, VideoInfo } from "../engine";
+// dictionary entry from its form and how an entry reads, what attaching a
+// video did, in a sentence, a level typed in dB, and how the original
+// dialogue is heard.
+import type { AttachedVideo, BedStem, ExportChoice, HandoffFormat, OriginalMonitor, Saying, VideoInfo } from "../engine";
 
 /** The handoff files an export can write, with their labels. */
 export const HANDOFF_FORMATS: [HandoffFormat, string][] = [
@@ -67,4 +68,36 @@ export function attachedSummary(attached: AttachedVideo): string {
   const became = [attached.originalDialogue ? "the original dialogue" : "", attached.bed ? "the bed" : ""].filter(Boolean);
   const audio = became.length ? `; its audio is now ${became.join(" and ")}` : info.audio.length ? "" : "; it has no audio";
   return `Picture: ${fileName(attached.path)} (${videoSummary(info)})${audio}`;
+}
+
+/** The levels the engine takes, dB: a bed stem's (over the mix's bed
+ * level), and the original dialogue's under the dub. */
+export const BED_LEVEL_DB: [number, number] = [-60, 24];
+export const ORIGINAL_LEVEL_DB: [number, number] = [-60, 12];
+
+/** A level typed in dB; throws, in words, when it is not a number from `low` to `high`. */
+export function decibels(typed: string, [low, high]: [number, number]): number {
+  const value = typed.trim() ? Number(typed) : NaN;
+  if (!Number.isFinite(value) || value < low || value > high) throw new Error(`The level must be a number of dB from ${low} to ${high}.`);
+  return value;
+}
+
+/** A bed stem in a few words: `music.wav at -6 dB, ducks under the voice`. */
+export function stemSummary(stem: Pick<BedStem, "file" | "gainDb" | "ducked">): string {
+  return `${fileName(stem.file)} at ${stem.gainDb} dB, ${stem.ducked ? "ducks under the voice" : "not ducked"}`;
+}
+
+export type MonitorMode = OriginalMonitor["mode"];
+
+/** How the original dialogue can be heard while the dub plays, with the header's labels. */
+export const MONITOR_MODES: [MonitorMode, string][] = [
+  ["off", "Original: off"],
+  ["under", "Original under the dub"],
+  ["solo", "Original solo"],
+];
+
+/** What the engine is sent for the header's choice and level (the level
+ * counts only under the dub). */
+export function originalMonitor(mode: MonitorMode, levelDb: number): OriginalMonitor {
+  return mode === "under" ? { mode, gainDb: levelDb } : { mode };
 }

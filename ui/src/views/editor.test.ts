@@ -30,7 +30,11 @@ const timelines = vi.hoisted(() => {
       return true;
     }
     setPeaks() {}
-    setBedPeaks() {}
+    bedPeaks: unknown[] = [];
+    setBedPeaks(peaks: unknown) {
+      this.bedPeaks.push(peaks);
+    }
+    setOriginalPeaks() {}
     setPlayhead() {}
     selectNext() {}
     selectPrevious() {}
@@ -59,6 +63,12 @@ vi.mock("../engine", () => {
       { name: "bm_george", language: "en-GB", gender: "male" },
     ]),
     bedPeaks: vi.fn(async () => null),
+    originalPeaks: vi.fn(async () => null),
+    setOriginalMonitor: vi.fn(async () => {}),
+    editBedStem: vi.fn(async (_project: number, stemId: number, gainDb: number, ducked: boolean) => {
+      Object.assign(engine.state.project.beds.find((s) => s.id === stemId)!, { gainDb, ducked });
+      return copy();
+    }),
     segmentPeaks: vi.fn(async () => null),
     setSpeakerVoice: vi.fn(async (_project: number, speaker: number, voice: string) => {
       engine.state.project.speakers.find((s) => s.id === speaker)!.voice = voice;
@@ -100,6 +110,7 @@ function project(): Project {
     name: "Harbour",
     strategy: "natural",
     bed: null,
+    beds: [],
     original: null,
     video: null,
     cast: null,
@@ -372,6 +383,70 @@ describe("the editor's delivery", () => {
     $<HTMLButtonElement>("#run-export")!.click();
     await settle();
     expect(api.exportProject).toHaveBeenCalledWith(7, "/out", "wav", "ebu", { languages: ["en-US"], stems: true, subtitles: true, handoff: null, withVideo: true });
+    editor.destroy();
+  });
+
+  it("hears the original dialogue off, under the dub at a level, or solo, and keeps the choice", async () => {
+    const plain = (await open({})).editor;
+    expect($("#original-monitor")).toBeNull();
+    plain.destroy();
+    const { editor } = await open({ original: "/films/scene.wav" });
+    const select = $<HTMLSelectElement>("#original-monitor")!;
+    expect(select.value).toBe("off");
+    expect($("#original-level")).toBeNull();
+    const choose = async (mode: string) => {
+      const now = $<HTMLSelectElement>("#original-monitor")!;
+      now.value = mode;
+      now.dispatchEvent(new Event("change"));
+      await settle();
+    };
+    await choose("under");
+    expect(api.setOriginalMonitor).toHaveBeenLastCalledWith({ mode: "under", gainDb: -12 });
+    const level = $<HTMLInputElement>("#original-level")!;
+    expect(level.value).toBe("-12");
+    level.value = "-6";
+    level.dispatchEvent(new Event("change"));
+    await settle();
+    expect(api.setOriginalMonitor).toHaveBeenLastCalledWith({ mode: "under", gainDb: -6 });
+    // Events redraw the header; the choice stays.
+    editor.handle(playback(2));
+    frame();
+    expect($<HTMLSelectElement>("#original-monitor")!.value).toBe("under");
+    await choose("solo");
+    expect(api.setOriginalMonitor).toHaveBeenLastCalledWith({ mode: "solo" });
+    expect($("#original-level")).toBeNull();
+    // Under again: the level chosen before.
+    await choose("under");
+    expect(api.setOriginalMonitor).toHaveBeenLastCalledWith({ mode: "under", gainDb: -6 });
+    expect(api.setOriginalMonitor).toHaveBeenCalledTimes(4);
+    // A level the engine cannot take is not sent.
+    $<HTMLInputElement>("#original-level")!.value = "30";
+    $<HTMLInputElement>("#original-level")!.dispatchEvent(new Event("change"));
+    await settle();
+    expect(api.setOriginalMonitor).toHaveBeenCalledTimes(4);
+    expect($("#editor-status")?.textContent).toBe("The level must be a number of dB from -60 to 12.");
+    expect($<HTMLInputElement>("#original-level")!.value).toBe("-6");
+    // Closing the editor turns it off again.
+    editor.destroy();
+    expect(api.setOriginalMonitor).toHaveBeenLastCalledWith({ mode: "off" });
+  });
+
+  it("edits the bed's stems in its dialog and draws the bed again", async () => {
+    const beds = [{ id: 4, projectId: 7, file: "/music/theme.flac", gainDb: 0, ducked: true, position: 0 }];
+    const { editor } = await open({ bed: "/music/theme.flac", beds });
+    const timeline = timelines.FakeTimeline.last!;
+    expect(api.bedPeaks).toHaveBeenCalledTimes(1);
+    expect($("#open-beds")?.textContent).toBe("Bed…");
+    $<HTMLButtonElement>("#open-beds")!.click();
+    expect($('[role=dialog][aria-label="Music and effects"]')).not.toBeNull();
+    const level = $<HTMLInputElement>("#bed-gain-4")!;
+    level.value = "-4.5";
+    level.dispatchEvent(new Event("change"));
+    await settle();
+    expect(api.editBedStem).toHaveBeenCalledWith(7, 4, -4.5, true);
+    expect(api.bedPeaks).toHaveBeenCalledTimes(2);
+    expect(timeline.bedPeaks.length).toBe(2);
+    expect($("#editor-status")?.textContent).toBe("Bed: theme.flac at -4.5 dB, ducks under the voice; saved");
     editor.destroy();
   });
 });

@@ -1,6 +1,7 @@
 // The project editor: a header (saved indicator, render with progress and
-// cancel, listening back with its progress, play/pause, undo/redo, the
-// project's video and cast sheet, the dictionary, export), the timeline, the render panel,
+// cancel, listening back with its progress, play/pause, how the original
+// dialogue is heard, undo/redo, the project's video and cast sheet, the
+// dictionary, the bed's stems, export), the timeline, the render panel,
 // the inspector for the selected line (text, speaker, the speaker's voice
 // and blend, preview, takes, state and errors, what listening back heard),
 // the project's picture when it has a video (picture.ts: it follows the
@@ -30,8 +31,8 @@ import { TimelineView } from "../timeline/timeline-view";
 import { browseButton } from "../pick";
 import { blendBuilder, startingParts, type BlendPart } from "./blend";
 import { castDialog } from "./cast-dialog";
-import { attachedSummary, exportChoice, fileName, HANDOFF_FORMATS } from "./delivery";
-import { attachVideoDialog, castSaved, dictionaryDialog, saveCastDialog } from "./delivery-dialogs";
+import { attachedSummary, decibels, exportChoice, fileName, HANDOFF_FORMATS, MONITOR_MODES, ORIGINAL_LEVEL_DB, originalMonitor, type MonitorMode } from "./delivery";
+import { attachVideoDialog, bedDialog, castSaved, dictionaryDialog, saveCastDialog } from "./delivery-dialogs";
 import { PicturePane } from "./picture";
 import { renderPanel } from "./render-panel";
 
@@ -113,6 +114,12 @@ export class Editor {
    * (the pane loads again when that changes, or a video is attached again). */
   private picture: PicturePane | null = null;
   private pictureOf: string | null = null;
+  /** How the original dialogue is heard while the dub plays, as chosen
+   * here (the engine keeps it for what plays now and next); the level
+   * counts under the dub. Off again when the editor closes. */
+  private monitor: { mode: MonitorMode; level: number } = { mode: "off", level: -12 };
+  /** Asks for the bed's waveform: only the latest answer is drawn. */
+  private bedAsks = 0;
 
   /** `root` is the editor's own element (in the document): it draws everything inside it. */
   constructor(private readonly root: HTMLElement, project: Project, private readonly back: () => void) {
@@ -144,10 +151,7 @@ export class Editor {
       },
     });
     this.timeline.setProject(project, this.trackId);
-    void engine.bedPeaks(project.id).then((peaks) => this.timeline.setBedPeaks(peaks), (e) => {
-      this.error = `The bed cannot be drawn: ${e}`;
-      this.redraw();
-    });
+    this.loadBedPeaks();
     if (project.original) {
       void engine.originalPeaks(project.id).then((peaks) => this.timeline.setOriginalPeaks(peaks), (e) => {
         this.error = `The original dialogue cannot be drawn: ${e}`;
@@ -170,6 +174,7 @@ export class Editor {
     this.timeline.destroy();
     this.picture?.dispose();
     void engine.stop();
+    if (this.monitor.mode !== "off") void engine.setOriginalMonitor({ mode: "off" }).catch(() => {});
   }
 
   /** Engine events for this window: they change state and ask for a frame. */
@@ -273,6 +278,20 @@ export class Editor {
     }
     this.picture ??= new PicturePane();
     void this.picture.load(this.project.id, fileName(video));
+  }
+
+  /** Draws the bed's waveform (again, when its stems changed). */
+  private loadBedPeaks(): void {
+    const ask = ++this.bedAsks;
+    void engine.bedPeaks(this.project.id).then(
+      (peaks) => {
+        if (ask === this.bedAsks && !this.closed) this.timeline.setBedPeaks(peaks);
+      },
+      (e) => {
+        this.error = `The bed cannot be drawn: ${e}`;
+        this.redraw();
+      },
+    );
   }
 
   private indexLines(): void {
@@ -410,6 +429,32 @@ export class Editor {
     this.redraw();
   }
 
+  /** Hears the original dialogue as chosen; a refusal puts the header back. */
+  private async setMonitor(mode: MonitorMode, level: number): Promise<void> {
+    const before = this.monitor;
+    this.monitor = { mode, level };
+    try {
+      await engine.setOriginalMonitor(originalMonitor(mode, level));
+      this.error = null;
+    } catch (e) {
+      this.monitor = before;
+      this.error = String(e);
+      this.revision += 1;
+    }
+    this.redraw();
+  }
+
+  /** The header's original dialogue level, typed. */
+  private setMonitorLevel(typed: string): void {
+    try {
+      void this.setMonitor(this.monitor.mode, decibels(typed, ORIGINAL_LEVEL_DB));
+    } catch (e) {
+      this.error = e instanceof Error ? e.message : String(e);
+      this.revision += 1;
+      this.redraw();
+    }
+  }
+
   private async seek(seconds: number): Promise<void> {
     this.timeline.setPlayhead(seconds);
     // The picture follows the playhead, whether or not the engine is playing.
@@ -529,13 +574,23 @@ export class Editor {
           this.listening.retaking !== null ? `Taking line ${this.listening.retaking} again…` : `Listening back ${this.listening.done}/${this.listening.total}`
         }<button class="link-button" id="cancel-listen" @click=${() => void this.run(engine.cancelRender())}>Stop</button></span>`
       : nothing;
-    return html`<button class="link-button" @click=${() => this.back()}>← Projects</button><h1 id="project-name">${project.name}</h1>${track}<span class="saved" id="saved-indicator">✓ Saved</span><button class="button" id="render-project" ?disabled=${!stale || this.progress !== null} @click=${() => this.renderLines(null)}>${stale ? `Render ${stale} line${stale === 1 ? "" : "s"}` : "All lines rendered"}</button>${progress}${listening}<button class="button" id="play-pause" aria-label=${playing ? "Pause" : "Play"} @click=${() => void this.togglePlay()}>${playing ? "❚❚ Pause" : "▶ Play"}</button><span class="position" id="position">${position}</span><select id="project-strategy" aria-label="Timing strategy" title="How rendered lines are fitted to their slots" @change=${strategy}>${STRATEGIES.map(
+    const [low, high] = ORIGINAL_LEVEL_DB;
+    const monitor = project.original
+      ? html`<span class="monitor" title="How the original dialogue is heard while the dub plays"><select id="original-monitor" aria-label="Original dialogue" @change=${(e: Event) => void this.setMonitor(valueOf(e) as MonitorMode, this.monitor.level)}>${MONITOR_MODES.map(
+          ([value, label]) => html`<option value=${value} .selected=${value === this.monitor.mode}>${label}</option>`,
+        )}</select>${
+          this.monitor.mode === "under"
+            ? html`<input id="original-level" class="level" type="number" min=${String(low)} max=${String(high)} step="0.5" aria-label="Original dialogue level (dB)" .value=${String(this.monitor.level)} @change=${(e: Event) => this.setMonitorLevel(valueOf(e))} /> dB`
+            : nothing
+        }</span>`
+      : nothing;
+    return html`<button class="link-button" @click=${() => this.back()}>← Projects</button><h1 id="project-name">${project.name}</h1>${track}<span class="saved" id="saved-indicator">✓ Saved</span><button class="button" id="render-project" ?disabled=${!stale || this.progress !== null} @click=${() => this.renderLines(null)}>${stale ? `Render ${stale} line${stale === 1 ? "" : "s"}` : "All lines rendered"}</button>${progress}${listening}<button class="button" id="play-pause" aria-label=${playing ? "Pause" : "Play"} @click=${() => void this.togglePlay()}>${playing ? "❚❚ Pause" : "▶ Play"}</button><span class="position" id="position">${position}</span>${monitor}<select id="project-strategy" aria-label="Timing strategy" title="How rendered lines are fitted to their slots" @change=${strategy}>${STRATEGIES.map(
       ([value, label]) => html`<option value=${value} .selected=${value === project.strategy}>${label}</option>`,
     )}</select><button class="link-button" id="undo" ?disabled=${!project.canUndo} @click=${() => void this.undo(false)}>Undo</button><button class="link-button" id="redo" ?disabled=${!project.canRedo} @click=${() => void this.undo(true)}>Redo</button><button class="link-button" id="open-cast" ?disabled=${!project.speakers.length} @click=${() => this.openCast()}>Voice every speaker…</button><button class="link-button" id="save-cast" ?disabled=${!project.speakers.length} @click=${() => this.openSaveCast()}>Save cast…</button>${
       project.cast ? html`<span class="muted" id="project-cast">Cast: ${project.cast}</span>` : nothing
     }<button class="link-button" id="open-dictionary" @click=${() => this.openDictionary()}>Dictionary…</button><button class="link-button" id="attach-video" @click=${() => this.openAttachVideo()}>Attach video…</button>${
       project.video ? html`<span class="muted" id="project-video" title=${project.video}>${fileName(project.video)}</span>` : nothing
-    }<button class="link-button" id="open-export" @click=${() => this.openExport()}>Export…</button>`;
+    }<button class="link-button" id="open-beds" title=${`Music and effects: ${project.beds.length} stem${project.beds.length === 1 ? "" : "s"}`} @click=${() => this.openBeds()}>Bed…</button><button class="link-button" id="open-export" @click=${() => this.openExport()}>Export…</button>`;
   }
 
   private inspector(): TemplateResult | DirectiveResult {
@@ -702,6 +757,17 @@ export class Editor {
         this.error = null;
         // The project now follows the sheet.
         void this.reload();
+      }),
+    );
+  }
+
+  private openBeds(): void {
+    this.root.append(
+      bedDialog(this.project, (project, done) => {
+        this.take(project);
+        this.message = `${done}; saved`;
+        this.error = null;
+        this.loadBedPeaks();
       }),
     );
   }

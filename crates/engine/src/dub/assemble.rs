@@ -1,7 +1,7 @@
 //! Assembling a track from its rendered lines: each line's active take is
 //! read from the segment store, placed by its timing strategy, fitted
 //! (stretched, trimmed, padded, gain and fades) and laid on the timeline;
-//! the bed goes under it, ducked. Nothing here synthesises or queries the
+//! the bed stems go under it, those that duck ducked. Nothing here synthesises or queries the
 //! database: the track comes resolved ([`TrackLines`]), so changing a
 //! strategy, a gain or a fade only re-assembles. The cues it returns carry
 //! the fitted timings, for subtitles that match the dub.
@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use super::lines::TrackLines;
-use super::mix::{mix_voice_track, mix_with_bed, Mix, MixSettings};
+use super::mix::{mix_voice_track, mix_with_beds, BedAudio, Mix, MixSettings};
 use super::segment_store::SegmentStore;
 use crate::subtitles::Cue;
 use crate::error::{Error, Result};
@@ -54,15 +54,20 @@ pub fn assemble_track(track: &TrackLines, segments: &SegmentStore, sample_rate: 
     let seconds = track.programme_seconds(cues.iter().map(|c| c.end));
     let voice = mix_voice_track(&placed, seconds, sample_rate);
     drop(placed);
-    let bed = match &project.bed_file {
-        Some(path) => Some(load_bed(Path::new(path), sample_rate)?),
-        None => None,
-    };
-    let mix = mix_with_bed(&voice, bed.as_deref(), sample_rate, &settings.ducking, settings.bed_gain_db);
+    let beds = load_beds(&track.beds, sample_rate)?;
+    let mix = mix_with_beds(&voice, &beds, sample_rate, &settings.ducking, settings.bed_gain_db);
     Ok(AssembledTrack { mix, sample_rate, cues, seconds, overlaps })
 }
 
-/// The bed decoded and resampled to `sample_rate`.
+/// A project's bed stems decoded at `sample_rate`, each with its level and ducking.
+pub fn load_beds(stems: &[crate::store::BedStem], sample_rate: u32) -> Result<Vec<BedAudio>> {
+    stems
+        .iter()
+        .map(|stem| Ok(BedAudio { samples: load_bed(Path::new(&stem.file), sample_rate)?, gain_db: stem.gain_db as f32, ducked: stem.ducked }))
+        .collect()
+}
+
+/// A bed (or any recording) decoded and resampled to `sample_rate`.
 pub fn load_bed(path: &Path, sample_rate: u32) -> Result<Vec<f32>> {
     let decoded = crate::audio::decode::decode_file(path).map_err(|e| e.context("reading the project's bed"))?;
     if decoded.sample_rate == sample_rate {

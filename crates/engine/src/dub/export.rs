@@ -1,7 +1,8 @@
 //! Exporting a mixed programme: the mix as `<base>.<ext>`, normalised to
 //! the loudness target of [`MixSettings`] and held under its true-peak
 //! ceiling; the stems `<base>.voice.<ext>` and `<base>.bed.<ext>` (the bed
-//! only when there is one) at the mix's normalisation gain and through the
+//! only when there is one; `.bed-1`, `.bed-2`, … when it has several
+//! stems) at the mix's normalisation gain and through the
 //! same limiter, so they line up with the mix and add up to it wherever
 //! the limiter was idle; and the dialogue as `<base>.srt` and `<base>.vtt`
 //! when cues are given.
@@ -220,6 +221,11 @@ impl Progress<'_> {
     }
 }
 
+/// A bed stem's file suffix: `.bed` when it is the only one, else `.bed-1`, `.bed-2`, …
+fn bed_suffix(index: usize, of: usize) -> String {
+    if of == 1 { ".bed".into() } else { format!(".bed-{}", index + 1) }
+}
+
 fn invalid(input: impl Into<String>, reason: impl Into<String>) -> Error {
     Error::InvalidInput { input: input.into(), reason: reason.into() }
 }
@@ -284,7 +290,7 @@ fn stage_mix(
     if mix.is_empty() {
         return Err(invalid(format!("export {base_name}"), "the programme is empty: nothing to export"));
     }
-    let stems_fit = mix.voice.len() == mix.len() && mix.bed.as_ref().is_none_or(|b| b.len() == mix.len());
+    let stems_fit = mix.voice.len() == mix.len() && mix.beds.iter().all(|b| b.len() == mix.len());
     if !stems_fit {
         return Err(invalid(format!("export {base_name}"), "the mix and its stems differ in length"));
     }
@@ -294,7 +300,7 @@ fn stage_mix(
 
     let encoding = format.encoding();
     let lossy = matches!(encoding, Encoding::Mp3 { .. });
-    let units = if !stems { 1.0 } else if mix.bed.is_some() { 3.0 } else { 2.0 };
+    let units = if !stems { 1.0 } else { 2.0 + mix.beds.len() as f32 };
     let write = |kind: ExportedKind, suffix: &str, samples: &[f32], unit: f32, progress: &mut Progress<'_>| -> Result<(ExportedFile, Vec<f32>, u32)> {
         let path = out_dir.join(format!("{base_name}{suffix}.{}", encoding.extension()));
         let (base, share) = (0.98 * unit / units, 0.98 / units);
@@ -335,18 +341,18 @@ fn stage_mix(
 
     // The stems: at the mix's gain, through the same limiter.
     let gain = 10f64.powf(mastering.gain_db / 20.0) as f32;
-    let mut stem_tracks = Vec::new();
+    let mut stem_tracks: Vec<(ExportedKind, String, &Vec<f32>)> = Vec::new();
     if stems {
-        stem_tracks.push((ExportedKind::VoiceStem, ".voice", &mix.voice));
-        if let Some(bed) = &mix.bed {
-            stem_tracks.push((ExportedKind::BedStem, ".bed", bed));
+        stem_tracks.push((ExportedKind::VoiceStem, ".voice".into(), &mix.voice));
+        for (i, bed) in mix.beds.iter().enumerate() {
+            stem_tracks.push((ExportedKind::BedStem, bed_suffix(i, mix.beds.len()), bed));
         }
     }
     let mut files = vec![mix_file];
     for (i, (kind, suffix, samples)) in stem_tracks.into_iter().enumerate() {
         let mut stem: Vec<f32> = samples.iter().map(|s| s * gain).collect();
         limiter.apply(&mut stem, 1, sample_rate)?;
-        files.push(write(kind, suffix, &stem, (i + 1) as f32, &mut progress)?.0);
+        files.push(write(kind, &suffix, &stem, (i + 1) as f32, &mut progress)?.0);
     }
 
     let spec = LoudnessSpec::of(settings.loudness_target_lufs, settings.limiter.ceiling_dbtp);
@@ -454,7 +460,7 @@ pub fn export_project(tracks: &[crate::dub::lines::TrackLines], inputs: &ExportI
             Vec::new()
         } else {
             let gain = 10f64.powf(report.gain_db / 20.0) as f32;
-            let media = HandoffMedia { bed: assembled.mix.bed.as_deref(), original: original.as_deref(), gain, frame_rate: inputs.frame_rate };
+            let media = HandoffMedia { beds: &assembled.mix.beds, original: original.as_deref(), gain, frame_rate: inputs.frame_rate };
             stage_handoff(track, inputs.segments, &media, &staging, out_dir, &base, &selection.handoff)?
         };
         destinations.extend(handoff.iter().cloned());
@@ -484,8 +490,8 @@ pub fn export_project(tracks: &[crate::dub::lines::TrackLines], inputs: &ExportI
 
 /// The audio a handoff lays beside the lines.
 struct HandoffMedia<'a> {
-    /// The bed as ducked in the mix (before its gain).
-    bed: Option<&'a [f32]>,
+    /// The bed stems as mixed (before the mix's gain).
+    beds: &'a [Vec<f32>],
     /// The original dialogue at the programme's rate.
     original: Option<&'a [f32]>,
     /// The mix's normalisation gain (the clips and the bed are at it).
@@ -541,11 +547,23 @@ fn stage_handoff(
         }
     }
     let mut tracks = lay_out_lanes(by_speaker);
-    for (name, kind, samples, file) in [("Bed", HandoffTrackKind::Bed, media.bed, "bed.wav"), ("Original", HandoffTrackKind::Original, media.original, "original.wav")] {
-        if let Some(samples) = samples.filter(|s| !s.is_empty()) {
-            let file = write(file, samples)?;
+    let mut extra: Vec<(String, HandoffTrackKind, &[f32], String)> = media
+        .beds
+        .iter()
+        .enumerate()
+        .map(|(i, bed)| {
+            let name = if media.beds.len() == 1 { "Bed".to_string() } else { format!("Bed {}", i + 1) };
+            (name, HandoffTrackKind::Bed, bed.as_slice(), format!("bed{}.wav", bed_suffix(i, media.beds.len()).trim_start_matches(".bed")))
+        })
+        .collect();
+    if let Some(original) = media.original {
+        extra.push(("Original".into(), HandoffTrackKind::Original, original, "original.wav".into()));
+    }
+    for (name, kind, samples, file) in extra {
+        if !samples.is_empty() {
+            let file = write(&file, samples)?;
             end = end.max(samples.len() as u64);
-            tracks.push(HandoffTrack { name: name.into(), kind, clips: vec![HandoffClip { name: name.into(), file, start: 0, length: samples.len() as u64, segment_id: None }] });
+            tracks.push(HandoffTrack { name: name.clone(), kind, clips: vec![HandoffClip { name, file, start: 0, length: samples.len() as u64, segment_id: None }] });
         }
     }
     let timeline = HandoffTimeline { name: format!("{} ({})", track.project.name, track.track.language), sample_rate: rate, length: end, frame_rate: media.frame_rate, tracks };

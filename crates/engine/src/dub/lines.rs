@@ -132,6 +132,8 @@ pub struct TrackLines {
     pub project: Project,
     pub track: Track,
     pub speakers: Vec<Speaker>,
+    /// The project's bed stems, in order.
+    pub beds: Vec<crate::store::BedStem>,
     /// In time order.
     pub lines: Vec<Line>,
     pub limits: FitLimits,
@@ -165,6 +167,7 @@ impl TrackLines {
             voice_of.insert(s.id, resolve_voice(store, voices, &s.voice_for(&track.language)).await?);
         }
         let dictionary = Arc::new(Pronunciations::merged(store.pronunciations(Some(project.id)).await?, store.pronunciations(None).await?));
+        let beds = store.bed_stems(project.id).await?;
         let rows = store.track_lines(track.id).await?;
         let mut lines = Vec::with_capacity(rows.len());
         for (i, (segment, take)) in rows.iter().enumerate() {
@@ -179,7 +182,7 @@ impl TrackLines {
             let slot = Slot { start: f.start_s, end: f.end_s, next_start };
             lines.push(Line { segment: segment.clone(), voice, strategy, slot, source, take: take.clone(), dictionary: dictionary.clone() });
         }
-        Ok(TrackLines { project, track, speakers, lines, limits: FitLimits::default() })
+        Ok(TrackLines { project, track, speakers, beds, lines, limits: FitLimits::default() })
     }
 
     /// Reads line `index`'s segment and active take again (after a render

@@ -54,12 +54,12 @@ impl MixSettings {
 /// A mixed programme and its stems, all the same length.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mix {
-    /// Voice plus ducked bed.
+    /// Voice plus the beds.
     pub mixed: Vec<f32>,
     /// The voice track alone.
     pub voice: Vec<f32>,
-    /// The ducked bed alone; `None` when there is no bed.
-    pub bed: Option<Vec<f32>>,
+    /// Each bed stem alone, at its level and ducked when it ducks; empty without a bed.
+    pub beds: Vec<Vec<f32>>,
 }
 
 impl Mix {
@@ -192,21 +192,54 @@ pub(crate) fn fit_bed(bed: &[f32], len: usize, sample_rate: u32) -> Vec<f32> {
     out
 }
 
-/// Lays the voice track over the bed: the bed (at `sample_rate`, looped or
-/// cut to the voice's length) is set to `bed_gain_db` and ducked by
-/// [`bed_gain`] wherever the voice speaks, then the two are summed. The
-/// stems are the voice alone and the ducked bed alone, so they add up to
-/// the mix exactly. Without a bed (or with an empty one) the mix is the
-/// voice.
+/// A bed stem decoded at the programme's rate, ready to mix.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BedAudio {
+    pub samples: Vec<f32>,
+    /// Level on top of the mix's bed level, dB.
+    pub gain_db: f32,
+    /// Ducks under the voice.
+    pub ducked: bool,
+}
+
+impl BedAudio {
+    /// A bed at the mix's level that ducks (the usual music bed).
+    pub fn ducked(samples: Vec<f32>) -> BedAudio {
+        BedAudio { samples, gain_db: 0.0, ducked: true }
+    }
+}
+
+/// Lays the voice track over the bed stems: each (looped or cut to the
+/// voice's length) is set to `bed_gain_db` plus its own level and, when it
+/// ducks, ducked by [`bed_gain`] wherever the voice speaks; then all are
+/// summed. The stems are the voice alone and each bed as mixed, so they
+/// add up to the mix exactly. Without beds (or with empty ones) the mix is
+/// the voice.
+pub fn mix_with_beds(voice: &[f32], beds: &[BedAudio], sample_rate: u32, ducking: &Ducking, bed_gain_db: f32) -> Mix {
+    let beds: Vec<&BedAudio> = beds.iter().filter(|b| !b.samples.is_empty() && !voice.is_empty()).collect();
+    if beds.is_empty() {
+        return Mix { mixed: voice.to_vec(), voice: voice.to_vec(), beds: Vec::new() };
+    }
+    let duck = beds.iter().any(|b| b.ducked).then(|| bed_gain(voice, sample_rate, ducking));
+    let mut mixed = voice.to_vec();
+    let mut stems = Vec::with_capacity(beds.len());
+    for bed in beds {
+        let level = db_to_gain(bed_gain_db + bed.gain_db);
+        let fitted = fit_bed(&bed.samples, voice.len(), sample_rate);
+        let stem: Vec<f32> = match (&duck, bed.ducked) {
+            (Some(duck), true) => fitted.iter().zip(duck).map(|(b, g)| b * level * g).collect(),
+            _ => fitted.iter().map(|b| b * level).collect(),
+        };
+        mixed.iter_mut().zip(&stem).for_each(|(m, b)| *m += b);
+        stems.push(stem);
+    }
+    Mix { mixed, voice: voice.to_vec(), beds: stems }
+}
+
+/// [`mix_with_beds`] with one ducked bed, or none.
 pub fn mix_with_bed(voice: &[f32], bed: Option<&[f32]>, sample_rate: u32, ducking: &Ducking, bed_gain_db: f32) -> Mix {
-    let Some(bed) = bed.filter(|b| !b.is_empty() && !voice.is_empty()) else {
-        return Mix { mixed: voice.to_vec(), voice: voice.to_vec(), bed: None };
-    };
-    let level = db_to_gain(bed_gain_db);
-    let duck = bed_gain(voice, sample_rate, ducking);
-    let bed: Vec<f32> = fit_bed(bed, voice.len(), sample_rate).iter().zip(&duck).map(|(b, g)| b * level * g).collect();
-    let mixed = voice.iter().zip(&bed).map(|(v, b)| v + b).collect();
-    Mix { mixed, voice: voice.to_vec(), bed: Some(bed) }
+    let beds: Vec<BedAudio> = bed.map(|b| BedAudio::ducked(b.to_vec())).into_iter().collect();
+    mix_with_beds(voice, &beds, sample_rate, ducking, bed_gain_db)
 }
 
 #[cfg(test)]
@@ -310,7 +343,7 @@ mod tests {
         let bed: Vec<f32> = (0..4 * RATE as usize).map(|n| 0.2 * (n as f32 * 0.05).sin()).collect();
         let ducking = Ducking::default();
         let mix = mix_with_bed(&voice, Some(&bed), RATE, &ducking, 0.0);
-        let stem = mix.bed.as_ref().unwrap();
+        let stem = &mix.beds[0];
         let during = rms(&stem[samples_in(1.3, RATE)..samples_in(1.9, RATE)]);
         let before = rms(&stem[samples_in(0.2, RATE)..samples_in(0.9, RATE)]);
         let after = rms(&stem[samples_in(3.5, RATE)..samples_in(3.9, RATE)]);
@@ -324,7 +357,7 @@ mod tests {
         let voice = mix_voice_track(&[(0.5, tone(1.0, 0.3)), (1.2, tone(0.7, 0.2))], 3.0, RATE);
         let bed = tone(0.9, 0.1);
         let mix = mix_with_bed(&voice, Some(&bed), RATE, &Ducking::default(), -6.0);
-        let bed_stem = mix.bed.as_ref().unwrap();
+        let bed_stem = &mix.beds[0];
         assert_eq!((mix.voice.len(), bed_stem.len(), mix.len()), (voice.len(), voice.len(), voice.len()));
         assert!(mix.mixed.iter().zip(&mix.voice).zip(bed_stem).all(|((m, v), b)| *m == v + b));
         assert_eq!(mix.voice, voice);
@@ -334,7 +367,7 @@ mod tests {
     fn a_short_bed_loops_and_a_long_one_is_cut_with_a_fade() {
         let voice = vec![0f32; 3 * RATE as usize];
         let bed = vec![0.5f32; RATE as usize];
-        let looped = mix_with_bed(&voice, Some(&bed), RATE, &Ducking::default(), 0.0).bed.unwrap();
+        let looped = mix_with_bed(&voice, Some(&bed), RATE, &Ducking::default(), 0.0).beds.remove(0);
         assert_eq!(looped.len(), voice.len());
         // A steady bed stays steady across the seams (equal-power, no gaps).
         let seam = RATE as usize - samples_in(BED_LOOP_CROSSFADE_S, RATE) / 2;
@@ -342,7 +375,7 @@ mod tests {
         assert!(looped[samples_in(1.5, RATE)] == 0.5 && looped[samples_in(2.5, RATE) - 1] > 0.0);
 
         let long = vec![0.5f32; 5 * RATE as usize];
-        let cut = mix_with_bed(&voice, Some(&long), RATE, &Ducking::default(), 0.0).bed.unwrap();
+        let cut = mix_with_bed(&voice, Some(&long), RATE, &Ducking::default(), 0.0).beds.remove(0);
         assert_eq!(cut.len(), voice.len());
         assert_eq!(*cut.last().unwrap(), 0.0);
         assert_eq!(cut[RATE as usize], 0.5);
@@ -352,7 +385,7 @@ mod tests {
     fn without_a_bed_the_mix_is_the_voice() {
         let voice = tone(0.5, 0.3);
         let mix = mix_with_bed(&voice, None, RATE, &Ducking::default(), 0.0);
-        assert_eq!((mix.mixed.as_slice(), mix.voice.as_slice(), mix.bed), (voice.as_slice(), voice.as_slice(), None));
+        assert_eq!((mix.mixed.as_slice(), mix.voice.as_slice(), mix.beds.len()), (voice.as_slice(), voice.as_slice(), 0));
     }
 
     #[test]
@@ -361,5 +394,21 @@ mod tests {
         assert_eq!((s.loudness_target_lufs, s.limiter.ceiling_dbtp), (-23.0, -1.0));
         let s: MixSettings = serde_json::from_str(r#"{"loudness_target_lufs": -16}"#).unwrap();
         assert_eq!(s, MixSettings::streaming());
+    }
+
+    #[test]
+    fn several_stems_each_at_its_level_only_the_ducking_ones_duck_and_all_sum_to_the_mix() {
+        let voice = mix_voice_track(&[(1.0, tone(1.0, 0.3))], 3.0, RATE);
+        let steady: Vec<f32> = (0..3 * RATE as usize).map(|n| 0.2 * (n as f32 * 0.05).sin()).collect();
+        let beds = [BedAudio::ducked(steady.clone()), BedAudio { samples: steady.clone(), gain_db: -6.0, ducked: false }];
+        let mix = mix_with_beds(&voice, &beds, RATE, &Ducking::default(), 0.0);
+        assert_eq!(mix.beds.len(), 2);
+        let (music, effects) = (&mix.beds[0], &mix.beds[1]);
+        let window = |x: &[f32], a: f64, b: f64| rms(&x[samples_in(a, RATE)..samples_in(b, RATE)]);
+        assert!(window(music, 1.3, 1.9) < 0.5 * window(music, 0.2, 0.9), "the music ducks under speech");
+        assert!((window(effects, 1.3, 1.9) / window(effects, 0.2, 0.9) - 1.0).abs() < 0.05, "the effects stay");
+        assert!((window(effects, 0.2, 0.9) / window(music, 0.2, 0.9) - db_to_gain(-6.0)).abs() < 0.01, "each at its own level");
+        let worst = (0..mix.len()).map(|i| (mix.mixed[i] - mix.voice[i] - music[i] - effects[i]).abs()).fold(0f32, f32::max);
+        assert!(worst < 1e-6, "{worst}");
     }
 }

@@ -276,7 +276,7 @@ pub fn mux(plan: &MuxPlan, container: MuxContainer, out: &Path) -> Result<()> {
 }
 
 /// Makes a proxy of a video the window can play: VP8 in WebM (which the
-/// webview's GStreamer plays with its base plugins), 640 pixels wide, a
+/// webview's GStreamer plays with its good plugins), at most 640 pixels wide, a
 /// key frame every half second so scrubbing lands quickly, no audio (the
 /// engine plays the sound). Written to a temporary file and renamed, so a
 /// stopped proxy leaves nothing half-made.
@@ -287,7 +287,7 @@ pub fn make_proxy(video: &Path, proxy: &Path) -> Result<()> {
     let run = Command::new(FFMPEG)
         .args(["-nostdin", "-y", "-v", "error", "-i"])
         .arg(video)
-        .args(["-an", "-sn", "-vf", "scale=640:-2", "-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "1M", "-g", &keyframes, "-f", "webm"])
+        .args(["-an", "-sn", "-vf", "scale='min(640,iw)':-2", "-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "1M", "-g", &keyframes, "-f", "webm"])
         .arg(&partial)
         .output()
         .map_err(|e| missing_tool(FFMPEG, e))?;

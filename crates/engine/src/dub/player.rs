@@ -7,24 +7,28 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::assemble::load_bed;
+use super::assemble::{load_bed, load_beds};
 use super::lines::TrackLines;
 use super::mix::MixSettings;
 use super::pipeline::{ProjectRenderer, RenderScope, RenderSummary};
-use super::programme::Programme;
+use super::programme::{OriginalMonitor, Programme};
 use super::segment_store::SegmentStore;
 use super::transport::Transport;
 use crate::error::Result;
 use crate::store::{Project, Store};
 
-/// An empty programme for `track`: its length and the project's bed, no lines yet.
-pub fn empty_programme(project: &Project, lines: &TrackLines, settings: &MixSettings) -> Result<Programme> {
-    let bed = match &project.bed_file {
-        Some(path) => Some(load_bed(Path::new(path), super::PROGRAMME_RATE)?),
-        None => None,
-    };
+/// An empty programme for `track`: its length and the project's bed
+/// stems, no lines yet; the original dialogue in it when `monitor` hears it.
+pub fn empty_programme(project: &Project, lines: &TrackLines, settings: &MixSettings, monitor: OriginalMonitor) -> Result<Programme> {
+    let beds = load_beds(&lines.beds, super::PROGRAMME_RATE)?;
     let seconds = lines.programme_seconds(std::iter::empty());
-    Ok(Programme::new(super::PROGRAMME_RATE, seconds, bed, settings.bed_gain_db, settings.ducking))
+    let mut programme = Programme::new(super::PROGRAMME_RATE, seconds, beds, settings.bed_gain_db, settings.ducking);
+    if monitor != OriginalMonitor::Off {
+        if let Some(media) = &project.original_media {
+            programme.set_original(Some(load_bed(Path::new(media), super::PROGRAMME_RATE).map_err(|e| e.context("reading the original dialogue"))?), monitor);
+        }
+    }
+    Ok(programme)
 }
 
 /// What the feeder did.

@@ -1,13 +1,16 @@
 //! The programme as playback hears it: fitted lines placed on the
-//! timeline and the bed under them, mixed block by block where the
-//! playhead is (never as one whole-track buffer), with the bed ducked under
-//! the voice exactly as the exported mix ducks it. Lines join or change
-//! while it plays: a line rendered in the background is set as a clip and
-//! heard from the next block on.
+//! timeline and the bed stems under them, mixed block by block where the
+//! playhead is (never as one whole-track buffer), the stems that duck
+//! ducked under the voice exactly as the exported mix ducks them; and the
+//! original dialogue, for reference, off, under the dub at a level, or
+//! alone (solo). Lines join or change while it plays: a line rendered in
+//! the background is set as a clip and heard from the next block on.
 
 use std::sync::Arc;
 
-use super::mix::{db_to_gain, fit_bed, samples_in};
+use serde::{Deserialize, Serialize};
+
+use super::mix::{db_to_gain, fit_bed, samples_in, BedAudio};
 use crate::audio::ducking::{DuckFollower, Ducking};
 
 /// A fitted line at its place on the timeline.
@@ -25,14 +28,29 @@ impl Clip {
     }
 }
 
-/// The bed as decoded, and fitted (looped or cut, at its level) to the programme.
+/// A bed stem as decoded, and fitted (looped or cut, at its level) to the programme.
 #[derive(Debug, Clone)]
 struct Bed {
     raw: Arc<[f32]>,
     fitted: Arc<[f32]>,
+    gain_db: f32,
+    ducked: bool,
 }
 
-/// What plays: clips over an optional bed. Cheap to clone (audio is shared).
+/// How the original dialogue is heard while the dub plays.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase", tag = "mode")]
+pub enum OriginalMonitor {
+    /// Not heard.
+    Off,
+    /// Under the dub at a level, dB.
+    #[serde(rename_all = "camelCase")]
+    Under { gain_db: f32 },
+    /// Alone: the dub and the bed are silent.
+    Solo,
+}
+
+/// What plays: clips over the bed stems, and the original for reference. Cheap to clone (audio is shared).
 #[derive(Debug, Clone)]
 pub struct Programme {
     sample_rate: u32,
@@ -42,25 +60,55 @@ pub struct Programme {
     clips: Vec<Clip>,
     /// The longest clip, to bound the search for clips under a sample.
     longest: usize,
-    bed: Option<Bed>,
+    beds: Vec<Bed>,
     bed_gain_db: f32,
     ducking: Ducking,
+    /// The original dialogue at the programme's rate, if the project has one.
+    original: Option<Arc<[f32]>>,
+    monitor: OriginalMonitor,
 }
 
 impl Programme {
-    /// An empty programme of `seconds` (the track's last slot end) over `bed`.
-    pub fn new(sample_rate: u32, seconds: f64, bed: Option<Vec<f32>>, bed_gain_db: f32, ducking: Ducking) -> Programme {
+    /// An empty programme of `seconds` (the track's last slot end) over `beds`.
+    pub fn new(sample_rate: u32, seconds: f64, beds: Vec<BedAudio>, bed_gain_db: f32, ducking: Ducking) -> Programme {
+        let beds = beds
+            .into_iter()
+            .filter(|b| !b.samples.is_empty())
+            .map(|b| Bed { raw: Arc::from(b.samples), fitted: Arc::from(Vec::new()), gain_db: b.gain_db, ducked: b.ducked })
+            .collect();
         let mut programme = Programme {
             sample_rate,
             length: samples_in(seconds, sample_rate),
             clips: Vec::new(),
             longest: 0,
-            bed: bed.filter(|b| !b.is_empty()).map(|b| Bed { raw: Arc::from(b), fitted: Arc::from(Vec::new()) }),
+            beds,
             bed_gain_db,
             ducking,
+            original: None,
+            monitor: OriginalMonitor::Off,
         };
         programme.refit_bed();
         programme
+    }
+
+    /// The original dialogue (at the programme's rate) and how it is heard.
+    pub fn set_original(&mut self, original: Option<Vec<f32>>, monitor: OriginalMonitor) {
+        self.original = original.map(Arc::from);
+        self.monitor = monitor;
+    }
+
+    /// Changes how the original is heard.
+    pub fn set_monitor(&mut self, monitor: OriginalMonitor) {
+        self.monitor = monitor;
+    }
+
+    pub fn monitor(&self) -> OriginalMonitor {
+        self.monitor
+    }
+
+    /// Whether the original dialogue is loaded in it.
+    pub fn has_original(&self) -> bool {
+        self.original.is_some()
     }
 
     pub fn sample_rate(&self) -> u32 {
@@ -105,8 +153,8 @@ impl Programme {
     }
 
     fn refit_bed(&mut self) {
-        if let Some(bed) = &mut self.bed {
-            let level = db_to_gain(self.bed_gain_db);
+        for bed in &mut self.beds {
+            let level = db_to_gain(self.bed_gain_db + bed.gain_db);
             bed.fitted = fit_bed(&bed.raw, self.length, self.sample_rate).into_iter().map(|b| b * level).collect();
         }
     }
@@ -129,8 +177,23 @@ impl Programme {
         }
     }
 
-    fn bed_at(&self, index: usize) -> f32 {
-        self.bed.as_ref().and_then(|bed| bed.fitted.get(index).copied()).unwrap_or(0.0)
+    /// The bed stems at `index`: those that duck, and those that do not.
+    fn bed_at(&self, index: usize) -> (f32, f32) {
+        let mut sums = (0.0, 0.0);
+        for bed in &self.beds {
+            let value = bed.fitted.get(index).copied().unwrap_or(0.0);
+            if bed.ducked {
+                sums.0 += value;
+            } else {
+                sums.1 += value;
+            }
+        }
+        sums
+    }
+
+    /// The original dialogue at `index` as the monitor hears it under the dub.
+    fn original_at(&self, index: usize, level: f32) -> f32 {
+        self.original.as_ref().and_then(|o| o.get(index).copied()).map_or(0.0, |v| v * level)
     }
 }
 
@@ -210,9 +273,20 @@ impl Cursor {
             let (voice_out, mixed_out) = (&mut voice[written..written + n], &mut mixed[written..written + n]);
             voice_out.fill(0.0);
             programme.mix_voice(self.next, voice_out);
+            let original_level = match programme.monitor {
+                OriginalMonitor::Off => 0.0,
+                OriginalMonitor::Under { gain_db } => db_to_gain(gain_db),
+                OriginalMonitor::Solo => 1.0,
+            };
             for (k, (m, &v)) in mixed_out.iter_mut().zip(voice_out.iter()).enumerate() {
                 let gain = self.duck.next(v);
-                *m = v + programme.bed_at(self.next + k) * gain;
+                let original = programme.original_at(self.next + k, original_level);
+                *m = if programme.monitor == OriginalMonitor::Solo {
+                    original
+                } else {
+                    let (ducked, plain) = programme.bed_at(self.next + k);
+                    v + ducked * gain + plain + original
+                };
             }
             self.next += n;
             written += n;
@@ -237,7 +311,7 @@ mod tests {
     fn demo() -> (Programme, Lines, Vec<f32>) {
         let lines = vec![(0.5, tone(700, 0.3, 10)), (1.0, tone(400, 0.2, 7)), (2.6, tone(900, 0.25, 13))];
         let bed = tone(1300, 0.4, 23);
-        let mut programme = Programme::new(RATE, 3.0, Some(bed.clone()), -6.0, Ducking::default());
+        let mut programme = Programme::new(RATE, 3.0, vec![BedAudio::ducked(bed.clone())], -6.0, Ducking::default());
         // Set out of order, as background renders finish.
         for (i, (start, audio)) in lines.iter().enumerate().rev() {
             programme.set_clip(i as i64, *start, audio.clone());
@@ -311,5 +385,33 @@ mod tests {
         cursor.render(&programme, &mut mixed, &mut voice);
         // Line 0 (0.5–1.2 s) has ended; line 1 is now silent.
         assert!(voice.iter().all(|&v| v == 0.0));
+    }
+
+    #[test]
+    fn the_original_is_heard_under_the_dub_at_its_level_or_alone() {
+        let (mut programme, lines, bed) = demo();
+        let original = tone(3500, 0.5, 31);
+        let dub = play_all(&programme, &mut Cursor::new(&programme), 256);
+        programme.set_original(Some(original.clone()), OriginalMonitor::Under { gain_db: -12.0 });
+        let under = play_all(&programme, &mut Cursor::new(&programme), 256);
+        let level = db_to_gain(-12.0);
+        let worst = (0..dub.len()).map(|i| (under[i] - dub[i] - original[i] * level).abs()).fold(0f32, f32::max);
+        assert!(worst < 1e-6, "{worst}");
+        programme.set_monitor(OriginalMonitor::Solo);
+        assert_eq!(play_all(&programme, &mut Cursor::new(&programme), 256), original, "solo: only the original");
+        programme.set_monitor(OriginalMonitor::Off);
+        assert_eq!(play_all(&programme, &mut Cursor::new(&programme), 256), dub);
+        let _ = (lines, bed);
+    }
+
+    #[test]
+    fn a_stem_that_does_not_duck_plays_at_its_level_under_speech() {
+        let effects = vec![0.1f32; 3500];
+        let mut programme = Programme::new(RATE, 3.5, vec![BedAudio { samples: effects, gain_db: 6.0, ducked: false }], -6.0, Ducking::default());
+        programme.set_clip(1, 0.5, tone(1000, 0.3, 10));
+        let played = play_all(&programme, &mut Cursor::new(&programme), 128);
+        // Under speech (1.0 s) the effects are there at full level: 0.1 at 0 dB (−6 + 6).
+        let voice = tone(1000, 0.3, 10)[500];
+        assert!((played[1000] - voice - 0.1).abs() < 1e-6, "{}", played[1000]);
     }
 }

@@ -349,7 +349,7 @@ mod tests {
     use crate::audio::ducking::Ducking;
 
     fn programme() -> Programme {
-        let mut p = Programme::new(1000, 2.0, Some(vec![0.1; 500]), 0.0, Ducking::default());
+        let mut p = Programme::new(1000, 2.0, vec![crate::dub::mix::BedAudio::ducked(vec![0.1; 500])], 0.0, Ducking::default());
         p.set_clip(7, 0.5, vec![0.5; 300]);
         p
     }

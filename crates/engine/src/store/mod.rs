@@ -11,6 +11,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 use crate::error::{Error, Result};
 
 mod history;
+pub mod beds;
 pub mod casts;
 pub mod checks;
 pub mod fits;
@@ -20,6 +21,7 @@ pub mod pronunciations;
 pub mod voices;
 
 pub use projects::{Project, RenderJob, RunningJob, Segment, SegmentFields, Speaker, Take, Track};
+pub use beds::BedStem;
 pub use casts::{CastMember, CastSheet};
 pub use checks::TakeCheckRecord;
 pub use voices::{NewVoice, VoiceRecord};

@@ -20,7 +20,6 @@ pub struct Project {
     pub name: String,
     /// The project's default timing strategy (snake_case name).
     pub timing_strategy: String,
-    pub bed_file: Option<String>,
     pub created_at: String,
     pub updated_at: String,
     /// The recording or video holding the original dialogue, if any.
@@ -572,17 +571,6 @@ impl Store {
         sqlx::query("UPDATE projects SET timing_strategy = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1")
             .bind(project_id)
             .bind(strategy)
-            .execute(&self.pool)
-            .await
-            .map_err(|e| self.db(e))?;
-        Ok(())
-    }
-
-    /// Sets (or clears) the project's background bed file.
-    pub async fn set_bed(&self, project_id: i64, bed_file: Option<&str>) -> Result<()> {
-        sqlx::query("UPDATE projects SET bed_file = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1")
-            .bind(project_id)
-            .bind(bed_file)
             .execute(&self.pool)
             .await
             .map_err(|e| self.db(e))?;

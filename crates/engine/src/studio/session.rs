@@ -22,6 +22,7 @@ use crate::dub::lines::TrackLines;
 use crate::dub::mix::MixSettings;
 use crate::dub::pipeline::{RenderScope, RenderSummary};
 use crate::dub::player::{empty_programme, playhead_order};
+use crate::dub::programme::OriginalMonitor;
 use crate::dub::transport::{Transport, TransportState};
 use crate::dub::PROGRAMME_RATE;
 use crate::error::{Error, Result};
@@ -145,7 +146,7 @@ impl StudioSession {
         let runtime = engine.runtime().clone();
         let playback = Arc::new(Mutex::new(PlaybackView::default()));
         let (tx, rx) = channel();
-        let player = Player { engine: engine.clone(), runtime: runtime.clone(), sink: sink.clone(), state: playback.clone() };
+        let player = Player { engine: engine.clone(), runtime: runtime.clone(), sink: sink.clone(), state: playback.clone(), monitor: OriginalMonitor::Off };
         std::thread::Builder::new()
             .name("revoice-player".into())
             .spawn(move || player.run(rx))
@@ -517,6 +518,17 @@ impl StudioSession {
         self.command(PlayerCommand::Loop(region))
     }
 
+    /// How the original dialogue is heard from now on: off, under the dub
+    /// at a level, or alone (in what plays now and what plays next).
+    pub fn set_original_monitor(&self, monitor: OriginalMonitor) -> Result<()> {
+        if let OriginalMonitor::Under { gain_db } = monitor {
+            if !(-60.0..=12.0).contains(&gain_db) {
+                return Err(Error::invalid(format!("original dialogue level {gain_db} dB"), "must be from -60 to 12 dB"));
+            }
+        }
+        self.command(PlayerCommand::Monitor(monitor))
+    }
+
     /// Stops playback and closes the output.
     pub fn stop(&self) -> Result<()> {
         self.command(PlayerCommand::Stop)
@@ -575,12 +587,20 @@ impl StudioSession {
         Ok(self.engine.original_dialogue(project_id)?.map(|d| peaks(&d.samples, d.sample_rate, 0.0, BED_PEAKS_PER_SECOND)))
     }
 
-    /// The waveform of the project's bed from the start, or `None` without one.
+    /// The waveform of the project's bed stems together (each at its
+    /// level, before ducking) from the start, or `None` without a bed.
     pub fn bed_peaks(&self, project_id: i64) -> Result<Option<Peaks>> {
-        let project = self.runtime.block_on(self.engine.store().project(project_id))?;
-        let Some(bed) = project.bed_file else { return Ok(None) };
-        let decoded = crate::audio::decode::decode_file(std::path::Path::new(&bed)).map_err(|e| e.context("reading the project's bed"))?;
-        Ok(Some(peaks(&decoded.samples, decoded.sample_rate, 0.0, BED_PEAKS_PER_SECOND)))
+        let stems = self.runtime.block_on(self.engine.store().bed_stems(project_id))?;
+        if stems.is_empty() {
+            return Ok(None);
+        }
+        let beds = crate::dub::assemble::load_beds(&stems, PROGRAMME_RATE).map_err(|e| e.context("reading the project's bed"))?;
+        let mut sum = vec![0f32; beds.iter().map(|b| b.samples.len()).max().unwrap_or(0)];
+        for bed in &beds {
+            let level = 10f32.powf(bed.gain_db / 20.0);
+            sum.iter_mut().zip(&bed.samples).for_each(|(s, b)| *s += b * level);
+        }
+        Ok(Some(peaks(&sum, PROGRAMME_RATE, 0.0, BED_PEAKS_PER_SECOND)))
     }
 
     /// Where the data folder is.
@@ -598,6 +618,7 @@ enum PlayerCommand {
     Stop,
     /// Segments whose audio or placement may have changed.
     Refit(Vec<i64>),
+    Monitor(OriginalMonitor),
 }
 
 /// The player thread's own state.
@@ -606,6 +627,8 @@ struct Player {
     runtime: tokio::runtime::Handle,
     sink: EventSink,
     state: Arc<Mutex<PlaybackView>>,
+    /// How the original dialogue is heard.
+    monitor: OriginalMonitor,
 }
 
 struct Playing {
@@ -625,7 +648,7 @@ const BED_PEAKS_PER_SECOND: u32 = 50;
 const REPORT_EVERY: Duration = Duration::from_millis(50);
 
 impl Player {
-    fn run(self, commands: Receiver<PlayerCommand>) {
+    fn run(mut self, commands: Receiver<PlayerCommand>) {
         let mut playing: Option<Playing> = None;
         let mut last_report = Instant::now();
         loop {
@@ -664,6 +687,14 @@ impl Player {
                     state.playing = false;
                     (self.sink)(StudioEvent::Playback(state.clone()));
                 }
+                Ok(PlayerCommand::Monitor(monitor)) => {
+                    self.monitor = monitor;
+                    if let Some(p) = playing.as_ref() {
+                        if let Err(e) = self.apply_monitor(p) {
+                            tracing::warn!(error = %e, "the original dialogue cannot be heard");
+                        }
+                    }
+                }
                 Ok(PlayerCommand::Refit(ids)) => {
                     if let Some(p) = playing.as_mut() {
                         if let Err(e) = self.refit(p, &ids) {
@@ -700,7 +731,7 @@ impl Player {
         if lines.track.project_id != project_id {
             return Err(Error::not_found(format!("track {track_id}"), format!("is not in project {project_id}")));
         }
-        let programme = empty_programme(&lines.project, &lines, &MixSettings::default())?;
+        let programme = empty_programme(&lines.project, &lines, &MixSettings::default(), self.monitor)?;
         let transport = Transport::open(&self.engine.config().settings.audio.output_device, programme)?;
         transport.seek(from);
         if looping.is_some() {
@@ -709,6 +740,22 @@ impl Player {
         transport.play();
         let order = playhead_order(&lines, from);
         Ok(Playing { project_id, track_id, transport, lines, pending: order.into() })
+    }
+
+    /// Hears the original dialogue in what plays as `self.monitor` says
+    /// (decoding it the first time it is heard).
+    fn apply_monitor(&self, p: &Playing) -> Result<()> {
+        let monitor = self.monitor;
+        if monitor == OriginalMonitor::Off || p.transport.programme().has_original() {
+            p.transport.edit(|programme| programme.set_monitor(monitor));
+            return Ok(());
+        }
+        let Some(media) = &p.lines.project.original_media else {
+            return Err(Error::invalid(format!("project {}", p.project_id), "has no original dialogue to hear"));
+        };
+        let original = crate::dub::assemble::load_bed(std::path::Path::new(media), PROGRAMME_RATE).map_err(|e| e.context("reading the original dialogue"))?;
+        p.transport.edit(|programme| programme.set_original(Some(original), monitor));
+        Ok(())
     }
 
     /// Reads the track again and lays the lines `ids` where they now belong.

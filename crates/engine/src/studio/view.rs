@@ -118,7 +118,10 @@ pub struct ProjectView {
     pub id: i64,
     pub name: String,
     pub strategy: String,
+    /// The first bed stem's file, if there is a bed.
     pub bed: Option<String>,
+    /// Every bed stem, in order.
+    pub beds: Vec<crate::store::BedStem>,
     /// The recording or video holding the original dialogue, if any.
     pub original: Option<String>,
     /// The picture the dub is made against, if any.
@@ -195,6 +198,7 @@ pub async fn project_view(store: &Store, tracks: &[TrackLines], project_id: i64,
         views.push(TrackView { id: track.track.id, language: track.track.language.clone(), segments });
     }
     let (can_undo, can_redo) = store.history_state(project_id).await?;
+    let beds = store.bed_stems(project_id).await?;
     let cast = match project.cast_id {
         Some(id) => store.casts().await?.into_iter().find(|c| c.id == id).map(|c| c.name),
         None => None,
@@ -203,7 +207,8 @@ pub async fn project_view(store: &Store, tracks: &[TrackLines], project_id: i64,
         id: project.id,
         name: project.name,
         strategy: project.timing_strategy,
-        bed: project.bed_file,
+        bed: beds.first().map(|b| b.file.clone()),
+        beds,
         original: project.original_media,
         video: project.video_file,
         cast,
