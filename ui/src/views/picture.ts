@@ -13,10 +13,9 @@ import { videoSummary } from "./delivery";
 
 /** Playing further than this from the playhead, the video seeks (seconds). */
 const SEEK_DRIFT = 0.25;
-/** How fast a drift is closed (rate change per second of drift), and the rate's bounds. */
-const RATE_GAIN = 2;
-const RATE_MIN = 0.9;
-const RATE_MAX = 1.1;
+/** The rates a playing video is nudged to when it runs a frame ahead or behind. */
+const RATE_SLOWER = 0.95;
+const RATE_FASTER = 1.05;
 /** When the video says nothing of its frame rate. */
 const FALLBACK_FPS = 25;
 /** `HTMLMediaElement.HAVE_METADATA`: its duration and size are known, so it can seek. */
@@ -31,17 +30,19 @@ export interface FollowStep {
 
 /** The correction for one frame. Paused, the video seeks to the playhead
  * whenever it shows another frame (more than half a frame off). Playing,
- * it seeks when more than 0.25 s off, and otherwise closes the drift with
- * its playback rate (1 within a quarter frame, else 1 − 2 × drift, within
- * 0.9–1.1, to the hundredth so the rate is not changed every frame). */
+ * it seeks when more than 0.25 s off; otherwise it plays at 1 while the
+ * frame on screen (whose middle is half a frame past its time, which is
+ * its start) is within a frame of the playhead, and a little slower or
+ * faster beyond that. The rate changes only when the drift crosses a
+ * frame: every change of rate is a seek inside the web view's player, and
+ * changing it every frame can stall it. */
 export function followStep(videoTime: number, target: number, playing: boolean, frameRate: number): FollowStep {
   const frame = 1 / (frameRate > 0 ? frameRate : FALLBACK_FPS);
-  const drift = videoTime - target;
-  if (!playing) return { seekTo: Math.abs(drift) > frame / 2 ? target : null, rate: 1, play: false };
+  if (!playing) return { seekTo: Math.abs(videoTime - target) > frame / 2 ? target : null, rate: 1, play: false };
+  const drift = videoTime + frame / 2 - target;
   if (Math.abs(drift) > SEEK_DRIFT) return { seekTo: target, rate: 1, play: true };
-  if (Math.abs(drift) < frame / 4) return { seekTo: null, rate: 1, play: true };
-  const rate = Math.min(RATE_MAX, Math.max(RATE_MIN, 1 - drift * RATE_GAIN));
-  return { seekTo: null, rate: Math.round(rate * 100) / 100, play: true };
+  if (Math.abs(drift) <= frame) return { seekTo: null, rate: 1, play: true };
+  return { seekTo: null, rate: drift > 0 ? RATE_SLOWER : RATE_FASTER, play: true };
 }
 
 /** The engine's last word on its transport, and when it came (`performance.now()`). */
