@@ -87,7 +87,9 @@ fn bad_speech_requests_get_the_error_envelope_naming_the_field() {
         (json!({"input": "Hi.", "ref_audio": "ftp://example.com/a.wav"}), "ref_audio"),
         (json!({"input": "Hi.", "ref_audio": "data:audio/wav;base64,@@@"}), "ref_audio"),
         (json!({"input": "Hi.", "voice": "af_heart:x,am_adam:1"}), "voice"),
-        (json!({"input": "Hello there, this is longer.", "max_new_tokens": 3}), "max_new_tokens"),
+        (json!({"input": "Hi.", "max_new_tokens": 0}), "max_new_tokens"),
+        (json!({"input": "Hi.", "max_new_tokens": 2.5}), "max_new_tokens"),
+        (json!({"input": "Hi.", "max_new_tokens": "many"}), "max_new_tokens"),
     ];
     for (body, param) in cases {
         let r = speech(body.clone());
@@ -101,6 +103,28 @@ fn bad_speech_requests_get_the_error_envelope_naming_the_field() {
     // A whole input of 4,096 characters is fine (it is only checked, not spoken, when the voice is unknown).
     let r = speech(json!({"input": "a ".repeat(2048), "voice": "nobody_here"}));
     assert_error(&r, 404, Some("voice"));
+}
+
+#[test]
+fn a_maximum_length_input_with_a_token_budget_renders() {
+    // max_new_tokens bounds what an autoregressive model generates; Kokoro
+    // generates none, so the budget is taken and the whole input speaks.
+    // Streamed, the first sentence's audio is read and the rest let go.
+    let input = "The boats are in. ".repeat(227);
+    assert!(input.len() <= 4096 && input.len() > 4000);
+    let addr = base().trim_start_matches("http://").to_string();
+    let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+    let body = json!({"input": input, "voice": "af_heart", "response_format": "pcm", "stream": true, "max_new_tokens": 2048}).to_string();
+    write!(stream, "POST /v1/audio/speech HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()).unwrap();
+    let mut raw = Vec::new();
+    let mut buffer = [0u8; 65536];
+    while !raw.windows(4).any(|w| w == b"\r\n\r\n") || raw.len() < 20_000 {
+        let n = stream.read(&mut buffer).unwrap();
+        assert!(n > 0, "the answer ended early: {}", String::from_utf8_lossy(&raw));
+        raw.extend_from_slice(&buffer[..n]);
+    }
+    let head = String::from_utf8_lossy(&raw[..raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap()]).to_ascii_lowercase();
+    assert!(head.starts_with("http/1.1 200") && head.contains("x-max-new-tokens: taken"), "{head}");
 }
 
 /// Reads a chunked HTTP/1.1 answer to `body` over a raw socket: headers and chunks.
@@ -303,6 +327,39 @@ fn uploads_of_every_container_are_accepted_and_fakes_garbage_and_oversize_are_re
 }
 
 #[test]
+fn short_and_unusual_references_are_taken_with_their_quality_said() {
+    // 1.2 s of speech, a second of silence, and a tone: each decodes, so each is taken.
+    let speech_samples = decode(reference_wav(), "r.wav").samples;
+    let short: Vec<f32> = speech_samples[..(1.2 * 24_000.0) as usize].to_vec();
+    let silence = vec![0f32; 24_000];
+    let tone: Vec<f32> = (0..48_000).map(|n| 0.3 * (n as f32 * 0.05).sin()).collect();
+    let wav = |samples: &[f32]| revoice_api::formats::encode(samples, 24_000, revoice_api::formats::ResponseFormat::Wav).unwrap();
+    for (name, samples, warning) in [("short-clip", &short, "short"), ("silent-clip", &silence, "silent"), ("tone-clip", &tone, "")] {
+        let r = upload(base(), name, &format!("{name}.wav"), &wav(samples));
+        assert_eq!(r.status, 200, "{name}: {}", r.text());
+        let body = r.json();
+        let warnings: Vec<String> = body["quality"]["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap().to_string()).collect();
+        assert!(warning.is_empty() || warnings.iter().any(|w| w.contains(warning)), "{name}: {warnings:?}");
+        assert!(body["quality"]["seconds"].as_f64().unwrap() > 0.9);
+        // It speaks.
+        let said = speech(json!({"input": "Taken.", "voice": name, "response_format": "wav"}));
+        assert_eq!(said.status, 200, "{name}: {}", said.text());
+        assert_eq!(delete(base(), &format!("/v1/audio/voices/{name}")).status, 200);
+    }
+    // As ref_audio too: the answer says what the reference is worth.
+    let uri = format!("data:audio/wav;base64,{}", base64::Engine::encode(&base64::engine::general_purpose::STANDARD, wav(&short)));
+    let r = speech(json!({"input": "From a short clip.", "task_type": "Base", "ref_audio": uri, "response_format": "wav"}));
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(r.header("x-reference-quality").is_some_and(|q| q.contains("short")), "{:?}", r.header("x-reference-quality"));
+    // An empty recording is still refused.
+    let mut empty = std::io::Cursor::new(Vec::new());
+    let spec = hound::WavSpec { channels: 1, sample_rate: 24_000, bits_per_sample: 16, sample_format: hound::SampleFormat::Int };
+    hound::WavWriter::new(&mut empty, spec).unwrap().finalize().unwrap();
+    let r = upload(base(), "empty-clip", "empty.wav", empty.get_ref());
+    assert_error(&r, 400, Some("audio_sample"));
+}
+
+#[test]
 fn concurrent_upload_and_delete_of_one_name_leave_at_most_one_entry() {
     let wav = reference_wav();
     let threads: Vec<_> = (0..6)
@@ -406,6 +463,25 @@ fn the_websocket_speaks_each_sentence_in_order_as_the_text_arrives() {
     assert_eq!(starts.iter().map(|s| s["sentence_text"].as_str().unwrap()).collect::<Vec<_>>(), ["First clause,", "second clause."]);
     assert!(audio.iter().all(|a| !a.is_empty()));
     assert_eq!(done["total_sentences"], 2);
+}
+
+#[test]
+fn the_websocket_speaks_each_chinese_clause_and_sentence_on_its_own() {
+    // Full-width punctuation (，；。！？) with no space after it cuts the pieces.
+    let mut socket = ws_connect(base());
+    ws_send(&mut socket, &json!({"type": "session.config", "voice": "zf_xiaobei", "language": "Chinese", "response_format": "pcm", "stream_audio": true, "split_granularity": "clause"}));
+    for piece in ["你好，世", "界；今天很好。明天", "呢！你好吗？"] {
+        ws_send(&mut socket, &json!({"type": "input.text", "text": piece}));
+    }
+    ws_send(&mut socket, &json!({"type": "input.done"}));
+    let (starts, audio, dones, done) = session(&mut socket);
+    let texts: Vec<&str> = starts.iter().map(|s| s["sentence_text"].as_str().unwrap()).collect();
+    assert_eq!(texts, ["你好，", "世界；", "今天很好。", "明天呢！", "你好吗？"]);
+    for (i, (start, end)) in starts.iter().zip(&dones).enumerate() {
+        assert_eq!((start["sentence_index"].as_u64(), end["sentence_index"].as_u64(), end["error"].clone()), (Some(i as u64), Some(i as u64), json!(false)), "{end}");
+        assert!(!audio[i].is_empty());
+    }
+    assert_eq!(done["total_sentences"], 5);
 }
 
 #[test]

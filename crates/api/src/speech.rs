@@ -195,6 +195,10 @@ pub async fn choose_voice(state: &Arc<ApiState>, request: &SpeechRequest) -> Api
             let engine = state.engine.clone();
             let recording = input.clone();
             let matched = join(tokio::task::spawn_blocking(move || engine.match_recording(recording)).await)?.map_err(|e| ApiError::from_engine(Some("ref_audio"), e))?;
+            // Any decodable reference is taken; what it is worth is said.
+            if !matched.quality.warnings.is_empty() {
+                headers.push(("x-reference-quality", matched.quality.warnings.join("; ")));
+            }
             // A voice fitted to this recording before (an upload of it) speaks; else the quick match.
             let request = revoice_engine::FitRequest { recording: input, settings: Default::default(), language: matched.language.clone() };
             match state.engine.fitted_before(&request).await.ok().flatten() {
@@ -237,13 +241,16 @@ pub async fn choose_voice(state: &Arc<ApiState>, request: &SpeechRequest) -> Api
     };
     let voice = VoiceSpec::parse_stock(&spec).map_err(|e| ApiError::from_engine(Some("voice"), e))?;
     let reading = language::reading_for(request.language, voice.language().unwrap_or("en-US"));
+    if request.max_new_tokens.is_some() {
+        headers.push(("x-max-new-tokens", "taken, bounds nothing: Kokoro renders whole sentences and generates no tokens".into()));
+    }
     if request.task == TaskType::CustomVoice && request.instructions.is_some() {
         headers.push(("x-instructions", "not applied: Kokoro has no style control; task_type VoiceDesign picks voices by description".into()));
     }
     Ok(ChosenVoice { spec: voice, reading, headers })
 }
 
-/// Text → rows, on a blocking thread; checks `max_new_tokens`.
+/// Text → rows, on a blocking thread.
 pub async fn prepare(state: &Arc<ApiState>, request: &SpeechRequest, voice: &ChosenVoice) -> ApiResult<Vec<SpeechRow>> {
     let front_end = state.speech()?.front_end.clone();
     let say = SayRequest { text: request.input.clone(), voice: voice.spec.clone(), speed: request.speed, seed: request.seed };
@@ -252,14 +259,10 @@ pub async fn prepare(state: &Arc<ApiState>, request: &SpeechRequest, voice: &Cho
         let param = if reading.is_some() { "language" } else { "input" };
         ApiError::from_engine(Some(param), e)
     })?;
-    let rows: Vec<SpeechRow> = lines.into_iter().map(|l| l.row).collect();
-    let tokens: usize = rows.iter().map(|r| r.tokens.len()).sum();
-    if let Some(max) = request.max_new_tokens {
-        if tokens > max {
-            return Err(bad("max_new_tokens", format!("the input needs {tokens} phoneme tokens, more than max_new_tokens {max}")));
-        }
-    }
-    Ok(rows)
+    // `max_new_tokens` bounds what an autoregressive model generates; Kokoro
+    // generates no tokens (it renders each sentence whole), so a valid value
+    // is taken and bounds nothing (`x-max-new-tokens` says so).
+    Ok(lines.into_iter().map(|l| l.row).collect())
 }
 
 /// What the row stream sends.

@@ -28,6 +28,12 @@ use revoice_engine::text::sentences::split_sentences;
 /// Samples per binary frame (0.4 s at 24 kHz).
 const FRAME_SAMPLES: usize = 9600;
 
+/// Where a clause ends inside a sentence (full-width ones included).
+const CLAUSE_MARKS: [char; 8] = [',', ';', ':', '—', '，', '；', '：', '、'];
+/// Full-width marks that end a sentence, and a clause.
+const FULL_WIDTH_ENDS: [char; 5] = ['。', '！', '？', '」', '』'];
+const FULL_WIDTH_CLAUSES: [char; 4] = ['，', '；', '：', '、'];
+
 /// How the text is cut into pieces that are spoken one by one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Granularity {
@@ -60,7 +66,7 @@ pub fn complete_pieces(buffer: &str, granularity: Granularity, done: bool) -> (V
                 let mut clause = String::new();
                 for c in sentence.chars() {
                     clause.push(c);
-                    if matches!(c, ',' | ';' | ':' | '—') && !clause.trim().is_empty() {
+                    if CLAUSE_MARKS.contains(&c) && !clause.trim().is_empty() {
                         pieces.push(clause.trim().to_string());
                         clause.clear();
                     }
@@ -74,8 +80,11 @@ pub fn complete_pieces(buffer: &str, granularity: Granularity, done: bool) -> (V
     if done {
         return (pieces, String::new());
     }
-    let ends_piece = buffer.ends_with(char::is_whitespace) && {
-        let last = buffer.trim_end().chars().last();
+    // Full-width marks end a piece with nothing after them (Chinese and
+    // Japanese put no space there); the others once a space follows.
+    let last = buffer.trim_end().chars().last();
+    let full_width = last.is_some_and(|c| FULL_WIDTH_ENDS.contains(&c) || (granularity == Granularity::Clause && FULL_WIDTH_CLAUSES.contains(&c)));
+    let ends_piece = full_width || buffer.ends_with(char::is_whitespace) && {
         let marks: &[char] = match granularity {
             Granularity::Sentence => &['.', '!', '?', '…', '"', '”', ')'],
             Granularity::Clause => &['.', '!', '?', '…', '"', '”', ')', ',', ';', ':', '—'],
@@ -329,5 +338,17 @@ mod tests {
         assert_eq!(rest, "Fourth");
         let (_, rest) = complete_pieces("Done. How are ", Granularity::Sentence, false);
         assert_eq!(rest, "How are ", "the space before the next word is kept");
+    }
+
+    #[test]
+    fn chinese_punctuation_cuts_sentences_and_clauses_with_no_space_after_it() {
+        let (pieces, rest) = complete_pieces("你好，世界；今天很好。明天", Granularity::Clause, false);
+        assert_eq!((pieces, rest.as_str()), (vec!["你好，".to_string(), "世界；".to_string(), "今天很好。".to_string()], "明天"));
+        let (pieces, rest) = complete_pieces("你好，世界！", Granularity::Sentence, false);
+        assert_eq!((pieces, rest.as_str()), (vec!["你好，世界！".to_string()], ""));
+        let (pieces, rest) = complete_pieces("你好，", Granularity::Clause, false);
+        assert_eq!((pieces, rest.as_str()), (vec!["你好，".to_string()], ""));
+        let (pieces, rest) = complete_pieces("你好，", Granularity::Sentence, false);
+        assert_eq!((pieces.len(), rest.as_str()), (0, "你好，"));
     }
 }

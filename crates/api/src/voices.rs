@@ -186,19 +186,29 @@ pub async fn upload(State(state): State<Arc<ApiState>>, multipart: Result<Multip
         ApiError::from_engine(Some(param), e)
     })?;
     // The quick match speaks at once; a fitted voice replaces it when its fit finishes.
-    let fit = if state.options.fit_uploaded_voices {
+    let speech = matched.quality.speech_seconds;
+    let fit = if !state.options.fit_uploaded_voices {
+        json!({ "status": "off" })
+    } else if speech < revoice_engine::voice::quality::MIN_SPEECH_SECONDS {
+        json!({ "status": "not started", "reason": format!("{speech:.1} s of speech is too little to fit a voice to") })
+    } else {
         match state.engine.fit_library_voice_in_background(&record.voice.name, Default::default()).await {
             Ok(key) => json!({ "status": "queued", "key": key }),
             Err(e) => json!({ "status": "not started", "reason": e.to_string() }),
         }
-    } else {
-        json!({ "status": "off" })
     };
     Ok(Json(json!({
         "success": true,
         "overwritten": existing,
         "voice": uploaded(&record),
         "blend": matched.blend_spec(),
+        // Any decodable recording is taken; what it is worth as a reference is said here.
+        "quality": {
+            "seconds": matched.quality.seconds,
+            "speech_seconds": matched.quality.speech_seconds,
+            "snr_db": matched.quality.snr_db,
+            "warnings": matched.quality.warnings,
+        },
         "fit": fit,
         "note": "the recording was matched to a blend of Kokoro's stock voices (not a clone of the speaker); a voice fitted to it by search replaces the blend when its fit finishes",
     })))

@@ -1,9 +1,13 @@
 //! Splits text into sentences (and, for very long sentences, clauses) so
 //! that each piece fits one model pass and audio can start after the first.
 
+/// Closing quotes and brackets that stay with the sentence before them.
+const CLOSERS: [char; 6] = ['"', '”', ')', '」', '』', '）'];
+
 /// Sentence pieces of `text`, trimmed, empty ones dropped. A sentence ends
 /// at `.`, `!`, `?`, `…` or a line break, unless the dot belongs to a
-/// number (`3.5`) or a common abbreviation.
+/// number (`3.5`) or a common abbreviation; and at the full-width `。`,
+/// `！` and `？` of Chinese and Japanese, which no space follows.
 pub fn split_sentences(text: &str) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     let mut out = Vec::new();
@@ -14,19 +18,19 @@ pub fn split_sentences(text: &str) -> Vec<String> {
         current.push(c);
         let next = chars.get(i + 1).copied();
         let ends = match c {
-            '\n' => true,
-            '!' | '?' | '…' => next.is_none_or(|n| n.is_whitespace() || matches!(n, '"' | '”' | ')')),
+            '\n' | '。' | '！' | '？' => true,
+            '!' | '?' | '…' => next.is_none_or(|n| n.is_whitespace() || CLOSERS.contains(&n)),
             '.' => {
                 let digit_after = next.is_some_and(|n| n.is_ascii_digit());
                 let before: String = current.trim_end_matches('.').rsplit(char::is_whitespace).next().unwrap_or("").to_string();
-                !digit_after && !is_abbreviation(&before) && next.is_none_or(|n| n.is_whitespace() || matches!(n, '"' | '”' | ')'))
+                !digit_after && !is_abbreviation(&before) && next.is_none_or(|n| n.is_whitespace() || CLOSERS.contains(&n))
             }
             _ => false,
         };
         if ends {
             // Keep closing quotes with their sentence.
             while let Some(&q) = chars.get(i + 1) {
-                if matches!(q, '"' | '”' | ')') {
+                if CLOSERS.contains(&q) {
                     current.push(q);
                     i += 1;
                 } else {
@@ -100,5 +104,11 @@ mod tests {
         let parts = split_phonemes("aaaa bbbb cccc dddd", 10);
         assert!(parts.iter().all(|p| p.chars().count() <= 10), "{parts:?}");
         assert_eq!(parts.join(" "), "aaaa bbbb cccc dddd");
+    }
+
+    #[test]
+    fn chinese_and_japanese_sentences_end_at_their_full_width_marks() {
+        assert_eq!(split_sentences("你好。今天天气很好！你呢？"), ["你好。", "今天天气很好！", "你呢？"]);
+        assert_eq!(split_sentences("「行こう。」と彼は言った。"), ["「行こう。」", "と彼は言った。"]);
     }
 }

@@ -215,19 +215,27 @@ impl VoiceMatcher {
     /// artifact and in errors.
     pub fn match_samples(&self, samples: &[f32], sample_rate: u32, source: &str) -> Result<MatchedVoice> {
         let at16k = crate::audio::resample::resample(samples, sample_rate, speaker::SAMPLE_RATE)?;
-        let quality = quality::measure(samples, &at16k, source)?;
+        let mut quality = quality::measure(samples, &at16k, source)?;
         let mut wav = at16k;
         speaker::preprocess::normalize_volume(&mut wav);
-        let wav = speaker::preprocess::trim_long_silences(&wav);
-        let utterance = self.encoder.embed_prepared(&wav)?;
-        let matches = rank(&utterance.embedding, &self.stock);
+        let trimmed = speaker::preprocess::trim_long_silences(&wav);
+        // A recording with no speech is all "long silence": it is heard whole.
+        let wav = if trimmed.is_empty() { wav } else { trimmed };
+        let mut embedding = self.encoder.embed_prepared(&wav)?.embedding;
+        if !embedding.iter().all(|v| v.is_finite()) || embedding.iter().all(|&v| v == 0.0) {
+            // Nothing the encoder could hear: the match stands on the default voice.
+            let default = crate::language::LANGUAGES[0].default_voice;
+            embedding = self.stock.voices.iter().find(|(name, _)| name == default).map(|(_, e)| e.clone()).unwrap_or_else(|| vec![0.0; embedding.len()]);
+            quality.warnings.push(format!("no voice could be heard in it: it speaks as {default}"));
+        }
+        let matches = rank(&embedding, &self.stock);
         let blend = blend_of(&matches, DEFAULT_LANGUAGE);
         Ok(MatchedVoice {
             source: source.to_string(),
             quality,
             encoder: assets::SPEAKER_ENCODER.id.to_string(),
             stock_key: self.stock.key.clone(),
-            embedding: utterance.embedding,
+            embedding,
             matches,
             language: DEFAULT_LANGUAGE.to_string(),
             blend,
