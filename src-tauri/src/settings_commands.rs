@@ -1,8 +1,10 @@
 //! The settings view's commands: what is set and saving changes into
 //! `config.toml` (the engine checks every setting's limits when it writes
-//! the file; saved changes apply from the next start).
+//! the file; saved changes apply from the next start), and the remote
+//! engines kept there: listed, added, removed and checked.
 
-use revoice_engine::config::SettingsEdit;
+use revoice_engine::config::{RemoteEngineSettings, SettingsEdit};
+use revoice_engine::engines::EngineReport;
 use revoice_engine::studio::settings::SettingsView;
 use revoice_engine::EngineConfig;
 use tauri::State;
@@ -22,4 +24,38 @@ pub async fn save_settings(studio: State<'_, Studio>, edit: SettingsEdit) -> Ans
     let mut saved = EngineConfig::load_from(engine.data_dir().to_path_buf()).map_err(text)?;
     saved.save_edit(&edit).map_err(|e| format!("The settings were not saved: {e}"))?;
     blocking(move || Ok(SettingsView::of(&saved, &engine.config().settings))).await
+}
+
+/// The remote engines in `config.toml`.
+#[tauri::command]
+pub async fn remote_engines(studio: State<'_, Studio>) -> Answer<Vec<RemoteEngineSettings>> {
+    let engine = studio.engine()?;
+    Ok(EngineConfig::load_from(engine.data_dir().to_path_buf()).map_err(text)?.settings.engines)
+}
+
+/// Adds a remote engine (or replaces the one of its name); the engines.
+#[tauri::command]
+pub async fn save_remote_engine(studio: State<'_, Studio>, remote: RemoteEngineSettings) -> Answer<Vec<RemoteEngineSettings>> {
+    let engine = studio.engine()?;
+    let mut saved = EngineConfig::load_from(engine.data_dir().to_path_buf()).map_err(text)?;
+    saved.save_remote_engine(&remote).map_err(|e| format!("The engine was not saved: {e}"))?;
+    Ok(saved.settings.engines)
+}
+
+/// Removes a remote engine; the engines left.
+#[tauri::command]
+pub async fn remove_remote_engine(studio: State<'_, Studio>, name: String) -> Answer<Vec<RemoteEngineSettings>> {
+    let engine = studio.engine()?;
+    let mut saved = EngineConfig::load_from(engine.data_dir().to_path_buf()).map_err(text)?;
+    saved.remove_remote_engine(&name).map_err(text)?;
+    Ok(saved.settings.engines)
+}
+
+/// Asks each server of a remote engine what it is and can do.
+#[tauri::command]
+pub async fn check_remote_engine(studio: State<'_, Studio>, name: String) -> Answer<EngineReport> {
+    let engine = studio.engine()?;
+    let saved = EngineConfig::load_from(engine.data_dir().to_path_buf()).map_err(text)?;
+    let remote = saved.settings.engines.into_iter().find(|e| e.name.eq_ignore_ascii_case(&name)).ok_or_else(|| format!("There is no engine {name:?} in config.toml"))?;
+    blocking(move || Ok(revoice_engine::engines::check_engine(&remote))).await
 }

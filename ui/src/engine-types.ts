@@ -124,6 +124,50 @@ gainDb: number,
  * Ducks under the voice (dialogue-free music); off for effects that must stay.
  */
 ducked: boolean, position: number, };
+export type RemoteEngineSettings = { 
+/**
+ * How voices on it are named: `NAME/voice`.
+ */
+name: string, 
+/**
+ * Base URLs of its servers (`http://host:8880`), one or several.
+ */
+urls: Array<string>, 
+/**
+ * Bearer token, if its servers ask for one.
+ */
+api_key: string, 
+/**
+ * The `model` sent with each request (empty: the server's default).
+ */
+model: string, };
+export type Capabilities = { formats: Array<string>, batch: boolean, streaming: boolean, voiceUpload: boolean, 
+/**
+ * Takes a reference recording (`task_type: Base`, `ref_audio`).
+ */
+cloning: boolean, };
+export type NodeReport = { url: string, 
+/**
+ * Answered at all.
+ */
+reachable: boolean, 
+/**
+ * Ready to speak (its model loaded).
+ */
+ready: boolean, version: string | null, model: string | null, 
+/**
+ * How long a one-word render took, ms.
+ */
+speakMs: number | null, capabilities: Capabilities, 
+/**
+ * Why it is not reachable or not ready.
+ */
+problem: string | null, };
+export type EngineReport = { name: string, model: string, nodes: Array<NodeReport>, 
+/**
+ * What every ready server can do.
+ */
+capabilities: Capabilities, };
 export type OriginalMonitor = { "mode": "off" } | { "mode": "under", gainDb: number, } | { "mode": "solo" };
 export type HandoffFormat = "rpp" | "otio" | "edl";
 export type CastSheet = { id: number, name: string, 

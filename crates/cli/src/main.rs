@@ -14,6 +14,7 @@ mod bench_dub;
 mod bench_engine;
 mod bench_voicefit;
 mod dictionary;
+mod engines;
 mod progress;
 mod play;
 mod project;
@@ -91,6 +92,11 @@ enum Command {
     Dictionary {
         #[command(subcommand)]
         command: dictionary::DictionaryCommand,
+    },
+    /// Remote engines: servers that speak the speech API, one or several (a fleet) each.
+    Engines {
+        #[command(subcommand)]
+        command: engines::EnginesCommand,
     },
     /// Measure the engine: `revoice bench synth`.
     Bench {
@@ -288,6 +294,11 @@ fn main() -> ExitCode {
 }
 
 async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
+    // Engines are settings: they need no database or model.
+    if let Command::Engines { command } = cli.command {
+        let config = revoice_engine::EngineConfig::load(cli.data_dir)?;
+        return Ok(if engines::run(config, command).await? { ExitCode::SUCCESS } else { ExitCode::from(1) });
+    }
     let (engine, _log) = revoice_engine::start(cli.data_dir).await?;
     let engine = std::sync::Arc::new(engine);
     let code = match cli.command {
@@ -306,6 +317,7 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
         }
         Command::Models { command } => run_models(&engine, command).await?,
         Command::Project { command } => project::run(&engine, command).await?,
+        Command::Engines { .. } => unreachable!("engines run before the engine opens"),
         Command::Dictionary { command } => {
             dictionary::run(&engine, command).await?;
             ExitCode::SUCCESS

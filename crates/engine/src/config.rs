@@ -27,6 +27,51 @@ pub struct Settings {
     pub scheduler: SchedulerSettings,
     pub dub: DubSettings,
     pub api: ApiSettings,
+    /// Remote engines: servers that speak the speech API (`[[engines]]`,
+    /// written only when there are some, after the other sections).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub engines: Vec<RemoteEngineSettings>,
+}
+
+/// A remote engine: one or more servers (a fleet) that speak the same
+/// OpenAI-compatible speech API, with its key and model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(deny_unknown_fields)]
+pub struct RemoteEngineSettings {
+    /// How voices on it are named: `NAME/voice`.
+    pub name: String,
+    /// Base URLs of its servers (`http://host:8880`), one or several.
+    pub urls: Vec<String>,
+    /// Bearer token, if its servers ask for one.
+    #[serde(default)]
+    pub api_key: String,
+    /// The `model` sent with each request (empty: the server's default).
+    #[serde(default)]
+    pub model: String,
+}
+
+impl RemoteEngineSettings {
+    /// Checks a remote engine: its name (letters, digits, `-`, `_`; not
+    /// `local`) and that each URL is http(s) with a host.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        let name = &self.name;
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_')) {
+            return Err(format!("[[engines]] name {name:?} must be letters, digits, '-' or '_'"));
+        }
+        if name.eq_ignore_ascii_case("local") {
+            return Err("[[engines]] name \"local\" is the studio's own engine".into());
+        }
+        if self.urls.is_empty() {
+            return Err(format!("[[engines]] {name} has no urls"));
+        }
+        for url in &self.urls {
+            let rest = url.strip_prefix("http://").or_else(|| url.strip_prefix("https://"));
+            if rest.is_none_or(|r| r.split('/').next().unwrap_or("").is_empty()) {
+                return Err(format!("[[engines]] {name}: {url:?} is not an http:// or https:// address"));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Logging settings.
@@ -154,6 +199,12 @@ impl Settings {
         if self.api.max_uploaded_voices == 0 {
             return Err("[api] max_uploaded_voices must be at least 1".into());
         }
+        for (i, engine) in self.engines.iter().enumerate() {
+            engine.check()?;
+            if self.engines[..i].iter().any(|e| e.name.eq_ignore_ascii_case(&engine.name)) {
+                return Err(format!("[[engines]] name {:?} is used twice", engine.name));
+            }
+        }
         if tracing_subscriber::EnvFilter::try_new(&self.log.filter).is_err() {
             return Err(format!("[log] filter {:?} is not a tracing filter (for example \"info\" or \"revoice=debug,info\")", self.log.filter));
         }
@@ -204,46 +255,98 @@ impl EngineConfig {
         self.save_edit(&SettingsEdit { api_enabled: Some(enabled), ..SettingsEdit::default() })
     }
 
-    /// Writes the settings `edit` names into the config file, keeping the
-    /// rest of it (comments, order) as it is. The edited file is parsed
-    /// before it replaces the old one, so a file that would not load is
-    /// never written.
-    pub fn save_edit(&mut self, edit: &SettingsEdit) -> Result<()> {
+    /// Adds a remote engine to the config file (or replaces the one of the
+    /// same name), keeping the rest of the file as it is; checked first.
+    pub fn save_remote_engine(&mut self, engine: &RemoteEngineSettings) -> Result<()> {
+        engine.check().map_err(|reason| Error::invalid(format!("engine {:?}", engine.name), reason))?;
+        self.edit_document(|document| {
+            let mut table = toml_edit::Table::new();
+            table["name"] = toml_edit::value(engine.name.as_str());
+            let mut urls = toml_edit::Array::new();
+            engine.urls.iter().for_each(|u| urls.push(u.as_str()));
+            table["urls"] = toml_edit::value(urls);
+            if !engine.api_key.is_empty() {
+                table["api_key"] = toml_edit::value(engine.api_key.as_str());
+            }
+            if !engine.model.is_empty() {
+                table["model"] = toml_edit::value(engine.model.as_str());
+            }
+            if document.get("engines").and_then(|e| e.as_array_of_tables()).is_none() {
+                document["engines"] = toml_edit::Item::ArrayOfTables(toml_edit::ArrayOfTables::new());
+            }
+            let engines = document["engines"].as_array_of_tables_mut().expect("an array of tables");
+            let at = engines.iter().position(|t| t.get("name").and_then(|n| n.as_str()).is_some_and(|n| n.eq_ignore_ascii_case(&engine.name)));
+            match at {
+                Some(i) => *engines.get_mut(i).expect("found") = table,
+                None => engines.push(table),
+            }
+        })
+    }
+
+    /// Removes the remote engine `name` from the config file.
+    pub fn remove_remote_engine(&mut self, name: &str) -> Result<()> {
+        if !self.settings.engines.iter().any(|e| e.name.eq_ignore_ascii_case(name)) {
+            let known: Vec<&str> = self.settings.engines.iter().map(|e| e.name.as_str()).collect();
+            return Err(Error::not_found(format!("engine {name:?}"), if known.is_empty() { "there are no remote engines".to_string() } else { format!("the engines are: {}", known.join(", ")) }));
+        }
+        self.edit_document(|document| {
+            if let Some(engines) = document.get_mut("engines").and_then(|e| e.as_array_of_tables_mut()) {
+                engines.retain(|t| !t.get("name").and_then(|n| n.as_str()).is_some_and(|n| n.eq_ignore_ascii_case(name)));
+                if engines.is_empty() {
+                    document.remove("engines");
+                }
+            }
+        })
+    }
+
+    /// Edits the config file's document, then parses and checks the result
+    /// before it replaces the file (a file that would not load is never written).
+    fn edit_document(&mut self, edit: impl FnOnce(&mut toml_edit::DocumentMut)) -> Result<()> {
         let path = self.config_file();
         let text = std::fs::read_to_string(&path).map_err(|e| Error::io("read", &path, e))?;
         let mut document: toml_edit::DocumentMut = text.parse().map_err(|e| Error::Config { path: path.clone(), reason: format!("{e}") })?;
-        let mut set = |section: &str, key: &str, value: toml_edit::Item| {
-            if document.get(section).is_none() {
-                document[section] = toml_edit::table();
-            }
-            document[section][key] = value;
-        };
-        if let Some(v) = &edit.output_device {
-            set("audio", "output_device", toml_edit::value(v.as_str()));
-        }
-        if let Some(v) = edit.batch_width {
-            set("scheduler", "batch_width", toml_edit::value(v as i64));
-        }
-        if let Some(v) = edit.segment_store_mb {
-            set("dub", "segment_store_mb", toml_edit::value(v as i64));
-        }
-        if let Some(v) = edit.render_cache_mb {
-            set("dub", "render_cache_mb", toml_edit::value(v as i64));
-        }
-        if let Some(v) = edit.listen_back {
-            set("dub", "listen_back", toml_edit::value(v));
-        }
-        if let Some(v) = edit.api_enabled {
-            set("api", "enabled", toml_edit::value(v));
-        }
-        if let Some(v) = edit.api_port {
-            set("api", "port", toml_edit::value(v as i64));
-        }
+        edit(&mut document);
         let written = document.to_string();
         let settings = parse_settings(&path, &written)?;
         crate::fsutil::write_atomically(&path, written.as_bytes())?;
         self.settings = settings;
         Ok(())
+    }
+
+    /// Writes the settings `edit` names into the config file, keeping the
+    /// rest of it (comments, order) as it is. The edited file is parsed
+    /// before it replaces the old one, so a file that would not load is
+    /// never written.
+    pub fn save_edit(&mut self, edit: &SettingsEdit) -> Result<()> {
+        self.edit_document(|document| {
+            let mut set = |section: &str, key: &str, value: toml_edit::Item| {
+                if document.get(section).is_none() {
+                    document[section] = toml_edit::table();
+                }
+                document[section][key] = value;
+            };
+            if let Some(v) = &edit.output_device {
+                set("audio", "output_device", toml_edit::value(v.as_str()));
+            }
+            if let Some(v) = edit.batch_width {
+                set("scheduler", "batch_width", toml_edit::value(v as i64));
+            }
+            if let Some(v) = edit.segment_store_mb {
+                set("dub", "segment_store_mb", toml_edit::value(v as i64));
+            }
+            if let Some(v) = edit.render_cache_mb {
+                set("dub", "render_cache_mb", toml_edit::value(v as i64));
+            }
+            if let Some(v) = edit.listen_back {
+                set("dub", "listen_back", toml_edit::value(v));
+            }
+            if let Some(v) = edit.api_enabled {
+                set("api", "enabled", toml_edit::value(v));
+            }
+            if let Some(v) = edit.api_port {
+                set("api", "port", toml_edit::value(v as i64));
+            }
+        })
     }
 }
 
@@ -399,5 +502,29 @@ mod tests {
     fn an_explicit_data_dir_wins() {
         let chosen = resolve_data_dir(Some(PathBuf::from("/tmp/explicit"))).unwrap();
         assert_eq!(chosen, PathBuf::from("/tmp/explicit"));
+    }
+
+    #[test]
+    fn remote_engines_are_added_replaced_and_removed_keeping_the_rest_of_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cfg = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
+        let path = cfg.config_file();
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("# my note\n{text}")).unwrap();
+        let mut cfg = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
+        let fleet = RemoteEngineSettings { name: "fleet".into(), urls: vec!["http://10.0.0.2:8880".into(), "http://10.0.0.3:8880".into()], api_key: "k".into(), model: String::new() };
+        cfg.save_remote_engine(&fleet).unwrap();
+        cfg.save_remote_engine(&RemoteEngineSettings { name: "gpu".into(), urls: vec!["https://gpu.example:8000".into()], api_key: String::new(), model: "omnivoice".into() }).unwrap();
+        cfg.save_remote_engine(&RemoteEngineSettings { urls: vec!["http://10.0.0.4:8880".into()], ..fleet.clone() }).unwrap();
+        let again = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
+        assert_eq!(again.settings.engines.len(), 2);
+        assert_eq!(again.settings.engines[0].urls, ["http://10.0.0.4:8880"], "replaced in place");
+        assert_eq!(again.settings.engines[1].model, "omnivoice");
+        assert!(std::fs::read_to_string(&path).unwrap().starts_with("# my note"));
+        let err = cfg.save_remote_engine(&RemoteEngineSettings { name: "bad name".into(), ..fleet.clone() }).unwrap_err().to_string();
+        assert!(err.contains("bad name"), "{err}");
+        cfg.remove_remote_engine("FLEET").unwrap();
+        assert_eq!(cfg.settings.engines.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(), ["gpu"]);
+        assert!(cfg.remove_remote_engine("fleet").unwrap_err().to_string().contains("gpu"));
     }
 }

@@ -250,6 +250,24 @@ pub(crate) fn check_ffmpeg(version: crate::error::Result<String>) -> Check {
     }
 }
 
+/// A remote engine: how many of its servers are ready, their version, and what it can do.
+pub(crate) fn check_remote_engine(report: &crate::engines::EngineReport) -> Check {
+    let name = format!("Engine {}", report.name);
+    let ready = report.ready();
+    let versions: Vec<String> = report.nodes.iter().filter_map(|n| n.version.clone()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    let version = if versions.is_empty() { String::new() } else { format!(", version {}", versions.join("/")) };
+    let problems: Vec<String> = report.nodes.iter().filter_map(|n| n.problem.as_ref().map(|p| format!("{}: {p}", n.url))).collect();
+    let detail = format!("{ready} of {} servers ready{version}; {}{}", report.nodes.len(), report.capabilities.describe(), if problems.is_empty() { String::new() } else { format!(" ({})", problems.join("; ")) });
+    let status = if ready == 0 {
+        CheckStatus::Problem
+    } else if ready < report.nodes.len() {
+        CheckStatus::Warning
+    } else {
+        CheckStatus::Ok
+    };
+    check(&name, status, detail, (status != CheckStatus::Ok).then_some("start the servers, or `revoice engines remove` the engine"))
+}
+
 /// Library folders searched for the web view on Linux.
 pub(crate) const LINUX_LIB_DIRS: [&str; 5] = [
     "/usr/lib/x86_64-linux-gnu",

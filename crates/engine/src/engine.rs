@@ -224,6 +224,10 @@ impl Engine {
         checks.push(doctor::check_webview(&lib_dirs));
         checks.push(doctor::check_espeak(which::which("espeak-ng").ok()));
         checks.push(doctor::check_ffmpeg(crate::dub::picture::ffmpeg_version()));
+        // Remote engines are asked over the network, off the async workers.
+        let engines = self.config().settings.engines.clone();
+        let reports = tokio::task::spawn_blocking(move || engines.iter().map(crate::engines::check_engine).collect::<Vec<_>>()).await.unwrap_or_default();
+        checks.extend(reports.iter().map(doctor::check_remote_engine));
 
         Diagnosis {
             engine_version: ENGINE_VERSION.to_string(),

@@ -23,6 +23,7 @@ pub mod checking;
 pub mod config;
 mod demo;
 pub mod doctor;
+pub mod engines;
 mod fitting;
 pub mod fitted_style;
 pub mod dub;
