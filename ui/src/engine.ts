@@ -7,6 +7,7 @@ import type {
   AttachedVideo,
   CastSheet,
   Diagnosis,
+  EngineReport,
   ExportedFile,
   HandoffFormat,
   LibraryVoice,
@@ -15,6 +16,7 @@ import type {
   PlaybackView,
   ProjectSummary,
   Pronunciation,
+  RemoteEngineSettings,
   Saying,
   SegmentEdit,
   SettingsEdit,
@@ -192,6 +194,16 @@ export const playVoiceRecording = (name: string) => invoke<void>("play_voice_rec
 
 export const settings = () => invoke<SettingsView>("settings");
 export const saveSettings = (edit: SettingsEdit) => invoke<SettingsView>("save_settings", { edit });
+
+// ---- Remote engines (config.toml's [[engines]]: kept and checked; renders do not use them yet) ----
+
+export const remoteEngines = () => invoke<RemoteEngineSettings[]>("remote_engines");
+/** Adds a remote engine, or replaces the one of its name; the engines. */
+export const saveRemoteEngine = (remote: RemoteEngineSettings) => invoke<RemoteEngineSettings[]>("save_remote_engine", { remote });
+/** Removes a remote engine; the engines left. */
+export const removeRemoteEngine = (name: string) => invoke<RemoteEngineSettings[]>("remove_remote_engine", { name });
+/** Asks each server of the engine what it is and can do (one after another: seconds). */
+export const checkRemoteEngine = (name: string) => invoke<EngineReport>("check_remote_engine", { name });
 
 /** Engine events for this window. */
 export function onStudioEvent(handler: (event: StudioEvent) => void): Promise<UnlistenFn> {

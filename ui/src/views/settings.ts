@@ -1,11 +1,15 @@
 // The settings view: where the studio keeps its data, which output device
 // plays, how many lines render together, how much the caches may hold, whether renders are heard back, and
 // the local speech API's port. Saved into config.toml; the engine reads it
-// when it starts, so the view says when a restart is needed.
+// when it starts, so the view says when a restart is needed. Below them, the
+// remote engines kept there (servers that speak the studio's speech API, one
+// or several URLs each): listed, added, checked server by server, removed.
+// Renders do not go through them yet, and the page says so.
 import { html, nothing, type TemplateResult } from "lit-html";
 import { keyed } from "lit-html/directives/keyed.js";
 import * as engine from "../engine";
-import type { SettingsEdit, SettingsView } from "../engine";
+import type { EngineReport, RemoteEngineSettings, SettingsEdit, SettingsView } from "../engine";
+import { engineSummary, nodeState, nodeSummary, parseUrls } from "./remote-engines";
 
 export class SettingsPage {
   private view: SettingsView | null = null;
@@ -14,12 +18,30 @@ export class SettingsPage {
   /** Bumped with each answer to a save: the fields are made again from the
    * settings as saved (or as they stayed, when the save was refused). */
   private saves = 0;
+  /** The remote engines in config.toml (null until read). */
+  private engines: RemoteEngineSettings[] | null = null;
+  /** Each engine's last check by name, or "checking" while it runs. */
+  private readonly checks = new Map<string, EngineReport | "checking">();
+  /** The engine change running: "add" or "remove". */
+  private engineBusy: string | null = null;
+  /** The add form as typed (kept here, so a redraw keeps it). */
+  private readonly engineForm = { name: "", urls: "", apiKey: "", model: "" };
 
   /** `changed` draws the page again (the caller renders `template()`). */
   constructor(private readonly changed: () => void) {
     void engine.settings().then(
       (v) => {
         this.view = v;
+        this.changed();
+      },
+      (e) => {
+        this.error = String(e);
+        this.changed();
+      },
+    );
+    void engine.remoteEngines().then(
+      (engines) => {
+        this.engines = engines;
         this.changed();
       },
       (e) => {
@@ -60,7 +82,113 @@ export class SettingsPage {
       ${this.error ? html`<div class="error-banner" role="alert">${this.error}</div>` : nothing}
       ${this.message && !this.error ? html`<p class="muted" role="status">${this.message}</p>` : nothing}
       ${v ? keyed(this.saves, this.fields(v)) : html`<p class="muted">Reading the settings…</p>`}
+      ${this.remoteEngines()}
     </section>`;
+  }
+
+  /** Runs a change to the remote engine `name`; true when it was made. */
+  private async changeEngines(busy: string, name: string, change: Promise<RemoteEngineSettings[]>, done: string): Promise<boolean> {
+    this.engineBusy = busy;
+    this.changed();
+    let made = false;
+    try {
+      const engines = await change;
+      this.engines = engines;
+      // A check of an engine no longer listed, or saved anew, says nothing now.
+      for (const checked of [...this.checks.keys()]) {
+        if (checked.toLowerCase() === name.toLowerCase() || !engines.some((e) => e.name === checked)) this.checks.delete(checked);
+      }
+      this.error = null;
+      this.message = done;
+      made = true;
+    } catch (e) {
+      this.error = String(e);
+    } finally {
+      this.engineBusy = null;
+    }
+    this.changed();
+    return made;
+  }
+
+  private async check(name: string): Promise<void> {
+    this.checks.set(name, "checking");
+    this.changed();
+    try {
+      const report = await engine.checkRemoteEngine(name);
+      if (this.checks.get(name) === "checking") this.checks.set(name, report);
+      this.error = null;
+    } catch (e) {
+      this.checks.delete(name);
+      this.error = String(e);
+    }
+    this.changed();
+  }
+
+  private remoteEngines(): TemplateResult {
+    const engines = this.engines;
+    return html`<h2>Remote engines</h2>
+      <p class="muted">Servers that speak the studio's speech API: another studio's <code>revoice serve</code>, or a cloning server. Several URLs for one engine make a fleet.</p>
+      <p class="status-warning" id="remote-engines-note">Renders do not use them yet (that comes with a later release): for now they are kept in config.toml and checked here.</p>
+      ${engines === null
+        ? html`<p class="muted">Reading the engines…</p>`
+        : engines.length
+          ? html`<ul class="remote-engines" id="remote-engines">${engines.map((e) => this.engineRow(e))}</ul>`
+          : html`<p class="muted" id="remote-engines">None yet.</p>`}
+      ${this.engineAddForm()}`;
+  }
+
+  private engineRow(e: RemoteEngineSettings): TemplateResult {
+    const check = this.checks.get(e.name);
+    const remove = () => {
+      if (window.confirm(`Remove the engine "${e.name}" from config.toml?`)) void this.changeEngines("remove", e.name, engine.removeRemoteEngine(e.name), `Removed ${e.name}`);
+    };
+    return html`<li class="remote-engine" data-engine=${e.name}>
+      <div class="remote-engine-head"><strong>${e.name}</strong><span class="remote-engine-urls">${e.urls.map((url) => html`<code>${url}</code>`)}</span>${
+        e.api_key ? html`<span class="muted">with an API key</span>` : nothing
+      }<span class="muted">${e.model ? `model ${e.model}` : "the server's default model"}</span><button class="link-button" id=${`check-engine-${e.name}`} ?disabled=${check === "checking"} @click=${() => void this.check(e.name)}>${
+        check === "checking" ? "Checking…" : "Check"
+      }</button><button class="link-button danger" id=${`remove-engine-${e.name}`} ?disabled=${this.engineBusy !== null} @click=${remove}>Remove</button></div>
+      ${check === "checking"
+        ? html`<p class="muted">Checking… (each server speaks a word in every format)</p>`
+        : check
+          ? html`<div class="engine-report" data-report=${e.name}>
+              <p>${engineSummary(check)}</p>
+              <ul>${check.nodes.map((n) => html`<li class=${`engine-node engine-node--${nodeState(n).replace(" ", "-")}`} data-url=${n.url}><code>${n.url}</code> ${nodeSummary(n)}</li>`)}</ul>
+            </div>`
+          : nothing}
+    </li>`;
+  }
+
+  private engineAddForm(): TemplateResult {
+    const form = this.engineForm;
+    const field = (key: keyof typeof form) => (e: Event) => {
+      form[key] = (e.currentTarget as HTMLInputElement).value;
+      this.changed();
+    };
+    const add = () => {
+      const name = form.name.trim();
+      const urls = parseUrls(form.urls);
+      if (!name) {
+        this.error = "Give the engine a name.";
+        return this.changed();
+      }
+      if (!urls.length) {
+        this.error = "Give the engine at least one server URL (http://host:8880).";
+        return this.changed();
+      }
+      const remote: RemoteEngineSettings = { name, urls, api_key: form.apiKey.trim(), model: form.model.trim() };
+      void this.changeEngines("add", name, engine.saveRemoteEngine(remote), `Saved the engine ${name}`).then((saved) => {
+        if (!saved) return;
+        Object.assign(form, { name: "", urls: "", apiKey: "", model: "" });
+        this.changed();
+      });
+    };
+    return html`<div class="remote-engine-form">
+      <h3>Add an engine</h3>
+      <div class="row"><input type="text" id="engine-name" placeholder="Name (voices on it: name/voice)" aria-label="Engine name" .value=${form.name} @input=${field("name")} @change=${field("name")} /><input type="text" id="engine-urls" placeholder="http://host:8880 (several: spaces or commas between)" aria-label="Server URLs" .value=${form.urls} @input=${field("urls")} @change=${field("urls")} /></div>
+      <div class="row"><input type="password" id="engine-api-key" placeholder="API key (if its servers ask for one)" aria-label="API key" autocomplete="off" .value=${form.apiKey} @input=${field("apiKey")} @change=${field("apiKey")} /><input type="text" id="engine-model" placeholder="Model (empty: the server's default)" aria-label="Model" .value=${form.model} @input=${field("model")} @change=${field("model")} /><button class="button" id="engine-add" ?disabled=${this.engineBusy !== null} @click=${add}>${this.engineBusy === "add" ? "Saving…" : "Add engine"}</button></div>
+      <p class="muted">An engine of the same name is replaced.</p>
+    </div>`;
   }
 
   private fields(v: SettingsView): TemplateResult {
