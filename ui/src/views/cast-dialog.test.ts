@@ -6,6 +6,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { html } from "lit-html";
 import type { Project } from "../model";
+import { testProject } from "./test-project";
 
 const engine = vi.hoisted(() => ({ voiceSpeakers: vi.fn() }));
 vi.mock("../engine", () => engine);
@@ -13,26 +14,7 @@ vi.mock("../pick", () => ({ browseButton: () => html`<button type="button">Brows
 
 const { castDialog } = await import("./cast-dialog");
 
-function project(): Project {
-  return {
-    id: 7,
-    name: "Harbour",
-    strategy: "natural",
-    bed: null,
-    beds: [],
-    original: null,
-    video: null,
-    cast: null,
-    length: 10,
-    speakers: [
-      { id: 1, name: "Ana", voice: "af_heart", languageVoices: {} },
-      { id: 2, name: "Ben", voice: "af_heart", languageVoices: {} },
-    ],
-    tracks: [{ id: 1, language: "en-US", segments: [] }],
-    canUndo: false,
-    canRedo: false,
-  };
-}
+const project = (): Project => testProject(["Ana", "Ben"]);
 
 async function settle(): Promise<void> {
   for (let i = 0; i < 5; i++) await Promise.resolve();

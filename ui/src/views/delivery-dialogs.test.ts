@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { html } from "lit-html";
 import type { BedStem, Pronunciation } from "../engine";
 import type { Project } from "../model";
+import { testProject } from "./test-project";
 
 const engine = vi.hoisted(() => ({
   pronunciations: vi.fn(),
@@ -29,23 +30,7 @@ vi.mock("../pick", () => ({ browseButton: () => html`<button type="button">Brows
 
 const { attachVideoDialog, bedDialog, dictionaryDialog, saveCastDialog } = await import("./delivery-dialogs");
 
-function project(): Project {
-  return {
-    id: 7,
-    name: "Harbour",
-    strategy: "natural",
-    bed: null,
-    beds: [],
-    original: null,
-    video: null,
-    cast: null,
-    length: 10,
-    speakers: [{ id: 1, name: "Ana", voice: "af_heart", languageVoices: {} }],
-    tracks: [{ id: 1, language: "en-US", segments: [] }],
-    canUndo: false,
-    canRedo: false,
-  };
-}
+const project = (): Project => testProject();
 
 async function settle(): Promise<void> {
   for (let i = 0; i < 5; i++) await Promise.resolve();

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Project, Segment } from "../model";
 import type { StudioEvent } from "../engine";
 import { line } from "../timeline/synthetic";
+import { testProject } from "./test-project";
 
 /** The timeline stand-in: records what the editor hands it. */
 const timelines = vi.hoisted(() => {
@@ -105,21 +106,7 @@ async function settle(): Promise<void> {
 
 function project(): Project {
   const segments: Segment[] = [1, 2, 3].map((id) => line({ id, start: id * 2, end: id * 2 + 1.5, text: `Line ${id} as stored.`, speakerId: 1 }));
-  return {
-    id: 7,
-    name: "Harbour",
-    strategy: "natural",
-    bed: null,
-    beds: [],
-    original: null,
-    video: null,
-    cast: null,
-    length: 10,
-    speakers: [{ id: 1, name: "Ana", voice: "af_heart", languageVoices: {} }],
-    tracks: [{ id: 1, language: "en-US", segments }],
-    canUndo: false,
-    canRedo: false,
-  };
+  return testProject(["Ana"], segments);
 }
 
 const playback = (position: number): StudioEvent => ({

@@ -28,13 +28,16 @@ describe("followStep", () => {
     expect(followStep(9.7, 10, true, 25)).toEqual({ seekTo: 10, rate: 1, play: true });
   });
 
-  it("playing: plays at 1 while the frame shown is within a frame of the playhead, else a little slower or faster", () => {
+  it("playing: keeps the playhead's frame on screen, correcting past half a frame until back within a quarter", () => {
     // A frame's time is its start: at 10.000 the frame 10.000–10.040 is shown for playheads up to 10.04.
-    expect(followStep(10, 10.03, true, 25)).toEqual({ seekTo: null, rate: 1, play: true });
-    expect(followStep(10, 9.99, true, 25)).toEqual({ seekTo: null, rate: 1, play: true });
-    // Ahead by more than a frame: slower; behind: faster.
-    expect(followStep(10.1, 10, true, 25)).toEqual({ seekTo: null, rate: 0.95, play: true });
-    expect(followStep(9.9, 10, true, 25)).toEqual({ seekTo: null, rate: 1.05, play: true });
+    expect(followStep(10, 10.02, true, 25)).toEqual({ seekTo: null, rate: 1, play: true });
+    expect(followStep(10, 10.035, true, 25)).toEqual({ seekTo: null, rate: 1, play: true });
+    // A frame behind (more than half a frame from the frame's middle): faster; ahead: slower.
+    expect(followStep(10, 10.05, true, 25)).toEqual({ seekTo: null, rate: 1.05, play: true });
+    expect(followStep(10.05, 10, true, 25)).toEqual({ seekTo: null, rate: 0.95, play: true });
+    // Correcting, it keeps its rate until within a quarter frame, then plays at 1.
+    expect(followStep(10, 10.035, true, 25, 1.05).rate).toBe(1.05);
+    expect(followStep(10, 10.025, true, 25, 1.05).rate).toBe(1);
   });
 
   it("takes a missing frame rate as 25 fps", () => {

@@ -30,18 +30,20 @@ export interface FollowStep {
 
 /** The correction for one frame. Paused, the video seeks to the playhead
  * whenever it shows another frame (more than half a frame off). Playing,
- * it seeks when more than 0.25 s off; otherwise it plays at 1 while the
- * frame on screen (whose middle is half a frame past its time, which is
- * its start) is within a frame of the playhead, and a little slower or
- * faster beyond that. The rate changes only when the drift crosses a
- * frame: every change of rate is a seek inside the web view's player, and
- * changing it every frame can stall it. */
-export function followStep(videoTime: number, target: number, playing: boolean, frameRate: number): FollowStep {
+ * it seeks when more than 0.25 s off; otherwise the frame on screen (whose
+ * middle is half a frame past its time, which is its start) is kept on the
+ * playhead's frame: once it drifts more than half a frame the video plays
+ * a little slower or faster (`rate`, the rate it plays at now) until it is
+ * back within a quarter frame. The rate changes only at those two marks:
+ * every change of rate is a seek inside the web view's player, and
+ * changing it every frame stalled the page. */
+export function followStep(videoTime: number, target: number, playing: boolean, frameRate: number, rate = 1): FollowStep {
   const frame = 1 / (frameRate > 0 ? frameRate : FALLBACK_FPS);
   if (!playing) return { seekTo: Math.abs(videoTime - target) > frame / 2 ? target : null, rate: 1, play: false };
   const drift = videoTime + frame / 2 - target;
   if (Math.abs(drift) > SEEK_DRIFT) return { seekTo: target, rate: 1, play: true };
-  if (Math.abs(drift) <= frame) return { seekTo: null, rate: 1, play: true };
+  const correcting = rate !== 1 && Math.abs(drift) > frame / 4;
+  if (!correcting && Math.abs(drift) <= frame / 2) return { seekTo: null, rate: 1, play: true };
   return { seekTo: null, rate: drift > 0 ? RATE_SLOWER : RATE_FASTER, play: true };
 }
 
@@ -229,7 +231,7 @@ export class PicturePane {
     if (video.readyState < HAVE_METADATA || video.seeking || video.error) return;
     // At the video's end it stays on its last frame (playing an ended video starts it again).
     const playing = this.report.playing && target < end - 0.5 / fps;
-    const step = followStep(video.currentTime, target, playing, fps);
+    const step = followStep(video.currentTime, target, playing, fps, video.playbackRate);
     if (step.seekTo !== null) video.currentTime = step.seekTo;
     if (video.playbackRate !== step.rate) video.playbackRate = step.rate;
     if (step.play && video.paused) video.play()?.catch(() => {});
