@@ -363,6 +363,8 @@ test("voice every speaker makes each speaker a voice from a clip and queues its 
   await session.waitForText("#line-state", (t) => t.length > 0);
   assert.equal(await session.execute("return document.querySelector('#speaker-voice').value;"), "Quay - Ana");
   await session.click(".editor-header .link-button");
+  // The projects view draws on the next frame: its tabs are there then.
+  await session.waitForText("#tab-voices", () => true);
   await session.click("#tab-voices");
   await session.waitForText('[data-voice="Quay - Ana"]', (t) => t.includes("Fitting a voice to the recording"), 60000);
   await session.execute("document.querySelector('[data-voice=\"Quay - Ana\"] [data-fit=\"running\"] button').click();");
