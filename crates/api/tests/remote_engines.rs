@@ -21,7 +21,7 @@ fn server(api_key: Option<&str>, gate: Option<Arc<LoadGate>>) -> (RunningServer,
 }
 
 fn engine(urls: Vec<String>, api_key: &str) -> RemoteEngineSettings {
-    RemoteEngineSettings { name: "fleet".into(), urls, api_key: api_key.into(), model: "kokoro".into() }
+    RemoteEngineSettings { name: "fleet".into(), urls, api_key: api_key.into(), model: "kokoro".into(), timeout_s: None }
 }
 
 #[test]

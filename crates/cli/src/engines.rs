@@ -21,6 +21,9 @@ pub enum EnginesCommand {
         /// The `model` its requests name (the server's default when empty).
         #[arg(long, default_value = "")]
         model: String,
+        /// Seconds a request may take before its server counts as hung (default 120).
+        #[arg(long)]
+        timeout: Option<f64>,
     },
     /// The remote engines.
     List,
@@ -51,8 +54,8 @@ fn print(report: &EngineReport) {
 pub async fn run(mut config: EngineConfig, command: EnginesCommand) -> Result<bool> {
     let check = |engines: Vec<RemoteEngineSettings>| async move { tokio::task::spawn_blocking(move || engines.iter().map(check_engine).collect::<Vec<_>>()).await.expect("check thread") };
     match command {
-        EnginesCommand::Add { name, urls, api_key, model } => {
-            let engine = RemoteEngineSettings { name, urls, api_key, model };
+        EnginesCommand::Add { name, urls, api_key, model, timeout } => {
+            let engine = RemoteEngineSettings { name, urls, api_key, model, timeout_s: timeout };
             config.save_remote_engine(&engine)?;
             println!("added engine {:?} to {}", engine.name, config.config_file().display());
             let reports = check(vec![engine]).await;

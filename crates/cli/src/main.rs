@@ -339,8 +339,15 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
                 return Err(revoice_engine::Error::InvalidInput { input: "say".into(), reason: "nowhere to put the audio: pass -o FILE and/or --play".into() });
             }
             let voice = engine.resolve_voice(&engine.voice_spec(&voice).await?).await?;
-            let data_dir = engine.data_dir().to_path_buf();
             let device = engine.config().settings.audio.output_device.clone();
+            if voice.remote().is_some() {
+                let engine = engine.clone();
+                tokio::task::spawn_blocking(move || say_remote(&engine, &voice, &text, speed, output.as_deref(), play.then_some(device.as_str())))
+                    .await
+                    .expect("synthesis thread")?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            let data_dir = engine.data_dir().to_path_buf();
             let request = revoice_engine::speech::SayRequest { text, voice, speed, seed };
             tokio::task::spawn_blocking(move || say(&data_dir, &request, output.as_deref(), play.then_some(device.as_str())))
                 .await
@@ -546,6 +553,32 @@ fn say(data_dir: &std::path::Path, request: &revoice_engine::speech::SayRequest,
         if report.starved_seconds > 0.05 {
             eprintln!("playback waited {:.2} s for rendering", report.starved_seconds);
         }
+    }
+    Ok(())
+}
+
+/// `say` with a voice on a remote engine: streamed from the engine's least busy server.
+fn say_remote(engine: &revoice_engine::Engine, voice: &revoice_engine::voice::VoiceSpec, text: &str, speed: f32, output: Option<&std::path::Path>, play: Option<&str>) -> revoice_engine::Result<()> {
+    const RATE: u32 = 24_000;
+    let started = std::time::Instant::now();
+    let mut live = play.map(|device| revoice_engine::audio::live::LivePlayback::open(device, RATE)).transpose()?;
+    let mut first_audio = None;
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let all = engine.remote().speak(voice, text, speed, None, &never, RATE, &mut |chunk| {
+        first_audio.get_or_insert(started.elapsed());
+        match live.as_mut() {
+            Some(live) => live.push(chunk),
+            None => Ok(()),
+        }
+    })?;
+    let audio_seconds = all.len() as f64 / RATE as f64;
+    eprintln!("{audio_seconds:.2} s of audio from {voice} in {:.2} s (first audio after {:.2} s)", started.elapsed().as_secs_f64(), first_audio.map_or(0.0, |d| d.as_secs_f64()));
+    if let Some(path) = output {
+        revoice_engine::audio::wav::write_pcm16(path, &all, RATE)?;
+        eprintln!("wrote {}", path.display());
+    }
+    if let Some(live) = live {
+        live.finish()?;
     }
     Ok(())
 }

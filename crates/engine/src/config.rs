@@ -48,9 +48,22 @@ pub struct RemoteEngineSettings {
     /// The `model` sent with each request (empty: the server's default).
     #[serde(default)]
     pub model: String,
+    /// Seconds a request may take before its server counts as hung
+    /// (default [`RemoteEngineSettings::DEFAULT_TIMEOUT_S`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub timeout_s: Option<f64>,
 }
 
 impl RemoteEngineSettings {
+    /// How long a request may take by default, seconds.
+    pub const DEFAULT_TIMEOUT_S: f64 = 120.0;
+
+    /// How long a request may take.
+    pub fn timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs_f64(self.timeout_s.unwrap_or(Self::DEFAULT_TIMEOUT_S))
+    }
+
     /// Checks a remote engine: its name (letters, digits, `-`, `_`; not
     /// `local`) and that each URL is http(s) with a host.
     pub fn check(&self) -> std::result::Result<(), String> {
@@ -63,6 +76,11 @@ impl RemoteEngineSettings {
         }
         if self.urls.is_empty() {
             return Err(format!("[[engines]] {name} has no urls"));
+        }
+        if let Some(t) = self.timeout_s {
+            if !(0.5..=3600.0).contains(&t) {
+                return Err(format!("[[engines]] {name}: timeout_s {t} is outside 0.5 to 3600 seconds"));
+            }
         }
         for url in &self.urls {
             let rest = url.strip_prefix("http://").or_else(|| url.strip_prefix("https://"));
@@ -270,6 +288,9 @@ impl EngineConfig {
             }
             if !engine.model.is_empty() {
                 table["model"] = toml_edit::value(engine.model.as_str());
+            }
+            if let Some(timeout) = engine.timeout_s {
+                table["timeout_s"] = toml_edit::value(timeout);
             }
             if document.get("engines").and_then(|e| e.as_array_of_tables()).is_none() {
                 document["engines"] = toml_edit::Item::ArrayOfTables(toml_edit::ArrayOfTables::new());
@@ -512,9 +533,9 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, format!("# my note\n{text}")).unwrap();
         let mut cfg = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
-        let fleet = RemoteEngineSettings { name: "fleet".into(), urls: vec!["http://10.0.0.2:8880".into(), "http://10.0.0.3:8880".into()], api_key: "k".into(), model: String::new() };
+        let fleet = RemoteEngineSettings { name: "fleet".into(), urls: vec!["http://10.0.0.2:8880".into(), "http://10.0.0.3:8880".into()], api_key: "k".into(), model: String::new(), timeout_s: None };
         cfg.save_remote_engine(&fleet).unwrap();
-        cfg.save_remote_engine(&RemoteEngineSettings { name: "gpu".into(), urls: vec!["https://gpu.example:8000".into()], api_key: String::new(), model: "omnivoice".into() }).unwrap();
+        cfg.save_remote_engine(&RemoteEngineSettings { name: "gpu".into(), urls: vec!["https://gpu.example:8000".into()], api_key: String::new(), model: "omnivoice".into(), timeout_s: Some(30.0) }).unwrap();
         cfg.save_remote_engine(&RemoteEngineSettings { urls: vec!["http://10.0.0.4:8880".into()], ..fleet.clone() }).unwrap();
         let again = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
         assert_eq!(again.settings.engines.len(), 2);

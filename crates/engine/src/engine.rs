@@ -50,6 +50,8 @@ pub struct Engine {
     pub(crate) fits: crate::voice::fit::flights::FitFlights,
     /// Whisper, loaded on first use.
     listener: Arc<Listener>,
+    /// Remote engines' servers as this process has found them.
+    remote: crate::remote::RemoteEngines,
 }
 
 impl Engine {
@@ -82,6 +84,7 @@ impl Engine {
             references: Mutex::new(None),
             fits: Default::default(),
             listener: Arc::new(Listener::new(&config.data_dir)),
+            remote: crate::remote::RemoteEngines::new(config.data_dir.clone(), store.clone(), tokio::runtime::Handle::current()),
             config,
             store,
             interrupted,
@@ -124,6 +127,11 @@ impl Engine {
     /// The registered voices' artifacts, by name and version.
     pub fn voice_artifacts(&self) -> &VoiceArtifactCache<MatchedVoice> {
         &self.voices
+    }
+
+    /// Remote engines: their fleets, server status and reference uploads.
+    pub fn remote(&self) -> &crate::remote::RemoteEngines {
+        &self.remote
     }
 
     /// The engine's ears: Whisper, loaded on first use (blocking calls).
@@ -180,7 +188,10 @@ impl Engine {
     /// Reads a voice name: a library voice, a stock voice or a blend.
     pub async fn voice_spec(&self, text: &str) -> Result<VoiceSpec> {
         let registered = self.store.voice(text.trim()).await?.is_some();
-        VoiceSpec::parse(text, |_| registered)
+        let spec = VoiceSpec::parse(text, |_| registered)?;
+        // A remote voice names a configured engine, and a library voice to clone that exists.
+        self.remote.check(&spec).await?;
+        Ok(spec)
     }
 
     /// A voice as it speaks: a library voice becomes its fitted voice or matched blend;

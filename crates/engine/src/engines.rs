@@ -253,7 +253,7 @@ mod tests {
 
     #[test]
     fn a_server_that_is_not_there_is_said_to_be_unreachable() {
-        let engine = RemoteEngineSettings { name: "gone".into(), urls: vec!["http://127.0.0.1:9".into()], api_key: String::new(), model: String::new() };
+        let engine = RemoteEngineSettings { name: "gone".into(), urls: vec!["http://127.0.0.1:9".into()], api_key: String::new(), model: String::new(), timeout_s: None };
         let report = check_engine(&engine);
         assert_eq!(report.ready(), 0);
         assert!(!report.nodes[0].reachable && report.nodes[0].problem.as_deref().is_some_and(|p| p.starts_with("not reachable")), "{report:?}");
@@ -261,7 +261,7 @@ mod tests {
 
     #[test]
     fn names_and_addresses_are_checked() {
-        let engine = |name: &str, url: &str| RemoteEngineSettings { name: name.into(), urls: vec![url.into()], api_key: String::new(), model: String::new() };
+        let engine = |name: &str, url: &str| RemoteEngineSettings { name: name.into(), urls: vec![url.into()], api_key: String::new(), model: String::new(), timeout_s: None };
         assert!(engine("fleet", "http://10.0.0.2:8880").check().is_ok());
         assert!(engine("local", "http://a").check().unwrap_err().contains("local"));
         assert!(engine("my fleet", "http://a").check().unwrap_err().contains("letters"));

@@ -46,6 +46,7 @@ pub mod text;
 mod video;
 pub mod voice;
 pub mod voice_spec;
+pub mod remote;
 mod voices;
 
 use std::path::PathBuf;

@@ -1,7 +1,9 @@
 //! A voice as a person names it ([`VoiceSpec`]): one of Kokoro's stock
 //! voices (`af_heart`), a blend of them with weights
-//! (`af_heart:0.7,af_bella:0.3`), or a voice in the library by its name
-//! (`Narrator`). Every face reads voice names through [`VoiceSpec::parse`],
+//! (`af_heart:0.7,af_bella:0.3`), a voice in the library by its name
+//! (`Narrator`), or a voice on a remote engine (`fleet/af_bella`: a voice
+//! that engine has; `fleet/@Narrator`: a library voice's recording, cloned
+//! by that engine). Every face reads voice names through [`VoiceSpec::parse`],
 //! so a name means the same thing and is refused for the same reason
 //! everywhere; [`VoiceSpec::check_speaks`] is the one rule for which
 //! voices may read which language.
@@ -26,6 +28,17 @@ pub enum VoiceKind {
     /// A fitted voice by id (`fitted:<id>`), as a library voice resolves
     /// once fitted ([`crate::fitted_style`]).
     Fitted(String),
+    /// A voice on a remote engine (`ENGINE/VOICE`).
+    Remote { engine: String, voice: RemoteVoice },
+}
+
+/// What a remote voice names on its engine.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RemoteVoice {
+    /// A voice the engine has by this name.
+    Named(String),
+    /// A library voice (`@Name`) whose recording the engine clones.
+    Reference(String),
 }
 
 /// A parsed voice name. It displays as the text it was read from, so a
@@ -52,7 +65,31 @@ impl VoiceSpec {
         if in_library(text) {
             return Ok(VoiceSpec { text: text.to_string(), kind: VoiceKind::Library(text.to_string()) });
         }
+        if text.contains('/') {
+            return VoiceSpec::parse_remote(text);
+        }
         VoiceSpec::parse_stock(text)
+    }
+
+    /// Reads `ENGINE/VOICE` or `ENGINE/@LibraryVoice` (whether the engine is
+    /// configured is checked where it is used).
+    pub fn parse_remote(text: &str) -> Result<VoiceSpec> {
+        let text = text.trim();
+        let refuse = |reason: &str| Error::invalid(format!("voice {text:?}"), reason.to_string());
+        let Some((engine, voice)) = text.split_once('/') else {
+            return Err(refuse("a voice on a remote engine is written ENGINE/VOICE, or ENGINE/@LibraryVoice for a library voice's recording"));
+        };
+        let (engine, voice) = (engine.trim(), voice.trim());
+        if engine.is_empty() || !engine.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_')) {
+            return Err(refuse("the engine's name (before '/') must be letters, digits, '-' or '_'"));
+        }
+        let voice = match voice.strip_prefix('@') {
+            Some(name) if !name.trim().is_empty() => RemoteVoice::Reference(name.trim().to_string()),
+            Some(_) => return Err(refuse("'@' must be followed by the name of a voice in your library")),
+            None if voice.is_empty() => return Err(refuse("name the voice after the '/'")),
+            None => RemoteVoice::Named(voice.to_string()),
+        };
+        Ok(VoiceSpec { text: text.to_string(), kind: VoiceKind::Remote { engine: engine.to_string(), voice } })
     }
 
     /// Reads a stock voice or a blend of stock voices (no library names).
@@ -103,7 +140,15 @@ impl VoiceSpec {
         match &self.kind {
             VoiceKind::Stock(name) => Some(vec![(name.as_str(), 1.0)]),
             VoiceKind::Blend(parts) => Some(parts.iter().map(|(n, w)| (n.as_str(), *w)).collect()),
-            VoiceKind::Library(_) | VoiceKind::Fitted(_) => None,
+            VoiceKind::Library(_) | VoiceKind::Fitted(_) | VoiceKind::Remote { .. } => None,
+        }
+    }
+
+    /// The engine and voice, for a voice on a remote engine.
+    pub fn remote(&self) -> Option<(&str, &RemoteVoice)> {
+        match &self.kind {
+            VoiceKind::Remote { engine, voice } => Some((engine, voice)),
+            _ => None,
         }
     }
 
@@ -205,5 +250,18 @@ mod tests {
         assert!(VoiceSpec::parse("bm_george", none).unwrap().check_speaks("en-US").is_ok(), "British voices read any English");
         assert!(VoiceSpec::parse("af_heart:0.5,ef_dora:0.5", none).unwrap().check_speaks("en-US").is_err(), "every part of a blend");
         assert!(VoiceSpec::parse("Narrator", |_| true).unwrap().check_speaks("en-US").is_ok(), "checked once resolved");
+    }
+
+    #[test]
+    fn voices_on_remote_engines_name_the_engine_and_a_voice_or_a_library_recording() {
+        let named = VoiceSpec::parse("fleet/af_bella", none).unwrap();
+        assert_eq!(named.remote(), Some(("fleet", &RemoteVoice::Named("af_bella".into()))));
+        let cloned = VoiceSpec::parse("gpu/@Old Sailor", none).unwrap();
+        assert_eq!(cloned.remote(), Some(("gpu", &RemoteVoice::Reference("Old Sailor".into()))));
+        assert_eq!(cloned.to_string(), "gpu/@Old Sailor");
+        assert!(cloned.check_speaks("ja").is_ok(), "the engine decides what its voices speak");
+        for bad in ["/af_bella", "fleet/", "fleet/@", "my fleet/x"] {
+            assert_eq!(VoiceSpec::parse(bad, none).unwrap_err().kind(), crate::ErrorKind::InvalidInput, "{bad}");
+        }
     }
 }

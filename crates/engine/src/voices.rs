@@ -132,6 +132,12 @@ impl Engine {
     /// Deletes a library voice (its recording too, when nothing else uses it).
     pub async fn delete_library_voice(&self, name: &str) -> Result<VoiceRecord> {
         let _writing = LIBRARY_WRITES.lock().await;
-        library::delete(self.store(), self.data_dir(), self.voice_artifacts(), name).await?.ok_or_else(|| Error::not_found(format!("voice {name:?}"), "is not in the library"))
+        let deleted = library::delete(self.store(), self.data_dir(), self.voice_artifacts(), name).await?.ok_or_else(|| Error::not_found(format!("voice {name:?}"), "is not in the library"))?;
+        // Its recording leaves the remote servers it was uploaded to, unless another voice keeps it.
+        let sha = &deleted.voice.reference_sha256;
+        if !self.store().voices().await?.iter().any(|v| &v.voice.reference_sha256 == sha) {
+            self.remote().forget_recording(sha).await;
+        }
+        Ok(deleted)
     }
 }

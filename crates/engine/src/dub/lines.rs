@@ -58,11 +58,23 @@ pub fn source_key(segment: &Segment, voice: &str, strategy: TimingStrategy, next
 }
 
 /// The voice text a speaker's lines in `language` render with: a library
-/// voice's fitted voice or matched blend, or the stock voice or blend as named.
+/// voice's fitted voice or matched blend, or the stock voice, blend or
+/// remote voice as named.
 pub async fn resolve_voice(store: &Store, voices: &VoiceArtifactCache<MatchedVoice>, name: &str) -> Result<String> {
     Ok(match crate::voice::library::artifact(store, voices, name).await? {
         Some(matched) => matched.speaking_spec(),
         None => name.to_string(),
+    })
+}
+
+/// What a resolved voice renders as, for the source key: the voice itself,
+/// and for a library recording cloned by a remote engine (`fleet/@Name`)
+/// the recording's content too, so a new recording re-renders its lines.
+async fn voice_identity(store: &Store, voice: &str) -> Result<String> {
+    let Some(name) = voice.split_once("/@").map(|(_, name)| name.trim()) else { return Ok(voice.to_string()) };
+    Ok(match store.voice(name).await? {
+        Some(record) => format!("{voice}#{}", record.voice.reference_sha256),
+        None => voice.to_string(),
     })
 }
 
@@ -71,8 +83,12 @@ pub async fn resolve_voice(store: &Store, voices: &VoiceArtifactCache<MatchedVoi
 pub struct Line {
     pub segment: Segment,
     /// The voice it speaks with, as text (a library voice resolved to its
-    /// blend); read by the front end when the line renders.
+    /// blend); read by the front end when the line renders, or the remote
+    /// engine's voice (`fleet/af_bella`, `fleet/@Narrator`).
     pub voice: String,
+    /// The voice and what it stands for (a cloned recording's content),
+    /// as the keys take it.
+    pub voice_identity: String,
     pub strategy: TimingStrategy,
     pub slot: Slot,
     /// See [`source_key`].
@@ -164,7 +180,9 @@ impl TrackLines {
         let default_strategy = parse_strategy(&project.timing_strategy)?;
         let mut voice_of = HashMap::new();
         for s in &speakers {
-            voice_of.insert(s.id, resolve_voice(store, voices, &s.voice_for(&track.language)).await?);
+            let voice = resolve_voice(store, voices, &s.voice_for(&track.language)).await?;
+            let identity = voice_identity(store, &voice).await?;
+            voice_of.insert(s.id, (voice, identity));
         }
         let dictionary = Arc::new(Pronunciations::merged(store.pronunciations(Some(project.id)).await?, store.pronunciations(None).await?));
         let beds = store.bed_stems(project.id).await?;
@@ -177,10 +195,10 @@ impl TrackLines {
                 None => default_strategy,
             };
             let next_start = rows.get(i + 1).map(|(n, _)| n.fields.start_s);
-            let voice = f.speaker_id.and_then(|id| voice_of.get(&id).cloned()).unwrap_or_else(|| DEFAULT_VOICE.to_string());
-            let source = source_key(segment, &voice, strategy, next_start, &dictionary);
+            let (voice, voice_identity) = f.speaker_id.and_then(|id| voice_of.get(&id).cloned()).unwrap_or_else(|| (DEFAULT_VOICE.to_string(), DEFAULT_VOICE.to_string()));
+            let source = source_key(segment, &voice_identity, strategy, next_start, &dictionary);
             let slot = Slot { start: f.start_s, end: f.end_s, next_start };
-            lines.push(Line { segment: segment.clone(), voice, strategy, slot, source, take: take.clone(), dictionary: dictionary.clone() });
+            lines.push(Line { segment: segment.clone(), voice, voice_identity, strategy, slot, source, take: take.clone(), dictionary: dictionary.clone() });
         }
         Ok(TrackLines { project, track, speakers, beds, lines, limits: FitLimits::default() })
     }

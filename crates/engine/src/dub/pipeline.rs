@@ -9,17 +9,25 @@
 //! by a crash is found on the next start and simply run again (finished
 //! lines are fresh by then and are skipped).
 //!
+//! A line whose voice is on a remote engine (`fleet/af_bella`) goes to
+//! that engine's servers instead ([`crate::remote::Fleet`]): its key names
+//! the engine, its model and the voice, so a local and a remote render of
+//! one text never share a take. Remote lines are sent first, all at once,
+//! so the servers work while the local model renders the rest.
+//!
 //! What each line renders from comes from [`TrackLines`], the one resolved
 //! view of a track. Runs on a blocking thread; database calls go through
 //! the runtime handle.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use super::lines::{Line, TrackLines};
 use super::segment_store::{SegmentStore, Stored};
 use crate::cache::{RenderKey, RenderKeyBuilder, VoiceArtifactCache};
 use crate::error::{Error, Result};
 use crate::model::speech::SpeechRow;
+use crate::remote::{Failover, Fleet, RemoteEngines, RemoteLine};
 use crate::speech::{SayRequest, SpeechStack};
 use crate::store::Store;
 use crate::voice::MatchedVoice;
@@ -62,14 +70,19 @@ pub struct RenderSummary {
     pub cancelled: bool,
     /// Lines that failed, with the reason (the rest still rendered).
     pub failed: Vec<(i64, String)>,
+    /// Remote servers taken out mid-render, and how long their lines took to move.
+    pub failovers: Vec<Failover>,
 }
 
 /// What a line is rendered from.
 struct Plan {
     line: Line,
+    /// The local model's rows (none for a remote line).
     rows: Vec<SpeechRow>,
     key: RenderKey,
     seed: u64,
+    /// The engine and request of a line with a remote voice.
+    remote: Option<(Arc<Fleet>, RemoteLine)>,
 }
 
 /// The tools a render needs.
@@ -79,6 +92,7 @@ pub struct ProjectRenderer<'a> {
     pub speech: &'a SpeechStack,
     pub segments: &'a SegmentStore,
     pub voices: &'a VoiceArtifactCache<MatchedVoice>,
+    pub remote: &'a RemoteEngines,
 }
 
 impl ProjectRenderer<'_> {
@@ -92,21 +106,21 @@ impl ProjectRenderer<'_> {
         let rt = self.runtime;
         let tracks = rt.block_on(TrackLines::load_project(self.store, self.voices, project_id))?;
         let wanted = |l: &Line| scope.only.as_ref().is_none_or(|only| only.contains(&l.segment.id));
-        let all: Vec<&Line> = tracks.iter().flat_map(|t| t.lines.iter()).filter(|l| wanted(l)).collect();
+        let all: Vec<(&str, &Line)> = tracks.iter().flat_map(|t| t.lines.iter().map(|l| (t.track.language.as_str(), l))).filter(|(_, l)| wanted(l)).collect();
         let total = all.len();
         let running = rt.block_on(self.store.start_render_job(project_id, total as i64))?;
         let job = running.id;
-        let mut summary = RenderSummary { segments: total, rendered: 0, fresh: 0, cancelled: false, failed: Vec::new() };
+        let mut summary = RenderSummary { segments: total, rendered: 0, fresh: 0, cancelled: false, failed: Vec::new(), failovers: Vec::new() };
 
         // Plan every line; keep the stale ones.
         let mut stale = Vec::new();
-        for line in all {
+        for (language, line) in all {
             // Fast path: the take was rendered from exactly this source and its file is whole.
             if self.take_is_current(line) || self.bring_back_take(line)? {
                 summary.fresh += 1;
                 continue;
             }
-            match self.plan(line) {
+            match self.plan(line, language) {
                 Ok(plan) if self.is_fresh(&plan)? => summary.fresh += 1,
                 Ok(plan) => stale.push(plan),
                 Err(e) => summary.failed.push((line.segment.id, e.to_string())),
@@ -124,10 +138,13 @@ impl ProjectRenderer<'_> {
         progress(&report);
         report.queued = Vec::new();
 
-        // One streaming job for all stale rows, in order.
+        let (remote, stale): (Vec<Plan>, Vec<Plan>) = stale.into_iter().partition(|p| p.remote.is_some());
+        self.render_remote(&remote, job, cancel, &mut summary, &mut report, progress)?;
+
+        // One streaming job for all stale local rows, in order.
         let rows: Vec<SpeechRow> = stale.iter().flat_map(|p| p.rows.iter().cloned()).collect();
         let mut stream = self.speech.renderer.stream(&rows);
-        'lines: for plan in &stale {
+        'lines: for plan in stale.iter().take_while(|_| !summary.cancelled) {
             report.rendering = Some(plan.line.segment.id);
             progress(&report);
             report.rendering = None;
@@ -171,6 +188,52 @@ impl ProjectRenderer<'_> {
         Ok(summary)
     }
 
+    /// Renders the remote lines, engine by engine, each through its fleet;
+    /// each line is stored as it arrives.
+    fn render_remote(&self, plans: &[Plan], job: i64, cancel: &AtomicBool, summary: &mut RenderSummary, report: &mut RenderProgress, progress: &mut dyn FnMut(&RenderProgress)) -> Result<()> {
+        let mut engines: Vec<&Arc<Fleet>> = Vec::new();
+        for (fleet, _) in plans.iter().filter_map(|p| p.remote.as_ref()) {
+            if !engines.iter().any(|f| Arc::ptr_eq(f, fleet)) {
+                engines.push(fleet);
+            }
+        }
+        let rate = self.speech.sample_rate();
+        for fleet in engines {
+            let mine: Vec<&Plan> = plans.iter().filter(|p| p.remote.as_ref().is_some_and(|(f, _)| Arc::ptr_eq(f, fleet))).collect();
+            let lines: Vec<RemoteLine> = mine.iter().map(|p| p.remote.as_ref().expect("a remote plan").1.clone()).collect();
+            let mut stored: Result<()> = Ok(());
+            let run = fleet.render(&lines, cancel, &mut |i, answer| {
+                let plan = mine[i];
+                let id = plan.line.segment.id;
+                let kept = answer.and_then(|spoken| {
+                    let samples = if spoken.sample_rate == rate { Ok(spoken.samples) } else { crate::audio::resample::resample(&spoken.samples, spoken.sample_rate, rate) };
+                    samples.and_then(|samples| self.keep(plan, &samples)).map_err(|e| e.to_string())
+                });
+                match kept {
+                    Ok(()) => {
+                        summary.rendered += 1;
+                        report.finished = Some(id);
+                    }
+                    Err(reason) => summary.failed.push((id, format!("line {id}: {reason}"))),
+                }
+                report.done += 1;
+                report.rendered = summary.rendered;
+                if let Err(e) = self.runtime.block_on(self.store.render_job_progress(job, report.done as i64)) {
+                    stored = Err(e);
+                }
+                progress(report);
+                report.finished = None;
+            });
+            stored?;
+            summary.failovers.extend(run.failovers);
+            if run.cancelled {
+                summary.cancelled = true;
+                break;
+            }
+        }
+        Ok(())
+    }
+
     /// Stores a line's audio and records it as the line's active take.
     fn keep(&self, plan: &Plan, samples: &[f32]) -> Result<()> {
         let rate = self.speech.sample_rate();
@@ -185,17 +248,23 @@ impl ProjectRenderer<'_> {
     /// stored as its active take, as a render would. A fresh line is read
     /// from the store instead. Returns the line's samples.
     pub fn stream_segment(&self, segment_id: i64, cancel: &AtomicBool, play: &mut dyn FnMut(&[f32]) -> Result<()>) -> Result<Vec<f32>> {
-        let mut line = self.line(segment_id)?;
+        let (mut line, language) = self.line(segment_id)?;
         // An earlier take from this very source (an undone edit) comes back as it is.
         if !self.take_is_current(&line) && self.bring_back_take(&line)? {
-            line = self.line(segment_id)?;
+            line = self.line(segment_id)?.0;
         }
-        let plan = self.plan(&line)?;
+        let plan = self.plan(&line, &language)?;
         if self.is_fresh(&plan)? {
             if let Stored::Audio(samples) = self.segments.get(&plan.key, self.speech.sample_rate())? {
                 play(&samples)?;
                 return Ok(samples);
             }
+        }
+        if let Some((fleet, remote)) = &plan.remote {
+            let rate = self.speech.sample_rate();
+            let spoken = fleet.speak_streaming(remote, cancel, rate, play).map_err(|e| e.context(format!("line {segment_id}")))?;
+            self.keep(&plan, &spoken)?;
+            return Ok(spoken);
         }
         let mut samples = Vec::new();
         let mut stream = self.speech.renderer.stream(&plan.rows);
@@ -211,12 +280,12 @@ impl ProjectRenderer<'_> {
         Ok(samples)
     }
 
-    /// One line as it renders now (its track resolved).
-    fn line(&self, segment_id: i64) -> Result<Line> {
+    /// One line as it renders now (its track resolved), and its track's language.
+    fn line(&self, segment_id: i64) -> Result<(Line, String)> {
         let segment = self.runtime.block_on(self.store.segment(segment_id))?;
         let track = self.runtime.block_on(TrackLines::load(self.store, self.voices, segment.track_id))?;
         let i = track.index_of(segment_id).ok_or_else(|| Error::not_found(format!("line {segment_id}"), "it is not on its track"))?;
-        Ok(track.lines[i].clone())
+        Ok((track.lines[i].clone(), track.track.language.clone()))
     }
 
     /// True when the line's active take records its source now and its file is whole.
@@ -235,12 +304,15 @@ impl ProjectRenderer<'_> {
         Ok(true)
     }
 
-    /// A line's rows and synthesis key.
-    fn plan(&self, line: &Line) -> Result<Plan> {
+    /// A line's rows (or remote request) and synthesis key.
+    fn plan(&self, line: &Line, language: &str) -> Result<Plan> {
         let f = &line.segment.fields;
         let id = line.segment.id;
         // A line keeps one seed across edits, so only what changed changes.
         let seed = line.segment.seed() as u64;
+        if line.voice.contains('/') {
+            return self.plan_remote(line, language, seed).map_err(|e| e.context(format!("line {id}")));
+        }
         let voice = VoiceSpec::parse_stock(&line.voice).map_err(|e| e.context(format!("line {id}")))?;
         let request = SayRequest { text: f.text.clone(), voice, speed: f.speed as f32, seed: Some(seed) };
         let prepared = self.speech.front_end.prepare_with(&request, None, &line.dictionary).map_err(|e| e.context(format!("line {id}")))?;
@@ -255,7 +327,29 @@ impl ProjectRenderer<'_> {
         }
         let row_keys: Vec<String> = rows.iter().map(|r| self.speech.renderer.key(r).to_hex()).collect();
         let key = RenderKeyBuilder::new("segment/v1").param("rows", row_keys.join(",")).build();
-        Ok(Plan { line: line.clone(), rows, key, seed })
+        Ok(Plan { line: line.clone(), rows, key, seed, remote: None })
+    }
+
+    /// A remote line: the request its engine gets, keyed by the engine, its
+    /// model, the voice (and the recording it clones) and what is said. It
+    /// renders at its natural length; the timing strategy fits it afterwards.
+    fn plan_remote(&self, line: &Line, language: &str, seed: u64) -> Result<Plan> {
+        let f = &line.segment.fields;
+        let spec = VoiceSpec::parse_remote(&line.voice)?;
+        let (engine, _) = spec.remote().expect("a remote voice");
+        let fleet = self.remote.fleet(engine)?;
+        let text = line.dictionary.respell(&f.text);
+        let remote = self.runtime.block_on(self.remote.line(&spec, &text, f.speed as f32, seed, Some(language)))?;
+        let key = RenderKeyBuilder::new("segment-remote/v1")
+            .param("engine", &fleet.settings.name)
+            .param("model", &fleet.settings.model)
+            .param("voice", &line.voice_identity)
+            .param("text", &text)
+            .param("speed", f.speed)
+            .param("seed", seed)
+            .param("language", language)
+            .build();
+        Ok(Plan { line: line.clone(), rows: Vec::new(), key, seed, remote: Some((fleet, remote)) })
     }
 
     /// True when the active take has this key and its audio is on disk and valid.

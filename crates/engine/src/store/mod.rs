@@ -18,6 +18,7 @@ pub mod fits;
 pub mod lines;
 pub mod projects;
 pub mod pronunciations;
+pub mod remote_voices;
 pub mod voices;
 
 pub use projects::{Project, RenderJob, RunningJob, Segment, SegmentFields, Speaker, Take, Track};

@@ -123,6 +123,19 @@ impl Pronunciations {
         used
     }
 
+    /// The text as an engine that reads only text would be given it: each
+    /// word with a respelling replaced by it; words given as phonemes stay
+    /// as written (a text-only engine cannot take phonemes).
+    pub fn respell(&self, text: &str) -> String {
+        let Some(pattern) = &self.pattern else { return text.to_string() };
+        pattern
+            .replace_all(text, |m: &regex::Captures| match &self.entry_for(&m[0]).saying {
+                Saying::Respelling(r) => r.clone(),
+                Saying::Phonemes(_) => m[0].to_string(),
+            })
+            .into_owned()
+    }
+
     /// Phonemizes a sentence with `g2p`, the dictionary's words said as
     /// their entries say: the text between them goes through `g2p`, a
     /// respelling too, phonemes go in as they are.
@@ -171,6 +184,12 @@ mod tests {
     /// A stand-in G2P: upper case, brackets round each call.
     fn g2p(text: &str) -> Result<String> {
         Ok(format!("[{}]", text.to_uppercase()))
+    }
+
+    #[test]
+    fn text_for_a_text_only_engine_takes_respellings_and_keeps_phoneme_words() {
+        let d = Pronunciations::merged(vec![entry("Siobhan", Saying::Respelling("Shiv-awn".into())), entry("Nguyen", Saying::Phonemes("wˈɪn".into()))], vec![]);
+        assert_eq!(d.respell("siobhan met Nguyen."), "Shiv-awn met Nguyen.");
     }
 
     #[test]
