@@ -102,6 +102,7 @@ pub fn run() {
             settings_commands::save_remote_engine,
             settings_commands::remove_remote_engine,
             settings_commands::check_remote_engine,
+            settings_commands::remote_status,
             take_commands::segment_takes,
             voice_commands::voice_library,
             voice_commands::add_library_voice,

@@ -26,6 +26,13 @@ pub async fn save_settings(studio: State<'_, Studio>, edit: SettingsEdit) -> Ans
     blocking(move || Ok(SettingsView::of(&saved, &engine.config().settings))).await
 }
 
+/// The servers of the remote engines this window has rendered through:
+/// in rotation or out (and why), lines done, pace, lines in flight.
+#[tauri::command]
+pub async fn remote_status(studio: State<'_, Studio>) -> Answer<Vec<revoice_engine::remote::EngineStatus>> {
+    Ok(studio.engine()?.remote().status())
+}
+
 /// The remote engines in `config.toml`.
 #[tauri::command]
 pub async fn remote_engines(studio: State<'_, Studio>) -> Answer<Vec<RemoteEngineSettings>> {

@@ -140,7 +140,12 @@ api_key: string,
 /**
  * The `model` sent with each request (empty: the server's default).
  */
-model: string, };
+model: string, 
+/**
+ * Seconds a request may take before its server counts as hung
+ * (default [`RemoteEngineSettings::DEFAULT_TIMEOUT_S`]).
+ */
+timeout_s?: number, };
 export type Capabilities = { formats: Array<string>, batch: boolean, streaming: boolean, voiceUpload: boolean, 
 /**
  * Takes a reference recording (`task_type: Base`, `ref_audio`).
@@ -168,6 +173,28 @@ export type EngineReport = { name: string, model: string, nodes: Array<NodeRepor
  * What every ready server can do.
  */
 capabilities: Capabilities, };
+export type ServerStatus = { url: string, 
+/**
+ * In rotation.
+ */
+up: boolean, 
+/**
+ * Why it is out of rotation.
+ */
+problem: string | null, 
+/**
+ * The last fault it had, kept after it is back in rotation.
+ */
+lastFault: string | null, 
+/**
+ * Lines sent to it and not yet answered.
+ */
+inFlight: number, 
+/**
+ * Its average time per line, ms (none before its first answer).
+ */
+msPerLine: number | null, linesDone: number, failures: number, };
+export type EngineStatus = { name: string, servers: Array<ServerStatus>, };
 export type OriginalMonitor = { "mode": "off" } | { "mode": "under", gainDb: number, } | { "mode": "solo" };
 export type HandoffFormat = "rpp" | "otio" | "edl";
 export type CastSheet = { id: number, name: string, 

@@ -8,6 +8,7 @@ import type {
   CastSheet,
   Diagnosis,
   EngineReport,
+  EngineStatus,
   ExportedFile,
   HandoffFormat,
   LibraryVoice,
@@ -204,6 +205,9 @@ export const saveRemoteEngine = (remote: RemoteEngineSettings) => invoke<RemoteE
 export const removeRemoteEngine = (name: string) => invoke<RemoteEngineSettings[]>("remove_remote_engine", { name });
 /** Asks each server of the engine what it is and can do (one after another: seconds). */
 export const checkRemoteEngine = (name: string) => invoke<EngineReport>("check_remote_engine", { name });
+
+/** The servers of the remote engines renders went through, as they stand. */
+export const remoteStatus = () => invoke<EngineStatus[]>("remote_status");
 
 /** Engine events for this window. */
 export function onStudioEvent(handler: (event: StudioEvent) => void): Promise<UnlistenFn> {

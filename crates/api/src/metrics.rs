@@ -98,7 +98,7 @@ impl Metrics {
     }
 
     /// The Prometheus text of everything, with the engine's own counters.
-    pub fn render(&self, cache: &RenderCacheStats, scheduler: &SchedulerStats, sizes: &BTreeMap<usize, u64>) -> String {
+    pub fn render(&self, cache: &RenderCacheStats, scheduler: &SchedulerStats, sizes: &BTreeMap<usize, u64>, remote: &RemoteMetrics) -> String {
         let mut out = String::new();
         let mut line = |s: String| {
             out.push_str(&s);
@@ -136,13 +136,47 @@ impl Metrics {
             }
             line(format!("{name}_count {count}"));
         }
+        // The remote engines' servers as this process found them when it rendered through them.
+        line("# TYPE revoice_remote_server_up gauge".into());
+        for engine in &remote.engines {
+            for s in &engine.servers {
+                let labels = format!("engine=\"{}\",server=\"{}\"", engine.name, s.url);
+                line(format!("revoice_remote_server_up{{{labels}}} {}", u8::from(s.up)));
+                line(format!("revoice_remote_server_in_flight_lines{{{labels}}} {}", s.in_flight));
+                line(format!("revoice_remote_server_lines_total{{{labels}}} {}", s.lines_done));
+                line(format!("revoice_remote_server_failures_total{{{labels}}} {}", s.failures));
+                if let Some(ms) = s.ms_per_line {
+                    line(format!("revoice_remote_server_seconds_per_line{{{labels}}} {:.4}", ms / 1000.0));
+                }
+            }
+        }
+        line(format!("revoice_remote_uploads_total {}", remote.uploads));
         out
     }
+}
+
+/// The remote engines' standing, for [`Metrics::render`].
+#[derive(Debug, Default)]
+pub struct RemoteMetrics {
+    pub engines: Vec<revoice_engine::remote::EngineStatus>,
+    /// Reference recordings uploaded by this process.
+    pub uploads: u64,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_remote_server_has_its_own_lines() {
+        use revoice_engine::remote::{EngineStatus, ServerStatus};
+        let server = |url: &str, up: bool| ServerStatus { url: url.into(), up, problem: None, last_fault: None, in_flight: 2, ms_per_line: Some(250.0), lines_done: 7, failures: u8::from(!up) as u64 };
+        let remote = RemoteMetrics { engines: vec![EngineStatus { name: "fleet".into(), servers: vec![server("http://a:1", true), server("http://b:1", false)] }], uploads: 3 };
+        let text = Metrics::default().render(&RenderCacheStats::default(), &SchedulerStats::default(), &BTreeMap::new(), &remote);
+        assert!(text.contains("revoice_remote_server_up{engine=\"fleet\",server=\"http://b:1\"} 0"), "{text}");
+        assert!(text.contains("revoice_remote_server_seconds_per_line{engine=\"fleet\",server=\"http://a:1\"} 0.2500"));
+        assert!(text.contains("revoice_remote_uploads_total 3"));
+    }
 
     #[test]
     fn quantiles_take_the_nearest_rank() {

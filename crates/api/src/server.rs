@@ -88,7 +88,8 @@ async fn health(State(state): State<Arc<ApiState>>) -> Response {
 async fn metrics(State(state): State<Arc<ApiState>>) -> ApiResult<Response> {
     state.metrics.request("metrics");
     let speech = state.speech()?;
-    let text = state.metrics.render(&speech.renderer.cache_stats(), &speech.renderer.scheduler_stats(), &speech.batch_sizes.snapshot());
+    let remote = super::metrics::RemoteMetrics { engines: state.engine.remote().status(), uploads: state.engine.remote().uploads().made() };
+    let text = state.metrics.render(&speech.renderer.cache_stats(), &speech.renderer.scheduler_stats(), &speech.batch_sizes.snapshot(), &remote);
     Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response())
 }
 

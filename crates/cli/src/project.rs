@@ -521,6 +521,17 @@ async fn render(engine: &Arc<Engine>, project: i64) -> Result<()> {
     for (segment, reason) in &summary.failed {
         eprintln!("  segment {segment} failed: {reason}");
     }
+    for f in &summary.failovers {
+        let secs = |s: Option<f64>| s.map_or("-".to_string(), |s| format!("{s:.2} s"));
+        eprintln!("  failover: {} was taken out ({}); its {} lines went to other servers after {}, all rendered {} after the fault", f.server, f.reason, f.lines, secs(f.resent_after_s), secs(f.recovered_after_s));
+    }
+    for remote in engine.remote().status() {
+        for s in &remote.servers {
+            let state = if s.up { "up".to_string() } else { format!("out: {}", s.problem.clone().unwrap_or_default()) };
+            let pace = s.ms_per_line.map_or(String::new(), |ms| format!(", {ms:.0} ms a line"));
+            println!("  {}: {} {} lines{pace}, {} faults, {state}", remote.name, s.url, s.lines_done, s.failures);
+        }
+    }
     if summary.failed.is_empty() {
         Ok(())
     } else {

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::speech::{PreparedLine, SayRequest};
 use crate::text::pronounce::{Pronunciation, Pronunciations, Saying};
 use crate::voice_spec::VoiceSpec;
@@ -74,6 +74,9 @@ impl Engine {
         let dictionary = Pronunciations::merged(own, self.store().pronunciations(None).await?);
         let spec = self.voice_spec(voice).await?;
         let speaks: VoiceSpec = self.resolve_voice(&spec).await?;
+        if speaks.remote().is_some() {
+            return Err(Error::invalid(format!("voice {voice:?}"), "a dictionary entry is heard with a local voice: a remote engine reads text, so it gets respellings but not phonemes"));
+        }
         Ok((SayRequest { text: text.to_string(), voice: speaks, speed: 1.0, seed: Some(1) }, dictionary))
     }
 

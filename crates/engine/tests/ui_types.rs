@@ -42,6 +42,8 @@ fn generated() -> String {
         decl::<revoice_engine::engines::Capabilities>(&cfg),
         decl::<revoice_engine::engines::NodeReport>(&cfg),
         decl::<revoice_engine::engines::EngineReport>(&cfg),
+        decl::<revoice_engine::remote::ServerStatus>(&cfg),
+        decl::<revoice_engine::remote::EngineStatus>(&cfg),
         decl::<revoice_engine::dub::programme::OriginalMonitor>(&cfg),
         decl::<revoice_engine::dub::handoff::HandoffFormat>(&cfg),
         decl::<revoice_engine::store::CastSheet>(&cfg),

@@ -59,6 +59,7 @@ vi.mock("../engine", () => {
     }),
     openProject: vi.fn(async () => copy()),
     segmentTakes: vi.fn(async () => []),
+    remoteStatus: vi.fn(async () => []),
     stockVoices: vi.fn(async () => [
       { name: "af_heart", language: "en-US", gender: "female" },
       { name: "bm_george", language: "en-GB", gender: "male" },

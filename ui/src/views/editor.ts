@@ -23,7 +23,7 @@ import type { DirectiveResult } from "lit-html/directive.js";
 import { keyed } from "lit-html/directives/keyed.js";
 import { el } from "../dom";
 import * as engine from "../engine";
-import type { PlaybackView, StudioEvent, TakeView, VoiceChoice } from "../engine";
+import type { EngineStatus, PlaybackView, StudioEvent, TakeView, VoiceChoice } from "../engine";
 import { FrameScheduler } from "../frame";
 import type { Project, Segment, Speaker } from "../model";
 import { measureTimeline } from "../timeline/measure";
@@ -79,6 +79,9 @@ export class Editor {
   private selection: number | null = null;
   private playback: PlaybackView | null = null;
   private progress: { done: number; total: number } | null = null;
+  /** Remote engines' servers, polled while a render runs. */
+  private servers: EngineStatus[] = [];
+  private serverPoll: number | null = null;
   /** Listening back after a render: lines heard of lines to hear, and the
    * line being taken again, if one is. A new render stops it. */
   private listening: { done: number; total: number; retaking: number | null } | null = null;
@@ -173,6 +176,7 @@ export class Editor {
     document.removeEventListener("keydown", this.keys);
     this.timeline.destroy();
     this.picture?.dispose();
+    if (this.serverPoll !== null) window.clearInterval(this.serverPoll);
     void engine.stop();
     if (this.monitor.mode !== "off") void engine.setOriginalMonitor({ mode: "off" }).catch(() => {});
   }
@@ -183,6 +187,7 @@ export class Editor {
       case "renderProgress":
         if (event.projectId !== this.project.id) return;
         this.progress = { done: event.done, total: event.total };
+        this.pollServers(true);
         break;
       case "segmentState": {
         const line = this.lines.get(event.segmentId);
@@ -196,6 +201,7 @@ export class Editor {
       case "renderFinished":
         if (event.projectId !== this.project.id) return;
         this.progress = null;
+        this.pollServers(false);
         this.message = event.error
           ? ""
           : `Rendered ${event.rendered} line${event.rendered === 1 ? "" : "s"}${event.fresh ? ` (${event.fresh} already current)` : ""}${event.cancelled ? "; cancelled" : ""}`;
@@ -475,6 +481,26 @@ export class Editor {
     this.redraw();
   }
 
+  /** Follows the remote servers each second while a render runs, and once more at its end. */
+  private pollServers(on: boolean): void {
+    const fetch = () =>
+      void engine
+        .remoteStatus()
+        .then((servers) => {
+          this.servers = servers;
+          this.redraw();
+        })
+        .catch(() => {});
+    if (on && this.serverPoll === null) {
+      fetch();
+      this.serverPoll = window.setInterval(fetch, 1000);
+    } else if (!on) {
+      if (this.serverPoll !== null) window.clearInterval(this.serverPoll);
+      this.serverPoll = null;
+      fetch();
+    }
+  }
+
   /** Renders the given lines (null: every line that needs it). */
   private renderLines(only: number[] | null): void {
     this.progress = { done: 0, total: 0 };
@@ -542,7 +568,7 @@ export class Editor {
           this.redraw();
         });
       },
-    });
+    }, this.servers);
     renderTemplate(
       html`<header class="editor-header">${keyed(this.revision, this.header())}</header><div class=${this.picture ? "editor-body editor-body--picture" : "editor-body"}><div class="editor-main">${this.timelineHost}<div class="editor-render-panel">${panel}</div></div>${
         this.picture ? html`<aside class="picture-column" aria-label="Picture">${this.picture.element}</aside>` : nothing

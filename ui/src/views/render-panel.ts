@@ -2,9 +2,11 @@
 // lines are ready, queued, rendering and failed, with a bar; the lines
 // waiting next; every failed line with its error and a retry; every line
 // that failed when heard back, with what was heard; and a button to listen
-// back to every rendered line not heard yet. It reads
-// the project as the engine reports it: nothing here decides a state.
+// back to every rendered line not heard yet; and, when lines go to remote
+// engines, each server: in rotation or out and why, lines done, pace. It
+// reads the project as the engine reports it: nothing here decides a state.
 import { html, nothing, type TemplateResult } from "lit-html";
+import type { EngineStatus } from "../engine-types";
 import type { Project, Segment } from "../model";
 
 export interface RenderPanelActions {
@@ -25,7 +27,22 @@ function clip(text: string, n = 48): string {
   return text.length > n ? `${text.slice(0, n - 1)}…` : text;
 }
 
-export function renderPanel(project: Project, running: boolean, actions: RenderPanelActions): TemplateResult {
+/** One line per remote server: where it stands and how it has done. */
+export function serverLines(engines: EngineStatus[]): TemplateResult | typeof nothing {
+  const rows = engines.flatMap((e) =>
+    e.servers.map((s) => {
+      const pace = s.msPerLine != null ? ` · ${Math.round(s.msPerLine)} ms a line` : "";
+      const busy = s.inFlight ? ` · ${s.inFlight} in flight` : "";
+      const faults = s.failures ? ` · ${s.failures} fault${s.failures === 1 ? "" : "s"}` : "";
+      const state = s.up ? html`<span class="server-up">in rotation</span>` : html`<span class="status-error">out: ${s.problem ?? "failed"}</span>`;
+      const last = s.up && s.lastFault ? html`<div class="muted">last fault: ${s.lastFault}</div>` : nothing;
+      return html`<li data-server=${s.url}><strong>${e.name}</strong> ${s.url} · ${state}<span class="muted">${` · ${s.linesDone} lines${pace}${busy}${faults}`}</span>${last}</li>`;
+    }),
+  );
+  return rows.length ? html`<div id="render-servers"><h4>Servers</h4><ul class="render-servers">${rows}</ul></div>` : nothing;
+}
+
+export function renderPanel(project: Project, running: boolean, actions: RenderPanelActions, servers: EngineStatus[] = []): TemplateResult {
   const tracks = project.tracks.map((track) => {
     const c = stateCounts(track.segments);
     const total = track.segments.length;
@@ -56,5 +73,5 @@ export function renderPanel(project: Project, running: boolean, actions: RenderP
         ({ t, s }) => html`<li>${lineButton(t.id, s, "")}<div class="status-error">${s.error ?? "failed"}</div></li>`,
       )}</ul></div>`
     : nothing;
-  return html`<section class="render-panel" aria-label="Render"><h3>Render${running ? cancel : nothing}</h3>${tracks}${next}${failures}${qc}${listen}</section>`;
+  return html`<section class="render-panel" aria-label="Render"><h3>Render${running ? cancel : nothing}</h3>${tracks}${serverLines(servers)}${next}${failures}${qc}${listen}</section>`;
 }

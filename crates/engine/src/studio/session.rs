@@ -432,6 +432,14 @@ impl StudioSession {
         let spec = self.runtime.block_on(self.engine.voice_spec(voice))?;
         let speaks = self.runtime.block_on(self.engine.resolve_voice(&spec))?;
         let text = crate::language::sample_sentence(speaks.language().unwrap_or("en-US"));
+        if speaks.remote().is_some() {
+            // A voice on a remote engine: streamed from its least busy server.
+            let device = self.engine.config().settings.audio.output_device.clone();
+            let mut live = crate::audio::live::LivePlayback::open(&device, stack.sample_rate())?;
+            let never = AtomicBool::new(false);
+            self.engine.remote().speak(&speaks, text, 1.0, None, &never, stack.sample_rate(), &mut |chunk| live.push(chunk))?;
+            return Ok(live.finish()?.first_sound);
+        }
         let request = SayRequest { text: text.into(), voice: speaks, speed: 1.0, seed: Some(1) };
         let rows: Vec<_> = stack.front_end.prepare(&request).map_err(|e| e.context(format!("voice {voice:?}")))?.into_iter().map(|l| l.row).collect();
         let device = self.engine.config().settings.audio.output_device.clone();
