@@ -91,11 +91,18 @@ pub async fn set_voice(session: &StudioSession, project_id: i64, speaker_id: i64
     session.view(project_id).await.map_err(text)
 }
 
-/// The stock voices, and the library's (language "library").
+/// The stock voices, the library's (language "library"), and the voices
+/// on remote engines (language "remote": each engine's own, then the
+/// library's recordings cloned there).
 #[tauri::command]
 pub async fn stock_voices(studio: State<'_, Studio>) -> Answer<Vec<VoiceChoice>> {
     let engine = studio.engine()?;
-    Ok(voice_choices(&engine.store().voices().await.map_err(text)?))
+    let library = engine.store().voices().await.map_err(text)?;
+    let mut voices = voice_choices(&library);
+    let asking = engine.clone();
+    let engines = tokio::task::spawn_blocking(move || asking.remote().voice_lists()).await.map_err(|e| e.to_string())?;
+    voices.extend(revoice_engine::studio::voices::remote_choices(&engines, &library));
+    Ok(voices)
 }
 
 /// Sets the project's timing strategy (lines with their own keep theirs).

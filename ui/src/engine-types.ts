@@ -250,7 +250,8 @@ active: boolean,
 current: boolean, };
 export type VoiceChoice = { name: string, 
 /**
- * A language tag, or `library` for a library voice.
+ * A language tag, `library` for a library voice, or `remote` for a
+ * voice on a remote engine (`fleet/af_bella`, `fleet/@Narrator`).
  */
 language: string, gender: string, };
 export type MatchView = { voice: string, similarity: number, };

@@ -12,6 +12,7 @@ mod bench_api;
 mod bench_asr;
 mod bench_dub;
 mod bench_engine;
+mod bench_fleet;
 mod bench_voicefit;
 mod dictionary;
 mod engines;
@@ -138,6 +139,14 @@ enum BenchCommand {
     /// strategy change, export speed and preview time to first audio.
     Dub {
         #[arg(long, default_value_t = 300)]
+        lines: usize,
+    },
+    /// A project rendered in-process and through fleets of 1, 2 and 3 local `revoice serve`
+    /// nodes: throughput, dispatch overhead per line, failover time when a node is killed,
+    /// peak memory of this process and each node.
+    Fleet {
+        /// Lines in the project.
+        #[arg(long, default_value_t = 100)]
         lines: usize,
     },
     /// Load test of the speech API on loopback: concurrent mixed requests (speech, streamed
@@ -418,6 +427,11 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
         Command::Bench { command: BenchCommand::Voicefit { references, minutes, generations, population } } => {
             let settings = revoice_engine::voice::fit::FitSettings { minutes, population, max_generations: generations, ..Default::default() };
             bench_voicefit::voicefit(engine.data_dir(), &references, settings).await?;
+            ExitCode::SUCCESS
+        }
+        Command::Bench { command: BenchCommand::Fleet { lines } } => {
+            let data_dir = engine.data_dir().to_path_buf();
+            tokio::task::spawn_blocking(move || bench_fleet::fleet(&data_dir, lines)).await.expect("bench thread")?;
             ExitCode::SUCCESS
         }
         Command::Bench { command: BenchCommand::Api { requests } } => {

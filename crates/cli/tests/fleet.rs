@@ -186,6 +186,11 @@ fn a_project_renders_through_a_fleet_as_it_renders_locally_and_uploads_a_referen
     runtime.block_on(engine.store().edit_segment(segment, "retype", |f| f.text = "Thanks for coming in so early.".into())).unwrap();
     assert_eq!(render(&engine, &project).rendered, 1);
     assert_eq!(nodes[0].uploads(), 1, "an edited line needs no new upload");
+    // The engine's model is in every remote key: another model renders every line again.
+    let mut config = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
+    config.save_remote_engine(&RemoteEngineSettings { name: "solo".into(), urls: vec![nodes[0].url.clone()], api_key: String::new(), model: "kokoro".into(), timeout_s: None }).unwrap();
+    assert_eq!(render(&engine, &project).rendered, 8, "another model, other takes");
+    assert_eq!(nodes[0].uploads(), 1, "the same recording on the same server: no new upload");
     // Through the two-server fleet, at most one upload per server.
     voice(&runtime, &engine, &project, "Maya", "fleet/@Bella ref");
     voice(&runtime, &engine, &project, "Theo", "fleet/@Bella ref");

@@ -34,7 +34,7 @@ export function parseBlend(spec: string): BlendPart[] {
 }
 
 function stockOf(voices: VoiceChoice[]): VoiceChoice[] {
-  return voices.filter((v) => v.language !== "library");
+  return voices.filter((v) => v.language !== "library" && v.language !== "remote");
 }
 
 /** The builder's three parts, starting from `current` (a spec): its stock

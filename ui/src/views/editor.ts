@@ -697,8 +697,8 @@ export class Editor {
     const known = this.voices.some((v) => v.name === current);
     const language = this.voiceLanguage();
     return html`<label>${speaker.name}'s voice${language ? ` (${language})` : ""}<select id="speaker-voice" aria-label="Voice" @change=${(e: Event) => this.setVoice(speaker, valueOf(e))}>${this.voices.map(
-      (v) => html`<option value=${v.name} .selected=${v.name === current}>${`${v.name} (${v.language}${v.gender ? `, ${v.gender}` : ""})`}</option>`,
-    )}${known ? nothing : html`<option value=${current} .selected=${true}>${current} (blend)</option>`}</select></label>`;
+      (v) => html`<option value=${v.name} .selected=${v.name === current}>${`${v.name} (${v.language === "remote" ? "remote engine" : v.language}${v.gender ? `, ${v.gender}` : ""})`}</option>`,
+    )}${known ? nothing : html`<option value=${current} .selected=${true}>${current} (${current.includes("/") ? "remote engine" : "blend"})</option>`}</select></label>`;
   }
 
   private blendFor(speaker: Speaker): TemplateResult {

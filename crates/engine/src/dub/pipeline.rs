@@ -116,7 +116,9 @@ impl ProjectRenderer<'_> {
         let mut stale = Vec::new();
         for (language, line) in all {
             // Fast path: the take was rendered from exactly this source and its file is whole.
-            if self.take_is_current(line) || self.bring_back_take(line)? {
+            // (A remote line is always keyed: its engine's model is in its key, not its source.)
+            let remote = line.voice.contains('/');
+            if !remote && (self.take_is_current(line) || self.bring_back_take(line)?) {
                 summary.fresh += 1;
                 continue;
             }

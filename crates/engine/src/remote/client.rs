@@ -16,6 +16,9 @@ use serde_json::{json, Map, Value};
 /// How a server without the batch route is told apart.
 pub const NO_BATCH: &str = "it has no batch route";
 
+/// How "this server takes no uploads" is told apart.
+pub const NO_UPLOADS: &str = "it takes no voice uploads";
+
 /// A speech request for one line, as the contract spells it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SpeechItem {
@@ -227,10 +230,28 @@ impl ServerClient {
         let answer = read_body(&mut response)?;
         match status {
             200 | 201 => Ok(serde_json::from_slice::<Value>(&answer).ok().and_then(|v| v["name"].as_str().map(str::to_string)).unwrap_or_else(|| name.to_string())),
-            404 | 405 => Err(Fault::Line(format!("{} ({status})", super::uploads::NO_UPLOADS))),
+            404 | 405 => Err(Fault::Line(format!("{} ({status})", NO_UPLOADS))),
             400 | 413 | 422 => Err(Fault::Line(format!("it refused the reference recording: {}", message(&answer)))),
             status => Err(Fault::Server(format!("uploading a reference answered {status}: {}", message(&answer)))),
         }
+    }
+
+    /// The voices the server names in `GET /v1/audio/voices` (within 3 s).
+    pub fn voice_names(&self) -> Result<Vec<String>, String> {
+        let request = with_key(self.agent.get(&format!("{}/v1/audio/voices", self.base)), &self.api_key).config().timeout_global(Some(Duration::from_secs(3))).build();
+        let mut response = request.call().map_err(|e| transport(&e))?;
+        if response.status().as_u16() != 200 {
+            return Err(format!("/v1/audio/voices answers {}", response.status().as_u16()));
+        }
+        let body = read_body(&mut response).map_err(|f| f.reason().to_string())?;
+        let list: Value = serde_json::from_slice(&body).map_err(|e| format!("/v1/audio/voices is not JSON: {e}"))?;
+        // `voices` as names, or as objects with a name (servers differ); uploads of ours left out.
+        let names = list["voices"].as_array().or_else(|| list["data"].as_array()).cloned().unwrap_or_default();
+        Ok(names
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string).or_else(|| v["name"].as_str().or_else(|| v["id"].as_str()).map(str::to_string)))
+            .filter(|n| !n.starts_with("revoice-"))
+            .collect())
     }
 
     /// Deletes an uploaded voice (a voice already gone counts as deleted).

@@ -112,6 +112,26 @@ impl Server {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// A health check's outcome: back in rotation, or out for longer.
+    fn checked(&self, outcome: Result<(), String>) {
+        let mut st = self.state();
+        st.checking = false;
+        match outcome {
+            Ok(()) => {
+                st.up = true;
+                st.problem = None;
+                st.rechecks_failed = 0;
+                tracing::info!(server = %self.client.base, "a remote server is back in rotation");
+            }
+            Err(reason) => {
+                st.rechecks_failed += 1;
+                st.problem = Some(reason);
+                st.recheck_wait = (st.recheck_wait * 2).min(RECHECK.1);
+                st.recheck_at = Some(Instant::now() + st.recheck_wait);
+            }
+        }
+    }
+
     fn take_out(&self, reason: &str) {
         let mut s = self.state();
         s.up = false;
@@ -134,7 +154,7 @@ pub struct Fleet {
 /// What a request thread sends back.
 enum Answer {
     Lines { server: usize, jobs: Vec<usize>, outcome: Result<Vec<Result<SpokenLine, Fault>>, Fault>, took: Duration },
-    Health { server: usize, outcome: Result<(), String> },
+    Health,
 }
 
 impl Fleet {
@@ -209,15 +229,16 @@ impl Fleet {
                 return run;
             }
             // Servers due a health check get one.
-            for (i, server) in self.servers.iter().enumerate() {
+            for server in &self.servers {
                 let mut s = server.state();
                 if !s.up && !s.checking && s.recheck_at.is_some_and(|t| t <= Instant::now()) {
                     s.checking = true;
                     outstanding += 1;
-                    let (client, tx) = (server.client.clone(), tx.clone());
+                    let (server, tx) = (server.clone(), tx.clone());
                     std::thread::spawn(move || {
-                        let outcome = client.healthy();
-                        let _ = tx.send(Answer::Health { server: i, outcome });
+                        // Applied here, so a check outliving its render (cancelled) still lands.
+                        server.checked(server.client.healthy());
+                        let _ = tx.send(Answer::Health);
                     });
                 }
             }
@@ -257,6 +278,12 @@ impl Fleet {
                 std::thread::spawn(move || {
                     let started = Instant::now();
                     let outcome = send(&server, &uploads, &engine, &sent);
+                    // Counted off here, so a request outliving its render (cancelled) still frees its room.
+                    {
+                        let mut s = server.state();
+                        s.requests -= 1;
+                        s.in_flight -= jobs.len();
+                    }
                     let _ = tx.send(Answer::Lines { server: server_index, jobs, outcome, took: started.elapsed() });
                 });
             }
@@ -271,32 +298,9 @@ impl Fleet {
             };
             outstanding -= 1;
             match answer {
-                Answer::Health { server, outcome } => {
-                    let s = &self.servers[server];
-                    let mut st = s.state();
-                    st.checking = false;
-                    match outcome {
-                        Ok(()) => {
-                            st.up = true;
-                            st.problem = None;
-                            st.rechecks_failed = 0;
-                            tracing::info!(server = %s.client.base, "a remote server is back in rotation");
-                        }
-                        Err(reason) => {
-                            st.rechecks_failed += 1;
-                            st.problem = Some(reason);
-                            st.recheck_wait = (st.recheck_wait * 2).min(RECHECK.1);
-                            st.recheck_at = Some(Instant::now() + st.recheck_wait);
-                        }
-                    }
-                }
+                Answer::Health => {}
                 Answer::Lines { server, jobs, outcome, took } => {
                     let s = &self.servers[server];
-                    {
-                        let mut st = s.state();
-                        st.requests -= 1;
-                        st.in_flight -= jobs.len();
-                    }
                     let outcomes: Vec<Result<SpokenLine, Fault>> = match outcome {
                         Ok(each) => {
                             let mut st = s.state();
@@ -317,7 +321,10 @@ impl Fleet {
                                 finished[j] = true;
                                 left -= 1;
                                 if let Some(f) = recovering[j].take() {
-                                    run.failovers[f].recovered_after_s = Some(failed_at[f].elapsed().as_secs_f64());
+                                    // Recovered once the last of its lines is rendered.
+                                    if !recovering.iter().any(|r| *r == Some(f)) {
+                                        run.failovers[f].recovered_after_s = Some(failed_at[f].elapsed().as_secs_f64());
+                                    }
                                 }
                                 done(j, Ok(audio));
                             }
@@ -357,9 +364,18 @@ impl Fleet {
                         }
                         let moved: Vec<usize> = jobs.iter().copied().filter(|&j| !finished[j]).collect();
                         if !moved.is_empty() {
-                            run.failovers.push(Failover { server: s.client.base.clone(), reason, lines: moved.len(), resent_after_s: None, recovered_after_s: None });
-                            failed_at.push(Instant::now());
-                            let f = run.failovers.len() - 1;
+                            // One failover per fault of a server: its other requests failing with it join it.
+                            let f = match run.failovers.iter().rposition(|f| f.server == s.client.base && f.recovered_after_s.is_none()) {
+                                Some(f) if already_out => {
+                                    run.failovers[f].lines += moved.len();
+                                    f
+                                }
+                                _ => {
+                                    run.failovers.push(Failover { server: s.client.base.clone(), reason, lines: moved.len(), resent_after_s: None, recovered_after_s: None });
+                                    failed_at.push(Instant::now());
+                                    run.failovers.len() - 1
+                                }
+                            };
                             for j in moved {
                                 recovering[j] = Some(f);
                             }
@@ -386,7 +402,7 @@ impl Fleet {
             if let Some(reference) = &line.reference {
                 match self.uploads.voice_on(name, &server.client, reference) {
                     Ok(voice) => item.voice = Some(voice),
-                    Err(Fault::Line(r)) if r.starts_with(super::uploads::NO_UPLOADS) => item.ref_audio = Some(reference.inline().map_err(|e| refused(&e))?),
+                    Err(Fault::Line(r)) if r.starts_with(super::client::NO_UPLOADS) => item.ref_audio = Some(reference.inline().map_err(|e| refused(&e))?),
                     Err(Fault::Server(r)) => {
                         server.take_out(&r);
                         last = Some(format!("{}: {r}", server.client.base));
@@ -479,7 +495,7 @@ fn send(server: &Server, uploads: &Uploads, engine: &str, lines: &[RemoteLine]) 
         if let Some(reference) = &line.reference {
             match uploads.voice_on(engine, &server.client, reference) {
                 Ok(voice) => item.voice = Some(voice),
-                Err(Fault::Line(reason)) if reason.starts_with(super::uploads::NO_UPLOADS) => match reference.inline() {
+                Err(Fault::Line(reason)) if reason.starts_with(super::client::NO_UPLOADS) => match reference.inline() {
                     Ok(inline) => item.ref_audio = Some(inline),
                     Err(e) => fault = Some(Fault::Line(e)),
                 },

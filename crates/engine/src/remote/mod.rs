@@ -78,6 +78,19 @@ impl RemoteEngines {
         all
     }
 
+    /// Each configured engine and the voices its first reachable server
+    /// names (none when no server answers in time). Blocking.
+    pub fn voice_lists(&self) -> Vec<(String, Vec<String>)> {
+        let Ok(configured) = self.configured() else { return Vec::new() };
+        configured
+            .iter()
+            .map(|engine| {
+                let names = engine.urls.iter().find_map(|url| client::ServerClient::new(url, &engine.api_key, &engine.model, engine.timeout()).voice_names().ok()).unwrap_or_default();
+                (engine.name.clone(), names)
+            })
+            .collect()
+    }
+
     /// The reference uploads.
     pub fn uploads(&self) -> &Arc<Uploads> {
         &self.uploads

@@ -13,12 +13,9 @@ use std::sync::{Arc, Mutex};
 
 use base64::Engine as _;
 
-use super::client::{Fault, ServerClient};
+use super::client::{Fault, ServerClient, NO_UPLOADS};
 use crate::store::remote_voices::RemoteUpload;
 use crate::store::Store;
-
-/// How "this server takes no uploads" is told apart.
-pub const NO_UPLOADS: &str = "it takes no voice uploads";
 
 /// A library voice's recording, as a remote engine clones it.
 #[derive(Debug, Clone, PartialEq)]

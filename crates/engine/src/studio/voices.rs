@@ -15,7 +15,8 @@ use crate::voice::MatchedVoice;
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct VoiceChoice {
     pub name: String,
-    /// A language tag, or `library` for a library voice.
+    /// A language tag, `library` for a library voice, or `remote` for a
+    /// voice on a remote engine (`fleet/af_bella`, `fleet/@Narrator`).
     pub language: String,
     pub gender: String,
 }
@@ -29,6 +30,18 @@ pub fn stock_choices() -> Vec<VoiceChoice> {
 pub fn voice_choices(library: &[VoiceRecord]) -> Vec<VoiceChoice> {
     let mut voices = stock_choices();
     voices.extend(library.iter().map(|r| VoiceChoice { name: r.voice.name.clone(), language: "library".into(), gender: String::new() }));
+    voices
+}
+
+/// Voices on remote engines: each engine's own voices, then each library
+/// voice's recording cloned by it (`ENGINE/@Name`).
+pub fn remote_choices(engines: &[(String, Vec<String>)], library: &[VoiceRecord]) -> Vec<VoiceChoice> {
+    let mut voices = Vec::new();
+    for (engine, names) in engines {
+        let own = names.iter().map(|n| format!("{engine}/{n}"));
+        let cloned = library.iter().map(|r| format!("{engine}/@{}", r.voice.name));
+        voices.extend(own.chain(cloned).map(|name| VoiceChoice { name, language: "remote".into(), gender: String::new() }));
+    }
     voices
 }
 
