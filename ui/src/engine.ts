@@ -196,7 +196,7 @@ export const playVoiceRecording = (name: string) => invoke<void>("play_voice_rec
 export const settings = () => invoke<SettingsView>("settings");
 export const saveSettings = (edit: SettingsEdit) => invoke<SettingsView>("save_settings", { edit });
 
-// ---- Remote engines (config.toml's [[engines]]: kept and checked; renders do not use them yet) ----
+// ---- Remote engines (config.toml's [[engines]]: kept, checked, rendered through) ----
 
 export const remoteEngines = () => invoke<RemoteEngineSettings[]>("remote_engines");
 /** Adds a remote engine, or replaces the one of its name; the engines. */

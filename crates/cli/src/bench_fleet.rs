@@ -177,7 +177,7 @@ pub fn fleet(data_dir: &Path, lines: usize) -> Result<()> {
     })?;
     match (summary.failovers.first(), killed) {
         (Some(f), Some((victim, in_flight, at))) => println!(
-            "failover: node {} killed with {in_flight} lines in flight; its {} unfinished lines went back to the queue, the first sent to another node {:.3} s after the fault (when one had room), all rendered {:.2} s after it; the render ended {:.2} s after the kill ({:.2} s in all, {} of {} lines, none twice)",
+            "failover: node {} killed with {in_flight} lines in flight; {} of its lines (in flight, or sent before its fault was seen) went back to the queue, the first sent to another node {:.3} s after the fault (when one had room), all rendered {:.2} s after it; the render ended {:.2} s after the kill ({:.2} s in all, {} of {} lines, none twice)",
             victim + 1,
             f.lines,
             f.resent_after_s.unwrap_or(f64::NAN),

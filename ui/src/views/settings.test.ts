@@ -113,7 +113,7 @@ describe("the remote engines section", () => {
 
   afterEach(() => vi.unstubAllGlobals());
 
-  it("lists each engine with its URLs, key and model, and says renders do not use them yet", () => {
+  it("lists each engine with its URLs, key and model, and says how a voice on one is written", () => {
     const rows = [...root.querySelectorAll("#remote-engines [data-engine]")];
     expect(rows.map((r) => r.getAttribute("data-engine"))).toEqual(["fleet", "clone"]);
     const first = rows[0].textContent!;
@@ -123,7 +123,7 @@ describe("the remote engines section", () => {
     expect(first).not.toContain("secret");
     expect(rows[1].textContent).not.toContain("with an API key");
     expect(rows[1].textContent).toContain("model qwen3-tts");
-    expect($("#remote-engines-note").textContent).toContain("later release");
+    expect($("#remote-engines-note").textContent).toContain("ENGINE/@Name");
     expect($<HTMLInputElement>("#engine-api-key").type).toBe("password");
   });
 

@@ -128,7 +128,7 @@ export class SettingsPage {
     const engines = this.engines;
     return html`<h2>Remote engines</h2>
       <p class="muted">Servers that speak the studio's speech API: another studio's <code>revoice serve</code>, or a cloning server. Several URLs for one engine make a fleet.</p>
-      <p class="status-warning" id="remote-engines-note">Renders do not use them yet (that comes with a later release): for now they are kept in config.toml and checked here.</p>
+      <p class="muted" id="remote-engines-note">A speaker speaks through an engine with a voice written <code>ENGINE/VOICE</code> (a voice the engine has) or <code>ENGINE/@Name</code> (your library voice's recording, uploaded once to each server and cloned there: a true clone only where the engine's model clones). Lines go to the least busy server; one that fails is taken out and its lines resent. The render panel shows each server while a render runs.</p>
       ${engines === null
         ? html`<p class="muted">Reading the engines…</p>`
         : engines.length

@@ -395,7 +395,7 @@ impl Fleet {
         let name = &self.settings.name;
         let mut last: Option<String> = None;
         for _ in 0..MAX_ATTEMPTS {
-            let Some((i, _)) = self.pick(1) else { break };
+            let Some((i, _)) = self.pick_from(1, false) else { break };
             let server = &self.servers[i];
             let refused = |reason: &str| Error::invalid(format!("engine {name} ({})", server.client.base), reason.to_string());
             let mut item = line.item.clone();
@@ -463,9 +463,17 @@ impl Fleet {
     /// The server with the least work ahead of it that has room, and how
     /// many of `waiting` lines to send it.
     fn pick(&self, waiting: usize) -> Option<(usize, usize)> {
-        let up: Vec<(usize, std::sync::MutexGuard<'_, ServerState>)> = self.servers.iter().enumerate().map(|(i, s)| (i, s.state())).filter(|(_, s)| s.up).collect();
-        let room = up.iter().filter(|(_, s)| s.requests < REQUESTS_PER_SERVER).count();
-        if room == 0 {
+        self.pick_from(waiting, true)
+    }
+
+    /// As [`Self::pick`]; without `need_room` a busy server may be picked
+    /// (a preview joins its queue), and with none up, any server is tried.
+    fn pick_from(&self, waiting: usize, need_room: bool) -> Option<(usize, usize)> {
+        let all: Vec<(usize, std::sync::MutexGuard<'_, ServerState>)> = self.servers.iter().enumerate().map(|(i, s)| (i, s.state())).collect();
+        let any_up = all.iter().any(|(_, s)| s.up);
+        let up: Vec<&(usize, std::sync::MutexGuard<'_, ServerState>)> = all.iter().filter(|(_, s)| s.up || (!need_room && !any_up)).collect();
+        let has_room = |s: &ServerState| !need_room || s.requests < REQUESTS_PER_SERVER;
+        if !up.iter().any(|(_, s)| has_room(s)) {
             return None;
         }
         // Spread the queue over the servers up, a few lines per request.
@@ -473,7 +481,7 @@ impl Fleet {
         let known: Vec<f64> = up.iter().filter_map(|(_, s)| s.per_line_s).collect();
         let typical = if known.is_empty() { 1.0 } else { known.iter().sum::<f64>() / known.len() as f64 };
         up.iter()
-            .filter(|(_, s)| s.requests < REQUESTS_PER_SERVER)
+            .filter(|(_, s)| has_room(s))
             .map(|(i, s)| {
                 let batch = if s.no_batch { 1 } else { share };
                 let ahead = (s.in_flight + batch) as f64 * s.per_line_s.unwrap_or(typical);
