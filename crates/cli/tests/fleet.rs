@@ -6,7 +6,7 @@
 //! nothing, and servers that err, answer garbage or hang are taken out
 //! of rotation with the reason.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::AtomicBool;
@@ -250,46 +250,17 @@ fn a_node_killed_mid_render_loses_no_line_and_renders_none_twice() {
 
 /// A server that answers `/health` and fails every speech request its own way.
 fn bad_server(mode: &'static str) -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            std::thread::spawn(move || {
-                let mut head = Vec::new();
-                let mut byte = [0u8; 1];
-                while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
-                    head.push(byte[0]);
-                }
-                let head = String::from_utf8_lossy(&head).to_string();
-                let length: usize = head.lines().find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap_or(0))).unwrap_or(0);
-                let mut body = vec![0u8; length];
-                let _ = stream.read_exact(&mut body);
-                let answer = |status: &str, kind: &str, body: &[u8]| {
-                    let mut out = format!("HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len()).into_bytes();
-                    out.extend_from_slice(body);
-                    out
-                };
-                let reply = if head.starts_with("GET /health") {
-                    answer("200 OK", "application/json", br#"{"status":"ok"}"#)
-                } else {
-                    match mode {
-                        "error" => answer("500 Internal Server Error", "application/json", br#"{"error":{"message":"out of GPU memory"}}"#),
-                        "garbage" => {
-                            let batch = format!(r#"{{"results":[{{"index":0,"status":"ok","audio_data":"UklGRiQAAABXQVZFZ2FyYmFnZQ=="}}]}}"#);
-                            if head.contains("/batch") { answer("200 OK", "application/json", batch.as_bytes()) } else { answer("200 OK", "audio/wav", b"RIFF$\0\0\0WAVEgarbage") }
-                        }
-                        _ => {
-                            std::thread::sleep(Duration::from_secs(60));
-                            return;
-                        }
-                    }
-                };
-                let _ = stream.write_all(&reply);
-            });
+    revoice_engine::remote::stand_in::serve(move |head, _| {
+        if head.starts_with("GET /health") {
+            return Some(("200 OK", "application/json", br#"{"status":"ok"}"#.to_vec()));
         }
-    });
-    url
+        match mode {
+            "error" => Some(("500 Internal Server Error", "application/json", br#"{"error":{"message":"out of GPU memory"}}"#.to_vec())),
+            "garbage" if head.contains("/batch") => Some(("200 OK", "application/json", br#"{"results":[{"index":0,"status":"ok","audio_data":"UklGRiQAAABXQVZFZ2FyYmFnZQ=="}]}"#.to_vec())),
+            "garbage" => Some(("200 OK", "audio/wav", b"RIFF$\0\0\0WAVEgarbage".to_vec())),
+            _ => None,
+        }
+    })
 }
 
 #[test]

@@ -528,7 +528,7 @@ mod tests {
     #[test]
     fn remote_engines_are_added_replaced_and_removed_keeping_the_rest_of_the_file() {
         let dir = tempfile::tempdir().unwrap();
-        let mut cfg = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
+        let cfg = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
         let path = cfg.config_file();
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, format!("# my note\n{text}")).unwrap();
@@ -541,6 +541,9 @@ mod tests {
         assert_eq!(again.settings.engines.len(), 2);
         assert_eq!(again.settings.engines[0].urls, ["http://10.0.0.4:8880"], "replaced in place");
         assert_eq!(again.settings.engines[1].model, "omnivoice");
+        assert_eq!((again.settings.engines[0].timeout_s, again.settings.engines[1].timeout_s), (None, Some(30.0)), "a timeout only when given");
+        let refused = cfg.save_remote_engine(&RemoteEngineSettings { timeout_s: Some(0.0), ..fleet.clone() }).unwrap_err().to_string();
+        assert!(refused.contains("timeout_s"), "{refused}");
         assert!(std::fs::read_to_string(&path).unwrap().starts_with("# my note"));
         let err = cfg.save_remote_engine(&RemoteEngineSettings { name: "bad name".into(), ..fleet.clone() }).unwrap_err().to_string();
         assert!(err.contains("bad name"), "{err}");

@@ -90,11 +90,12 @@ impl Engine {
         let tracks = self.runtime().block_on(self.project_lines(project_id))?;
         let settings = request.loudness.mix_settings();
         // The EDL counts frames of the picture when there is one.
-        let frame_rate = match self.project_video(project_id) {
-            Ok(Some((_, info))) => info.frame_rate.round().max(1.0) as u32,
-            Ok(None) => 25,
-            Err(e) if request.selection.with_video => return Err(e),
-            Err(_) => 25,
+        // (Read only when the export needs it: ffprobe costs a process.)
+        let needs_picture = request.selection.with_video || !request.selection.handoff.is_empty();
+        let frame_rate = match needs_picture.then(|| self.project_video(project_id)) {
+            Some(Ok(Some((_, info)))) => info.frame_rate.round().max(1.0) as u32,
+            Some(Err(e)) if request.selection.with_video => return Err(e),
+            _ => 25,
         };
         let inputs = ExportInputs { segments: self.segments(), out_dir: &request.folder, format: request.format, settings: &settings, selection: &request.selection, frame_rate };
         crate::dub::export::export_project(&tracks, &inputs, progress)

@@ -4,15 +4,13 @@
 //! server looking busy; a line the servers refuse fails alone with the
 //! engine's name and reason.
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine as _;
 use revoice_engine::config::RemoteEngineSettings;
-use revoice_engine::remote::{Fleet, RemoteLine, SpeechItem, Uploads};
+use revoice_engine::remote::{stand_in, Fleet, RemoteLine, SpeechItem, Uploads};
 use revoice_engine::store::Store;
 use serde_json::{json, Value};
 
@@ -46,62 +44,44 @@ struct Stand {
 /// length in samples (so answers can be told apart), after `delay`;
 /// refuses inputs that start with "refuse"; `batch` says whether it has the batch route.
 fn stand_in(batch: bool, delay: Duration) -> Stand {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
     let requests = Arc::new(AtomicUsize::new(0));
     let counted = requests.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let counted = counted.clone();
-            std::thread::spawn(move || {
-                let mut head = Vec::new();
-                let mut byte = [0u8; 1];
-                while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
-                    head.push(byte[0]);
-                }
-                let head = String::from_utf8_lossy(&head).to_string();
-                let length: usize = head.lines().find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap_or(0))).unwrap_or(0);
-                let mut body = vec![0u8; length];
-                let _ = stream.read_exact(&mut body);
-                let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-                let speak = |item: &Value| -> Result<Vec<u8>, Value> {
-                    let input = item["input"].as_str().unwrap_or("");
-                    if input.starts_with("refuse") {
-                        return Err(json!({"message": "input is not allowed here", "param": "input", "type": "invalid_request_error"}));
-                    }
-                    Ok(wav(&vec![100; input.len() * 10]))
-                };
-                let answer = |status: &str, kind: &str, body: &[u8]| {
-                    let mut out = format!("HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len()).into_bytes();
-                    out.extend_from_slice(body);
-                    out
-                };
-                let reply = if head.starts_with("GET /health") {
-                    answer("200 OK", "application/json", b"{}")
-                } else if head.starts_with("POST /v1/audio/speech/batch") {
-                    if !batch {
-                        answer("404 Not Found", "application/json", br#"{"error":{"message":"no such route"}}"#)
-                    } else {
-                        counted.fetch_add(1, Ordering::SeqCst);
-                        std::thread::sleep(delay);
-                        let results: Vec<Value> = request["items"].as_array().unwrap().iter().enumerate().map(|(i, item)| match speak(item) {
-                            Ok(audio) => json!({"index": i, "status": "ok", "audio_data": base64::engine::general_purpose::STANDARD.encode(audio)}),
-                            Err(error) => json!({"index": i, "status": "error", "error": error}),
-                        }).collect();
-                        answer("200 OK", "application/json", json!({"results": results}).to_string().as_bytes())
-                    }
-                } else {
-                    counted.fetch_add(1, Ordering::SeqCst);
-                    std::thread::sleep(delay);
-                    match speak(&request) {
-                        Ok(audio) => answer("200 OK", "audio/wav", &audio),
-                        Err(error) => answer("400 Bad Request", "application/json", json!({"error": error}).to_string().as_bytes()),
-                    }
-                };
-                let _ = stream.write_all(&reply);
-            });
-        }
+    let url = stand_in::serve(move |head, body| {
+        let request: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+        let speak = |item: &Value| -> Result<Vec<u8>, Value> {
+            let input = item["input"].as_str().unwrap_or("");
+            if input.starts_with("refuse") {
+                return Err(json!({"message": "input is not allowed here", "param": "input", "type": "invalid_request_error"}));
+            }
+            Ok(wav(&vec![100; input.len() * 10]))
+        };
+        Some(if head.starts_with("GET /health") {
+            ("200 OK", "application/json", b"{}".to_vec())
+        } else if head.starts_with("POST /v1/audio/speech/batch") {
+            if !batch {
+                return Some(("404 Not Found", "application/json", br#"{"error":{"message":"no such route"}}"#.to_vec()));
+            }
+            counted.fetch_add(1, Ordering::SeqCst);
+            std::thread::sleep(delay);
+            let results: Vec<Value> = request["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .enumerate()
+                .map(|(i, item)| match speak(item) {
+                    Ok(audio) => json!({"index": i, "status": "ok", "audio_data": base64::engine::general_purpose::STANDARD.encode(audio)}),
+                    Err(error) => json!({"index": i, "status": "error", "error": error}),
+                })
+                .collect();
+            ("200 OK", "application/json", json!({ "results": results }).to_string().into_bytes())
+        } else {
+            counted.fetch_add(1, Ordering::SeqCst);
+            std::thread::sleep(delay);
+            match speak(&request) {
+                Ok(audio) => ("200 OK", "audio/wav", audio),
+                Err(error) => ("400 Bad Request", "application/json", json!({ "error": error }).to_string().into_bytes()),
+            }
+        })
     });
     Stand { url, requests }
 }

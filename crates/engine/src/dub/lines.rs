@@ -142,6 +142,26 @@ pub fn programme_seconds(slot_ends: impl Iterator<Item = f64>, placed_ends: impl
     slot_ends.chain(placed_ends).fold(0.0, f64::max)
 }
 
+/// What every track of a project shares, read once.
+#[derive(Clone)]
+struct ProjectShared {
+    project: Project,
+    speakers: Vec<Speaker>,
+    /// The project's dictionary merged with the global one.
+    dictionary: Arc<Pronunciations>,
+    beds: Vec<crate::store::BedStem>,
+}
+
+impl ProjectShared {
+    async fn load(store: &Store, project_id: i64) -> Result<ProjectShared> {
+        let project = store.project(project_id).await?;
+        let speakers = store.speakers(project_id).await?;
+        let dictionary = Arc::new(Pronunciations::merged(store.pronunciations(Some(project_id)).await?, store.pronunciations(None).await?));
+        let beds = store.bed_stems(project_id).await?;
+        Ok(ProjectShared { project, speakers, dictionary, beds })
+    }
+}
+
 /// A track and its lines, resolved.
 #[derive(Debug, Clone)]
 pub struct TrackLines {
@@ -160,23 +180,22 @@ impl TrackLines {
     /// project and speakers, and resolves each speaker's voice once.
     pub async fn load(store: &Store, voices: &VoiceArtifactCache<MatchedVoice>, track_id: i64) -> Result<TrackLines> {
         let track = store.track(track_id).await?;
-        let project = store.project(track.project_id).await?;
-        let speakers = store.speakers(project.id).await?;
-        TrackLines::load_in(store, voices, project, track, speakers).await
+        let shared = ProjectShared::load(store, track.project_id).await?;
+        TrackLines::load_in(store, voices, &shared, track).await
     }
 
-    /// Every track of a project, resolved.
+    /// Every track of a project, resolved (what they share read once).
     pub async fn load_project(store: &Store, voices: &VoiceArtifactCache<MatchedVoice>, project_id: i64) -> Result<Vec<TrackLines>> {
-        let project = store.project(project_id).await?;
-        let speakers = store.speakers(project_id).await?;
+        let shared = ProjectShared::load(store, project_id).await?;
         let mut tracks = Vec::new();
         for track in store.tracks(project_id).await? {
-            tracks.push(TrackLines::load_in(store, voices, project.clone(), track, speakers.clone()).await?);
+            tracks.push(TrackLines::load_in(store, voices, &shared, track).await?);
         }
         Ok(tracks)
     }
 
-    async fn load_in(store: &Store, voices: &VoiceArtifactCache<MatchedVoice>, project: Project, track: Track, speakers: Vec<Speaker>) -> Result<TrackLines> {
+    async fn load_in(store: &Store, voices: &VoiceArtifactCache<MatchedVoice>, shared: &ProjectShared, track: Track) -> Result<TrackLines> {
+        let ProjectShared { project, speakers, dictionary, beds } = shared.clone();
         let default_strategy = parse_strategy(&project.timing_strategy)?;
         let mut voice_of = HashMap::new();
         for s in &speakers {
@@ -184,8 +203,6 @@ impl TrackLines {
             let identity = voice_identity(store, &voice).await?;
             voice_of.insert(s.id, (voice, identity));
         }
-        let dictionary = Arc::new(Pronunciations::merged(store.pronunciations(Some(project.id)).await?, store.pronunciations(None).await?));
-        let beds = store.bed_stems(project.id).await?;
         let rows = store.track_lines(track.id).await?;
         let mut lines = Vec::with_capacity(rows.len());
         for (i, (segment, take)) in rows.iter().enumerate() {

@@ -8,6 +8,7 @@
 
 pub mod client;
 pub mod fleet;
+pub mod stand_in;
 pub mod uploads;
 
 use std::collections::HashMap;

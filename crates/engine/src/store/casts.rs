@@ -85,6 +85,11 @@ impl Store {
         Ok(sheets)
     }
 
+    /// The name of cast sheet `id`, if it is still there.
+    pub async fn cast_name(&self, id: i64) -> Result<Option<String>> {
+        sqlx::query_scalar("SELECT name FROM casts WHERE id = ?1").bind(id).fetch_optional(&self.pool).await.map_err(|e| self.error(e))
+    }
+
     /// The cast sheet called `name` (any case).
     pub async fn cast(&self, name: &str) -> Result<CastSheet> {
         let row: Option<CastRow> = sqlx::query_as("SELECT id, name, updated_at FROM casts WHERE name = ?1").bind(name.trim()).fetch_optional(&self.pool).await.map_err(|e| self.error(e))?;

@@ -200,7 +200,7 @@ pub async fn project_view(store: &Store, tracks: &[TrackLines], project_id: i64,
     let (can_undo, can_redo) = store.history_state(project_id).await?;
     let beds = store.bed_stems(project_id).await?;
     let cast = match project.cast_id {
-        Some(id) => store.casts().await?.into_iter().find(|c| c.id == id).map(|c| c.name),
+        Some(id) => store.cast_name(id).await?,
         None => None,
     };
     Ok(ProjectView {
