@@ -89,6 +89,19 @@ pub fn asr(data_dir: &Path, reference_python: Option<&str>, threads: usize) -> R
         decode_s * 1e3,
         decode_s * 1e3 / (generation.tokens.len() + 1) as f64
     );
+    // The same decode with every weight read as f32 (no f16 copies), for the ratio.
+    let all_f32 = WhisperModel::load_dir_with(&revoice_engine::model::assets::WHISPER.status(data_dir).dir, false)?;
+    all_f32.generate(&states, &model.tokens().sot_sequence(en), 50)?;
+    let t = Instant::now();
+    let f32_generation = all_f32.generate(&states, &model.tokens().sot_sequence(en), 50)?;
+    let f32_decode_s = t.elapsed().as_secs_f64();
+    drop(all_f32);
+    println!(
+        "decoding with f32 weights: {:.1} ms a token; the f16 copies take {:.2} of that ({})",
+        f32_decode_s * 1e3 / (f32_generation.tokens.len() + 1) as f64,
+        (decode_s / (generation.tokens.len() + 1) as f64) / (f32_decode_s / (f32_generation.tokens.len() + 1) as f64),
+        if f32_generation.tokens == generation.tokens { "the same tokens" } else { "other tokens" }
+    );
 
     let reference = match reference_python {
         Some(python) => run_reference(python, data_dir, &clips, threads),

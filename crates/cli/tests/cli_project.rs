@@ -1,17 +1,24 @@
 //! `revoice project` end to end on the real model, including a render
 //! killed mid-way (SIGKILL): the project reopens with nothing lost, the job
 //! is found interrupted, and the next render resumes with what is left.
+//! Each test has its own data folder over the test install's models (its
+//! own database: tests running at once never wait on each other's locks).
 
-
-
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn revoice(args: &[&str]) -> (bool, String, String) {
-    let data = revoice_engine::model::testing::installed_data_dir();
+/// A data folder of its own, with the installed models linked in.
+fn scratch() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(revoice_engine::model::testing::installed_data_dir().join("models"), dir.path().join("models")).unwrap();
+    dir
+}
+
+fn revoice_in(data: &Path, args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_revoice"))
         .arg("--data-dir")
-        .arg(&data)
+        .arg(data)
         .args(args)
         .env_remove("RUST_LOG")
         .output()
@@ -21,6 +28,8 @@ fn revoice(args: &[&str]) -> (bool, String, String) {
 
 #[test]
 fn a_render_killed_mid_way_resumes_and_loses_nothing() {
+    let data = scratch();
+    let revoice = |args: &[&str]| revoice_in(data.path(), args);
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("scene.srt");
     let lines: String = (0..8)
@@ -42,7 +51,7 @@ fn a_render_killed_mid_way_resumes_and_loses_nothing() {
     // Start a render and kill it once the first line is kept as a take.
     let mut child = Command::new(env!("CARGO_BIN_EXE_revoice"))
         .arg("--data-dir")
-        .arg(revoice_engine::model::testing::installed_data_dir())
+        .arg(data.path())
         .args(["project", "render", &id])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -91,6 +100,8 @@ fn a_render_killed_mid_way_resumes_and_loses_nothing() {
 
 #[test]
 fn a_track_per_language_renders_with_each_speakers_voice_for_it_and_exports_apart() {
+    let data = scratch();
+    let revoice = |args: &[&str]| revoice_in(data.path(), args);
     let dir = tempfile::tempdir().unwrap();
     let english = dir.path().join("en.srt");
     let spanish = dir.path().join("es.srt");
@@ -151,7 +162,7 @@ fn a_track_per_language_renders_with_each_speakers_voice_for_it_and_exports_apar
     let limited = format!(
         "trap '' XFSZ; ulimit -f 64; exec '{}' --data-dir '{}' project export {id} --out '{}' --loudness -16",
         env!("CARGO_BIN_EXE_revoice"),
-        revoice_engine::model::testing::installed_data_dir().display(),
+        data.path().display(),
         out_dir.display()
     );
     let full = Command::new("bash").args(["-c", &limited]).env_remove("RUST_LOG").output().unwrap();

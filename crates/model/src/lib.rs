@@ -8,6 +8,7 @@ pub mod install;
 pub mod kokoro;
 pub mod lstm;
 pub mod onnx;
+pub mod half_rows;
 pub mod speaker;
 pub mod speech;
 pub mod testing;

@@ -88,8 +88,15 @@ impl WhisperModel {
         Self::load_dir(&status.dir)
     }
 
-    /// Loads the engine files in `dir`.
+    /// Loads the engine files in `dir`, decoding token steps through f16
+    /// copies of the decoder's layers where the CPU has AVX-512.
     pub fn load_dir(dir: &Path) -> Result<WhisperModel> {
+        Self::load_dir_with(dir, crate::half_rows::HalfRows::supported())
+    }
+
+    /// Loads the engine files in `dir`; `half`: token steps through f16
+    /// copies of the decoder's layers (needs AVX-512), else all f32.
+    pub fn load_dir_with(dir: &Path, half: bool) -> Result<WhisperModel> {
         let config_path = dir.join(CONFIG_FILE);
         let raw = std::fs::read(&config_path).map_err(|e| Error::io("read", &config_path, e))?;
         let cfg: WhisperConfig = serde_json::from_slice(&raw).map_err(|e| Error::invalid(config_path.display().to_string(), format!("not a Whisper config: {e}")))?;
@@ -100,7 +107,10 @@ impl WhisperModel {
             Error::invalid(weights.display().to_string(), format!("not a readable weights file ({e}): run `revoice models install --force`"))
         })?;
         let encoder = Encoder::new(&cfg, vb.pp("encoder")).map_err(|e| Error::invalid(weights.display().to_string(), format!("encoder: {e}")))?;
-        let decoder = Decoder::new(&cfg, vb.pp("decoder")).map_err(|e| Error::invalid(weights.display().to_string(), format!("decoder: {e}")))?;
+        let mut decoder = Decoder::new(&cfg, vb.pp("decoder")).map_err(|e| Error::invalid(weights.display().to_string(), format!("decoder: {e}")))?;
+        if half {
+            decoder.make_half_copies().map_err(|e| Error::invalid(weights.display().to_string(), format!("the decoder's f16 copies: {e}")))?;
+        }
         Ok(WhisperModel { cfg, encoder, decoder, tokens })
     }
 

@@ -11,12 +11,18 @@
 //!   encoder output (its keys and values computed once per window) and a
 //!   feed-forward layer; logits through the tied embedding matrix. It can
 //!   hand back the cross-attention scores of chosen heads, which is what
-//!   word timing reads.
+//!   word timing reads. Token by token, its linear layers and the logits
+//!   run through f16 copies of the weights ([`HalfRows`]): a step reads
+//!   every weight once, and f16 is half the bytes.
 
 use candle_core::{DType, Device, Module, Result, Tensor, D};
 use candle_nn::{conv1d, Conv1d, Conv1dConfig, LayerNorm, Linear, VarBuilder};
 
 use super::config::WhisperConfig;
+use crate::half_rows::HalfRows;
+
+/// Rows at most that go through the f16 copies (a token step, or a few).
+const FEW_ROWS: usize = 4;
 
 fn ln(size: usize, vb: VarBuilder) -> Result<LayerNorm> {
     let weight = vb.get(size, "gamma")?;
@@ -24,14 +30,36 @@ fn ln(size: usize, vb: VarBuilder) -> Result<LayerNorm> {
     Ok(LayerNorm::new(weight, bias, 1e-5))
 }
 
-fn linear(inp: usize, out: usize, vb: VarBuilder) -> Result<Linear> {
-    Ok(Linear::new(vb.get((out, inp), "weight")?, Some(vb.get(out, "bias")?)))
+/// A linear layer, with an f16 copy for a few rows at a time once made.
+struct Dense {
+    linear: Linear,
+    half: Option<HalfRows>,
 }
 
-/// `x [B, T, D]` through a linear layer as one 2-D matmul.
-fn apply(layer: &Linear, x: &Tensor) -> Result<Tensor> {
+impl Dense {
+    /// Makes the f16 copy.
+    fn make_half_copy(&mut self) -> Result<()> {
+        let (rows, cols) = self.linear.weight().dims2()?;
+        let weight = self.linear.weight().flatten_all()?.to_vec1::<f32>()?;
+        let bias = self.linear.bias().map(|b| b.to_vec1::<f32>()).transpose()?;
+        self.half = Some(HalfRows::new(&weight, rows, cols, bias.as_deref()));
+        Ok(())
+    }
+}
+
+fn linear(inp: usize, out: usize, vb: VarBuilder) -> Result<Dense> {
+    Ok(Dense { linear: Linear::new(vb.get((out, inp), "weight")?, Some(vb.get(out, "bias")?)), half: None })
+}
+
+/// `x [B, T, D]` through a linear layer: a few rows through the f16 copy when it has
+/// the copy, else one 2-D matmul.
+fn apply(layer: &Dense, x: &Tensor) -> Result<Tensor> {
     let (b, t, d) = x.dims3()?;
-    let y = layer.forward(&x.reshape((b * t, d))?)?;
+    if let Some(half) = layer.half.as_ref().filter(|_| b * t <= FEW_ROWS) {
+        let rows = x.flatten_all()?.to_vec1::<f32>()?;
+        return Tensor::from_vec(half.forward(&rows, b * t), (b, t, half.rows()), x.device());
+    }
+    let y = layer.linear.forward(&x.reshape((b * t, d))?)?;
     y.reshape((b, t, ()))
 }
 
@@ -76,8 +104,8 @@ fn attend(q: &Tensor, k: &Tensor, v: &Tensor, mask: Option<&Tensor>, want_scores
 
 struct FeedForward {
     norm: LayerNorm,
-    up: Linear,
-    down: Linear,
+    up: Dense,
+    down: Dense,
 }
 
 impl FeedForward {
@@ -94,8 +122,8 @@ impl FeedForward {
 
 struct SelfAttention {
     norm: LayerNorm,
-    qkv: Linear,
-    out: Linear,
+    qkv: Dense,
+    out: Dense,
     heads: usize,
 }
 
@@ -127,9 +155,10 @@ impl SelfAttention {
 
 struct CrossAttention {
     norm: LayerNorm,
-    q: Linear,
-    kv: Linear,
-    out: Linear,
+    q: Dense,
+    /// Once per window, over every audio position: f32 only.
+    kv: Dense,
+    out: Dense,
     heads: usize,
 }
 
@@ -221,6 +250,8 @@ struct DecoderBlock {
 /// The text decoder.
 pub struct Decoder {
     embeddings: Tensor,
+    /// The tied embeddings as the logits layer, in f16 (once made).
+    logits_half: Option<HalfRows>,
     positions: Tensor,
     blocks: Vec<DecoderBlock>,
     norm: LayerNorm,
@@ -251,11 +282,25 @@ impl Decoder {
             .collect::<Result<Vec<_>>>()?;
         Ok(Decoder {
             embeddings: vb.get((cfg.vocab, d), "embeddings.weight")?,
+            logits_half: None,
             positions: vb.get((cfg.n_text_ctx, d), "position_encodings.encodings")?,
             blocks,
             norm: ln(d, vb.pp("layer_norm"))?,
             span: tracing::span!(tracing::Level::TRACE, "whisper-decoder"),
         })
+    }
+
+    /// Makes f16 copies of the layers a token step reads (and the logits
+    /// layer); the f32 weights stay for many rows at once.
+    pub fn make_half_copies(&mut self) -> Result<()> {
+        for block in &mut self.blocks {
+            for dense in [&mut block.attention.qkv, &mut block.attention.out, &mut block.cross.q, &mut block.cross.out, &mut block.ffn.up, &mut block.ffn.down] {
+                dense.make_half_copy()?;
+            }
+        }
+        let (vocab, d) = self.embeddings.dims2()?;
+        self.logits_half = Some(HalfRows::new(&self.embeddings.flatten_all()?.to_vec1::<f32>()?, vocab, d, None));
+        Ok(())
     }
 
     /// A fresh state over the encoder output `audio [1, 1500, 512]`.
@@ -296,7 +341,12 @@ impl Decoder {
 
     /// Logits `[n, vocab]` of hidden states `[1, n, 512]` (tied embeddings).
     pub fn logits(&self, hidden: &Tensor) -> Result<Tensor> {
-        hidden.squeeze(0)?.matmul(&self.embeddings.t()?)
+        let hidden = hidden.squeeze(0)?;
+        let n = hidden.dim(0)?;
+        if let Some(half) = self.logits_half.as_ref().filter(|_| n <= FEW_ROWS) {
+            return Tensor::from_vec(half.forward(&hidden.flatten_all()?.to_vec1::<f32>()?, n), (n, half.rows()), hidden.device());
+        }
+        hidden.matmul(&self.embeddings.t()?)
     }
 }
 
