@@ -52,7 +52,7 @@ enum Command {
         /// Read the text from standard input.
         #[arg(long, conflicts_with = "text")]
         stdin: bool,
-        /// A stock voice (see `revoice voices list`) or a blend like `af_heart:0.7,af_bella:0.3`.
+        /// A stock voice (see `revoice voices list`), a blend like `af_heart:0.7,af_bella:0.3`, a library voice, or a voice on a remote engine (`fleet/af_bella`, `fleet/@Narrator`).
         #[arg(long, default_value = "af_heart")]
         voice: String,
         /// Speaking rate, 0.25 to 4.0.

@@ -151,3 +151,32 @@ fn a_cancelled_render_leaves_no_server_looking_busy() {
     let again = fleet.render(&lines(&texts[..4]), &AtomicBool::new(false), &mut |_, answer| done += usize::from(answer.is_ok()));
     assert_eq!((done, again.cancelled), (4, false));
 }
+
+#[test]
+fn a_preview_waits_for_a_server_still_loading_its_model() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let ready_at = std::time::Instant::now() + Duration::from_millis(1500);
+    let url = stand_in::serve(move |head, _| {
+        if std::time::Instant::now() < ready_at {
+            return Some(("503 Service Unavailable", "application/json", br#"{"error":{"message":"the speech model is still loading"}}"#.to_vec()));
+        }
+        Some(if head.starts_with("GET /health") {
+            ("200 OK", "application/json", b"{}".to_vec())
+        } else {
+            // `stream: true` answers raw 16-bit PCM.
+            ("200 OK", "audio/pcm", [100i16; 2400].iter().flat_map(|s| s.to_le_bytes()).collect())
+        })
+    });
+    let fleet = fleet(&runtime, dir.path(), vec![url]);
+    let line = &lines(&["Hello.".to_string()])[0];
+    let mut played = 0;
+    let audio = fleet.speak_streaming(line, &AtomicBool::new(false), 24_000, &mut |chunk| {
+        played += chunk.len();
+        Ok(())
+    });
+    assert_eq!(audio.unwrap().len(), 2400, "it waited for the model and spoke");
+    assert_eq!(played, 2400);
+    let status = &fleet.status()[0];
+    assert!(status.up && status.last_fault.as_deref().is_some_and(|f| f.contains("503")), "{status:?}");
+}

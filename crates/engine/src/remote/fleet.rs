@@ -394,9 +394,27 @@ impl Fleet {
         use crate::error::Error;
         let name = &self.settings.name;
         let mut last: Option<String> = None;
-        for _ in 0..MAX_ATTEMPTS {
+        // A server out of rotation (still loading its model, say) is tried
+        // again when its wait is over, for up to half a minute.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut tries = 0;
+        while tries < 2 * MAX_ATTEMPTS && Instant::now() < deadline {
+            tries += 1;
             let Some((i, _)) = self.pick_from(1, false) else { break };
             let server = &self.servers[i];
+            let wait = {
+                let s = server.state();
+                if s.up { None } else { s.recheck_at.map(|t| t.saturating_duration_since(Instant::now()).min(deadline.saturating_duration_since(Instant::now()))) }
+            };
+            if let Some(wait) = wait {
+                let until = Instant::now() + wait;
+                while Instant::now() < until {
+                    if cancel.load(Ordering::Acquire) {
+                        return Err(Error::Cancelled("the preview".into()));
+                    }
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            }
             let refused = |reason: &str| Error::invalid(format!("engine {name} ({})", server.client.base), reason.to_string());
             let mut item = line.item.clone();
             if let Some(reference) = &line.reference {
@@ -435,6 +453,10 @@ impl Fleet {
                 Ok(spoken) => {
                     {
                         let mut s = server.state();
+                        // It answered: back in rotation if it was out.
+                        s.up = true;
+                        s.problem = None;
+                        s.rechecks_failed = 0;
                         s.lines_done += 1;
                         let took = started.elapsed().as_secs_f64();
                         s.per_line_s = Some(s.per_line_s.map_or(took, |avg| 0.7 * avg + 0.3 * took));
