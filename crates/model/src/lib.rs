@@ -4,10 +4,12 @@
 //! manifest whose files all match it is a complete install.
 
 pub mod assets;
+pub mod cpu_tensor;
 pub mod install;
 pub mod kokoro;
 pub mod lstm;
 pub mod onnx;
+pub mod fast_math;
 pub mod half_rows;
 pub mod speaker;
 pub mod speech;

@@ -8,6 +8,8 @@ use candle_core::{DType, Module, Result, Tensor, D};
 use candle_nn::{Linear, VarBuilder};
 
 use super::quantized_conv::QuantizedConv;
+use crate::cpu_tensor::with_f32_slice;
+use crate::fast_math::fast_sin;
 
 /// The arithmetic the stride-1 convolutions run in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,17 +127,6 @@ impl Module for Conv1d {
             None => Ok(y),
         }
     }
-}
-
-/// Runs `f` on a CPU tensor's f32 values, in place when it is contiguous.
-fn with_f32_slice<R>(x: &Tensor, f: impl FnOnce(&[f32]) -> R) -> Result<R> {
-    {
-        let (storage, layout) = x.storage_and_layout();
-        if let (candle_core::Storage::Cpu(cpu), Some((start, end))) = (&*storage, layout.contiguous_offsets()) {
-            return Ok(f(&cpu.as_slice::<f32>()?[start..end]));
-        }
-    }
-    Ok(f(&x.flatten_all()?.to_vec1::<f32>()?))
 }
 
 /// Stride-1 convolution of one row as `k` accumulating GEMMs, one per tap:
@@ -414,25 +405,6 @@ fn mean_and_variance(row: &[f32]) -> (f64, f64) {
     (mean, var)
 }
 
-/// `sin(x)` to about 1e-6 absolute for |x| up to ~1e4, branch-free so the
-/// compiler vectorises it even for baseline x86-64: round `x/π` with the
-/// 1.5·2²³ trick (its low mantissa bit is the parity that sets the sign),
-/// reduce to [−π/2, π/2] in two steps, then an odd polynomial to x¹³.
-#[inline(always)]
-pub fn fast_sin(x: f32) -> f32 {
-    const ROUNDER: f32 = 12_582_912.0; // 1.5 · 2^23
-    let shifted = x * std::f32::consts::FRAC_1_PI + ROUNDER;
-    let k = shifted - ROUNDER;
-    let odd = shifted.to_bits() & 1;
-    let r = (x - k * 3.140625) - k * 9.676_536e-4;
-    let r2 = r * r;
-    let p = r * (1.0
-        + r2 * (-1.0 / 6.0
-            + r2 * (1.0 / 120.0
-                + r2 * (-1.0 / 5040.0 + r2 * (1.0 / 362_880.0 + r2 * (-1.0 / 39_916_800.0 + r2 * (1.0 / 6_227_020_800.0)))))));
-    f32::from_bits(p.to_bits() ^ (odd << 31))
-}
-
 /// A linear layer with bias, weight `[out, in]`.
 pub fn linear(vb: VarBuilder) -> Result<Linear> {
     let weight = vb.get_unchecked_dtype("weight", DType::F32)?;
@@ -510,16 +482,6 @@ mod tests {
                 assert!((g - w).abs() < 1e-4, "{g} vs {w}");
             }
         }
-    }
-
-    #[test]
-    fn fast_sin_matches_sin() {
-        let mut worst = 0f64;
-        for i in -200_000..200_000 {
-            let x = i as f32 * 0.013;
-            worst = worst.max((fast_sin(x) as f64 - (x as f64).sin()).abs());
-        }
-        assert!(worst < 2e-6, "worst {worst}");
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! are stored in f16 and run in f32. Nothing here runs Python.
 
 pub mod align;
+mod attention;
 pub mod config;
 pub mod mel;
 pub mod network;

@@ -18,7 +18,10 @@
 use candle_core::{DType, Device, Module, Result, Tensor, D};
 use candle_nn::{conv1d, Conv1d, Conv1dConfig, LayerNorm, Linear, VarBuilder};
 
+use super::attention::{self, Rows};
 use super::config::WhisperConfig;
+use crate::cpu_tensor::{map_in_place, with_f32_slice};
+use crate::fast_math::gelu_in_place;
 use crate::half_rows::HalfRows;
 
 /// Rows at most that go through the f16 copies (a token step, or a few).
@@ -73,33 +76,39 @@ fn merge_heads(x: &Tensor) -> Result<Tensor> {
     x.transpose(1, 2)?.reshape((b, t, h * d))
 }
 
-/// Query rows attended at once in a long self-attention: a block's scores
-/// (`[heads, 256, 1500]`, 12 MB) stay in cache through the softmax.
-const QUERY_BLOCK: usize = 256;
+/// GELU (the erf form) of a fresh result, in place.
+fn gelu(x: Tensor) -> Result<Tensor> {
+    map_in_place(x, "gelu", gelu_in_place)
+}
 
-/// Scaled dot-product attention; returns the output and the pre-softmax
-/// scores (`None` when `want_scores` is false and the queries were taken in
-/// blocks). The scale goes on the queries, not on the larger score matrix.
-fn attend(q: &Tensor, k: &Tensor, v: &Tensor, mask: Option<&Tensor>, want_scores: bool) -> Result<(Tensor, Option<Tensor>)> {
+/// Scaled dot-product attention on candle, `[B, H, T, dh]` each; returns
+/// the output and the pre-softmax scores. For a causal mask, and for the
+/// scores word timing reads; the rest goes through [`attention::attend`].
+fn attend(q: &Tensor, k: &Tensor, v: &Tensor, mask: Option<&Tensor>) -> Result<(Tensor, Tensor)> {
     let scale = (q.dim(D::Minus1)? as f64).powf(-0.5);
     let q = (q * scale)?;
-    let kt = k.t()?;
-    let rows = q.dim(2)?;
-    if !want_scores && mask.is_none() && rows > QUERY_BLOCK {
-        let mut outs = Vec::with_capacity(rows.div_ceil(QUERY_BLOCK));
-        for start in (0..rows).step_by(QUERY_BLOCK) {
-            let block = q.narrow(2, start, QUERY_BLOCK.min(rows - start))?;
-            let weights = candle_nn::ops::softmax_last_dim(&block.matmul(&kt)?)?;
-            outs.push(weights.matmul(v)?);
-        }
-        return Ok((Tensor::cat(&outs, 2)?, None));
-    }
-    let mut scores = q.matmul(&kt)?;
+    let mut scores = q.matmul(&k.t()?)?;
     if let Some(mask) = mask {
         scores = scores.broadcast_add(mask)?;
     }
     let weights = candle_nn::ops::softmax_last_dim(&scores)?;
-    Ok((weights.matmul(v)?, Some(scores)))
+    Ok((weights.matmul(v)?, scores))
+}
+
+/// `softmax(Q Kᵀ/√dh) V` for one sequence (`B` = 1) with [`attention::attend`]:
+/// queries `[1, n, ·]` and keys/values `[1, m, ·]` at the given column
+/// offsets of their rows, `heads × dh` wide; returns `[1, n, heads × dh]`.
+fn attend_rows(q: (&Tensor, usize), kv: &Tensor, k_offset: usize, v_offset: usize, heads: usize, width: usize) -> Result<Tensor> {
+    let (_, n, q_stride) = q.0.dims3()?;
+    let (_, m, kv_stride) = kv.dims3()?;
+    let sizes = attention::Sizes { queries: n, keys: m, heads, head_dim: width / heads };
+    let out = with_f32_slice(q.0, |qd| {
+        with_f32_slice(kv, |kvd| {
+            let rows = |data, stride, offset| Rows { data, stride, offset };
+            attention::attend(rows(qd, q_stride, q.1), rows(kvd, kv_stride, k_offset), rows(kvd, kv_stride, v_offset), sizes)
+        })
+    })??;
+    Tensor::from_vec(out, (1, n, width), q.0.device())
 }
 
 struct FeedForward {
@@ -115,7 +124,7 @@ impl FeedForward {
     }
 
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        let h = apply(&self.up, &self.norm.forward(x)?)?.gelu_erf()?;
+        let h = gelu(apply(&self.up, &self.norm.forward(x)?)?)?;
         x + apply(&self.down, &h)?
     }
 }
@@ -138,6 +147,10 @@ impl SelfAttention {
         let h = self.norm.forward(x)?;
         let qkv = apply(&self.qkv, &h)?;
         let d = qkv.dim(D::Minus1)? / 3;
+        if mask.is_none() && cache.is_none() && qkv.dim(0)? == 1 {
+            let o = attend_rows((&qkv, 0), &qkv, d, 2 * d, self.heads, d)?;
+            return x + apply(&self.out, &o)?;
+        }
         let q = split_heads(&qkv.narrow(D::Minus1, 0, d)?, self.heads)?;
         let mut k = split_heads(&qkv.narrow(D::Minus1, d, d)?, self.heads)?;
         let mut v = split_heads(&qkv.narrow(D::Minus1, 2 * d, d)?, self.heads)?;
@@ -148,7 +161,7 @@ impl SelfAttention {
             }
             *cache = Some((k.clone(), v.clone()));
         }
-        let (o, _) = attend(&q, &k, &v, mask, false)?;
+        let (o, _) = attend(&q, &k, &v, mask)?;
         x + apply(&self.out, &merge_heads(&o)?)?
     }
 }
@@ -173,18 +186,23 @@ impl CrossAttention {
         })
     }
 
-    /// Keys and values of the encoder output, `[B, H, 1500, 64]` each.
-    fn memory(&self, audio: &Tensor) -> Result<(Tensor, Tensor)> {
-        let kv = apply(&self.kv, audio)?;
-        let d = kv.dim(D::Minus1)? / 2;
-        Ok((split_heads(&kv.narrow(D::Minus1, 0, d)?, self.heads)?, split_heads(&kv.narrow(D::Minus1, d, d)?, self.heads)?))
+    /// Keys and values of the encoder output side by side, `[B, 1500, 2 × 512]`.
+    fn memory(&self, audio: &Tensor) -> Result<Tensor> {
+        apply(&self.kv, audio)
     }
 
     /// `x` plus attention over the audio; the scores too when asked for.
-    fn forward(&self, x: &Tensor, memory: &(Tensor, Tensor), want_scores: bool) -> Result<(Tensor, Option<Tensor>)> {
-        let q = split_heads(&apply(&self.q, &self.norm.forward(x)?)?, self.heads)?;
-        let (o, scores) = attend(&q, &memory.0, &memory.1, None, want_scores)?;
-        Ok(((x + apply(&self.out, &merge_heads(&o)?)?)?, scores))
+    fn forward(&self, x: &Tensor, memory: &Tensor, want_scores: bool) -> Result<(Tensor, Option<Tensor>)> {
+        let q = apply(&self.q, &self.norm.forward(x)?)?;
+        let d = q.dim(D::Minus1)?;
+        if !want_scores && memory.dim(0)? == 1 {
+            let o = attend_rows((&q, 0), memory, 0, d, self.heads, d)?;
+            return Ok(((x + apply(&self.out, &o)?)?, None));
+        }
+        let k = split_heads(&memory.narrow(D::Minus1, 0, d)?, self.heads)?;
+        let v = split_heads(&memory.narrow(D::Minus1, d, d)?, self.heads)?;
+        let (o, scores) = attend(&split_heads(&q, self.heads)?, &k, &v, None)?;
+        Ok(((x + apply(&self.out, &merge_heads(&o)?)?)?, Some(scores)))
     }
 }
 
@@ -229,8 +247,8 @@ impl Module for Encoder {
     /// Mel frames `[B, 80, 3000]` → audio states `[B, 1500, 512]`.
     fn forward(&self, mel: &Tensor) -> Result<Tensor> {
         let _enter = self.span.enter();
-        let x = self.conv1.forward(mel)?.gelu_erf()?;
-        let x = self.conv2.forward(&x)?.gelu_erf()?.transpose(1, 2)?;
+        let x = gelu(self.conv1.forward(mel)?)?;
+        let x = gelu(self.conv2.forward(&x)?)?.transpose(1, 2)?;
         let t = x.dim(1)?;
         let mut x = x.broadcast_add(&self.positions.narrow(0, 0, t)?)?;
         for block in &self.blocks {
@@ -261,7 +279,7 @@ pub struct Decoder {
 /// One window's decoding state: the encoder's keys/values per layer and the
 /// self-attention cache of the tokens fed so far.
 pub struct DecoderState {
-    memory: Vec<(Tensor, Tensor)>,
+    memory: Vec<Tensor>,
     cache: Vec<Option<(Tensor, Tensor)>>,
     /// Tokens fed so far (the next position).
     pub position: usize,
