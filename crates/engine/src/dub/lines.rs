@@ -19,6 +19,7 @@ use crate::error::{Error, Result};
 use crate::store::{Project, Segment, Speaker, Store, Take, Track};
 use crate::text::pronounce::Pronunciations;
 use crate::voice::MatchedVoice;
+use crate::voice_spec::{RemoteVoice, VoiceSpec};
 
 /// The voice of lines without a speaker.
 pub const DEFAULT_VOICE: &str = "af_heart";
@@ -71,7 +72,8 @@ pub async fn resolve_voice(store: &Store, voices: &VoiceArtifactCache<MatchedVoi
 /// and for a library recording cloned by a remote engine (`fleet/@Name`)
 /// the recording's content too, so a new recording re-renders its lines.
 async fn voice_identity(store: &Store, voice: &str) -> Result<String> {
-    let Some(name) = voice.split_once("/@").map(|(_, name)| name.trim()) else { return Ok(voice.to_string()) };
+    let Ok(spec) = VoiceSpec::parse_remote(voice) else { return Ok(voice.to_string()) };
+    let Some((_, RemoteVoice::Reference(name))) = spec.remote() else { return Ok(voice.to_string()) };
     Ok(match store.voice(name).await? {
         Some(record) => format!("{voice}#{}", record.voice.reference_sha256),
         None => voice.to_string(),
@@ -100,6 +102,12 @@ pub struct Line {
 }
 
 impl Line {
+    /// Whether a remote engine speaks it (`ENGINE/VOICE`, `ENGINE/@Name`):
+    /// its voice is resolved, so a library name never reaches here.
+    pub fn is_remote(&self) -> bool {
+        self.voice.contains('/')
+    }
+
     /// Whether its active take was rendered from the line as it is now.
     pub fn is_current(&self) -> bool {
         self.take.as_ref().is_some_and(|t| t.source_key.as_deref() == Some(self.source.as_str()))

@@ -117,8 +117,7 @@ impl ProjectRenderer<'_> {
         for (language, line) in all {
             // Fast path: the take was rendered from exactly this source and its file is whole.
             // (A remote line is always keyed: its engine's model is in its key, not its source.)
-            let remote = line.voice.contains('/');
-            if !remote && (self.take_is_current(line) || self.bring_back_take(line)?) {
+            if !line.is_remote() && (self.take_is_current(line) || self.bring_back_take(line)?) {
                 summary.fresh += 1;
                 continue;
             }
@@ -312,7 +311,7 @@ impl ProjectRenderer<'_> {
         let id = line.segment.id;
         // A line keeps one seed across edits, so only what changed changes.
         let seed = line.segment.seed() as u64;
-        if line.voice.contains('/') {
+        if line.is_remote() {
             return self.plan_remote(line, language, seed).map_err(|e| e.context(format!("line {id}")));
         }
         let voice = VoiceSpec::parse_stock(&line.voice).map_err(|e| e.context(format!("line {id}")))?;

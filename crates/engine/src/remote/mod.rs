@@ -41,17 +41,32 @@ pub struct RemoteEngines {
     store: Store,
     uploads: Arc<Uploads>,
     fleets: Mutex<HashMap<String, Arc<Fleet>>>,
+    /// The engines as last read, and the file's stamp then.
+    read: Mutex<Option<(ConfigStamp, Vec<RemoteEngineSettings>)>>,
 }
+
+/// When `config.toml` last changed, and its size: read again when either moves.
+type ConfigStamp = (std::time::SystemTime, u64);
 
 impl RemoteEngines {
     pub fn new(data_dir: PathBuf, store: Store, runtime: tokio::runtime::Handle) -> RemoteEngines {
         let uploads = Arc::new(Uploads::new(store.clone(), runtime.clone()));
-        RemoteEngines { data_dir, runtime, store, uploads, fleets: Mutex::default() }
+        RemoteEngines { data_dir, runtime, store, uploads, fleets: Mutex::default(), read: Mutex::default() }
     }
 
-    /// The engines in `config.toml` now.
+    /// The engines in `config.toml` now (read again only when the file
+    /// changed: a render asks once per remote line).
     pub fn configured(&self) -> Result<Vec<RemoteEngineSettings>> {
-        Ok(EngineConfig::load_from(self.data_dir.clone())?.settings.engines)
+        let stamp = std::fs::metadata(self.data_dir.join(crate::config::CONFIG_FILE_NAME)).and_then(|m| Ok((m.modified()?, m.len()))).ok();
+        let mut read = self.read.lock().unwrap_or_else(|e| e.into_inner());
+        if let (Some(stamp), Some((at, engines))) = (stamp, read.as_ref()) {
+            if *at == stamp {
+                return Ok(engines.clone());
+            }
+        }
+        let engines = EngineConfig::load_from(self.data_dir.clone())?.settings.engines;
+        *read = stamp.map(|stamp| (stamp, engines.clone()));
+        Ok(engines)
     }
 
     /// Engine `name`'s fleet (kept while its settings stay the same).
