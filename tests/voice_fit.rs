@@ -3,7 +3,7 @@
 //! every row it renders is counted: concurrent requests for one recording
 //! run one fit, a stopped fit resumes from its checkpoint to the same
 //! voice a straight run finds, and the fitted voice speaks where a library
-//! voice does. The fit's quality on Kokoro is measured by
+//! voice does, through its tone match. The fit's quality on Kokoro is measured by
 //! `revoice bench voicefit`, not asserted here.
 
 use std::path::PathBuf;
@@ -12,7 +12,10 @@ use std::sync::{Arc, Mutex};
 use revoice_engine::cache::ReferenceInput;
 use revoice_engine::model::testing::ScriptedModel;
 use revoice_engine::testing::scripted_loader;
-use revoice_engine::voice::fit::{FitProgress, FitSettings, FittedVoice};
+use revoice_engine::speech::SayRequest;
+use revoice_engine::text::pronounce::Pronunciations;
+use revoice_engine::voice::fit::{FitProgress, FitSettings, FittedVoice, StyleRecipe};
+use revoice_engine::voice_spec::VoiceSpec;
 use revoice_engine::voice::library::VoiceDetails;
 use revoice_engine::{Engine, EngineConfig, ErrorKind, FitRequest, NewLibraryVoice};
 
@@ -122,6 +125,20 @@ async fn a_fitted_library_voice_speaks_as_its_recipe_and_its_record_says_so() {
     let stack = engine.speech().unwrap();
     let (pack, _) = stack.front_end.voice_pack(&speaks).unwrap();
     assert_eq!(pack, fitted.recipe.pack(stack.front_end.stock_voices()).unwrap());
+
+    // It speaks through its tone match: its style's audio, through the curve.
+    let tone = fitted.recipe.tone.clone().expect("a fit matches the recording's tone by default");
+    assert!(tone.largest_db() <= FitSettings::default().tone_match_db);
+    assert!(fitted.held_out.style_only_similarity.is_some(), "the record says what the style alone scores");
+    let style_only = StyleRecipe { tone: None, ..fitted.recipe.clone() };
+    let style_only = VoiceSpec::parse_stock(&revoice_engine::fitted_style::register(&style_only, "af_bella")).unwrap();
+    let say = |voice: VoiceSpec| {
+        let request = SayRequest { text: "Where did you put the keys?".into(), voice, speed: 1.0, seed: Some(1) };
+        engine.say_pronounced(&request, &Pronunciations::default()).unwrap().1
+    };
+    let (toned, plain) = (say(speaks.clone()), say(style_only));
+    assert_ne!(toned, plain);
+    assert_eq!(toned, tone.apply(&plain, stack.sample_rate()));
 }
 
 /// "Voice every speaker": each clip becomes its speaker's library voice on

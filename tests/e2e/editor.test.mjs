@@ -143,6 +143,8 @@ test("a dub from an SRT: render, play, edit one line, only it re-renders, undo, 
   await session.execute("document.querySelector('.dialog')?.remove();");
 
   // Delete the selected line from the keyboard; Ctrl+Z brings it back.
+  // (Listening back to the render finishes first: its summary would take the status line.)
+  await waitFor("listening back to finish", async () => (await session.execute("return document.querySelector('#listen-progress') === null;")) || null, 300000);
   await session.press("Delete");
   await session.waitForText("#editor-status", (t) => t.startsWith("Deleted the line"));
   assert.match(await session.text(".inspector"), /Select a line/);

@@ -288,7 +288,15 @@ snr_db: number,
  * Things that make the match less reliable, in words.
  */
 warnings: Array<string>, };
-export type FitFigures = { bestStock: string, bestStockSimilarity: number, blendSimilarity: number, fittedSimilarity: number, generations: number, seconds: number, };
+export type FitFigures = { bestStock: string, bestStockSimilarity: number, blendSimilarity: number, fittedSimilarity: number, 
+/**
+ * The fitted style without its tone match (when it has one).
+ */
+styleOnlySimilarity: number | null, 
+/**
+ * The tone match's largest boost or cut in dB (when it has one).
+ */
+toneLargestDb: number | null, generations: number, seconds: number, };
 export type FitInProgress = { 
 /**
  * `None` until its first generation is judged (or while it waits its turn).

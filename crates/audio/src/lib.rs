@@ -1,6 +1,6 @@
 //! Audio in and out of the engine: output devices, playback of a finished
 //! buffer and live playback while rendering, decoding and resampling,
-//! WAV files, frame levels (speech and pauses), pitch tracking, pitch-keeping time-stretch, sidechain ducking, and the
+//! WAV files, frame levels (speech and pauses), pitch tracking, pitch-keeping time-stretch, tone matching, sidechain ducking, and the
 //! log-mel distance the model tests compare audio by.
 
 pub mod compare;
@@ -16,6 +16,7 @@ pub mod pitch;
 pub mod playback;
 pub mod resample;
 pub mod stretch;
+pub mod tone;
 pub mod wav;
 
 pub use devices::{list_output_devices, OutputDevice, OutputDevices};

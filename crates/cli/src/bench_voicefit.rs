@@ -3,14 +3,21 @@
 //! renders some with Piper and Festival) on a scratch copy of the data
 //! folder, and prints per reference the similarity on held-out sentences of
 //! the best stock voice and the blend (the baselines, measured in the same
-//! run) and of the fitted voice, the fit's time, and the peak memory.
+//! run) and of the fitted voice, the fit's time, Whisper's word error rate
+//! on the fitted voice's and the best stock voice's renders of the held-out
+//! sentences (is the fitted voice still intelligible?), and the peak memory.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
 use revoice_engine::cache::ReferenceInput;
+use revoice_engine::speech::SayRequest;
+use revoice_engine::text::pronounce::Pronunciations;
+use revoice_engine::text::word_errors::word_errors;
+use revoice_engine::voice::fit::probe::HELD_OUT_SENTENCES;
 use revoice_engine::voice::fit::{FitProgress, FitSettings};
+use revoice_engine::voice_spec::VoiceSpec;
 use revoice_engine::{Engine, EngineConfig, Error, FitRequest, Result};
 
 use crate::bench::memory_mib;
@@ -28,12 +35,43 @@ fn references(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// Whisper's word error rate over the held-out sentences said by `voice`
+/// (a stock voice or a registered fitted voice's spec).
+async fn held_out_word_errors(engine: &Arc<Engine>, voice: &str) -> Result<f64> {
+    let voice = VoiceSpec::parse_stock(voice)?;
+    let engine = engine.clone();
+    tokio::task::spawn_blocking(move || -> Result<f64> {
+        let mut clips = Vec::new();
+        for sentence in HELD_OUT_SENTENCES {
+            let request = SayRequest { text: sentence.to_string(), voice: voice.clone(), speed: 1.0, seed: Some(1) };
+            clips.push(engine.say_pronounced(&request, &Pronunciations::default())?.1);
+        }
+        let clip_refs: Vec<&[f32]> = clips.iter().map(Vec::as_slice).collect();
+        let heard = engine.listener().hear_clips(&clip_refs, engine.speech()?.sample_rate(), Some("en"), &mut || true)?;
+        let (errors, words) = HELD_OUT_SENTENCES.iter().zip(&heard).fold((0.0, 0usize), |(e, w), (written, heard)| {
+            let errors = word_errors(written, heard);
+            (e + errors.rate() * errors.words as f64, w + errors.words)
+        });
+        Ok(errors / words.max(1) as f64)
+    })
+    .await
+    .map_err(|e| Error::internal("hearing the fitted voice", e.to_string()))?
+}
+
 /// Fits every recording in `dir` with `settings`.
 pub async fn voicefit(data_dir: &Path, dir: &Path, settings: FitSettings) -> Result<()> {
     let files = references(dir)?;
     let scratch = crate::bench_api::scratch(data_dir)?;
     let engine = Arc::new(Engine::open(EngineConfig::load_from(scratch.path().to_path_buf())?).await?);
-    println!("revoice bench voicefit: {} references, {} min budget each, population {}, {}+{} directions", files.len(), settings.minutes, settings.population, settings.timbre_dims, settings.prosody_dims);
+    println!(
+        "revoice bench voicefit: {} references, {} min budget each, population {}, {}+{} directions, tone match up to {} dB",
+        files.len(),
+        settings.minutes,
+        settings.population,
+        settings.timbre_dims,
+        settings.prosody_dims,
+        settings.tone_match_db
+    );
     let mut rows = Vec::new();
     for file in &files {
         let name = file.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
@@ -45,16 +83,35 @@ pub async fn voicefit(data_dir: &Path, dir: &Path, settings: FitSettings) -> Res
             eprintln!("  {label}: generation {:>3}, similarity {:.3} (start {:.3}), {:.0} s", p.generation, p.best_similarity, p.start_similarity, p.seconds);
         });
         let (matched, fitted) = engine.fit_voice(request, progress).await?;
-        rows.push((name, matched.quality.speech_seconds, fitted, started.elapsed().as_secs_f64()));
+        let seconds = started.elapsed().as_secs_f64();
+        let fitted_wer = held_out_word_errors(&engine, &revoice_engine::fitted_style::register(&fitted.recipe, &fitted.held_out.best_stock)).await?;
+        let stock_wer = held_out_word_errors(&engine, &fitted.held_out.best_stock).await?;
+        rows.push((name, matched.quality.speech_seconds, fitted, seconds, fitted_wer, stock_wer));
     }
     println!();
     println!("similarity to the reference on sentences not used in the fit (GE2E cosine):");
-    println!("{:<14} {:>8}  {:<12} {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>5}", "reference", "speech s", "best stock", "sim", "blend", "fitted", "vs best", "fit s", "gens");
-    for (name, speech, f, seconds) in &rows {
+    println!("(style: the fitted style without its tone match; tone dB: the tone match's largest gain;");
+    println!(" WER: Whisper's word error rate on the held-out sentences, fitted voice / best stock voice)");
+    println!("{:<14} {:>8}  {:<12} {:>6}  {:>6}  {:>6}  {:>6}  {:>7}  {:>7}  {:>6}  {:>5}  {:>11}", "reference", "speech s", "best stock", "sim", "blend", "style", "fitted", "vs best", "tone dB", "fit s", "gens", "WER");
+    for (name, speech, f, seconds, fitted_wer, stock_wer) in &rows {
         let h = &f.held_out;
+        let style = h.style_only_similarity.map_or("-".to_string(), |s| format!("{s:.3}"));
+        let tone = f.recipe.tone.as_ref().map_or("-".to_string(), |t| format!("{:.1}", t.largest_db()));
         println!(
-            "{:<14} {:>8.1}  {:<12} {:>6.3}  {:>6.3}  {:>6.3}  {:>+7.3}  {:>6.0}  {:>5}",
-            name, speech, h.best_stock, h.best_stock_similarity, h.blend_similarity, h.fitted_similarity, h.fitted_similarity - h.best_stock_similarity, seconds, f.generations
+            "{:<14} {:>8.1}  {:<12} {:>6.3}  {:>6.3}  {:>6}  {:>6.3}  {:>+7.3}  {:>7}  {:>6.0}  {:>5}  {:>4.1}% / {:>3.1}%",
+            name,
+            speech,
+            h.best_stock,
+            h.best_stock_similarity,
+            h.blend_similarity,
+            style,
+            h.fitted_similarity,
+            h.fitted_similarity - h.best_stock_similarity,
+            tone,
+            seconds,
+            f.generations,
+            fitted_wer * 100.0,
+            stock_wer * 100.0
         );
     }
     println!("peak memory (RSS): {:.0} MiB", memory_mib().0);

@@ -173,6 +173,9 @@ enum BenchCommand {
         /// Candidates per generation.
         #[arg(long, default_value_t = 8)]
         population: usize,
+        /// The tone match's largest gain in dB (0: fit the style alone).
+        #[arg(long, default_value_t = revoice_engine::voice::fit::TONE_MATCH_DB)]
+        tone_match: f32,
     },
     /// Whisper on candle against faster-whisper (when a Python with it is available) on the
     /// same audio and threads: real-time factor of both, their ratio, word error rate of both
@@ -258,6 +261,10 @@ enum VoicesCommand {
         /// The language the voice will speak.
         #[arg(long, default_value = "en-US")]
         language: String,
+        /// Match the recording's tonal balance (its microphone and room) with gains up to
+        /// this many dB; 0 fits the voice's style alone.
+        #[arg(long, default_value_t = revoice_engine::voice::fit::TONE_MATCH_DB)]
+        tone_match: f32,
     },
     /// Show a library voice's record: fitted or matched, and its similarity figures.
     Show { name: String },
@@ -424,8 +431,8 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
             serve::run(&engine, args).await?;
             ExitCode::SUCCESS
         }
-        Command::Bench { command: BenchCommand::Voicefit { references, minutes, generations, population } } => {
-            let settings = revoice_engine::voice::fit::FitSettings { minutes, population, max_generations: generations, ..Default::default() };
+        Command::Bench { command: BenchCommand::Voicefit { references, minutes, generations, population, tone_match } } => {
+            let settings = revoice_engine::voice::fit::FitSettings { minutes, population, max_generations: generations, tone_match_db: tone_match, ..Default::default() };
             bench_voicefit::voicefit(engine.data_dir(), &references, settings).await?;
             ExitCode::SUCCESS
         }
@@ -451,9 +458,12 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
             voices::add(&engine, &file, details).await?;
             ExitCode::SUCCESS
         }
-        Command::Voices { command: VoicesCommand::Fit { name, file, consent, description, minutes, language } } => {
+        Command::Voices { command: VoicesCommand::Fit { name, file, consent, description, minutes, language, tone_match } } => {
+            if !(0.0..=24.0).contains(&tone_match) {
+                return Err(revoice_engine::Error::invalid(format!("--tone-match {tone_match}"), "must be between 0 (no tone match) and 24 dB"));
+            }
             let details = revoice_engine::voice::library::VoiceDetails { name, description, reference_text: String::new(), consent };
-            let settings = revoice_engine::voice::fit::FitSettings { minutes, ..Default::default() };
+            let settings = revoice_engine::voice::fit::FitSettings { minutes, tone_match_db: tone_match, ..Default::default() };
             voices::fit(&engine, &file, details, settings, language).await?;
             ExitCode::SUCCESS
         }

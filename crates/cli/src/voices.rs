@@ -165,6 +165,13 @@ fn print_record(name: &str, version: i64, v: &MatchedVoice) {
             println!("    best stock voice ({:<10}) {:.3}", f.held_out.best_stock, f.held_out.best_stock_similarity);
             println!("    blend of stock voices        {:.3}", f.held_out.blend_similarity);
             println!("    fitted voice                 {:.3}", f.held_out.fitted_similarity);
+            if let Some(style_only) = f.held_out.style_only_similarity {
+                println!("    its style without the tone   {style_only:.3}");
+            }
+            match &f.recipe.tone {
+                Some(tone) => println!("  tone          matched to the recording's tonal balance (largest gain {:.1} dB)", tone.largest_db()),
+                None => println!("  tone          as Kokoro renders it (no tone match)"),
+            }
         }
         None => {
             println!("  kind          matched voice: a blend of the closest stock voices (not a clone)");

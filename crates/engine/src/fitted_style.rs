@@ -1,5 +1,6 @@
 //! A fitted voice's style ([`StyleRecipe`]: weights over the stock packs
-//! for each half of Kokoro's style vector) and the process's table of
+//! for each half of Kokoro's style vector, and a tone match to the
+//! recording's tonal balance) and the process's table of
 //! fitted voices by id. A voice spec names a fitted voice as `fitted:<id>`
 //! (the id is its recipe's content hash), and the front end finds its
 //! recipe here. A library voice registers its recipe when it is resolved,
@@ -14,6 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::audio::tone::ToneCurve;
 use crate::error::{Error, Result};
 use crate::model::kokoro::release::{STYLE_DIM, VOICE_ROWS};
 use crate::model::kokoro::voices::{StockVoices, VoicePack};
@@ -23,11 +25,15 @@ pub const TIMBRE: Range<usize> = 0..STYLE_DIM / 2;
 /// The prosody predictor's half.
 pub const PROSODY: Range<usize> = STYLE_DIM / 2..STYLE_DIM;
 
-/// A voice as weights over stock packs, one set per half.
+/// A voice as weights over stock packs, one set per half, and the tone
+/// match its audio goes through.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StyleRecipe {
     pub timbre: Vec<(String, f32)>,
     pub prosody: Vec<(String, f32)>,
+    /// Absent in recipes fitted before tone matching (their ids unchanged).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tone: Option<ToneCurve>,
 }
 
 impl StyleRecipe {
@@ -35,7 +41,7 @@ impl StyleRecipe {
     pub fn of_blend(parts: &[(String, f32)]) -> StyleRecipe {
         let total: f32 = parts.iter().map(|(_, w)| w).sum();
         let parts: Vec<(String, f32)> = parts.iter().map(|(n, w)| (n.clone(), w / total)).collect();
-        StyleRecipe { timbre: parts.clone(), prosody: parts }
+        StyleRecipe { timbre: parts.clone(), prosody: parts, tone: None }
     }
 
     /// The style pack it makes from the stock packs.
@@ -75,6 +81,8 @@ pub struct Registered {
     /// The stock voice whose language (and pronunciation) it speaks with.
     pub reading_voice: String,
     pack: OnceLock<VoicePack>,
+    /// The recipe's tone match, shared by the rows that speak it.
+    pub tone: Option<Arc<ToneCurve>>,
 }
 
 impl Registered {
@@ -97,7 +105,7 @@ fn table() -> &'static Mutex<HashMap<String, Arc<Registered>>> {
 pub fn register(recipe: &StyleRecipe, reading_voice: &str) -> String {
     let id = recipe.id();
     let mut table = table().lock().unwrap_or_else(|p| p.into_inner());
-    table.entry(id.clone()).or_insert_with(|| Arc::new(Registered { recipe: recipe.clone(), reading_voice: reading_voice.to_string(), pack: OnceLock::new() }));
+    table.entry(id.clone()).or_insert_with(|| Arc::new(Registered { recipe: recipe.clone(), reading_voice: reading_voice.to_string(), pack: OnceLock::new(), tone: recipe.tone.clone().map(Arc::new) }));
     format!("{PREFIX}{id}")
 }
 

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use sha2::{Digest, Sha256};
 use tokio::sync::watch;
 
+use crate::audio::tone::{long_term_spectrum, LongTermSpectrum};
 use crate::cache::ReferenceInput;
 use crate::error::{Error, Result};
 use crate::voice::fit::flights::{Flight, MAX_QUEUED_FITS};
@@ -46,6 +47,14 @@ fn check_language(language: &str) -> Result<()> {
     } else {
         Err(Error::invalid(format!("language {language:?}"), "voices can be fitted for English so far (the fit's probe sentences are English); use a matched voice for other languages"))
     }
+}
+
+/// The recording's tonal balance (`None` when it has too little sound or
+/// too low a rate to measure it: then the fit matches no tone).
+fn recording_spectrum(recording: &ReferenceInput) -> Result<Option<LongTermSpectrum>> {
+    let bytes = recording.read_bytes()?;
+    let decoded = crate::audio::decode::decode_bytes(bytes.to_vec(), std::path::Path::new(&recording.describe()))?;
+    Ok(long_term_spectrum(&decoded.samples, decoded.sample_rate))
 }
 
 /// The fit key of a recording's content identity (`sha256:<hex>`).
@@ -226,7 +235,11 @@ impl Engine {
         let fitted = tokio::task::spawn_blocking(move || -> Result<(FittedVoice, FitCheckpoint)> {
             let front_end = &speech.front_end;
             let encoder = references.hooks().matcher().encoder();
-            let judge = ProbeJudge::new(speech.renderer.scheduler(), front_end, encoder, speech.sample_rate(), reference, &best)?;
+            let tone_target = match request.settings.tone_match_db > 0.0 {
+                true => recording_spectrum(&request.recording)?.map(|s| (s, request.settings.tone_match_db)),
+                false => None,
+            };
+            let judge = ProbeJudge::new(speech.renderer.scheduler(), front_end, encoder, speech.sample_rate(), reference, tone_target, &best)?;
             let space = StyleSpace::new(front_end.stock_voices(), request.settings.timbre_dims, request.settings.prosody_dims);
             let mut on_generation = |checkpoint: &FitCheckpoint, progress: &FitProgress| -> Result<()> {
                 let json = serde_json::to_string(checkpoint).expect("a checkpoint serialises");

@@ -3,6 +3,9 @@
 //! target duration) and get back PCM and per-token durations. A row's audio
 //! depends only on the row: rendering rows together never changes them.
 
+use std::sync::Arc;
+
+use revoice_audio::tone::ToneCurve;
 use revoice_core::error::Result;
 
 /// One line to synthesise, fully resolved.
@@ -18,6 +21,9 @@ pub struct SpeechRow {
     pub seed: Option<u64>,
     /// Fit the line to this many seconds by choosing the speed.
     pub target_seconds: Option<f32>,
+    /// A fitted voice's tone match, applied to the audio after the model
+    /// (by whoever drives the model: the engine's scheduler).
+    pub tone: Option<Arc<ToneCurve>>,
 }
 
 /// What one row became.
@@ -30,6 +36,16 @@ pub struct RowAudio {
     pub token_seconds: Vec<f32>,
     /// The speed actually used (differs from the row's when it had a target).
     pub speed: f32,
+}
+
+impl SpeechRow {
+    /// The model's audio for this row finished: its tone match applied.
+    pub fn finish(&self, mut audio: RowAudio) -> RowAudio {
+        if let Some(tone) = &self.tone {
+            audio.samples = tone.apply(&audio.samples, audio.sample_rate);
+        }
+        audio
+    }
 }
 
 /// A neural speech model the engine can drive.

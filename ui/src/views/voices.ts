@@ -198,8 +198,8 @@ export class VoiceLibrary {
       const f = v.fit;
       return html`<div class="fit" data-fit="fitted">
         <p>Speaks as a <strong>fitted voice</strong>: a Kokoro style found by search to sound like the recording (not a clone). Similarity to the recording on sentences the fit never heard:</p>
-        ${meter(`Best stock voice (${f.bestStock})`, f.bestStockSimilarity, "stock")}${meter("Blend of stock voices", f.blendSimilarity, "blend")}${meter("Fitted voice", f.fittedSimilarity, "fitted")}
-        <p class="muted">${f.generations} generations in ${Math.round(f.seconds / 60)} min</p>
+        ${meter(`Best stock voice (${f.bestStock})`, f.bestStockSimilarity, "stock")}${meter("Blend of stock voices", f.blendSimilarity, "blend")}${f.styleOnlySimilarity === null ? nothing : meter("Fitted style, no tone match", f.styleOnlySimilarity, "style")}${meter("Fitted voice", f.fittedSimilarity, "fitted")}
+        <p class="muted">${f.toneLargestDb === null ? "" : `Tone matched to the recording's microphone and room (up to ${f.toneLargestDb.toFixed(1)} dB). `}${f.generations} generations in ${Math.round(f.seconds / 60)} min</p>
       </div>`;
     }
     return html`<div class="fit" data-fit="matched">

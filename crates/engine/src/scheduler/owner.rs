@@ -414,10 +414,15 @@ impl Owner {
 }
 
 /// The model's `generate`, with a panic turned into an error for every row
-/// (one bad row must not take down the owner thread and everyone's jobs).
+/// (one bad row must not take down the owner thread and everyone's jobs),
+/// and each row's tone match applied to its audio.
 fn generate(model: &dyn SpeechModel, rows: &[SpeechRow]) -> Vec<RowReply> {
     match std::panic::catch_unwind(AssertUnwindSafe(|| model.generate(rows))) {
-        Ok(replies) if replies.len() == rows.len() => replies,
+        Ok(replies) if replies.len() == rows.len() => replies
+            .into_iter()
+            .zip(rows)
+            .map(|(reply, row)| reply.map(|audio| row.finish(audio)))
+            .collect(),
         Ok(replies) => rows
             .iter()
             .map(|_| Err(Error::InvalidInput { input: model.id().into(), reason: format!("returned {} rows for {}", replies.len(), rows.len()) }))

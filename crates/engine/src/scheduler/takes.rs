@@ -57,7 +57,7 @@ mod tests {
     use super::*;
 
     fn row(phonemes: usize) -> SpeechRow {
-        SpeechRow { tokens: vec![0; phonemes + 2], style: vec![], speed: 1.0, seed: None, target_seconds: None }
+        SpeechRow { tokens: vec![0; phonemes + 2], style: vec![], speed: 1.0, seed: None, target_seconds: None, tone: None }
     }
 
     fn audio(seconds: f32, level: f32) -> RowAudio {

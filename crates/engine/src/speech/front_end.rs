@@ -7,7 +7,9 @@
 //! scripted model the engine's tests run on.
 
 use std::path::Path;
+use std::sync::Arc;
 
+use crate::audio::tone::ToneCurve;
 use crate::error::{Error, Result};
 use crate::model::kokoro::{VOCAB_FILE, VOICES_FILE};
 use crate::model::kokoro::voices::{StockVoices, VoicePack};
@@ -74,13 +76,19 @@ impl FrontEnd {
     /// A stock voice's or blend's style pack, and the language it speaks
     /// (its leading voice's).
     pub fn voice_pack(&self, voice: &VoiceSpec) -> Result<(VoicePack, &'static str)> {
+        let (pack, language, _) = self.voice_sound(voice)?;
+        Ok((pack, language))
+    }
+
+    /// [`Self::voice_pack`], and a fitted voice's tone match.
+    fn voice_sound(&self, voice: &VoiceSpec) -> Result<(VoicePack, &'static str, Option<Arc<ToneCurve>>)> {
         if let Some(id) = voice.fitted_id() {
             let fitted = crate::fitted_style::lookup(id).ok_or_else(|| Error::not_found(format!("voice {voice}"), "is not a fitted voice this process knows"))?;
-            return Ok((fitted.pack(&self.voices)?, voice.language().unwrap_or("en-US")));
+            return Ok((fitted.pack(&self.voices)?, voice.language().unwrap_or("en-US"), fitted.tone.clone()));
         }
         let parts = voice.stock_parts().ok_or_else(|| Error::internal(format!("voice {voice}"), "a library voice must be resolved to its blend before it speaks"))?;
         let pack = if parts.len() == 1 { self.voices.get(parts[0].0)?.clone() } else { self.voices.blend(&parts)? };
-        Ok((pack, voice.language().unwrap_or("en-US")))
+        Ok((pack, voice.language().unwrap_or("en-US"), None))
     }
 
     /// Text → model rows, read in the voice's own language.
@@ -98,7 +106,7 @@ impl FrontEnd {
     /// Like [`Self::prepare_as`], the words of `dictionary` said as its
     /// entries say (around the G2P of whichever language reads the text).
     pub fn prepare_with(&self, request: &SayRequest, reading: Option<&'static str>, dictionary: &Pronunciations) -> Result<Vec<PreparedLine>> {
-        let (pack, voice_language) = self.voice_pack(&request.voice)?;
+        let (pack, voice_language, tone) = self.voice_sound(&request.voice)?;
         let reading = match reading {
             Some(r) => Some(r),
             None if voice_language.starts_with("en") => Some(voice_language),
@@ -126,6 +134,7 @@ impl FrontEnd {
                     speed: request.speed,
                     seed: request.seed,
                     target_seconds: None,
+                    tone: tone.clone(),
                 },
                 text: chunk.text,
                 phonemes: chunk.phonemes,

@@ -34,14 +34,18 @@ impl Renderer {
     pub fn key(&self, row: &SpeechRow) -> RenderKey {
         let tokens: Vec<u8> = row.tokens.iter().flat_map(|t| t.to_le_bytes()).collect();
         let style: Vec<u8> = row.style.iter().flat_map(|v| v.to_le_bytes()).collect();
-        RenderKeyBuilder::new("speech-row/v1")
+        let key = RenderKeyBuilder::new("speech-row/v1")
             .param("model", &self.model_key)
             .bytes_param("tokens", &tokens)
             .bytes_param("style", &style)
             .param("speed", row.speed.to_bits())
             .param("seed", row.seed.map_or("none".to_string(), |s| s.to_string()))
-            .param("target_seconds", row.target_seconds.map_or("none".to_string(), |s| s.to_bits().to_string()))
-            .build()
+            .param("target_seconds", row.target_seconds.map_or("none".to_string(), |s| s.to_bits().to_string()));
+        // Only a toned row names its tone, so every other row keeps its key.
+        match &row.tone {
+            Some(tone) => key.param("tone", tone.gains_db.iter().map(|g| g.to_bits().to_string()).collect::<Vec<_>>().join(",")).build(),
+            None => key.build(),
+        }
     }
 
     /// Renders every row (cached ones from the cache), in order; the first

@@ -89,7 +89,7 @@ impl Synthesizer {
         let lines = self.prepare(request)?;
         let count = lines.len();
         for line in lines {
-            let audio = self.model.generate(std::slice::from_ref(&line.row)).pop().expect("one row in, one out")?;
+            let audio = line.row.finish(self.model.generate(std::slice::from_ref(&line.row)).pop().expect("one row in, one out")?);
             on_chunk(SpokenChunk { text: line.text, phonemes: line.phonemes, samples: audio.samples, token_seconds: audio.token_seconds })?;
         }
         Ok(count)

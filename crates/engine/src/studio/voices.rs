@@ -90,6 +90,10 @@ pub struct FitFigures {
     pub best_stock_similarity: f32,
     pub blend_similarity: f32,
     pub fitted_similarity: f32,
+    /// The fitted style without its tone match (when it has one).
+    pub style_only_similarity: Option<f32>,
+    /// The tone match's largest boost or cut in dB (when it has one).
+    pub tone_largest_db: Option<f32>,
     pub generations: u32,
     pub seconds: f32,
 }
@@ -136,6 +140,8 @@ impl LibraryVoiceView {
                 best_stock_similarity: f.held_out.best_stock_similarity,
                 blend_similarity: f.held_out.blend_similarity,
                 fitted_similarity: f.held_out.fitted_similarity,
+                style_only_similarity: f.held_out.style_only_similarity,
+                tone_largest_db: f.recipe.tone.as_ref().map(|t| t.largest_db()),
                 generations: f.generations as u32,
                 seconds: f.seconds,
             }),

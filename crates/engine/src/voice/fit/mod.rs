@@ -20,6 +20,10 @@ pub use flights::MAX_QUEUED_FITS;
 pub use run::{fit, FitCheckpoint, FitProgress, Judge, Verdict};
 pub use space::{StyleRecipe, StyleSpace};
 
+/// The tone match's default largest gain: enough for a microphone's and a
+/// room's colour, not enough to turn one voice into another.
+pub const TONE_MATCH_DB: f32 = 12.0;
+
 /// How a fit searches. Part of its cache key: the same recording fitted
 /// with the same settings is the same voice.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -37,11 +41,14 @@ pub struct FitSettings {
     /// Stop after this many generations even with time left.
     #[serde(default)]
     pub max_generations: Option<u64>,
+    /// The tone match's largest boost or cut, in dB; 0: no tone match.
+    #[serde(default)]
+    pub tone_match_db: f32,
 }
 
 impl Default for FitSettings {
     fn default() -> FitSettings {
-        FitSettings { minutes: 8.0, population: 8, timbre_dims: 6, prosody_dims: 4, seed: 1, max_generations: None }
+        FitSettings { minutes: 8.0, population: 8, timbre_dims: 6, prosody_dims: 4, seed: 1, max_generations: None, tone_match_db: TONE_MATCH_DB }
     }
 }
 
@@ -49,7 +56,13 @@ impl FitSettings {
     /// The settings as part of a cache key.
     pub fn key(&self) -> String {
         let generations = self.max_generations.map_or("any".to_string(), |g| g.to_string());
-        format!("fit/v1 minutes={} population={} timbre={} prosody={} seed={} generations={generations}", self.minutes, self.population, self.timbre_dims, self.prosody_dims, self.seed)
+        let base = format!("fit/v1 minutes={} population={} timbre={} prosody={} seed={} generations={generations}", self.minutes, self.population, self.timbre_dims, self.prosody_dims, self.seed);
+        // Fits without a tone match keep the keys they were stored under.
+        if self.tone_match_db > 0.0 {
+            format!("{base} tone={}", self.tone_match_db)
+        } else {
+            base
+        }
     }
 }
 
@@ -63,6 +76,9 @@ pub struct HeldOutFigures {
     pub blend_similarity: f32,
     /// The fitted voice.
     pub fitted_similarity: f32,
+    /// The fitted voice's style without its tone match (when it has one).
+    #[serde(default)]
+    pub style_only_similarity: Option<f32>,
 }
 
 /// A finished fit: the voice and how it was found.

@@ -6,9 +6,15 @@
 //! stop being speech (too little of it voiced, a pitch outside a human
 //! range), drift from the starting voice's pace, or disagree with each
 //! other from sentence to sentence loses score, so the search cannot win
-//! with a sound that fools the encoder.
+//! with a sound that fools the encoder. With tone matching on, each
+//! candidate is heard through the tone curve that gives its probe renders
+//! the recording's tonal balance (computed from the spectra, not searched),
+//! so the search looks for the voice, and the curve for the microphone.
+
+use std::sync::Arc;
 
 use crate::audio::pitch::{voice_stats, VoiceStats};
+use crate::audio::tone::{long_term_spectrum, LongTermSpectrum, ToneCurve};
 use crate::error::{Error, Result};
 use crate::model::kokoro::voices::StockVoices;
 use crate::model::speaker::{cosine_similarity, SpeakerEncoder};
@@ -50,6 +56,9 @@ pub struct ProbeJudge<'a> {
     encoder: &'a SpeakerEncoder,
     sample_rate: u32,
     reference: Vec<f32>,
+    /// The recording's tonal balance and the largest gain a tone match may
+    /// use; `None`: candidates are heard as they render.
+    tone_target: Option<(LongTermSpectrum, f32)>,
     probes: Vec<Vec<u32>>,
     held_out: Vec<Vec<u32>>,
     /// Seconds the starting voice takes for the probes, once known.
@@ -75,27 +84,40 @@ struct Heard {
 
 impl<'a> ProbeJudge<'a> {
     /// A judge for `reference` (a speaker embedding), reading the probe
-    /// sentences as `reading_voice` would (its language's pronunciation).
-    pub fn new(scheduler: &'a Scheduler, front_end: &'a FrontEnd, encoder: &'a SpeakerEncoder, sample_rate: u32, reference: Vec<f32>, reading_voice: &str) -> Result<ProbeJudge<'a>> {
+    /// sentences as `reading_voice` would (its language's pronunciation);
+    /// `tone_target`: the recording's long-term spectrum and the tone
+    /// match's largest gain in dB, when candidates are tone-matched.
+    pub fn new(
+        scheduler: &'a Scheduler,
+        front_end: &'a FrontEnd,
+        encoder: &'a SpeakerEncoder,
+        sample_rate: u32,
+        reference: Vec<f32>,
+        tone_target: Option<(LongTermSpectrum, f32)>,
+        reading_voice: &str,
+    ) -> Result<ProbeJudge<'a>> {
         Ok(ProbeJudge {
             scheduler,
             voices: front_end.stock_voices(),
             encoder,
             sample_rate,
             reference,
+            tone_target,
             probes: tokens(front_end, PROBE_SENTENCES, reading_voice)?,
             held_out: tokens(front_end, HELD_OUT_SENTENCES, reading_voice)?,
             pace: std::sync::Mutex::new(None),
         })
     }
 
-    /// Renders every recipe reading `lines`, as one scheduler job.
+    /// Renders every recipe reading `lines`, as one scheduler job (each
+    /// through its own tone match, if it has one).
     fn render(&self, recipes: &[StyleRecipe], lines: &[Vec<u32>]) -> Result<Vec<Vec<RowAudio>>> {
         let mut rows = Vec::with_capacity(recipes.len() * lines.len());
         for recipe in recipes {
             let pack = recipe.pack(self.voices)?;
+            let tone = recipe.tone.clone().map(Arc::new);
             for tokens in lines {
-                rows.push(SpeechRow { tokens: tokens.clone(), style: pack.style_for(tokens.len() - 2).to_vec(), speed: 1.0, seed: None, target_seconds: None });
+                rows.push(SpeechRow { tokens: tokens.clone(), style: pack.style_for(tokens.len() - 2).to_vec(), speed: 1.0, seed: None, target_seconds: None, tone: tone.clone() });
             }
         }
         let mut audio = self.scheduler.submit(Job::buffered(rows)).wait()?.into_iter();
@@ -115,6 +137,13 @@ impl<'a> ProbeJudge<'a> {
 
     fn similarity(&self, samples: &[f32]) -> Result<f32> {
         Ok(self.embedding(samples)?.map_or(0.0, |e| cosine_similarity(&e, &self.reference)))
+    }
+
+    /// The tone match that gives `renders` the recording's tonal balance.
+    fn tone_for(&self, renders: &[RowAudio]) -> Option<ToneCurve> {
+        let (target, max_db) = self.tone_target.as_ref()?;
+        let whole: Vec<f32> = renders.iter().flat_map(|r| r.samples.iter().copied()).collect();
+        long_term_spectrum(&whole, self.sample_rate).map(|voice| ToneCurve::matching(target, &voice, *max_db))
     }
 
     fn hear(&self, renders: &[RowAudio]) -> Result<Heard> {
@@ -150,7 +179,16 @@ impl<'a> ProbeJudge<'a> {
 
 impl Judge for ProbeJudge<'_> {
     fn judge(&self, recipes: &[StyleRecipe]) -> Result<Vec<Verdict>> {
-        let renders = self.render(recipes, &self.probes)?;
+        let plain: Vec<StyleRecipe> = recipes.iter().map(|r| StyleRecipe { tone: None, ..r.clone() }).collect();
+        let mut renders = self.render(&plain, &self.probes)?;
+        let tones: Vec<Option<ToneCurve>> = renders.iter().map(|r| self.tone_for(r)).collect();
+        for (audio, tone) in renders.iter_mut().zip(&tones) {
+            if let Some(tone) = tone {
+                for row in audio.iter_mut() {
+                    row.samples = tone.apply(&row.samples, row.sample_rate);
+                }
+            }
+        }
         let heard: Vec<Heard> = renders.iter().map(|r| self.hear(r)).collect::<Result<_>>()?;
         {
             // The first candidates judged are the starting points: their pace is the reference pace.
@@ -159,7 +197,7 @@ impl Judge for ProbeJudge<'_> {
                 *pace = heard.iter().map(|h| h.stats.seconds).reduce(f32::max).filter(|s| *s > 0.0);
             }
         }
-        Ok(heard.iter().map(|h| Verdict { similarity: h.similarity, fitness: h.similarity as f64 - self.penalty(h) }).collect())
+        Ok(heard.iter().zip(tones).map(|(h, tone)| Verdict { similarity: h.similarity, fitness: h.similarity as f64 - self.penalty(h), tone }).collect())
     }
 
     fn held_out(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>> {

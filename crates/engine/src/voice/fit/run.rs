@@ -9,6 +9,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::search::Cmaes;
+use crate::audio::tone::ToneCurve;
 use super::space::{StyleRecipe, StyleSpace};
 use super::{FitSettings, FittedVoice, HeldOutFigures};
 use crate::error::{Error, Result};
@@ -20,13 +21,19 @@ pub struct Verdict {
     pub similarity: f32,
     /// What the search maximises: the similarity less the guards' penalties.
     pub fitness: f64,
+    /// The tone match it was heard through (from its probe renders' spectrum).
+    #[serde(default)]
+    pub tone: Option<ToneCurve>,
 }
 
 /// Renders and scores candidates.
 pub trait Judge {
-    /// Each recipe on the fit's probe sentences, in one batch.
+    /// Each recipe on the fit's probe sentences, in one batch: its style
+    /// alone (a recipe's own tone is set aside), through the tone match
+    /// the judge finds for it, if any.
     fn judge(&self, recipes: &[StyleRecipe]) -> Result<Vec<Verdict>>;
-    /// Each recipe's similarity on sentences the fit never heard.
+    /// Each recipe's similarity on sentences the fit never heard, as it
+    /// sounds (through its own tone, if it has one).
     fn held_out(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>>;
 }
 
@@ -135,23 +142,32 @@ pub fn fit(
         };
         on_generation(&state, &progress)?;
     }
-    // The search's best, unless no candidate beat the starting point.
-    let (recipe, fit_similarity) = match &state.search.best {
+    // The search's best, unless no candidate beat the starting point; with
+    // the tone match it was heard through.
+    let (style, verdict) = match &state.search.best {
         Some((point, fitness)) if *fitness > state.origin_verdict.fitness => {
             let recipe = space.recipe(&state.origin, &bounded(point).0);
-            let similarity = judge.judge(std::slice::from_ref(&recipe))?[0].similarity;
-            (recipe, similarity)
+            let verdict = judge.judge(std::slice::from_ref(&recipe))?.remove(0);
+            (recipe, verdict)
         }
-        _ => (state.origin.clone(), state.origin_verdict.similarity),
+        _ => (state.origin.clone(), state.origin_verdict.clone()),
     };
+    let fit_similarity = verdict.similarity;
+    let recipe = StyleRecipe { tone: verdict.tone, ..style.clone() };
+    // Held out: the voice, the starting voices as they are, and the voice's
+    // style without its tone match (how much of the gain is the tone's).
     let mut compared: Vec<StyleRecipe> = vec![recipe.clone()];
     compared.extend(starts.iter().map(|(_, r)| r.clone()));
+    if recipe.tone.is_some() {
+        compared.push(StyleRecipe { tone: None, ..style });
+    }
     let held = judge.held_out(&compared)?;
+    let style_only_similarity = recipe.tone.as_ref().map(|_| held[held.len() - 1]);
     let similarity_of = |label: &str| starts.iter().position(|(l, _)| l == label).map_or(0.0, |i| held[i + 1]);
     // A search that only learnt the probe sentences sounds less like the
     // reference on others: then the best starting voice is the voice, so a
     // fitted voice never sounds less like the reference than where it began.
-    let (best_start, best_start_similarity) = held[1..].iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, s)| (i, *s)).unwrap_or((0, f32::MIN));
+    let (best_start, best_start_similarity) = held[1..=starts.len()].iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, s)| (i, *s)).unwrap_or((0, f32::MIN));
     let (recipe, fitted_similarity, kept_start) = if held[0] >= best_start_similarity { (recipe, held[0], false) } else { (starts[best_start].1.clone(), best_start_similarity, true) };
     let fitted = FittedVoice {
         recipe,
@@ -160,7 +176,13 @@ pub fn fit(
         settings: settings.clone(),
         started_from: if kept_start { starts[best_start].0.clone() } else { state.started_from.clone() },
         fit_similarity,
-        held_out: HeldOutFigures { best_stock: best_stock.to_string(), best_stock_similarity: similarity_of(best_stock), blend_similarity: similarity_of("blend"), fitted_similarity },
+        held_out: HeldOutFigures {
+            best_stock: best_stock.to_string(),
+            best_stock_similarity: similarity_of(best_stock),
+            blend_similarity: similarity_of("blend"),
+            fitted_similarity,
+            style_only_similarity: style_only_similarity.filter(|_| !kept_start),
+        },
         generations: state.search.generation,
         candidates: state.candidates,
         seconds: (resumed_at + began.elapsed().as_secs_f64()) as f32,

@@ -84,7 +84,7 @@ impl StyleSpace {
             }
             self.names.iter().zip(weights).filter(|(_, w)| w.abs() > 1e-6).map(|(n, w)| (n.clone(), w as f32)).collect()
         };
-        StyleRecipe { timbre: half(&start.timbre, &self.directions[0], timbre_coords), prosody: half(&start.prosody, &self.directions[1], prosody_coords) }
+        StyleRecipe { timbre: half(&start.timbre, &self.directions[0], timbre_coords), prosody: half(&start.prosody, &self.directions[1], prosody_coords), tone: None }
     }
 }
 
