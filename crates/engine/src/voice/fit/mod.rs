@@ -3,9 +3,11 @@
 //! speak any style vector, so the fit searches style space ([`space`]) with
 //! CMA-ES ([`search`]) for the voice whose renders a speaker encoder finds
 //! closest to the recording, with guards against styles that fool the
-//! encoder without sounding like speech ([`probe`]). The result is a
-//! *fitted voice*: a recipe over the stock packs, fitted to the recording,
-//! not a model trained on the speaker, and every face calls it that.
+//! encoder without sounding like speech ([`probe`]), each candidate heard
+//! through the tone match that gives it the recording's tonal balance. The
+//! result is a *fitted voice*: a recipe over the stock packs and a tone
+//! curve, fitted to the recording, not a model trained on the speaker, and
+//! every face calls it that.
 
 pub mod eigen;
 pub(crate) mod flights;

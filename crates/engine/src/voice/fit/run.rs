@@ -9,9 +9,9 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::search::Cmaes;
-use crate::audio::tone::ToneCurve;
 use super::space::{StyleRecipe, StyleSpace};
 use super::{FitSettings, FittedVoice, HeldOutFigures};
+use crate::audio::tone::ToneCurve;
 use crate::error::{Error, Result};
 
 /// How one candidate did on the probe sentences.
