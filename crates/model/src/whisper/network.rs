@@ -96,19 +96,20 @@ fn attend(q: &Tensor, k: &Tensor, v: &Tensor, mask: Option<&Tensor>) -> Result<(
 }
 
 /// `softmax(Q Kᵀ/√dh) V` for one sequence (`B` = 1) with [`attention::attend`]:
-/// queries `[1, n, ·]` and keys/values `[1, m, ·]` at the given column
-/// offsets of their rows, `heads × dh` wide; returns `[1, n, heads × dh]`.
-fn attend_rows(q: (&Tensor, usize), kv: &Tensor, k_offset: usize, v_offset: usize, heads: usize, width: usize) -> Result<Tensor> {
-    let (_, n, q_stride) = q.0.dims3()?;
+/// queries in the first `width` columns of `q` `[1, n, ·]`, keys and values
+/// at the given column offsets of `kv` `[1, m, ·]`, `heads × dh` wide;
+/// returns `[1, n, heads × dh]`.
+fn attend_rows(q: &Tensor, kv: &Tensor, k_offset: usize, v_offset: usize, heads: usize, width: usize) -> Result<Tensor> {
+    let (_, n, q_stride) = q.dims3()?;
     let (_, m, kv_stride) = kv.dims3()?;
     let sizes = attention::Sizes { queries: n, keys: m, heads, head_dim: width / heads };
-    let out = with_f32_slice(q.0, |qd| {
+    let out = with_f32_slice(q, |qd| {
         with_f32_slice(kv, |kvd| {
             let rows = |data, stride, offset| Rows { data, stride, offset };
-            attention::attend(rows(qd, q_stride, q.1), rows(kvd, kv_stride, k_offset), rows(kvd, kv_stride, v_offset), sizes)
+            attention::attend(rows(qd, q_stride, 0), rows(kvd, kv_stride, k_offset), rows(kvd, kv_stride, v_offset), sizes)
         })
     })??;
-    Tensor::from_vec(out, (1, n, width), q.0.device())
+    Tensor::from_vec(out, (1, n, width), q.device())
 }
 
 struct FeedForward {
@@ -148,7 +149,7 @@ impl SelfAttention {
         let qkv = apply(&self.qkv, &h)?;
         let d = qkv.dim(D::Minus1)? / 3;
         if mask.is_none() && cache.is_none() && qkv.dim(0)? == 1 {
-            let o = attend_rows((&qkv, 0), &qkv, d, 2 * d, self.heads, d)?;
+            let o = attend_rows(&qkv, &qkv, d, 2 * d, self.heads, d)?;
             return x + apply(&self.out, &o)?;
         }
         let q = split_heads(&qkv.narrow(D::Minus1, 0, d)?, self.heads)?;
@@ -196,7 +197,7 @@ impl CrossAttention {
         let q = apply(&self.q, &self.norm.forward(x)?)?;
         let d = q.dim(D::Minus1)?;
         if !want_scores && memory.dim(0)? == 1 {
-            let o = attend_rows((&q, 0), memory, 0, d, self.heads, d)?;
+            let o = attend_rows(&q, memory, 0, d, self.heads, d)?;
             return Ok(((x + apply(&self.out, &o)?)?, None));
         }
         let k = split_heads(&memory.narrow(D::Minus1, 0, d)?, self.heads)?;
