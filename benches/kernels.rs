@@ -12,7 +12,7 @@ use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use revoice_benches::{noise, print_memory, speech_like};
-use revoice_engine::model::kokoro::quantized_conv::QuantizedConv;
+use revoice_engine::model::kokoro::quantized_conv::{Int8Kernel, QuantizedConv};
 use revoice_engine::model::kokoro::stft::Stft;
 use revoice_engine::model::lstm::BiLstm;
 
@@ -27,11 +27,12 @@ fn convolution(c: &mut Criterion) {
     let w = Tensor::from_vec(weight.clone(), (channels, channels, taps), &dev).unwrap();
     let input = Tensor::from_vec(x.clone(), (1, channels, frames), &dev).unwrap();
     group.bench_function("f32 (candle, the baseline)", |b| b.iter(|| input.conv1d(&w, 1, 1, 1, 1).unwrap()));
-    if QuantizedConv::supported() {
-        let conv = QuantizedConv::new(&weight, (channels, channels, taps), None, 1, 1);
-        group.bench_function("int8 (AVX-512 VNNI)", |b| b.iter(|| conv.forward(&x, frames)));
-    } else {
-        println!("int8 convolution skipped: this CPU has no AVX-512 VNNI");
+    match Int8Kernel::detect() {
+        Some(kernel) => {
+            let conv = QuantizedConv::for_kernel(kernel, &weight, (channels, channels, taps), None, 1, 1);
+            group.bench_function(format!("int8 ({})", kernel.describe()), |b| b.iter(|| conv.forward(&x, frames)));
+        }
+        None => println!("int8 convolution skipped: this CPU has neither AVX-512 VNNI nor AVX2"),
     }
     group.finish();
 }

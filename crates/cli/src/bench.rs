@@ -27,7 +27,7 @@ pub use revoice_engine::doctor::memory_mib;
 /// The `--precision` choices.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum BenchPrecision {
-    /// int8 convolutions where the CPU has AVX-512 VNNI, else f32.
+    /// int8 convolutions where the CPU has AVX-512 VNNI or AVX2, else f32.
     Fastest,
     /// f32 throughout.
     F32,
@@ -59,9 +59,9 @@ pub fn synth(data_dir: &Path, voice: &str, reference_python: Option<&str>, threa
     let phonemes: Vec<String> = lines.iter().map(|l| l.phonemes.clone()).collect();
 
     println!("revoice bench synth: Kokoro-82M v1.0 on candle (CPU), voice {voice}, {} lines", lines.len());
-    let arithmetic = match model.precision() {
-        Precision::Int8 => "int8 convolutions (AVX-512 VNNI), f32 elsewhere",
-        Precision::F32 => "f32 throughout",
+    let arithmetic = match (model.precision(), revoice_engine::model::kokoro::quantized_conv::Int8Kernel::detect()) {
+        (Precision::Int8, Some(kernel)) => format!("int8 convolutions ({}), f32 elsewhere", kernel.describe()),
+        _ => "f32 throughout".to_string(),
     };
     println!("{arithmetic}; model load {load_seconds:.2} s; resident after load {rss_loaded:.0} MiB");
     println!();

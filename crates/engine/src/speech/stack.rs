@@ -39,7 +39,7 @@ pub fn kokoro() -> SpeechLoader {
     Arc::new(|data_dir: &Path| {
         let synth = super::Synthesizer::load(data_dir)?;
         let (front_end, model) = synth.into_parts();
-        let model_key = format!("{}:{:?}", model.id(), model.precision());
+        let model_key = format!("{}:{}", model.id(), model.arithmetic());
         Ok(LoadedSpeech { model, model_key, front_end })
     })
 }

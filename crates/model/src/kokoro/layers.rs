@@ -16,7 +16,7 @@ use crate::fast_math::fast_sin;
 pub enum Precision {
     /// f32 weights and activations (GEMM per tap).
     F32,
-    /// int8 weights and activations with i32 sums (AVX-512 VNNI only).
+    /// int8 weights and activations with i32 sums (AVX-512 VNNI or AVX2).
     Int8,
 }
 

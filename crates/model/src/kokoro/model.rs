@@ -103,6 +103,17 @@ impl KokoroModel {
         self.precision
     }
 
+    /// The arithmetic as render keys name it: `F32`, `Int8` (AVX-512 VNNI)
+    /// or `Int8-avx2` (7-bit weights, so its audio differs).
+    pub fn arithmetic(&self) -> &'static str {
+        use super::quantized_conv::Int8Kernel;
+        match (self.precision, Int8Kernel::detect()) {
+            (Precision::Int8, Some(Int8Kernel::Avx2)) => "Int8-avx2",
+            (Precision::Int8, _) => "Int8",
+            (Precision::F32, _) => "F32",
+        }
+    }
+
     /// The model's hyperparameters.
     pub fn config(&self) -> &Config {
         &self.cfg

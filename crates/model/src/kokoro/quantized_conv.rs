@@ -1,8 +1,11 @@
-//! Stride-1 1-D convolution in int8 on AVX-512 VNNI, the generator's hot
-//! path. Weights are quantized once at load, symmetric per output channel
-//! (s8); the input is quantized per call, asymmetric per tensor (u8 with a
-//! zero point, as onnxruntime's dynamic quantization does); `vpdpbusd`
-//! sums four u8·s8 products per i32 lane. The zero point's share,
+//! Stride-1 1-D convolution in int8, the generator's hot path, on AVX-512
+//! VNNI or on AVX2. Weights are quantized once at load, symmetric per
+//! output channel (s8); the input is quantized per call, asymmetric per
+//! tensor (u8 with a zero point, as onnxruntime's dynamic quantization
+//! does). Each i32 lane sums four u8·s8 products: one `vpdpbusd` on VNNI;
+//! on AVX2 `vpmaddubsw` (pairs into i16) then `vpmaddwd` by ones. The i16
+//! pair saturates past 32767, so on AVX2 weights take 7 bits (±63), as
+//! onnxruntime's `reduce_range` does there. The zero point's share,
 //! `z · Σ w`, is a per-channel constant taken off before scaling back.
 //!
 //! Layouts: the input is packed as `[channel/4][time][4]` so that sixteen
@@ -12,14 +15,68 @@
 
 /// Output channels per register tile.
 const ROWS: usize = 4;
-/// 16-step time vectors per register tile.
+/// 16-step time vectors per register tile (AVX-512).
 const VECTORS: usize = 6;
-/// Time steps per register tile.
+/// Time steps per register tile (AVX-512).
 const TILE: usize = 16 * VECTORS;
+/// 8-step time vectors per register tile (AVX2: 16 registers).
+const VECTORS_AVX2: usize = 2;
+/// Time steps per register tile (AVX2).
+const TILE_AVX2: usize = 8 * VECTORS_AVX2;
+
+/// The instructions the kernel runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Int8Kernel {
+    /// AVX-512 VNNI: `vpdpbusd`, 8-bit weights.
+    Vnni,
+    /// AVX2: `vpmaddubsw` + `vpmaddwd`, 7-bit weights.
+    Avx2,
+}
+
+impl Int8Kernel {
+    /// The best kernel this CPU runs, if any.
+    pub fn detect() -> Option<Int8Kernel> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bw") && std::arch::is_x86_feature_detected!("avx512vnni") {
+                return Some(Int8Kernel::Vnni);
+            }
+            if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+                return Some(Int8Kernel::Avx2);
+            }
+        }
+        None
+    }
+
+    /// The largest quantized weight magnitude.
+    fn weight_peak(self) -> f32 {
+        match self {
+            Int8Kernel::Vnni => 127.0,
+            Int8Kernel::Avx2 => 63.0,
+        }
+    }
+
+    /// Time steps per register tile.
+    fn tile(self) -> usize {
+        match self {
+            Int8Kernel::Vnni => TILE,
+            Int8Kernel::Avx2 => TILE_AVX2,
+        }
+    }
+
+    /// How the kernel is named in reports.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Int8Kernel::Vnni => "AVX-512 VNNI",
+            Int8Kernel::Avx2 => "AVX2",
+        }
+    }
+}
 
 /// A stride-1, ungrouped convolution ready for the int8 kernel.
 #[derive(Debug, Clone)]
 pub struct QuantizedConv {
+    kernel: Int8Kernel,
     c_out: usize,
     c_in: usize,
     taps: usize,
@@ -37,23 +94,22 @@ pub struct QuantizedConv {
 }
 
 impl QuantizedConv {
-    /// True when this CPU has the instructions the kernel needs.
+    /// True when this CPU has the instructions a kernel needs.
     pub fn supported() -> bool {
-        #[cfg(target_arch = "x86_64")]
-        {
-            std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512bw")
-                && std::arch::is_x86_feature_detected!("avx512vnni")
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            false
-        }
+        Int8Kernel::detect().is_some()
     }
 
-    /// Quantizes `weight` `[c_out, c_in, taps]` (row-major f32).
-    pub fn new(weight: &[f32], (c_out, c_in, taps): (usize, usize, usize), bias: Option<&[f32]>, padding: usize, dilation: usize) -> Self {
+    /// Quantizes `weight` `[c_out, c_in, taps]` (row-major f32) for this
+    /// CPU's kernel. Call only where [`supported`](Self::supported) is true.
+    pub fn new(weight: &[f32], shape: (usize, usize, usize), bias: Option<&[f32]>, padding: usize, dilation: usize) -> Self {
+        let kernel = Int8Kernel::detect().expect("int8 convolution needs AVX-512 VNNI or AVX2");
+        Self::for_kernel(kernel, weight, shape, bias, padding, dilation)
+    }
+
+    /// Quantizes `weight` for `kernel` (which this CPU must run).
+    pub fn for_kernel(kernel: Int8Kernel, weight: &[f32], (c_out, c_in, taps): (usize, usize, usize), bias: Option<&[f32]>, padding: usize, dilation: usize) -> Self {
         assert_eq!(weight.len(), c_out * c_in * taps, "weight size");
+        let weight_peak = kernel.weight_peak();
         let groups = c_in.div_ceil(4);
         let blocks = c_out.div_ceil(ROWS);
         let mut packed = vec![0i8; blocks * taps * groups * ROWS * 4];
@@ -62,12 +118,12 @@ impl QuantizedConv {
         for o in 0..c_out {
             let row = &weight[o * c_in * taps..(o + 1) * c_in * taps];
             let peak = row.iter().fold(0f32, |m, &w| m.max(w.abs()));
-            let step = if peak > 0.0 { peak / 127.0 } else { 1.0 };
+            let step = if peak > 0.0 { peak / weight_peak } else { 1.0 };
             weight_steps[o] = step;
             let (block, r) = (o / ROWS, o % ROWS);
             for c in 0..c_in {
                 for tap in 0..taps {
-                    let q = (row[c * taps + tap] / step).round().clamp(-127.0, 127.0) as i8;
+                    let q = (row[c * taps + tap] / step).round().clamp(-weight_peak, weight_peak) as i8;
                     weight_sums[o] += q as i32;
                     let at = (((block * taps + tap) * groups + c / 4) * ROWS + r) * 4 + c % 4;
                     packed[at] = q;
@@ -78,33 +134,40 @@ impl QuantizedConv {
         if let Some(b) = bias {
             bias_full[..c_out].copy_from_slice(b);
         }
-        QuantizedConv { c_out, c_in, taps, groups, padding, dilation, packed, weight_sums, weight_steps, bias: bias_full }
+        QuantizedConv { kernel, c_out, c_in, taps, groups, padding, dilation, packed, weight_sums, weight_steps, bias: bias_full }
+    }
+
+    /// The kernel it runs on.
+    pub fn kernel(&self) -> Int8Kernel {
+        self.kernel
     }
 
     /// Convolves `x` `[c_in, t]`; returns `[c_out, t_out]` and `t_out`.
-    /// Call only where [`supported`](Self::supported) is true.
     pub fn forward(&self, x: &[f32], t: usize) -> (Vec<f32>, usize) {
         assert_eq!(x.len(), self.c_in * t, "input size");
-        assert!(Self::supported(), "int8 convolution needs AVX-512 VNNI");
         let reach = self.dilation * (self.taps - 1);
         let t_out = (t + 2 * self.padding).saturating_sub(reach);
         let mut out = vec![0f32; self.c_out * t_out];
         if t_out == 0 {
             return (out, 0);
         }
-        let input = QuantizedInput::pack(x, self.c_in, t, self.padding, t_out.div_ceil(TILE) * TILE + reach);
+        let tile = self.kernel.tile();
+        let input = QuantizedInput::pack(x, self.c_in, t, self.padding, t_out.div_ceil(tile) * tile + reach);
         let blocks = self.c_out.div_ceil(ROWS);
         let threads = rayon::current_num_threads().max(1);
         let blocks_per_task = blocks.div_ceil(threads);
         use rayon::prelude::*;
         out.par_chunks_mut(blocks_per_task * ROWS * t_out).enumerate().for_each(|(task, rows)| {
             let first_block = task * blocks_per_task;
-            // SAFETY: `supported()` was checked above; the kernel reads the
-            // packed input and weights within the bounds set up in `pack` and
-            // `new`, and writes only rows and columns inside `rows`.
+            // SAFETY: the kernel was detected on this CPU in `new`; it reads
+            // the packed input and weights within the bounds set up in `pack`
+            // and `new`, and writes only rows and columns inside `rows`.
             #[cfg(target_arch = "x86_64")]
             unsafe {
-                kernel::run(self, &input, first_block, rows, t_out)
+                match self.kernel {
+                    Int8Kernel::Vnni => kernel::run(self, &input, first_block, rows, t_out),
+                    Int8Kernel::Avx2 => kernel_avx2::run(self, &input, first_block, rows, t_out),
+                }
             }
             #[cfg(not(target_arch = "x86_64"))]
             {
@@ -133,6 +196,17 @@ impl QuantizedInput {
             // SAFETY: the CPU has AVX-512F, checked just above.
             return unsafe { Self::pack_avx512(x, c_in, t, padding, length) };
         }
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above.
+            return unsafe { Self::pack_avx2(x, c_in, t, padding, length) };
+        }
+        Self::pack_portable(x, c_in, t, padding, length)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn pack_avx2(x: &[f32], c_in: usize, t: usize, padding: usize, length: usize) -> Self {
         Self::pack_portable(x, c_in, t, padding, length)
     }
 
@@ -265,6 +339,86 @@ mod kernel {
     }
 }
 
+/// The AVX2 kernel: the VNNI kernel's tiling at 256 bits, each `vpdpbusd`
+/// done as `vpmaddubsw` (u8·s8 pairs into i16; weights of 7 bits keep the
+/// pair below i16's limit) and `vpmaddwd` by ones (i16 pairs into i32).
+#[cfg(target_arch = "x86_64")]
+mod kernel_avx2 {
+    use super::{QuantizedConv, QuantizedInput, ROWS, TILE_AVX2, VECTORS_AVX2};
+    use std::arch::x86_64::*;
+
+    /// Computes output rows from block `first_block` into `rows`
+    /// (`[rows.len() / t_out, t_out]`), one `ROWS × TILE_AVX2` tile at a time.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn run(conv: &QuantizedConv, input: &QuantizedInput, first_block: usize, rows: &mut [f32], t_out: usize) {
+        let n_rows = rows.len() / t_out;
+        let blocks = n_rows.div_ceil(ROWS);
+        let block_len = conv.taps * conv.groups * ROWS * 4;
+        let mut spill = [0f32; 8];
+        for t0 in (0..t_out).step_by(TILE_AVX2) {
+            for b in 0..blocks {
+                let block = first_block + b;
+                let acc = unsafe { tile(conv, input, conv.packed.as_ptr().add(block * block_len), t0) };
+                let o0 = block * ROWS;
+                for (r, acc_row) in acc.iter().enumerate() {
+                    let local = b * ROWS + r;
+                    if local >= n_rows {
+                        break;
+                    }
+                    let o = o0 + r;
+                    let offset = _mm256_set1_epi32(input.zero * conv.weight_sums[o]);
+                    let mul = _mm256_set1_ps(input.step * conv.weight_steps[o]);
+                    let bias = _mm256_set1_ps(conv.bias[o]);
+                    let out_row = &mut rows[local * t_out..(local + 1) * t_out];
+                    for (v, &a) in acc_row.iter().enumerate() {
+                        let t = t0 + 8 * v;
+                        if t >= t_out {
+                            break;
+                        }
+                        let y = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(a, offset)), mul, bias);
+                        let left = t_out - t;
+                        if left >= 8 {
+                            unsafe { _mm256_storeu_ps(out_row.as_mut_ptr().add(t), y) };
+                        } else {
+                            unsafe { _mm256_storeu_ps(spill.as_mut_ptr(), y) };
+                            out_row[t..].copy_from_slice(&spill[..left]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The i32 sums of one tile: `ROWS` output channels × `TILE_AVX2` steps from `t0`.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn tile(conv: &QuantizedConv, input: &QuantizedInput, weights: *const i8, t0: usize) -> [[__m256i; VECTORS_AVX2]; ROWS] {
+        let mut acc = [[_mm256_setzero_si256(); VECTORS_AVX2]; ROWS];
+        let ones = _mm256_set1_epi16(1);
+        let x = input.data.as_ptr() as *const u8;
+        let mut w = weights as *const i32;
+        for tap in 0..conv.taps {
+            let mut src = unsafe { x.add((t0 + tap * conv.dilation) * 4) };
+            for _ in 0..conv.groups {
+                let mut xv = [_mm256_setzero_si256(); VECTORS_AVX2];
+                for (v, slot) in xv.iter_mut().enumerate() {
+                    *slot = unsafe { _mm256_loadu_si256(src.add(32 * v) as *const _) };
+                }
+                for acc_row in acc.iter_mut() {
+                    let wv = _mm256_set1_epi32(unsafe { w.read_unaligned() });
+                    for (a, &xv) in acc_row.iter_mut().zip(&xv) {
+                        let pairs = _mm256_maddubs_epi16(xv, wv);
+                        *a = _mm256_add_epi32(*a, _mm256_madd_epi16(pairs, ones));
+                    }
+                    w = unsafe { w.add(1) };
+                }
+                src = unsafe { src.add(input.length * 4) };
+            }
+        }
+        acc
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -300,20 +454,29 @@ mod tests {
             .collect()
     }
 
+    /// Every kernel this CPU runs (none where it has neither AVX2 nor VNNI).
+    fn kernels() -> Vec<Int8Kernel> {
+        match Int8Kernel::detect() {
+            Some(Int8Kernel::Vnni) => vec![Int8Kernel::Vnni, Int8Kernel::Avx2],
+            Some(Int8Kernel::Avx2) => vec![Int8Kernel::Avx2],
+            None => {
+                eprintln!("no AVX2 or AVX-512 VNNI on this CPU: the f32 path is used instead");
+                vec![]
+            }
+        }
+    }
+
     #[test]
     fn matches_the_direct_convolution_within_quantization_error() {
-        if !QuantizedConv::supported() {
-            eprintln!("no AVX-512 VNNI on this CPU: the f32 path is used instead");
-            return;
-        }
         // Odd sizes on purpose: channels not a multiple of 4 or of ROWS,
         // lengths not a multiple of the tile, dilation, and an offset input.
-        for &(c_out, c_in, k, dil, t) in &[(22, 22, 7, 1, 50), (9, 13, 3, 5, 211), (16, 32, 11, 3, 97), (5, 3, 1, 1, 1)] {
+        let cases = [(22, 22, 7, 1, 50), (9, 13, 3, 5, 211), (16, 32, 11, 3, 97), (5, 3, 1, 1, 1)];
+        for (kernel, &(c_out, c_in, k, dil, t)) in kernels().into_iter().flat_map(|kernel| cases.iter().map(move |case| (kernel, case))) {
             let pad = dil * (k - 1) / 2;
             let x: Vec<f32> = noise(c_in * t, 1).iter().map(|v| v * 3.0 + 0.5).collect();
             let w = noise(c_out * c_in * k, 2);
             let bias = noise(c_out, 3);
-            let conv = QuantizedConv::new(&w, (c_out, c_in, k), Some(&bias), pad, dil);
+            let conv = QuantizedConv::for_kernel(kernel, &w, (c_out, c_in, k), Some(&bias), pad, dil);
             let (got, t_out) = conv.forward(&x, t);
             let want = reference(&x, c_in, t, &w, (c_out, c_in, k), &bias, pad, dil);
             assert_eq!(t_out, t + 2 * pad - dil * (k - 1));
@@ -322,28 +485,30 @@ mod tests {
             // uniform noise the sum's error is a small fraction of its spread.
             let spread = (want.iter().map(|v| v * v).sum::<f64>() / want.len() as f64).sqrt();
             let err = (got.iter().zip(&want).map(|(&g, &w)| (g as f64 - w).powi(2)).sum::<f64>() / want.len() as f64).sqrt();
-            assert!(err < 0.02 * spread, "{c_out}×{c_in}×{k} d{dil} t{t}: rms error {err} vs rms {spread}");
+            assert!(err < 0.02 * spread, "{kernel:?} {c_out}×{c_in}×{k} d{dil} t{t}: rms error {err} vs rms {spread}");
         }
     }
 
     #[test]
     fn sums_on_the_quantization_grid_are_exact() {
-        if !QuantizedConv::supported() {
-            return;
-        }
-        // One input value and weights on each row's own grid (multiples of
-        // 1/64 with a peak of 127/64): nothing rounds, so the sums are exact.
-        let (c_out, c_in, k) = (4, 8, 3);
-        let w: Vec<f32> = (0..c_out * c_in * k)
-            .map(|i| if i % (c_in * k) == 0 { -127.0 / 64.0 } else { ((i * 37) % 101) as f32 / 64.0 - 50.0 / 64.0 })
-            .collect();
-        let conv = QuantizedConv::new(&w, (c_out, c_in, k), None, 0, 1);
-        let x = vec![2.0f32; c_in * 40];
-        let (got, t_out) = conv.forward(&x, 40);
-        let want = reference(&x, c_in, 40, &w, (c_out, c_in, k), &[0.0; 4], 0, 1);
-        assert_eq!(t_out, 38);
-        for (g, w) in got.iter().zip(&want) {
-            assert!((*g as f64 - w).abs() < 1e-5 * w.abs().max(1.0), "{g} vs {w}");
+        // One input value (the u8 peak, 255) and weights on each row's own
+        // grid (multiples of 1/64 up to the kernel's peak over 64): nothing
+        // rounds, so the sums are exact; on AVX2 this also shows that no
+        // i16 pair of the largest products saturates.
+        for kernel in kernels() {
+            let (c_out, c_in, k) = (4, 8, 3);
+            let peak = kernel.weight_peak();
+            let w: Vec<f32> = (0..c_out * c_in * k)
+                .map(|i| if i % (c_in * k) == 0 { -peak / 64.0 } else { ((i * 37) % (2 * peak as usize + 1)) as f32 / 64.0 - peak / 64.0 })
+                .collect();
+            let conv = QuantizedConv::for_kernel(kernel, &w, (c_out, c_in, k), None, 0, 1);
+            let x = vec![2.0f32; c_in * 40];
+            let (got, t_out) = conv.forward(&x, 40);
+            let want = reference(&x, c_in, 40, &w, (c_out, c_in, k), &[0.0; 4], 0, 1);
+            assert_eq!(t_out, 38);
+            for (g, w) in got.iter().zip(&want) {
+                assert!((*g as f64 - w).abs() < 1e-5 * w.abs().max(1.0), "{kernel:?}: {g} vs {w}");
+            }
         }
     }
 }
