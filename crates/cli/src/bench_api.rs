@@ -25,6 +25,8 @@ fn fail(what: &str, reason: impl std::fmt::Display) -> Error {
 /// A data folder sharing `data_dir`'s models and stock embeddings, with its own database.
 pub(crate) fn scratch(data_dir: &Path) -> Result<tempfile::TempDir> {
     let dir = tempfile::tempdir().map_err(|e| fail("scratch folder", e))?;
+    // The links must not depend on the working directory (`--data-dir target/test-data`).
+    let data_dir = &std::path::absolute(data_dir).map_err(|e| Error::io("resolve", data_dir, e))?;
     let link = |from: &Path, to: &Path| std::os::unix::fs::symlink(from, to).map_err(|e| Error::io("link", to, e));
     link(&data_dir.join("models"), &dir.path().join("models"))?;
     std::fs::create_dir_all(dir.path().join("voices")).map_err(|e| Error::io("create", dir.path().join("voices"), e))?;
