@@ -1,6 +1,7 @@
 //! The hot kernels, each beside a baseline measured in the same run: the
 //! int8 convolution against candle's f32 conv1d on the same weights (the
-//! ratio is what int8 buys), the shared LSTM, Kokoro's STFT there and
+//! ratio is what int8 buys), the generator's fused AdaIN + Snake against
+//! separate tensor operations, the shared LSTM, Kokoro's STFT there and
 //! back, resampling, time-stretch and loudness over ten seconds of
 //! speech-like audio (throughput in samples per second: over 24,000 is
 //! faster than real time), and the text front end on a paragraph. Ends
@@ -12,6 +13,7 @@ use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use revoice_benches::{noise, print_memory, speech_like};
+use revoice_engine::model::kokoro::layers::AdaIn1d;
 use revoice_engine::model::kokoro::quantized_conv::{Int8Kernel, QuantizedConv};
 use revoice_engine::model::kokoro::stft::Stft;
 use revoice_engine::model::lstm::BiLstm;
@@ -57,6 +59,34 @@ fn lstm(c: &mut Criterion) {
     group.finish();
 }
 
+/// The generator's AdaIN + Snake on a stage-two activation (128 channels,
+/// five seconds at 4,800 steps a second): the fused two-pass kernel
+/// against the same arithmetic as separate tensor operations.
+fn adain_snake(c: &mut Criterion) {
+    let (channels, steps, style_dim) = (128, 24_000, 128);
+    let dev = Device::Cpu;
+    let tensor = |values: Vec<f32>, shape: &[usize]| Tensor::from_vec(values, shape, &dev).unwrap();
+    let mut weights = HashMap::new();
+    weights.insert("fc.weight".to_string(), tensor(noise(2 * channels * style_dim, 5).iter().map(|v| v * 0.05).collect(), &[2 * channels, style_dim]));
+    weights.insert("fc.bias".to_string(), tensor(noise(2 * channels, 6), &[2 * channels]));
+    let adain = AdaIn1d::new(VarBuilder::from_tensors(weights, DType::F32, &dev)).unwrap();
+    let style = tensor(noise(style_dim, 7), &[1, style_dim]);
+    let x = tensor(noise(channels * steps, 8), &[1, channels, steps]);
+    let alpha: Vec<f32> = noise(channels, 9).iter().map(|v| 1.0 + 0.5 * v).collect();
+    let alpha_column = tensor(alpha.clone(), &[1, channels, 1]);
+    let mut group = c.benchmark_group("AdaIN + Snake, 128 channels x 24,000 steps");
+    group.throughput(Throughput::Elements((channels * steps) as u64));
+    group.bench_function("tensor ops (the baseline)", |b| {
+        b.iter(|| {
+            let y = adain.forward(&x, &style).unwrap();
+            let s = y.broadcast_mul(&alpha_column).unwrap().sin().unwrap().sqr().unwrap();
+            (y + s.broadcast_div(&alpha_column).unwrap()).unwrap()
+        })
+    });
+    group.bench_function("fused", |b| b.iter(|| adain.forward_snake(&x, &style, &alpha).unwrap()));
+    group.finish();
+}
+
 /// Ten seconds through the STFT and back, resampled, stretched and measured.
 fn audio(c: &mut Criterion) {
     let ten_seconds = speech_like(240_000);
@@ -89,5 +119,5 @@ fn front_end(c: &mut Criterion) {
     print_memory("kernels");
 }
 
-criterion_group!(kernels, convolution, lstm, audio, front_end);
+criterion_group!(kernels, convolution, adain_snake, lstm, audio, front_end);
 criterion_main!(kernels);

@@ -1,7 +1,9 @@
 //! `revoice bench synth`: real-time factor of the candle Kokoro on a fixed
-//! set of lines, where the time goes per block, peak memory, and, when a
-//! Python with kokoro-onnx is available, the same phonemes through
-//! onnxruntime in the same run, with the ratio.
+//! set of lines, the time to first audio as `revoice say` hears it (text
+//! in, first sample out) beside each line's render, where the time goes
+//! per block, peak memory, and, when a Python with kokoro-onnx is
+//! available, the same phonemes through onnxruntime in the same run, with
+//! the ratio.
 
 use std::io::Write;
 use std::path::Path;
@@ -49,8 +51,11 @@ pub fn synth(data_dir: &Path, voice: &str, reference_python: Option<&str>, threa
     let load_seconds = load_start.elapsed().as_secs_f64();
     let (_, rss_loaded) = memory_mib();
     let mut lines = Vec::new();
+    // The row of each text that its first audio comes from.
+    let mut first_rows = Vec::new();
     for text in LINES {
         let request = SayRequest::new(text, voice)?;
+        first_rows.push(lines.len());
         lines.extend(synth.prepare(&request)?);
     }
     let model = synth.model();
@@ -81,29 +86,45 @@ pub fn synth(data_dir: &Path, voice: &str, reference_python: Option<&str>, threa
         rows.push((line.text.clone(), audio, render));
     }
 
+    // Time to first audio: text in, as `revoice say` takes it, to the first
+    // sample handed on (front end and the first sentence's whole pass).
+    let mut ttfa = vec![None; lines.len()];
+    for (text, &row) in LINES.iter().zip(&first_rows) {
+        let request = SayRequest::new(*text, voice)?;
+        let start = Instant::now();
+        let mut first = None;
+        synth.say(&request, |_| {
+            first.get_or_insert(start.elapsed().as_secs_f64());
+            Ok(())
+        })?;
+        ttfa[row] = first;
+    }
+
     let reference = match reference_python {
         Some(python) => run_reference(python, data_dir, voice, &phonemes, threads),
         None => Err("no Python with kokoro-onnx found (pip install kokoro-onnx==0.6.1 onnxruntime; or pass --reference-python)".to_string()),
     };
 
-    println!("{:<4} {:>8} {:>9} {:>6} {:>9} {:>6} {:>7}", "line", "audio s", "candle s", "RTF", "ORT s", "RTF", "ratio");
+    println!("{:<4} {:>8} {:>9} {:>6} {:>7} {:>9} {:>6} {:>7}", "line", "audio s", "candle s", "RTF", "TTFA s", "ORT s", "RTF", "ratio");
     let (mut audio_total, mut candle_total, mut ort_total) = (0.0, 0.0, 0.0);
     for (i, (_, audio, render)) in rows.iter().enumerate() {
         audio_total += audio;
         candle_total += render;
+        let first = ttfa[i].map_or("-".to_string(), |s| format!("{s:.2}"));
         match &reference {
             Ok(r) => {
                 let ort = r[i].1;
                 ort_total += ort;
-                println!("{:<4} {audio:>8.2} {render:>9.2} {:>6.2} {ort:>9.2} {:>6.2} {:>7.2}", i + 1, render / audio, ort / r[i].0, render / ort);
+                println!("{:<4} {audio:>8.2} {render:>9.2} {:>6.2} {first:>7} {ort:>9.2} {:>6.2} {:>7.2}", i + 1, render / audio, ort / r[i].0, render / ort);
             }
-            Err(_) => println!("{:<4} {audio:>8.2} {render:>9.2} {:>6.2} {:>9} {:>6} {:>7}", i + 1, render / audio, "-", "-", "-"),
+            Err(_) => println!("{:<4} {audio:>8.2} {render:>9.2} {:>6.2} {first:>7} {:>9} {:>6} {:>7}", i + 1, render / audio, "-", "-", "-"),
         }
     }
     match &reference {
         Ok(_) => println!(
-            "all  {audio_total:>8.2} {candle_total:>9.2} {:>6.2} {ort_total:>9.2} {:>6.2} {:>7.2}",
+            "all  {audio_total:>8.2} {candle_total:>9.2} {:>6.2} {:>7} {ort_total:>9.2} {:>6.2} {:>7.2}",
             candle_total / audio_total,
+            "",
             ort_total / audio_total,
             candle_total / ort_total
         ),
@@ -112,6 +133,7 @@ pub fn synth(data_dir: &Path, voice: &str, reference_python: Option<&str>, threa
             println!("reference (onnxruntime): skipped: {why}");
         }
     }
+    println!("TTFA: from the text to the first sample `revoice say` hands on; a sentence renders in one pass, so it is the front end plus that pass.");
     println!();
     println!("where the candle time goes (all lines):");
     let total: f64 = blocks.iter().map(|(_, d)| d).sum();

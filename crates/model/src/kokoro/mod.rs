@@ -6,7 +6,7 @@ mod albert;
 pub mod config;
 mod decoder;
 mod generator;
-mod layers;
+pub mod layers;
 mod mask;
 pub mod model;
 mod prosody;
