@@ -26,7 +26,7 @@ use crate::config::RemoteEngineSettings;
 const REQUESTS_PER_SERVER: usize = 2;
 /// Most lines in one batch request.
 const MAX_BATCH: usize = 4;
-/// Servers a line is tried on before it fails.
+/// Times a line is sent before it fails (to servers it has not failed on first).
 const MAX_ATTEMPTS: u32 = 3;
 /// The first wait before a failed server is checked again; it doubles up to the last.
 const RECHECK: (Duration, Duration) = (Duration::from_secs(1), Duration::from_secs(30));
@@ -215,6 +215,11 @@ impl Fleet {
         let mut queue: VecDeque<usize> = (0..lines.len()).collect();
         let mut attempts = vec![0u32; lines.len()];
         let mut last_fault: Vec<Option<String>> = vec![None; lines.len()];
+        // The servers each line failed on: a line is resent to a server it
+        // has not failed on while one is up (even if it must wait for it),
+        // so a server that errs at once cannot spend all of a line's
+        // attempts while a good one is busy.
+        let mut failed_on: Vec<Vec<usize>> = vec![Vec::new(); lines.len()];
         let mut finished = vec![false; lines.len()];
         // Which failover (if any) each line is being recovered for.
         let mut recovering: Vec<Option<usize>> = vec![None; lines.len()];
@@ -255,11 +260,19 @@ impl Fleet {
                     done(i, Err(format!("engine {name}: no server is up ({})", why.join("; "))));
                 }
             }
-            // Hand out work while a server has room.
-            while !queue.is_empty() {
-                let Some(pick) = self.pick(queue.len()) else { break };
-                let (server_index, batch) = pick;
-                let jobs: Vec<usize> = (0..batch).filter_map(|_| queue.pop_front()).collect();
+            // Hand out work while a server has room, the first waiting line's
+            // first: a server it may go to.
+            while let Some(&head) = queue.front() {
+                let Some((server_index, batch)) = self.pick(queue.len(), |i| self.may_send(&failed_on[head], i)) else { break };
+                let (jobs, kept): (Vec<usize>, Vec<usize>) = {
+                    let mut taken = 0;
+                    queue.drain(..).partition(|&j| {
+                        let take = taken < batch && self.may_send(&failed_on[j], server_index);
+                        taken += take as usize;
+                        take
+                    })
+                };
+                queue = kept.into();
                 for &j in &jobs {
                     attempts[j] += 1;
                     if let Some(f) = recovering[j] {
@@ -347,10 +360,14 @@ impl Fleet {
                             Err(Fault::Server(reason)) => {
                                 last_fault[j] = Some(format!("{}: {reason}", s.client.base));
                                 server_fault.get_or_insert(reason);
+                                if !failed_on[j].contains(&server) {
+                                    failed_on[j].push(server);
+                                }
                                 if attempts[j] >= MAX_ATTEMPTS {
                                     finished[j] = true;
                                     left -= 1;
-                                    done(j, Err(format!("engine {name}: tried on {MAX_ATTEMPTS} servers; last, {}", last_fault[j].clone().unwrap_or_default())));
+                                    let servers = failed_on[j].len();
+                                    done(j, Err(format!("engine {name}: tried {MAX_ATTEMPTS} times on {servers} server{}; last, {}", if servers == 1 { "" } else { "s" }, last_fault[j].clone().unwrap_or_default())));
                                 } else {
                                     queue.push_front(j);
                                 }
@@ -400,7 +417,7 @@ impl Fleet {
         let mut tries = 0;
         while tries < 2 * MAX_ATTEMPTS && Instant::now() < deadline {
             tries += 1;
-            let Some((i, _)) = self.pick_from(1, false) else { break };
+            let Some((i, _)) = self.pick_from(1, false, |_| true) else { break };
             let server = &self.servers[i];
             let wait = {
                 let s = server.state();
@@ -482,15 +499,24 @@ impl Fleet {
         Err(Error::busy(format!("engine {name}"), last.unwrap_or_else(|| "no server is up".into())))
     }
 
-    /// The server with the least work ahead of it that has room, and how
-    /// many of `waiting` lines to send it.
-    fn pick(&self, waiting: usize) -> Option<(usize, usize)> {
-        self.pick_from(waiting, true)
+    /// Whether a line that failed on the servers `failed` may go to server
+    /// `index`: one it has not failed on, or any once every server up has
+    /// failed it.
+    fn may_send(&self, failed: &[usize], index: usize) -> bool {
+        !failed.contains(&index) || self.servers.iter().enumerate().all(|(i, s)| failed.contains(&i) || !s.state().up)
+    }
+
+    /// The server with the least work ahead of it that has room, among
+    /// those `allowed`, and how many of `waiting` lines to send it.
+    fn pick(&self, waiting: usize, allowed: impl Fn(usize) -> bool) -> Option<(usize, usize)> {
+        self.pick_from(waiting, true, allowed)
     }
 
     /// As [`Self::pick`]; without `need_room` a busy server may be picked
     /// (a preview joins its queue), and with none up, any server is tried.
-    fn pick_from(&self, waiting: usize, need_room: bool) -> Option<(usize, usize)> {
+    fn pick_from(&self, waiting: usize, need_room: bool, allowed: impl Fn(usize) -> bool) -> Option<(usize, usize)> {
+        // Asked before the states are locked: it reads them itself.
+        let allowed: Vec<bool> = (0..self.servers.len()).map(&allowed).collect();
         let all: Vec<(usize, std::sync::MutexGuard<'_, ServerState>)> = self.servers.iter().enumerate().map(|(i, s)| (i, s.state())).collect();
         let any_up = all.iter().any(|(_, s)| s.up);
         let up: Vec<&(usize, std::sync::MutexGuard<'_, ServerState>)> = all.iter().filter(|(_, s)| s.up || (!need_room && !any_up)).collect();
@@ -503,7 +529,7 @@ impl Fleet {
         let known: Vec<f64> = up.iter().filter_map(|(_, s)| s.per_line_s).collect();
         let typical = if known.is_empty() { 1.0 } else { known.iter().sum::<f64>() / known.len() as f64 };
         up.iter()
-            .filter(|(_, s)| has_room(s))
+            .filter(|(i, s)| has_room(s) && allowed[*i])
             .map(|(i, s)| {
                 let batch = if s.no_batch { 1 } else { share };
                 let ahead = (s.in_flight + batch) as f64 * s.per_line_s.unwrap_or(typical);
