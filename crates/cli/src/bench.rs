@@ -64,9 +64,9 @@ pub fn synth(data_dir: &Path, voice: &str, reference_python: Option<&str>, threa
     let phonemes: Vec<String> = lines.iter().map(|l| l.phonemes.clone()).collect();
 
     println!("revoice bench synth: Kokoro-82M v1.0 on candle (CPU), voice {voice}, {} lines", lines.len());
-    let arithmetic = match (model.precision(), revoice_engine::model::kokoro::quantized_conv::Int8Kernel::detect()) {
-        (Precision::Int8, Some(kernel)) => format!("int8 convolutions ({}), f32 elsewhere", kernel.describe()),
-        _ => "f32 throughout".to_string(),
+    let arithmetic = match model.int8_kernel() {
+        Some(kernel) => format!("int8 convolutions ({}), f32 elsewhere", kernel.describe()),
+        None => "f32 throughout".to_string(),
     };
     println!("{arithmetic}; model load {load_seconds:.2} s; resident after load {rss_loaded:.0} MiB");
     println!();

@@ -103,11 +103,19 @@ impl KokoroModel {
         self.precision
     }
 
+    /// The int8 kernel its convolutions run on; `None` when they run in f32.
+    pub fn int8_kernel(&self) -> Option<super::quantized_conv::Int8Kernel> {
+        match self.precision {
+            Precision::Int8 => super::quantized_conv::Int8Kernel::detect(),
+            Precision::F32 => None,
+        }
+    }
+
     /// The arithmetic as render keys name it: `F32`, `Int8` (AVX-512 VNNI)
     /// or `Int8-avx2` (7-bit weights, so its audio differs).
     pub fn arithmetic(&self) -> &'static str {
         use super::quantized_conv::Int8Kernel;
-        match (self.precision, Int8Kernel::detect()) {
+        match (self.precision, self.int8_kernel()) {
             (Precision::Int8, Some(Int8Kernel::Avx2)) => "Int8-avx2",
             (Precision::Int8, _) => "Int8",
             (Precision::F32, _) => "F32",
