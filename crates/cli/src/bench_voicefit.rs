@@ -64,10 +64,11 @@ pub async fn voicefit(data_dir: &Path, dir: &Path, settings: FitSettings) -> Res
     let scratch = crate::bench_api::scratch(data_dir)?;
     let engine = Arc::new(Engine::open(EngineConfig::load_from(scratch.path().to_path_buf())?).await?);
     println!(
-        "revoice bench voicefit: {} references, {} min budget each, population {}, {}+{} directions, tone match up to {} dB",
+        "revoice bench voicefit: {} references, {} min budget each, population {}, seed {}, {}+{} directions, tone match up to {} dB",
         files.len(),
         settings.minutes,
         settings.population,
+        settings.seed,
         settings.timbre_dims,
         settings.prosody_dims,
         settings.tone_match_db

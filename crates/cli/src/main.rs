@@ -176,6 +176,9 @@ enum BenchCommand {
         /// The tone match's largest gain in dB (0: fit the style alone).
         #[arg(long, default_value_t = revoice_engine::voice::fit::TONE_MATCH_DB)]
         tone_match: f32,
+        /// Seed of the search's samples (fits with other seeds show how much of a result is luck).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
     /// Whisper on candle against faster-whisper (when a Python with it is available) on the
     /// same audio and threads: real-time factor of both, their ratio, word error rate of both
@@ -431,8 +434,8 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
             serve::run(&engine, args).await?;
             ExitCode::SUCCESS
         }
-        Command::Bench { command: BenchCommand::Voicefit { references, minutes, generations, population, tone_match } } => {
-            let settings = revoice_engine::voice::fit::FitSettings { minutes, population, max_generations: generations, tone_match_db: tone_match, ..Default::default() };
+        Command::Bench { command: BenchCommand::Voicefit { references, minutes, generations, population, tone_match, seed } } => {
+            let settings = revoice_engine::voice::fit::FitSettings { minutes, population, max_generations: generations, tone_match_db: tone_match, seed, ..Default::default() };
             bench_voicefit::voicefit(engine.data_dir(), &references, settings).await?;
             ExitCode::SUCCESS
         }
