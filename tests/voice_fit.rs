@@ -107,6 +107,36 @@ async fn a_stopped_fit_resumes_from_its_checkpoint_to_the_voice_a_straight_fit_f
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_fit_stopped_while_refining_resumes_there_to_the_voice_a_straight_fit_finds() {
+    let (alone, _) = straight(request(3)).await;
+    assert_eq!(alone.generations, 6, "three generations of search, three of refinement");
+    let model = Arc::new(ScriptedModel::new());
+    let (engine, _dir) = engine(&model).await;
+    let key = engine.fit_key(&request(3)).unwrap();
+    let stopper = engine.clone();
+    let stop_key = key.clone();
+    let stop_in_refinement: Arc<dyn Fn(&FitProgress) + Send + Sync> = Arc::new(move |p: &FitProgress| {
+        if p.generation == 4 {
+            stopper.cancel_fit(&stop_key);
+        }
+    });
+    let err = engine.fit_voice(request(3), stop_in_refinement).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Cancelled, "{err}");
+    let saved = engine.store().voice_fit(&key).await.unwrap().expect("a checkpoint");
+    let checkpoint: serde_json::Value = serde_json::from_str(&saved.checkpoint_json).unwrap();
+    assert_eq!(checkpoint["search"]["generation"].as_u64(), Some(3));
+    let refined = checkpoint["refinement"]["generation"].as_u64().expect("a refinement in the checkpoint");
+    assert!((1..3).contains(&refined), "stopped at refinement generation {refined}");
+
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let (_, resumed) = engine.fit_voice(request(3), Arc::new(move |p: &FitProgress| record.lock().unwrap().push(p.generation))).await.unwrap();
+    same_voice(&resumed, &alone);
+    let seen = seen.lock().unwrap().clone();
+    assert!(!seen.is_empty() && seen.iter().all(|g| *g > 3 + refined), "resumed after refinement generation {refined}, saw {seen:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_fitted_library_voice_speaks_as_its_recipe_and_its_record_says_so() {
     let model = Arc::new(ScriptedModel::new());
     let (engine, _dir) = engine(&model).await;

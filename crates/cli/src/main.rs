@@ -179,6 +179,10 @@ enum BenchCommand {
         /// Seed of the search's samples (fits with other seeds show how much of a result is luck).
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Share of each fit's budget (and, with --generations, as many generations again) spent
+        /// refining the voice outside the stock voices; 0: search among the stock voices only.
+        #[arg(long, default_value_t = revoice_engine::voice::fit::REFINE_SHARE)]
+        refine: f32,
     },
     /// Whisper on candle against faster-whisper (when a Python with it is available) on the
     /// same audio and threads: real-time factor of both, their ratio, word error rate of both
@@ -434,8 +438,9 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
             serve::run(&engine, args).await?;
             ExitCode::SUCCESS
         }
-        Command::Bench { command: BenchCommand::Voicefit { references, minutes, generations, population, tone_match, seed } } => {
-            let settings = revoice_engine::voice::fit::FitSettings { minutes, population, max_generations: generations, tone_match_db: tone_match, seed, ..Default::default() };
+        Command::Bench { command: BenchCommand::Voicefit { references, minutes, generations, population, tone_match, seed, refine } } => {
+            let settings = revoice_engine::voice::fit::FitSettings { minutes, population, max_generations: generations, tone_match_db: tone_match, seed, refine_share: refine, ..Default::default() };
+            settings.check()?;
             bench_voicefit::voicefit(engine.data_dir(), &references, settings).await?;
             ExitCode::SUCCESS
         }

@@ -168,6 +168,10 @@ fn print_record(name: &str, version: i64, v: &MatchedVoice) {
             if let Some(style_only) = f.held_out.style_only_similarity {
                 println!("    its style without the tone   {style_only:.3}");
             }
+            if let Some(offset) = &f.recipe.timbre_offset {
+                let rms = (offset.iter().map(|o| o * o).sum::<f32>() / offset.len().max(1) as f32).sqrt();
+                println!("  timbre        refined beyond the stock voices' blend (offset RMS {rms:.3})");
+            }
             match &f.recipe.tone {
                 Some(tone) => println!("  tone          matched to the recording's tonal balance (largest gain {:.1} dB)", tone.largest_db()),
                 None => println!("  tone          as Kokoro renders it (no tone match)"),

@@ -34,6 +34,11 @@ pub struct StyleRecipe {
     /// Absent in recipes fitted before tone matching (their ids unchanged).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tone: Option<ToneCurve>,
+    /// A step outside the stock voices: added to the timbre half of every
+    /// row (one value per timbre column), found by the fit's refinement.
+    /// Recipes without one keep their ids.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timbre_offset: Option<Vec<f32>>,
 }
 
 impl StyleRecipe {
@@ -41,7 +46,7 @@ impl StyleRecipe {
     pub fn of_blend(parts: &[(String, f32)]) -> StyleRecipe {
         let total: f32 = parts.iter().map(|(_, w)| w).sum();
         let parts: Vec<(String, f32)> = parts.iter().map(|(n, w)| (n.clone(), w / total)).collect();
-        StyleRecipe { timbre: parts.clone(), prosody: parts, tone: None }
+        StyleRecipe { timbre: parts.clone(), prosody: parts, tone: None, timbre_offset: None }
     }
 
     /// The style pack it makes from the stock packs.
@@ -58,6 +63,16 @@ impl StyleRecipe {
                     for col in half.clone() {
                         rows[at + col] += weight * stock[at + col];
                     }
+                }
+            }
+        }
+        if let Some(offset) = &self.timbre_offset {
+            if offset.len() != TIMBRE.len() {
+                return Err(Error::invalid("fitted voice", format!("a timbre offset has {} values, not {}", offset.len(), TIMBRE.len())));
+            }
+            for row in rows.chunks_mut(STYLE_DIM) {
+                for (v, o) in row[TIMBRE].iter_mut().zip(offset) {
+                    *v += o;
                 }
             }
         }

@@ -104,6 +104,7 @@ impl Engine {
     /// was killed resumes from its checkpoint.
     pub async fn fit_voice(self: &Arc<Self>, request: FitRequest, on_progress: Arc<dyn Fn(&FitProgress) + Send + Sync>) -> Result<(MatchedVoice, FittedVoice)> {
         check_language(&request.language)?;
+        request.settings.check()?;
         let key = self.fit_key(&request)?;
         let engine = self.clone();
         let input = request.recording.clone();
@@ -139,6 +140,7 @@ impl Engine {
     pub async fn fit_library_voice_in_background(self: &Arc<Self>, name: &str, settings: FitSettings) -> Result<String> {
         let (request, record) = self.library_fit_request(name, settings).await?;
         check_language(&request.language)?;
+        request.settings.check()?;
         let key = self.fit_key(&request)?;
         if self.fit_run(&key).is_some() {
             return Ok(key);

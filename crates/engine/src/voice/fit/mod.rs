@@ -4,14 +4,17 @@
 //! CMA-ES ([`search`]) for the voice whose renders a speaker encoder finds
 //! closest to the recording, with guards against styles that fool the
 //! encoder without sounding like speech ([`probe`]), each candidate heard
-//! through the tone match that gives it the recording's tonal balance. The
-//! result is a *fitted voice*: a recipe over the stock packs and a tone
-//! curve, fitted to the recording, not a model trained on the speaker, and
+//! through the tone match that gives it the recording's tonal balance, and
+//! then refines the best of them a step outside the stock voices
+//! ([`refine`]: an offset to the timbre, found by an evolution strategy). The
+//! result is a *fitted voice*: a recipe over the stock packs, a timbre
+//! offset and a tone curve, fitted to the recording, not a model trained on the speaker, and
 //! every face calls it that.
 
 pub mod eigen;
 pub(crate) mod flights;
 pub mod probe;
+pub mod refine;
 pub mod run;
 pub mod search;
 pub mod space;
@@ -46,11 +49,19 @@ pub struct FitSettings {
     /// The tone match's largest boost or cut, in dB; 0: no tone match.
     #[serde(default)]
     pub tone_match_db: f32,
+    /// Share of the time budget (and, with `max_generations`, as many
+    /// generations again) spent refining outside the stock voices after
+    /// the search among them; 0: no refinement (fits saved before it).
+    #[serde(default)]
+    pub refine_share: f32,
 }
+
+/// The refinement's default share of the budget.
+pub const REFINE_SHARE: f32 = 0.4;
 
 impl Default for FitSettings {
     fn default() -> FitSettings {
-        FitSettings { minutes: 8.0, population: 8, timbre_dims: 6, prosody_dims: 4, seed: 1, max_generations: None, tone_match_db: TONE_MATCH_DB }
+        FitSettings { minutes: 8.0, population: 8, timbre_dims: 6, prosody_dims: 4, seed: 1, max_generations: None, tone_match_db: TONE_MATCH_DB, refine_share: REFINE_SHARE }
     }
 }
 
@@ -59,12 +70,22 @@ impl FitSettings {
     pub fn key(&self) -> String {
         let generations = self.max_generations.map_or("any".to_string(), |g| g.to_string());
         let base = format!("fit/v1 minutes={} population={} timbre={} prosody={} seed={} generations={generations}", self.minutes, self.population, self.timbre_dims, self.prosody_dims, self.seed);
-        // Fits without a tone match keep the keys they were stored under.
-        if self.tone_match_db > 0.0 {
-            format!("{base} tone={}", self.tone_match_db)
+        // Fits without a tone match or a refinement keep the keys they were
+        // stored under.
+        let base = if self.tone_match_db > 0.0 { format!("{base} tone={}", self.tone_match_db) } else { base };
+        if self.refine_share > 0.0 {
+            format!("{base} refine={}", self.refine_share)
         } else {
             base
         }
+    }
+
+    /// Checks the settings: the refinement's share is a share.
+    pub fn check(&self) -> crate::error::Result<()> {
+        if !(0.0..1.0).contains(&self.refine_share) {
+            return Err(crate::error::Error::invalid("voice fit settings", format!("the refinement's share of the budget must be from 0 to below 1, not {}", self.refine_share)));
+        }
+        Ok(())
     }
 }
 
@@ -104,4 +125,28 @@ pub struct FittedVoice {
     pub generations: u64,
     pub candidates: u64,
     pub seconds: f32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fits_saved_before_the_refinement_keep_their_keys() {
+        let old = r#"{"minutes":8.0,"population":8,"timbre_dims":6,"prosody_dims":4,"seed":1,"tone_match_db":12.0}"#;
+        let settings: FitSettings = serde_json::from_str(old).unwrap();
+        assert_eq!(settings.refine_share, 0.0);
+        assert_eq!(settings.key(), "fit/v1 minutes=8 population=8 timbre=6 prosody=4 seed=1 generations=any tone=12");
+        assert_eq!(FitSettings::default().key(), format!("{} refine={REFINE_SHARE}", settings.key()));
+    }
+
+    #[test]
+    fn the_refinement_share_is_checked() {
+        assert!(FitSettings::default().check().is_ok());
+        assert!(FitSettings { refine_share: 0.0, ..Default::default() }.check().is_ok());
+        for share in [1.0, -0.1, f32::NAN] {
+            let error = FitSettings { refine_share: share, ..Default::default() }.check().unwrap_err().to_string();
+            assert!(error.contains("refinement's share"), "{error}");
+        }
+    }
 }

@@ -1,13 +1,16 @@
 //! The fit's loop: judge the starting points, then ask the search for a
 //! generation of candidates, judge them as one batch, tell it the results,
-//! checkpoint, and go on until the time budget or the search runs out or
-//! the caller cancels. The best voice found is never worse than the best
-//! starting point, because the starting points are judged the same way.
+//! checkpoint, and go on until its share of the time budget or the search
+//! runs out or the caller cancels; then refine the best voice outside the
+//! stock voices ([`super::refine`]) the same way for the rest of the
+//! budget. The best voice found is never worse than the best starting
+//! point on the probes, because the starting points are judged the same way.
 
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+use super::refine::Refinement;
 use super::search::Cmaes;
 use super::space::{StyleRecipe, StyleSpace};
 use super::{FitSettings, FittedVoice, HeldOutFigures};
@@ -47,6 +50,16 @@ pub struct FitCheckpoint {
     pub candidates: u64,
     /// Search time spent so far, across resumes.
     pub seconds: f64,
+    /// The refinement, once the search among the stock voices is done.
+    #[serde(default)]
+    pub refinement: Option<Refinement>,
+}
+
+impl FitCheckpoint {
+    /// Generations judged so far, in both stages.
+    pub fn generations(&self) -> u64 {
+        self.search.generation + self.refinement.as_ref().map_or(0, |r| r.generation)
+    }
 }
 
 /// What a running fit reports after each generation.
@@ -74,6 +87,19 @@ const SMALLEST_STEP: f64 = 0.02;
 fn bounded(point: &[f64]) -> (Vec<f64>, f64) {
     let excess: f64 = point.iter().map(|c| (c.abs() - BOUND).max(0.0).powi(2)).sum();
     (point.iter().map(|c| c.clamp(-BOUND, BOUND)).collect(), 0.05 * excess)
+}
+
+/// The search's best voice, unless no candidate beat the starting point;
+/// judged again for the tone match it is heard through.
+fn searched_best(judge: &dyn Judge, space: &StyleSpace, state: &FitCheckpoint) -> Result<(StyleRecipe, Verdict)> {
+    Ok(match &state.search.best {
+        Some((point, fitness)) if *fitness > state.origin_verdict.fitness => {
+            let recipe = space.recipe(&state.origin, &bounded(point).0);
+            let verdict = judge.judge(std::slice::from_ref(&recipe))?.remove(0);
+            (recipe, verdict)
+        }
+        _ => (state.origin.clone(), state.origin_verdict.clone()),
+    })
 }
 
 /// Fits a voice. `starts` are the starting points to judge first (the best
@@ -107,14 +133,29 @@ pub fn fit(
                 search: Cmaes::new(vec![0.0; space.dims()], FIRST_STEP, Some(settings.population), settings.seed),
                 candidates: starts.len() as u64,
                 seconds: began.elapsed().as_secs_f64(),
+                refinement: None,
             }
         }
     };
     let budget = settings.minutes as f64 * 60.0;
+    let refining = settings.refine_share > 0.0;
+    let search_budget = budget * (1.0 - settings.refine_share as f64);
     let resumed_at = state.seconds;
-    let mut best_similarity = state.origin_verdict.similarity;
-    let generations_left = |state: &FitCheckpoint| settings.max_generations.is_none_or(|g| state.search.generation < g);
-    while state.seconds < budget && state.search.sigma() > SMALLEST_STEP && generations_left(&state) {
+    let mut best_similarity = state.refinement.as_ref().map_or(state.origin_verdict.similarity, |r| r.verdict.similarity);
+    let generations_left = |done: u64| settings.max_generations.is_none_or(|g| done < g);
+    // Seconds left, estimated from the time per generation so far.
+    let seconds_left = |state: &FitCheckpoint| -> f64 {
+        let left = (budget - state.seconds).max(0.0);
+        match settings.max_generations {
+            Some(g) => {
+                let stages = if refining { 2 } else { 1 };
+                let remaining = (g * stages).saturating_sub(state.generations());
+                (remaining as f64 * state.seconds / state.generations().max(1) as f64).min(left)
+            }
+            None => left,
+        }
+    };
+    while state.refinement.is_none() && state.seconds < search_budget && state.search.sigma() > SMALLEST_STEP && generations_left(state.search.generation) {
         if cancelled() {
             return Err(Error::Cancelled("the voice fit".into()));
         }
@@ -131,26 +172,49 @@ pub fn fit(
         state.search.tell(&asked, &fitness);
         state.candidates += asked.len() as u64;
         state.seconds = resumed_at + began.elapsed().as_secs_f64();
-        let per_generation = state.seconds / state.search.generation.max(1) as f64;
         let progress = FitProgress {
-            generation: state.search.generation,
+            generation: state.generations(),
             candidates: state.candidates,
             seconds: state.seconds,
-            seconds_left: settings.max_generations.map_or(f64::MAX, |g| g.saturating_sub(state.search.generation) as f64 * per_generation).min((budget - state.seconds).max(0.0)),
+            seconds_left: seconds_left(&state),
             start_similarity: state.origin_verdict.similarity,
             best_similarity,
         };
         on_generation(&state, &progress)?;
     }
-    // The search's best, unless no candidate beat the starting point; with
-    // the tone match it was heard through.
-    let (style, verdict) = match &state.search.best {
-        Some((point, fitness)) if *fitness > state.origin_verdict.fitness => {
-            let recipe = space.recipe(&state.origin, &bounded(point).0);
-            let verdict = judge.judge(std::slice::from_ref(&recipe))?.remove(0);
-            (recipe, verdict)
+    let (style, verdict) = if refining {
+        let mut refinement = match state.refinement.take() {
+            Some(refinement) => refinement,
+            None => {
+                let (style, verdict) = searched_best(judge, space, &state)?;
+                Refinement::new(style, verdict, settings.seed)
+            }
+        };
+        while state.seconds < budget && generations_left(refinement.generation) {
+            if cancelled() {
+                return Err(Error::Cancelled("the voice fit".into()));
+            }
+            let candidates = refinement.ask(space.timbre_spread(), settings.population);
+            let verdicts = judge.judge(&candidates)?;
+            refinement.tell(&candidates, &verdicts);
+            best_similarity = best_similarity.max(refinement.verdict.similarity);
+            state.candidates += candidates.len() as u64;
+            state.seconds = resumed_at + began.elapsed().as_secs_f64();
+            state.refinement = Some(refinement.clone());
+            let progress = FitProgress {
+                generation: state.generations(),
+                candidates: state.candidates,
+                seconds: state.seconds,
+                seconds_left: seconds_left(&state),
+                start_similarity: state.origin_verdict.similarity,
+                best_similarity,
+            };
+            on_generation(&state, &progress)?;
         }
-        _ => (state.origin.clone(), state.origin_verdict.clone()),
+        state.refinement = Some(refinement.clone());
+        (refinement.current, refinement.verdict)
+    } else {
+        searched_best(judge, space, &state)?
     };
     let fit_similarity = verdict.similarity;
     let recipe = StyleRecipe { tone: verdict.tone, ..style.clone() };
@@ -183,7 +247,7 @@ pub fn fit(
             fitted_similarity,
             style_only_similarity: style_only_similarity.filter(|_| !kept_start),
         },
-        generations: state.search.generation,
+        generations: state.generations(),
         candidates: state.candidates,
         seconds: (resumed_at + began.elapsed().as_secs_f64()) as f32,
     };

@@ -24,6 +24,9 @@ pub struct StyleSpace {
     /// For each half, each direction as weight changes over `names`
     /// (one standard deviation of the stock voices along it).
     directions: [Vec<Vec<f64>>; 2],
+    /// How far the stock packs spread in each timbre column (standard
+    /// deviation over every voice and row): the refinement's unit.
+    timbre_spread: Vec<f32>,
 }
 
 /// Per half, the stock packs' principal directions, largest first, as
@@ -62,7 +65,19 @@ impl StyleSpace {
     pub fn new(voices: &StockVoices, timbre: usize, prosody: usize) -> StyleSpace {
         let (names, packs): (Vec<String>, Vec<&[f32]>) = voices.packs().map(|(n, p)| (n.to_string(), p.rows())).unzip();
         let directions = [principal_directions(&packs, TIMBRE, timbre), principal_directions(&packs, PROSODY, prosody)];
-        StyleSpace { names, directions }
+        let timbre_spread = TIMBRE
+            .map(|col| {
+                let values: Vec<f64> = packs.iter().flat_map(|p| (0..VOICE_ROWS).map(move |r| p[r * STYLE_DIM + col] as f64)).collect();
+                let mean = values.iter().sum::<f64>() / values.len() as f64;
+                (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / values.len() as f64).sqrt() as f32
+            })
+            .collect();
+        StyleSpace { names, directions, timbre_spread }
+    }
+
+    /// Each timbre column's spread over the stock packs.
+    pub fn timbre_spread(&self) -> &[f32] {
+        &self.timbre_spread
     }
 
     /// How many coordinates a point has: timbre directions, then prosody.
@@ -84,7 +99,7 @@ impl StyleSpace {
             }
             self.names.iter().zip(weights).filter(|(_, w)| w.abs() > 1e-6).map(|(n, w)| (n.clone(), w as f32)).collect()
         };
-        StyleRecipe { timbre: half(&start.timbre, &self.directions[0], timbre_coords), prosody: half(&start.prosody, &self.directions[1], prosody_coords), tone: None }
+        StyleRecipe { timbre: half(&start.timbre, &self.directions[0], timbre_coords), prosody: half(&start.prosody, &self.directions[1], prosody_coords), tone: None, timbre_offset: start.timbre_offset.clone() }
     }
 }
 
@@ -117,6 +132,29 @@ mod tests {
         let origin = space.recipe(&recipe, &vec![0.0; space.dims()]);
         assert!(origin.pack(&voices).unwrap().rows().iter().zip(pack.rows()).all(|(a, b)| (a - b).abs() < 1e-4));
         assert_eq!(recipe.id(), StyleRecipe::of_blend(&parts).id());
+    }
+
+    #[test]
+    fn a_timbre_offset_moves_every_rows_timbre_and_nothing_else() {
+        let voices = voices();
+        let plain = StyleRecipe::of_blend(&[("am_adam".to_string(), 1.0)]);
+        let space = StyleSpace::new(&voices, 2, 2);
+        assert_eq!(space.timbre_spread().len(), TIMBRE.len());
+        assert!(space.timbre_spread().iter().all(|s| *s > 0.0));
+        let offset: Vec<f32> = (0..TIMBRE.len()).map(|i| i as f32 * 0.5).collect();
+        let moved = StyleRecipe { timbre_offset: Some(offset.clone()), ..plain.clone() };
+        let (a, b) = (plain.pack(&voices).unwrap(), moved.pack(&voices).unwrap());
+        for r in 0..VOICE_ROWS {
+            for c in 0..STYLE_DIM {
+                let want = if TIMBRE.contains(&c) { offset[c - TIMBRE.start] } else { 0.0 };
+                assert!((b.rows()[r * STYLE_DIM + c] - a.rows()[r * STYLE_DIM + c] - want).abs() < 1e-4);
+            }
+        }
+        assert_ne!(moved.id(), plain.id());
+        // Moving in the principal directions keeps the offset.
+        assert_eq!(space.recipe(&moved, &vec![0.5; space.dims()]).timbre_offset, Some(offset));
+        let short = StyleRecipe { timbre_offset: Some(vec![1.0; 3]), ..plain };
+        assert!(short.pack(&voices).unwrap_err().to_string().contains("3 values"));
     }
 
     #[test]
