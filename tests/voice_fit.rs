@@ -1,7 +1,7 @@
 //! Voice fits through the engine, on the real speaker encoder (from the
 //! test install) and the scripted speech model, so a fit takes seconds and
 //! every row it renders is counted: concurrent requests for one recording
-//! run one fit, a stopped fit resumes from its checkpoint to the same
+//! run one fit, a stopped fit (searching or refining) resumes from its checkpoint to the same
 //! voice a straight run finds, and the fitted voice speaks where a library
 //! voice does, through its tone match. The fit's quality on Kokoro is measured by
 //! `revoice bench voicefit`, not asserted here.
@@ -77,32 +77,43 @@ async fn eight_concurrent_requests_for_one_recording_run_one_fit() {
     assert!(engine.fitted_before(&request(2)).await.unwrap().is_some());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_stopped_fit_resumes_from_its_checkpoint_to_the_voice_a_straight_fit_finds() {
-    let (alone, _) = straight(request(3)).await;
+/// A fit of `request(3)` cancelled when it reports `generation`: the
+/// engine (its data folder kept) and the checkpoint it saved.
+async fn fit_stopped_at(generation: u64) -> (Arc<Engine>, tempfile::TempDir, serde_json::Value) {
     let model = Arc::new(ScriptedModel::new());
-    let (engine, _dir) = engine(&model).await;
+    let (engine, dir) = engine(&model).await;
     let key = engine.fit_key(&request(3)).unwrap();
     let stopper = engine.clone();
     let stop_key = key.clone();
-    let stop_after_first: Arc<dyn Fn(&FitProgress) + Send + Sync> = Arc::new(move |p: &FitProgress| {
-        if p.generation == 1 {
+    let stop: Arc<dyn Fn(&FitProgress) + Send + Sync> = Arc::new(move |p: &FitProgress| {
+        if p.generation == generation {
             stopper.cancel_fit(&stop_key);
         }
     });
-    let err = engine.fit_voice(request(3), stop_after_first).await.unwrap_err();
+    let err = engine.fit_voice(request(3), stop).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Cancelled, "{err}");
     let saved = engine.store().voice_fit(&key).await.unwrap().expect("a checkpoint");
     assert!(saved.fitted_json.is_none());
-    let checkpoint: serde_json::Value = serde_json::from_str(&saved.checkpoint_json).unwrap();
-    let stopped_at = checkpoint["search"]["generation"].as_u64().unwrap();
-    assert!((1..3).contains(&stopped_at), "stopped at generation {stopped_at}");
+    (engine, dir, serde_json::from_str(&saved.checkpoint_json).unwrap())
+}
 
+/// `request(3)` run again on `engine`: the voice, and the generations it reported.
+async fn resumed(engine: &Arc<Engine>) -> (FittedVoice, Vec<u64>) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let record = seen.clone();
-    let (_, resumed) = engine.fit_voice(request(3), Arc::new(move |p: &FitProgress| record.lock().unwrap().push(p.generation))).await.unwrap();
-    same_voice(&resumed, &alone);
+    let (_, fitted) = engine.fit_voice(request(3), Arc::new(move |p: &FitProgress| record.lock().unwrap().push(p.generation))).await.unwrap();
     let seen = seen.lock().unwrap().clone();
+    (fitted, seen)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_stopped_fit_resumes_from_its_checkpoint_to_the_voice_a_straight_fit_finds() {
+    let (alone, _) = straight(request(3)).await;
+    let (engine, _dir, checkpoint) = fit_stopped_at(1).await;
+    let stopped_at = checkpoint["search"]["generation"].as_u64().unwrap();
+    assert!((1..3).contains(&stopped_at), "stopped at generation {stopped_at}");
+    let (voice, seen) = resumed(&engine).await;
+    same_voice(&voice, &alone);
     assert!(seen.iter().all(|g| *g > stopped_at), "resumed after generation {stopped_at}, saw {seen:?}");
 }
 
@@ -110,29 +121,12 @@ async fn a_stopped_fit_resumes_from_its_checkpoint_to_the_voice_a_straight_fit_f
 async fn a_fit_stopped_while_refining_resumes_there_to_the_voice_a_straight_fit_finds() {
     let (alone, _) = straight(request(3)).await;
     assert_eq!(alone.generations, 6, "three generations of search, three of refinement");
-    let model = Arc::new(ScriptedModel::new());
-    let (engine, _dir) = engine(&model).await;
-    let key = engine.fit_key(&request(3)).unwrap();
-    let stopper = engine.clone();
-    let stop_key = key.clone();
-    let stop_in_refinement: Arc<dyn Fn(&FitProgress) + Send + Sync> = Arc::new(move |p: &FitProgress| {
-        if p.generation == 4 {
-            stopper.cancel_fit(&stop_key);
-        }
-    });
-    let err = engine.fit_voice(request(3), stop_in_refinement).await.unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::Cancelled, "{err}");
-    let saved = engine.store().voice_fit(&key).await.unwrap().expect("a checkpoint");
-    let checkpoint: serde_json::Value = serde_json::from_str(&saved.checkpoint_json).unwrap();
+    let (engine, _dir, checkpoint) = fit_stopped_at(4).await;
     assert_eq!(checkpoint["search"]["generation"].as_u64(), Some(3));
     let refined = checkpoint["refinement"]["generation"].as_u64().expect("a refinement in the checkpoint");
     assert!((1..3).contains(&refined), "stopped at refinement generation {refined}");
-
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let record = seen.clone();
-    let (_, resumed) = engine.fit_voice(request(3), Arc::new(move |p: &FitProgress| record.lock().unwrap().push(p.generation))).await.unwrap();
-    same_voice(&resumed, &alone);
-    let seen = seen.lock().unwrap().clone();
+    let (voice, seen) = resumed(&engine).await;
+    same_voice(&voice, &alone);
     assert!(!seen.is_empty() && seen.iter().all(|g| *g > 3 + refined), "resumed after refinement generation {refined}, saw {seen:?}");
 }
 

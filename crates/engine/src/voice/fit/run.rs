@@ -155,6 +155,14 @@ pub fn fit(
             None => left,
         }
     };
+    let progress_of = |state: &FitCheckpoint, best_similarity: f32| FitProgress {
+        generation: state.generations(),
+        candidates: state.candidates,
+        seconds: state.seconds,
+        seconds_left: seconds_left(state),
+        start_similarity: state.origin_verdict.similarity,
+        best_similarity,
+    };
     while state.refinement.is_none() && state.seconds < search_budget && state.search.sigma() > SMALLEST_STEP && generations_left(state.search.generation) {
         if cancelled() {
             return Err(Error::Cancelled("the voice fit".into()));
@@ -172,15 +180,7 @@ pub fn fit(
         state.search.tell(&asked, &fitness);
         state.candidates += asked.len() as u64;
         state.seconds = resumed_at + began.elapsed().as_secs_f64();
-        let progress = FitProgress {
-            generation: state.generations(),
-            candidates: state.candidates,
-            seconds: state.seconds,
-            seconds_left: seconds_left(&state),
-            start_similarity: state.origin_verdict.similarity,
-            best_similarity,
-        };
-        on_generation(&state, &progress)?;
+        on_generation(&state, &progress_of(&state, best_similarity))?;
     }
     let (style, verdict) = if refining {
         let mut refinement = match state.refinement.take() {
@@ -201,15 +201,7 @@ pub fn fit(
             state.candidates += candidates.len() as u64;
             state.seconds = resumed_at + began.elapsed().as_secs_f64();
             state.refinement = Some(refinement.clone());
-            let progress = FitProgress {
-                generation: state.generations(),
-                candidates: state.candidates,
-                seconds: state.seconds,
-                seconds_left: seconds_left(&state),
-                start_similarity: state.origin_verdict.similarity,
-                best_similarity,
-            };
-            on_generation(&state, &progress)?;
+            on_generation(&state, &progress_of(&state, best_similarity))?;
         }
         state.refinement = Some(refinement.clone());
         (refinement.current, refinement.verdict)
