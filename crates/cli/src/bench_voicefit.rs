@@ -6,12 +6,17 @@
 //! run) and of the fitted voice, the fit's time, Whisper's word error rate
 //! on the fitted voice's and the best stock voice's renders of the held-out
 //! sentences (is the fitted voice still intelligible?), and the peak memory.
+//! Where the folder has the speaker's own reading of the held-out sentences
+//! (`held-out/<same file name>`), it also prints that reading's similarity
+//! to the reference: the speaker against itself, the ceiling a fitted voice
+//! is measured against.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
 use revoice_engine::cache::ReferenceInput;
+use revoice_engine::model::speaker::cosine_similarity;
 use revoice_engine::speech::SayRequest;
 use revoice_engine::text::pronounce::Pronunciations;
 use revoice_engine::text::word_errors::word_errors;
@@ -33,6 +38,20 @@ fn references(dir: &Path) -> Result<Vec<PathBuf>> {
         return Err(Error::invalid(dir.display().to_string(), "holds no recordings: run scripts/voicefit-references to make some"));
     }
     Ok(files)
+}
+
+/// The similarity to the reference (`matched`) of the speaker's own reading
+/// of the held-out sentences, when `dir/held-out/<name>` has one.
+async fn speaker_itself(engine: &Arc<Engine>, dir: &Path, name: &str, reference: &[f32]) -> Result<Option<f32>> {
+    let reading = dir.join("held-out").join(name);
+    if !reading.is_file() {
+        return Ok(None);
+    }
+    let engine = engine.clone();
+    let own = tokio::task::spawn_blocking(move || engine.match_recording(ReferenceInput::LocalFile(reading)))
+        .await
+        .map_err(|e| Error::internal("hearing the speaker's own reading", e.to_string()))??;
+    Ok(Some(cosine_similarity(&own.embedding, reference)))
 }
 
 /// Whisper's word error rate over the held-out sentences said by `voice`
@@ -88,19 +107,22 @@ pub async fn voicefit(data_dir: &Path, dir: &Path, settings: FitSettings) -> Res
         let seconds = started.elapsed().as_secs_f64();
         let fitted_wer = held_out_word_errors(&engine, &revoice_engine::fitted_style::register(&fitted.recipe, &fitted.held_out.best_stock)).await?;
         let stock_wer = held_out_word_errors(&engine, &fitted.held_out.best_stock).await?;
-        rows.push((name, matched.quality.speech_seconds, fitted, seconds, fitted_wer, stock_wer));
+        let itself = speaker_itself(&engine, dir, &name, &matched.embedding).await?;
+        rows.push((name, matched.quality.speech_seconds, fitted, seconds, fitted_wer, stock_wer, itself));
     }
     println!();
     println!("similarity to the reference on sentences not used in the fit (GE2E cosine):");
     println!("(style: the fitted style without its tone match; tone dB: the tone match's largest gain;");
+    println!(" itself: the speaker's own reading of the held-out sentences, where the folder has one;");
     println!(" WER: Whisper's word error rate on the held-out sentences, fitted voice / best stock voice)");
-    println!("{:<14} {:>8}  {:<12} {:>6}  {:>6}  {:>6}  {:>6}  {:>7}  {:>7}  {:>6}  {:>5}  {:>11}", "reference", "speech s", "best stock", "sim", "blend", "style", "fitted", "vs best", "tone dB", "fit s", "gens", "WER");
-    for (name, speech, f, seconds, fitted_wer, stock_wer) in &rows {
+    println!("{:<14} {:>8}  {:<12} {:>6}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>7}  {:>6}  {:>5}  {:>11}", "reference", "speech s", "best stock", "sim", "blend", "style", "fitted", "vs best", "itself", "tone dB", "fit s", "gens", "WER");
+    for (name, speech, f, seconds, fitted_wer, stock_wer, itself) in &rows {
         let h = &f.held_out;
         let style = h.style_only_similarity.map_or("-".to_string(), |s| format!("{s:.3}"));
         let tone = f.recipe.tone.as_ref().map_or("-".to_string(), |t| format!("{:.1}", t.largest_db()));
+        let itself = itself.map_or("-".to_string(), |s| format!("{s:.3}"));
         println!(
-            "{:<14} {:>8.1}  {:<12} {:>6.3}  {:>6.3}  {:>6}  {:>6.3}  {:>+7.3}  {:>7}  {:>6.0}  {:>5}  {:>4.1}% / {:>3.1}%",
+            "{:<14} {:>8.1}  {:<12} {:>6.3}  {:>6.3}  {:>6}  {:>6.3}  {:>+7.3}  {:>6}  {:>7}  {:>6.0}  {:>5}  {:>4.1}% / {:>3.1}%",
             name,
             speech,
             h.best_stock,
@@ -109,6 +131,7 @@ pub async fn voicefit(data_dir: &Path, dir: &Path, settings: FitSettings) -> Res
             style,
             h.fitted_similarity,
             h.fitted_similarity - h.best_stock_similarity,
+            itself,
             tone,
             seconds,
             f.generations,
