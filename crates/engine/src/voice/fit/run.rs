@@ -148,9 +148,11 @@ pub fn fit(
         let left = (budget - state.seconds).max(0.0);
         match settings.max_generations {
             Some(g) => {
-                let stages = if refining { 2 } else { 1 };
-                let remaining = (g * stages).saturating_sub(state.generations());
-                (remaining as f64 * state.seconds / state.generations().max(1) as f64).min(left)
+                // The search may stop before its cap (its step ran out).
+                let search_done = state.refinement.is_some() || state.search.sigma() <= SMALLEST_STEP;
+                let search_left = if search_done { 0 } else { g.saturating_sub(state.search.generation) };
+                let refine_left = if refining { g.saturating_sub(state.refinement.as_ref().map_or(0, |r| r.generation)) } else { 0 };
+                ((search_left + refine_left) as f64 * state.seconds / state.generations().max(1) as f64).min(left)
             }
             None => left,
         }
@@ -183,28 +185,26 @@ pub fn fit(
         on_generation(&state, &progress_of(&state, best_similarity))?;
     }
     let (style, verdict) = if refining {
-        let mut refinement = match state.refinement.take() {
-            Some(refinement) => refinement,
-            None => {
-                let (style, verdict) = searched_best(judge, space, &state)?;
-                Refinement::new(style, verdict, settings.seed)
-            }
-        };
-        while state.seconds < budget && generations_left(refinement.generation) {
+        // The refinement lives in the checkpoint, so each generation's save holds it.
+        if state.refinement.is_none() {
+            let (style, verdict) = searched_best(judge, space, &state)?;
+            state.refinement = Some(Refinement::new(style, verdict, settings.seed));
+        }
+        while state.seconds < budget && generations_left(state.refinement.as_ref().map_or(0, |r| r.generation)) {
             if cancelled() {
                 return Err(Error::Cancelled("the voice fit".into()));
             }
+            let refinement = state.refinement.as_mut().expect("the refinement was set above");
             let candidates = refinement.ask(space.timbre_spread(), settings.population);
             let verdicts = judge.judge(&candidates)?;
             refinement.tell(&candidates, &verdicts);
             best_similarity = best_similarity.max(refinement.verdict.similarity);
             state.candidates += candidates.len() as u64;
             state.seconds = resumed_at + began.elapsed().as_secs_f64();
-            state.refinement = Some(refinement.clone());
             on_generation(&state, &progress_of(&state, best_similarity))?;
         }
-        state.refinement = Some(refinement.clone());
-        (refinement.current, refinement.verdict)
+        let refinement = state.refinement.as_ref().expect("the refinement was set above");
+        (refinement.current.clone(), refinement.verdict.clone())
     } else {
         searched_best(judge, space, &state)?
     };
@@ -244,4 +244,52 @@ pub fn fit(
         seconds: (resumed_at + began.elapsed().as_secs_f64()) as f32,
     };
     Ok((fitted, state))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::voice::fit::space::test_voices;
+
+    /// A judge that prefers recipes leaning towards `am_adam`, a little
+    /// more in the timbre than in the prosody.
+    struct Towards;
+
+    impl Judge for Towards {
+        fn judge(&self, recipes: &[StyleRecipe]) -> Result<Vec<Verdict>> {
+            Ok(recipes
+                .iter()
+                .map(|r| {
+                    let weight = |half: &[(String, f32)], name: &str| half.iter().filter(|(n, _)| n == name).map(|(_, w)| *w as f64).sum::<f64>();
+                    let fitness = -(weight(&r.timbre, "am_adam") - 0.7).powi(2) - weight(&r.timbre, "bf_emma").powi(2) - (weight(&r.prosody, "am_adam") - 0.4).powi(2) - weight(&r.prosody, "bm_lewis").powi(2);
+                    Verdict { similarity: (1.0 + fitness) as f32, fitness, tone: None }
+                })
+                .collect())
+        }
+
+        fn held_out(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>> {
+            Ok(self.judge(recipes)?.iter().map(|v| v.similarity).collect())
+        }
+    }
+
+    #[test]
+    fn the_time_left_counts_the_generations_left_even_when_the_search_stops_early() {
+        let voices = test_voices();
+        let space = StyleSpace::new(&voices, 2, 2);
+        let starts = vec![("af_heart".to_string(), StyleRecipe::of_blend(&[("af_heart".to_string(), 1.0)]))];
+        let cap = 400;
+        let settings = FitSettings { minutes: 600.0, population: 6, max_generations: Some(cap), refine_share: 0.5, ..Default::default() };
+        let mut left = Vec::new();
+        let (fitted, state) = fit(&Towards, &space, &starts, "af_heart", "en-US", &settings, None, &mut |_, p| {
+            left.push((p.seconds_left * p.generation as f64 / p.seconds).round() as u64);
+            Ok(())
+        }, &|| false)
+        .unwrap();
+        assert!(state.search.generation < cap, "the search's step ran out before its cap");
+        assert_eq!(state.refinement.as_ref().map(|r| r.generation), Some(cap));
+        assert!(left.windows(2).all(|w| w[1] < w[0]), "the estimate only falls: {left:?}");
+        assert_eq!(left.last(), Some(&0), "nothing is left at the end");
+        assert_eq!(left[state.search.generation as usize - 1], cap, "when the search stops, the refinement's generations are left");
+        assert!(fitted.held_out.fitted_similarity >= fitted.held_out.best_stock_similarity);
+    }
 }

@@ -103,21 +103,22 @@ impl StyleSpace {
     }
 }
 
+/// Four packs that differ along known lines, for the fit's unit tests.
+#[cfg(test)]
+pub(crate) fn test_voices() -> StockVoices {
+    use crate::model::kokoro::voices::VoicePack;
+    let mut packs = std::collections::BTreeMap::new();
+    for (i, name) in ["af_heart", "am_adam", "bf_emma", "bm_lewis"].iter().enumerate() {
+        let rows = (0..VOICE_ROWS * STYLE_DIM).map(|j| ((j % STYLE_DIM) as f32 * 0.01 + 1.0) * (i as f32 + 1.0) + ((j / STYLE_DIM) % 3) as f32 * (i % 2) as f32).collect();
+        packs.insert(name.to_string(), VoicePack::from_rows(rows));
+    }
+    StockVoices::from_packs(packs)
+}
+
 #[cfg(test)]
 mod tests {
+    use super::test_voices as voices;
     use super::*;
-    use crate::model::kokoro::voices::VoicePack;
-    use std::collections::BTreeMap;
-
-    /// Four packs that differ along known lines.
-    fn voices() -> StockVoices {
-        let mut packs = BTreeMap::new();
-        for (i, name) in ["af_heart", "am_adam", "bf_emma", "bm_lewis"].iter().enumerate() {
-            let rows = (0..VOICE_ROWS * STYLE_DIM).map(|j| ((j % STYLE_DIM) as f32 * 0.01 + 1.0) * (i as f32 + 1.0) + ((j / STYLE_DIM) % 3) as f32 * (i % 2) as f32).collect();
-            packs.insert(name.to_string(), VoicePack::from_rows(rows));
-        }
-        StockVoices::from_packs(packs)
-    }
 
     #[test]
     fn a_blend_recipe_makes_the_blend_and_the_origin_is_the_start() {
