@@ -259,3 +259,28 @@ fn the_int8_model_stays_within_quantization_error() {
     }
 }
 
+
+#[test]
+fn lines_that_differ_in_timbre_alone_share_a_reading_and_sound_as_fresh_passes() {
+    use revoice_model::speech::{SpeechModel, SpeechRow};
+    let model = fastest_model();
+    let case = &cases()[0];
+    let style = case.style();
+    let row = |style: Vec<f32>, target_seconds: Option<f32>| SpeechRow { tokens: case.tokens(), style, speed: case.speed, seed: None, target_seconds, tone: None };
+    let mut brighter = style.clone();
+    brighter[..128].iter_mut().for_each(|v| *v *= 0.8);
+    let mut livelier = style.clone();
+    livelier[128..].iter_mut().for_each(|v| *v *= 1.2);
+    let rows = [row(style.clone(), None), row(brighter.clone(), None), row(livelier.clone(), None), row(style.clone(), Some(2.0)), row(brighter, None)];
+    let rendered: Vec<_> = model.generate(&rows).into_iter().map(|a| a.unwrap()).collect();
+    let audio: Vec<Vec<f32>> = rendered.iter().map(|a| a.samples.clone()).collect();
+    assert_eq!(model.reading_cache().len(), 3, "the plain and brighter voices read alike; the livelier voice and the timed line read their own ways");
+    for (row, rendered) in rows.iter().zip(&rendered) {
+        // A timed line reads at the speed its length chose.
+        let fresh = model.trace(&row.tokens, &row.style, rendered.speed, SourceNoise::Off).unwrap().generator.audio;
+        assert_eq!(rendered.samples, fresh, "a shared reading changes nothing");
+    }
+    assert_ne!(rendered[3].speed, case.speed);
+    assert_ne!(audio[0], audio[1], "the timbre still counts");
+    assert_eq!(audio[1], audio[4]);
+}

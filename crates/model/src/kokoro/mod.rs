@@ -10,6 +10,7 @@ pub mod layers;
 mod mask;
 pub mod model;
 mod prosody;
+pub mod reading;
 pub mod quantized_conv;
 pub mod release;
 mod residual;

@@ -4,6 +4,7 @@
 //! the weight names so the file and this code explain each other.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use candle_core::{DType, Device, Module, Tensor};
 use candle_nn::{Linear, VarBuilder};
@@ -13,6 +14,7 @@ use super::config::Config;
 use super::decoder::Decoder;
 use super::layers::{building_in, linear, Precision};
 use super::prosody::{durations_from_logits, expand_by_durations, ProsodyPredictor};
+use super::reading::{Reading, ReadingCache, ReadingKey, READING_CACHE_BYTES};
 use super::source::SourceNoise;
 use super::text_encoder::TextEncoder;
 use revoice_core::error::{Error, Result};
@@ -27,6 +29,8 @@ pub struct KokoroModel {
     decoder: Decoder,
     device: Device,
     precision: Precision,
+    /// The latest lines' readings, shared by lines that differ in timbre alone.
+    readings: ReadingCache,
 }
 
 /// Every intermediate of one pass (batch dimension 1), for tests and profiling.
@@ -90,6 +94,7 @@ impl KokoroModel {
                 cfg: cfg.clone(),
                 device: device.clone(),
                 precision,
+                readings: ReadingCache::new(READING_CACHE_BYTES),
             })
         };
         building_in(precision, build).map_err(|e| Error::InvalidInput {
@@ -138,23 +143,25 @@ impl KokoroModel {
     }
 
     fn trace_inner(&self, tokens: &[u32], style: &[f32], pace: Pace, noise: SourceNoise) -> candle_core::Result<Trace> {
+        let half = self.cfg.style_dim;
+        let mut laps = Laps::start();
+        let (reading, front) = self.read(tokens, &style[half..2 * half], pace, &mut laps)?;
+        let (decoder, generator) = self.voice(&reading, &style[..half], noise, &mut laps)?;
+        let Reading { speed, durations, f0, n, asr } = reading;
+        let ReadingTrace { bert, d_en, pred_text, duration_logits, en, t_en } = front;
+        Ok(Trace { bert, d_en, pred_text, duration_logits, speed, durations, en, f0, n, t_en, asr, decoder, generator, timings: laps.0 })
+    }
+
+    /// The stages before the timbre has a say: `tokens` read with the
+    /// `prosody` half of a style at `pace`.
+    fn read(&self, tokens: &[u32], prosody: &[f32], pace: Pace, laps: &mut Laps) -> candle_core::Result<(Reading, ReadingTrace)> {
         let t = tokens.len();
         let dev = &self.device;
         let ids = Tensor::from_slice(tokens, (1, t), dev)?;
-        let half = self.cfg.style_dim;
-        let timbre = Tensor::from_slice(&style[..half], (1, half), dev)?;
-        let prosody_style = Tensor::from_slice(&style[half..2 * half], (1, half), dev)?;
-
-        let mut timings = Vec::new();
-        let mut clock = std::time::Instant::now();
-        let mut lap = |name: &'static str| {
-            let now = std::time::Instant::now();
-            timings.push((name, now - clock));
-            clock = now;
-        };
+        let prosody_style = Tensor::from_slice(prosody, (1, prosody.len()), dev)?;
         let bert = self.bert.forward(&ids, &[t])?;
         let d_en = self.bert_encoder.forward(&bert)?.transpose(1, 2)?.contiguous()?;
-        lap("albert");
+        laps.lap("albert");
         let pred_text = self.predictor.encode(&d_en, &prosody_style)?;
         let duration_logits = self.predictor.duration_logits(&pred_text)?;
         let speed = match pace {
@@ -162,19 +169,46 @@ impl KokoroModel {
             Pace::Seconds(seconds) => speed_for_frames(&duration_logits, (seconds / self.seconds_per_frame()).max(1.0))?,
         };
         let durations = durations_from_logits(&duration_logits, speed)?;
-        lap("durations");
+        laps.lap("durations");
         let en = expand_by_durations(&pred_text.transpose(1, 2)?.contiguous()?, &durations)?;
         let (f0, n) = self.predictor.f0_and_energy(&en, &prosody_style)?;
-        lap("f0 and energy");
+        laps.lap("f0 and energy");
         let t_en = self.text_encoder.forward(&ids, &[t])?;
         let asr = expand_by_durations(&t_en, &durations)?;
-        lap("text encoder");
-        let decoder = self.decoder.features(&asr, &f0, &n, &timbre)?;
-        lap("decoder");
-        let f0_curve = f0.flatten_all()?.to_vec1::<f32>()?;
+        laps.lap("text encoder");
+        Ok((Reading { speed, durations, f0, n, asr }, ReadingTrace { bert, d_en, pred_text, duration_logits, en, t_en }))
+    }
+
+    /// The stages the `timbre` half of a style drives: the decoder and the
+    /// generator, from a line's reading.
+    fn voice(&self, reading: &Reading, timbre: &[f32], noise: SourceNoise, laps: &mut Laps) -> candle_core::Result<(super::decoder::DecoderTrace, super::generator::GeneratorOutput)> {
+        let timbre = Tensor::from_slice(timbre, (1, timbre.len()), &self.device)?;
+        let decoder = self.decoder.features(&reading.asr, &reading.f0, &reading.n, &timbre)?;
+        laps.lap("decoder");
+        let f0_curve = reading.f0.flatten_all()?.to_vec1::<f32>()?;
         let generator = self.decoder.generator.forward(&decoder.generator_input, &timbre, &f0_curve, noise)?;
-        lap("generator");
-        Ok(Trace { bert, d_en, pred_text, duration_logits, speed, durations, en, f0, n, t_en, asr, decoder, generator, timings })
+        laps.lap("generator");
+        Ok((decoder, generator))
+    }
+
+    /// The reading of `tokens` with the `prosody` half at `pace`: from the
+    /// cache when a line read the same way lately, else read and kept.
+    fn reading(&self, tokens: &[u32], prosody: &[f32], pace: Pace) -> candle_core::Result<Arc<Reading>> {
+        let key = match pace {
+            Pace::Speed(speed) => ReadingKey::new(tokens, prosody, false, speed),
+            Pace::Seconds(seconds) => ReadingKey::new(tokens, prosody, true, seconds),
+        };
+        if let Some(reading) = self.readings.get(&key) {
+            return Ok(reading);
+        }
+        let reading = Arc::new(self.read(tokens, prosody, pace, &mut Laps::start())?.0);
+        self.readings.insert(key, reading.clone());
+        Ok(reading)
+    }
+
+    /// The cache of readings, as it stands (for tests and benches).
+    pub fn reading_cache(&self) -> &ReadingCache {
+        &self.readings
     }
 
     /// The generator's filter half alone, from decoder features `[1, C, 2F]`,
@@ -198,6 +232,32 @@ impl KokoroModel {
     pub fn seconds_per_frame(&self) -> f32 {
         // Durations count text frames; each is two F0 frames.
         (2 * self.cfg.samples_per_f0_frame()) as f32 / self.cfg.sample_rate as f32
+    }
+}
+
+/// What the stages before the timbre compute besides the reading, kept
+/// in a [`Trace`].
+struct ReadingTrace {
+    bert: Tensor,
+    d_en: Tensor,
+    pred_text: Tensor,
+    duration_logits: Tensor,
+    en: Tensor,
+    t_en: Tensor,
+}
+
+/// Wall time per stage of one pass.
+struct Laps(Vec<(&'static str, std::time::Duration)>, std::time::Instant);
+
+impl Laps {
+    fn start() -> Laps {
+        Laps(Vec::new(), std::time::Instant::now())
+    }
+
+    fn lap(&mut self, name: &'static str) {
+        let now = std::time::Instant::now();
+        self.0.push((name, now - self.1));
+        self.1 = now;
     }
 }
 
@@ -276,13 +336,19 @@ impl KokoroModel {
             _ => Pace::Speed(row.speed),
         };
         let noise = row.seed.map_or(SourceNoise::Off, SourceNoise::Seeded);
-        let trace = self.trace_paced(&row.tokens, &row.style, pace, noise)?;
+        let half = self.cfg.style_dim;
+        let pass = || -> candle_core::Result<(Arc<Reading>, Vec<f32>)> {
+            let reading = self.reading(&row.tokens, &row.style[half..], pace)?;
+            let (_, generator) = self.voice(&reading, &row.style[..half], noise, &mut Laps::start())?;
+            Ok((reading, generator.audio))
+        };
+        let (reading, samples) = pass().map_err(|e| model_error("synthesis failed", e))?;
         let per_frame = self.seconds_per_frame();
         Ok(crate::speech::RowAudio {
-            token_seconds: trace.durations.iter().map(|&d| d as f32 * per_frame).collect(),
-            samples: trace.generator.audio,
+            token_seconds: reading.durations.iter().map(|&d| d as f32 * per_frame).collect(),
+            samples,
             sample_rate: self.cfg.sample_rate,
-            speed: trace.speed,
+            speed: reading.speed,
         })
     }
 }

@@ -13,6 +13,8 @@
 
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use crate::audio::pitch::{voice_stats, VoiceStats};
 use crate::audio::tone::{long_term_spectrum, LongTermSpectrum, ToneCurve};
 use crate::error::{Error, Result};
@@ -189,7 +191,8 @@ impl Judge for ProbeJudge<'_> {
                 }
             }
         }
-        let heard: Vec<Heard> = renders.iter().map(|r| self.hear(r)).collect::<Result<_>>()?;
+        // Listening is the encoder's work per candidate: side by side on the pool.
+        let heard: Vec<Heard> = renders.par_iter().map(|r| self.hear(r)).collect::<Result<_>>()?;
         {
             // The first candidates judged are the starting points: their pace is the reference pace.
             let mut pace = self.pace.lock().unwrap_or_else(|p| p.into_inner());
