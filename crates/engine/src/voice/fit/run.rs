@@ -58,7 +58,18 @@ pub struct FitCheckpoint {
 impl FitCheckpoint {
     /// Generations judged so far, in both stages.
     pub fn generations(&self) -> u64 {
-        self.search.generation + self.refinement.as_ref().map_or(0, |r| r.generation)
+        self.search.generation + self.refined_generations()
+    }
+
+    /// Generations of the refinement judged so far.
+    pub fn refined_generations(&self) -> u64 {
+        self.refinement.as_ref().map_or(0, |r| r.generation)
+    }
+
+    /// Whether the search among the stock voices may go on: the
+    /// refinement has not begun and the search's step has not run out.
+    fn searching(&self) -> bool {
+        self.refinement.is_none() && self.search.sigma() > SMALLEST_STEP
     }
 }
 
@@ -149,9 +160,8 @@ pub fn fit(
         match settings.max_generations {
             Some(g) => {
                 // The search may stop before its cap (its step ran out).
-                let search_done = state.refinement.is_some() || state.search.sigma() <= SMALLEST_STEP;
-                let search_left = if search_done { 0 } else { g.saturating_sub(state.search.generation) };
-                let refine_left = if refining { g.saturating_sub(state.refinement.as_ref().map_or(0, |r| r.generation)) } else { 0 };
+                let search_left = if state.searching() { g.saturating_sub(state.search.generation) } else { 0 };
+                let refine_left = if refining { g.saturating_sub(state.refined_generations()) } else { 0 };
                 ((search_left + refine_left) as f64 * state.seconds / state.generations().max(1) as f64).min(left)
             }
             None => left,
@@ -165,7 +175,7 @@ pub fn fit(
         start_similarity: state.origin_verdict.similarity,
         best_similarity,
     };
-    while state.refinement.is_none() && state.seconds < search_budget && state.search.sigma() > SMALLEST_STEP && generations_left(state.search.generation) {
+    while state.searching() && state.seconds < search_budget && generations_left(state.search.generation) {
         if cancelled() {
             return Err(Error::Cancelled("the voice fit".into()));
         }
@@ -190,7 +200,7 @@ pub fn fit(
             let (style, verdict) = searched_best(judge, space, &state)?;
             state.refinement = Some(Refinement::new(style, verdict, settings.seed));
         }
-        while state.seconds < budget && generations_left(state.refinement.as_ref().map_or(0, |r| r.generation)) {
+        while state.seconds < budget && generations_left(state.refined_generations()) {
             if cancelled() {
                 return Err(Error::Cancelled("the voice fit".into()));
             }
