@@ -28,6 +28,12 @@ const GROW: f64 = 1.3;
 const SHRINK: f64 = 0.85;
 /// The step stays within these bounds.
 const STEPS: (f64, f64) = (0.02, 1.0);
+/// After this many generations in a row without a win, the step goes back
+/// to its first length: the voice's neighbourhood has been searched at
+/// ever shorter steps, and the encoder's landscape is too rugged for
+/// shorter ones to find much (the climb stalled for 40 generations in
+/// `revoice bench voicefit` without it). The voice so far stays.
+const STALL: u32 = 8;
 
 /// Where a refinement stands.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -40,12 +46,15 @@ pub struct Refinement {
     /// Generations judged so far.
     pub generation: u64,
     seed: u64,
+    /// Generations since the last win.
+    #[serde(default)]
+    misses: u32,
 }
 
 impl Refinement {
     /// A refinement of `start`, judged as `verdict`.
     pub fn new(start: StyleRecipe, verdict: Verdict, seed: u64) -> Refinement {
-        Refinement { current: StyleRecipe { tone: None, ..start }, verdict, step: FIRST_STEP, generation: 0, seed }
+        Refinement { current: StyleRecipe { tone: None, ..start }, verdict, step: FIRST_STEP, generation: 0, seed, misses: 0 }
     }
 
     /// The next generation: `population` random steps from the current
@@ -78,8 +87,17 @@ impl Refinement {
                 self.current = StyleRecipe { tone: None, ..recipe.clone() };
                 self.verdict = verdict.clone();
                 self.step = (self.step * GROW).min(STEPS.1);
+                self.misses = 0;
             }
-            _ => self.step = (self.step * SHRINK).max(STEPS.0),
+            _ => {
+                self.misses += 1;
+                self.step = if self.misses >= STALL {
+                    self.misses = 0;
+                    FIRST_STEP
+                } else {
+                    (self.step * SHRINK).max(STEPS.0)
+                };
+            }
         }
         self.generation += 1;
     }
@@ -139,6 +157,16 @@ mod tests {
         assert_eq!((missed.current.timbre_offset.clone(), missed.generation), (None, 1));
         assert!(missed.step < FIRST_STEP);
         assert_ne!(missed.ask(&spread, 2), candidates, "the next generation steps elsewhere");
+        // A stalled refinement starts its steps afresh, keeping its voice.
+        let mut stalled = a.clone();
+        let mut steps = Vec::new();
+        for _ in 0..STALL {
+            let candidates = stalled.ask(&spread, 2);
+            stalled.tell(&candidates, &[verdict(-1.0), verdict(-2.0)]);
+            steps.push(stalled.step);
+        }
+        assert!(steps.windows(2).take(STALL as usize - 2).all(|w| w[1] < w[0]), "{steps:?}");
+        assert_eq!((stalled.step, stalled.current.timbre_offset.clone()), (FIRST_STEP, None));
         let mut won = a;
         let candidates = won.ask(&spread, 2);
         won.tell(&candidates, &[verdict(-1.0), verdict(0.5)]);
