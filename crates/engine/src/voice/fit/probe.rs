@@ -42,6 +42,15 @@ pub const HELD_OUT_SENTENCES: &[&str] = &[
     "We have about ten minutes before the lights go out, so let's make them count.",
 ];
 
+/// What the refinement's snapshots are compared on to choose the voice:
+/// neither probe nor held-out sentences, so the choice learns nothing of
+/// the probes and the held-out figures stay untouched by it.
+pub const VALIDATION_SENTENCES: &[&str] = &[
+    "I never said that, and you know it.",
+    "Turn left at the bakery, then follow the river until you see the old bridge.",
+    "If the weather holds, we could leave before sunrise tomorrow.",
+];
+
 /// Below this share of voiced speech, a render is not speech.
 const MIN_VOICED: f32 = 0.35;
 /// Pitch range of a human speaking voice, in Hz.
@@ -63,6 +72,7 @@ pub struct ProbeJudge<'a> {
     tone_target: Option<(LongTermSpectrum, f32)>,
     probes: Vec<Vec<u32>>,
     held_out: Vec<Vec<u32>>,
+    validation: Vec<Vec<u32>>,
     /// Seconds the starting voice takes for the probes, once known.
     pace: std::sync::Mutex<Option<f32>>,
 }
@@ -107,6 +117,7 @@ impl<'a> ProbeJudge<'a> {
             tone_target,
             probes: tokens(front_end, PROBE_SENTENCES, reading_voice)?,
             held_out: tokens(front_end, HELD_OUT_SENTENCES, reading_voice)?,
+            validation: tokens(front_end, VALIDATION_SENTENCES, reading_voice)?,
             pace: std::sync::Mutex::new(None),
         })
     }
@@ -139,6 +150,19 @@ impl<'a> ProbeJudge<'a> {
 
     fn similarity(&self, samples: &[f32]) -> Result<f32> {
         Ok(self.embedding(samples)?.map_or(0.0, |e| cosine_similarity(&e, &self.reference)))
+    }
+
+    /// Each recipe's similarity reading `lines` as it sounds (through its
+    /// own tone, if it has one), all of them heard as one take.
+    fn similarities(&self, recipes: &[StyleRecipe], lines: &[Vec<u32>]) -> Result<Vec<f32>> {
+        let renders = self.render(recipes, lines)?;
+        renders
+            .par_iter()
+            .map(|r| {
+                let whole: Vec<f32> = r.iter().flat_map(|a| a.samples.iter().copied()).collect();
+                self.similarity(&whole)
+            })
+            .collect()
     }
 
     /// The tone match that gives `renders` the recording's tonal balance.
@@ -204,13 +228,10 @@ impl Judge for ProbeJudge<'_> {
     }
 
     fn held_out(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>> {
-        let renders = self.render(recipes, &self.held_out)?;
-        renders
-            .iter()
-            .map(|r| {
-                let whole: Vec<f32> = r.iter().flat_map(|a| a.samples.iter().copied()).collect();
-                self.similarity(&whole)
-            })
-            .collect()
+        self.similarities(recipes, &self.held_out)
+    }
+
+    fn validation(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>> {
+        self.similarities(recipes, &self.validation)
     }
 }

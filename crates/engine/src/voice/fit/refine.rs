@@ -2,14 +2,17 @@
 //! among the stock packs ([`super::space`]) can only blend what Kokoro's
 //! voices already are; this refinement adds an offset to the timbre half of
 //! the best voice's style (the same for every row) and looks for it with a
-//! (1+λ) evolution strategy: each generation tries λ random steps from the
-//! voice so far, keeps the best if it scores higher, and lengthens its step
-//! after a win and shortens it after a miss. Steps are measured in each
+//! (μ/μ_w, λ) evolution strategy: each generation judges the voice so far
+//! and random steps from it, and the voice moves to the weighted mean of
+//! the best half of the steps; the step's length follows the path of those
+//! moves (cumulative step-length adaptation). Steps are measured in each
 //! column's spread over the stock packs and the offset is kept within
 //! [`super::run::BOUND`] of them, and every candidate is judged by the same
 //! guards as the search's, so the refinement cannot leave speech behind.
-//! Its state serialises, and each generation's steps come from the seed
-//! and the generation number, so a checkpoint resumes exactly.
+//! Snapshots of the voice on the way let the fit choose the one that sounds
+//! most like the reference on sentences the refinement never heard. Its
+//! state serialises, and each generation's steps come from the seed and the
+//! generation number, so a checkpoint resumes exactly.
 
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -21,85 +24,141 @@ use super::space::StyleRecipe;
 
 /// The first step, in stock spreads per column.
 const FIRST_STEP: f64 = 0.3;
-/// After a win the step grows by this factor; after a miss it shrinks by
-/// [`SHRINK`]. (0.85^4 ≈ 1/1.3: a win in about one generation out of five
-/// keeps the step.)
-const GROW: f64 = 1.3;
-const SHRINK: f64 = 0.85;
 /// The step stays within these bounds.
-const STEPS: (f64, f64) = (0.02, 1.0);
-/// After this many generations in a row without a win, the step goes back
-/// to its first length: the voice's neighbourhood has been searched at
-/// ever shorter steps, and the encoder's landscape is too rugged for
-/// shorter ones to find much (the climb stalled for 40 generations in
-/// `revoice bench voicefit` without it). The voice so far stays.
-const STALL: u32 = 8;
+const STEPS: (f64, f64) = (0.05, 1.0);
+/// The voice so far is kept aside every this many generations, for the
+/// fit to choose among on sentences the refinement never heard.
+const SNAPSHOT_EVERY: u64 = 8;
+
+/// A voice as it was judged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    pub generation: u64,
+    /// The voice with the tone match it was judged through.
+    pub recipe: StyleRecipe,
+    pub verdict: Verdict,
+}
 
 /// Where a refinement stands.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Refinement {
-    /// The voice so far, without a tone (its tone is in `verdict`).
+    /// The voice the next generation steps from, without a tone: the
+    /// weighted mean of the last generation's best steps.
     pub current: StyleRecipe,
-    pub verdict: Verdict,
+    /// The voice as last judged (the mean a generation ago, or the start).
+    pub judged: Snapshot,
     /// Step length, in stock spreads per column.
     pub step: f64,
     /// Generations judged so far.
     pub generation: u64,
     seed: u64,
-    /// Generations since the last win.
+    /// The evolution path of the step-length control (cumulative: the
+    /// step grows while the mean keeps moving one way, and shrinks while
+    /// its moves cancel out).
     #[serde(default)]
-    misses: u32,
+    path: Vec<f64>,
+    /// The voice at its start and every [`SNAPSHOT_EVERY`] generations
+    /// since, when it changed.
+    #[serde(default)]
+    pub snapshots: Vec<Snapshot>,
+}
+
+/// Recombination weights for the best `parents` of a generation:
+/// log-rank, summing to one.
+fn weights(parents: usize) -> Vec<f64> {
+    let raw: Vec<f64> = (1..=parents).map(|i| ((parents as f64 + 0.5) / i as f64).ln()).collect();
+    let sum: f64 = raw.iter().sum();
+    raw.iter().map(|w| w / sum).collect()
 }
 
 impl Refinement {
     /// A refinement of `start`, judged as `verdict`.
     pub fn new(start: StyleRecipe, verdict: Verdict, seed: u64) -> Refinement {
-        Refinement { current: StyleRecipe { tone: None, ..start }, verdict, step: FIRST_STEP, generation: 0, seed, misses: 0 }
+        let current = StyleRecipe { tone: None, ..start };
+        let judged = Snapshot { generation: 0, recipe: StyleRecipe { tone: verdict.tone.clone(), ..current.clone() }, verdict };
+        Refinement { current, snapshots: vec![judged.clone()], judged, step: FIRST_STEP, generation: 0, seed, path: Vec::new() }
     }
 
-    /// The next generation: `population` random steps from the current
-    /// voice, each column's step scaled by its stock `spread`.
+    /// The voices to choose among: the snapshots and the voice as last
+    /// judged, each voice once.
+    pub fn choices(&self) -> Vec<Snapshot> {
+        let mut choices = self.snapshots.clone();
+        if choices.last().is_none_or(|last| last.recipe != self.judged.recipe) {
+            choices.push(self.judged.clone());
+        }
+        choices
+    }
+
+    /// The next generation: the current voice itself (so each generation
+    /// judges it) and `population - 1` random steps from it, each column's
+    /// step scaled by its stock `spread`.
     pub fn ask(&self, spread: &[f32], population: usize) -> Vec<StyleRecipe> {
         let mut rng = StdRng::seed_from_u64(self.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (self.generation + 1).wrapping_mul(0xD1B5_4A32_D192_ED03));
-        let base = self.current.timbre_offset.clone().unwrap_or_else(|| vec![0.0; spread.len()]);
-        (0..population)
-            .map(|_| {
-                let offset = base
-                    .iter()
-                    .zip(spread)
-                    .map(|(o, s)| {
-                        let z: f64 = StandardNormal.sample(&mut rng);
-                        let limit = BOUND * *s as f64;
-                        (*o as f64 + self.step * *s as f64 * z).clamp(-limit, limit) as f32
-                    })
-                    .collect();
-                StyleRecipe { timbre_offset: Some(offset), ..self.current.clone() }
-            })
-            .collect()
+        let base = self.offset(spread.len());
+        let mut candidates = vec![self.current.clone()];
+        candidates.extend((1..population.max(2)).map(|_| {
+            let offset = base
+                .iter()
+                .zip(spread)
+                .map(|(o, s)| {
+                    let z: f64 = StandardNormal.sample(&mut rng);
+                    let limit = BOUND * *s as f64;
+                    (*o as f64 + self.step * *s as f64 * z).clamp(-limit, limit) as f32
+                })
+                .collect();
+            StyleRecipe { timbre_offset: Some(offset), ..self.current.clone() }
+        }));
+        candidates
     }
 
-    /// What the generation `candidates` scored: the best replaces the
-    /// current voice if its fitness is higher.
-    pub fn tell(&mut self, candidates: &[StyleRecipe], verdicts: &[Verdict]) {
-        let best = candidates.iter().zip(verdicts).max_by(|a, b| a.1.fitness.total_cmp(&b.1.fitness));
-        match best {
-            Some((recipe, verdict)) if verdict.fitness > self.verdict.fitness => {
-                self.current = StyleRecipe { tone: None, ..recipe.clone() };
-                self.verdict = verdict.clone();
-                self.step = (self.step * GROW).min(STEPS.1);
-                self.misses = 0;
-            }
-            _ => {
-                self.misses += 1;
-                self.step = if self.misses >= STALL {
-                    self.misses = 0;
-                    FIRST_STEP
-                } else {
-                    (self.step * SHRINK).max(STEPS.0)
-                };
+    fn offset(&self, columns: usize) -> Vec<f32> {
+        self.current.timbre_offset.clone().unwrap_or_else(|| vec![0.0; columns])
+    }
+
+    /// What the generation from [`Refinement::ask`] scored: the current
+    /// voice's own verdict is kept, and the voice moves to the weighted
+    /// mean of the best half of the steps, whether or not they beat it.
+    /// (Keeping only a step that beats the voice so far keeps the luckiest
+    /// render on the probes, and the encoder's score is rugged at small
+    /// scales: such a voice is hard to beat and learns the probes. A mean
+    /// of several good steps follows the trend under the ruggedness.)
+    pub fn tell(&mut self, spread: &[f32], candidates: &[StyleRecipe], verdicts: &[Verdict]) {
+        let (Some(verdict), true) = (verdicts.first(), candidates.len() == verdicts.len() && candidates.len() >= 2) else {
+            return;
+        };
+        self.judged = Snapshot { generation: self.generation, recipe: StyleRecipe { tone: verdict.tone.clone(), ..candidates[0].clone() }, verdict: verdict.clone() };
+        let mut ranked: Vec<usize> = (1..candidates.len()).collect();
+        ranked.sort_by(|a, b| verdicts[*b].fitness.total_cmp(&verdicts[*a].fitness));
+        let weights = weights(ranked.len().div_ceil(2));
+        let base = self.offset(spread.len());
+        let mut mean = vec![0.0f64; spread.len()];
+        for (w, at) in weights.iter().zip(&ranked) {
+            let offset = candidates[*at].timbre_offset.as_deref().unwrap_or(&base);
+            for (m, o) in mean.iter_mut().zip(offset) {
+                *m += w * *o as f64;
             }
         }
+        // Cumulative step-length adaptation: the path of the mean's moves
+        // in units of the step; longer than a random walk's, the step grows.
+        let mu_eff = 1.0 / weights.iter().map(|w| w * w).sum::<f64>();
+        let n = spread.len() as f64;
+        let c = (mu_eff + 2.0) / (n + mu_eff + 5.0);
+        let damping = 1.0 + c;
+        if self.path.len() != spread.len() {
+            self.path = vec![0.0; spread.len()];
+        }
+        for ((p, (m, b)), s) in self.path.iter_mut().zip(mean.iter().zip(&base)).zip(spread) {
+            let z = (m - *b as f64) / (self.step * (*s as f64).max(f64::EPSILON));
+            *p = (1.0 - c) * *p + (c * (2.0 - c) * mu_eff).sqrt() * z;
+        }
+        let length = self.path.iter().map(|p| p * p).sum::<f64>().sqrt();
+        let expected = n.sqrt() * (1.0 - 1.0 / (4.0 * n) + 1.0 / (21.0 * n * n));
+        self.step = (self.step * ((c / damping) * (length / expected - 1.0)).exp()).clamp(STEPS.0, STEPS.1);
+        self.current = StyleRecipe { timbre_offset: Some(mean.iter().map(|m| *m as f32).collect()), tone: None, ..self.current.clone() };
         self.generation += 1;
+        if self.generation % SNAPSHOT_EVERY == 0 && self.snapshots.last().is_none_or(|last| last.recipe != self.judged.recipe) {
+            self.snapshots.push(self.judged.clone());
+        }
     }
 }
 
@@ -113,64 +172,90 @@ mod tests {
 
     /// A judge that prefers offsets near `target`.
     fn score(recipe: &StyleRecipe, target: &[f32]) -> f64 {
-        let offset = recipe.timbre_offset.as_deref().unwrap();
+        let offset = recipe.timbre_offset.clone().unwrap_or_else(|| vec![0.0; target.len()]);
         -offset.iter().zip(target).map(|(o, t)| ((o - t) as f64).powi(2)).sum::<f64>().sqrt()
     }
 
-    #[test]
-    fn it_climbs_towards_a_better_voice_and_never_keeps_a_worse_one() {
-        let spread = vec![1.0f32; 16];
-        let target: Vec<f32> = (0..16).map(|i| if i % 2 == 0 { 0.8 } else { -0.6 }).collect();
-        let start = StyleRecipe::of_blend(&[("am_adam".to_string(), 1.0)]);
-        let start_score = -target.iter().map(|t| (*t as f64).powi(2)).sum::<f64>().sqrt();
-        let mut refinement = Refinement::new(start, verdict(start_score), 7);
-        let mut last = start_score;
-        for _ in 0..40 {
-            let candidates = refinement.ask(&spread, 8);
-            assert_eq!(candidates.len(), 8);
-            let verdicts: Vec<Verdict> = candidates.iter().map(|c| verdict(score(c, &target))).collect();
-            refinement.tell(&candidates, &verdicts);
-            assert!(refinement.verdict.fitness >= last, "it kept a worse voice");
-            last = refinement.verdict.fitness;
-        }
-        assert_eq!(refinement.generation, 40);
-        assert!(last > 0.5 * start_score, "from {start_score} only to {last}");
-        assert!((STEPS.0..=STEPS.1).contains(&refinement.step));
+    fn generation(refinement: &mut Refinement, spread: &[f32], judge: &dyn Fn(&StyleRecipe) -> f64) -> Vec<StyleRecipe> {
+        let candidates = refinement.ask(spread, 8);
+        let verdicts: Vec<Verdict> = candidates.iter().map(|c| verdict(judge(c))).collect();
+        refinement.tell(spread, &candidates, &verdicts);
+        candidates
     }
 
     #[test]
-    fn its_steps_come_from_the_seed_and_generation_stay_within_bounds_and_adapt() {
+    fn it_walks_towards_a_better_voice_and_keeps_snapshots_on_the_way() {
+        let spread = vec![1.0f32; 16];
+        let target: Vec<f32> = (0..16).map(|i| if i % 2 == 0 { 0.8 } else { -0.6 }).collect();
+        let start = StyleRecipe::of_blend(&[("am_adam".to_string(), 1.0)]);
+        let start_score = score(&start, &target);
+        let mut refinement = Refinement::new(start, verdict(start_score), 7);
+        for _ in 0..40 {
+            let candidates = generation(&mut refinement, &spread, &|c| score(c, &target));
+            assert_eq!(candidates.len(), 8);
+            assert_eq!(candidates[0].timbre_offset, refinement.judged.recipe.timbre_offset, "each generation judges the voice itself");
+        }
+        assert_eq!(refinement.generation, 40);
+        let end = score(&refinement.current, &target);
+        assert!(end > 0.3 * start_score, "from {start_score} only to {end}");
+        assert!((STEPS.0..=STEPS.1).contains(&refinement.step));
+        let generations: Vec<u64> = refinement.snapshots.iter().map(|s| s.generation).collect();
+        assert_eq!(generations, vec![0, 7, 15, 23, 31, 39]);
+        let choices = refinement.choices();
+        assert_eq!(choices.len(), 6, "the voice as last judged is the last snapshot");
+        assert!(choices.iter().all(|c| c.verdict.fitness == score(&c.recipe, &target)), "each snapshot keeps its own verdict");
+        assert!(choices.last().unwrap().verdict.fitness > choices[0].verdict.fitness);
+    }
+
+    #[test]
+    fn its_step_grows_on_a_slope_and_shrinks_at_the_top() {
+        let spread = vec![1.0f32; 32];
+        let start = StyleRecipe::of_blend(&[("am_adam".to_string(), 1.0)]);
+        let mut climbing = Refinement::new(start.clone(), verdict(0.0), 5);
+        for _ in 0..20 {
+            generation(&mut climbing, &spread, &|c| c.timbre_offset.as_ref().map_or(0.0, |o| o[0] as f64 + o[1] as f64));
+        }
+        assert!(climbing.step > FIRST_STEP, "{}", climbing.step);
+        let mut top = Refinement::new(start, verdict(0.0), 5);
+        for _ in 0..60 {
+            generation(&mut top, &spread, &|c| score(c, &[0.0; 32]));
+        }
+        assert!(top.step < FIRST_STEP, "{}", top.step);
+    }
+
+    #[test]
+    fn its_steps_come_from_the_seed_and_generation_and_stay_within_bounds() {
         let spread = vec![0.5f32; 8];
         let start = StyleRecipe::of_blend(&[("am_adam".to_string(), 1.0)]);
         let a = Refinement::new(start.clone(), verdict(0.0), 3);
         let resumed: Refinement = serde_json::from_str(&serde_json::to_string(&a).unwrap()).unwrap();
         assert_eq!(a.ask(&spread, 4), resumed.ask(&spread, 4));
-        assert_ne!(a.ask(&spread, 4), Refinement::new(start.clone(), verdict(0.0), 4).ask(&spread, 4));
+        assert_ne!(a.ask(&spread, 4), Refinement::new(start, verdict(0.0), 4).ask(&spread, 4));
         let mut far = a.clone();
         far.current.timbre_offset = Some(vec![100.0; 8]);
-        for c in far.ask(&spread, 4) {
-            assert!(c.timbre_offset.unwrap().iter().all(|o| o.abs() <= (BOUND as f32) * 0.5 + 1e-5));
+        for c in &far.ask(&spread, 4)[1..] {
+            assert!(c.timbre_offset.as_ref().unwrap().iter().all(|o| o.abs() <= (BOUND as f32) * 0.5 + 1e-5));
         }
-        let mut missed = a.clone();
-        let candidates = missed.ask(&spread, 2);
-        missed.tell(&candidates, &[verdict(-1.0), verdict(-2.0)]);
-        assert_eq!((missed.current.timbre_offset.clone(), missed.generation), (None, 1));
-        assert!(missed.step < FIRST_STEP);
-        assert_ne!(missed.ask(&spread, 2), candidates, "the next generation steps elsewhere");
-        // A stalled refinement starts its steps afresh, keeping its voice.
-        let mut stalled = a.clone();
-        let mut steps = Vec::new();
-        for _ in 0..STALL {
-            let candidates = stalled.ask(&spread, 2);
-            stalled.tell(&candidates, &[verdict(-1.0), verdict(-2.0)]);
-            steps.push(stalled.step);
-        }
-        assert!(steps.windows(2).take(STALL as usize - 2).all(|w| w[1] < w[0]), "{steps:?}");
-        assert_eq!((stalled.step, stalled.current.timbre_offset.clone()), (FIRST_STEP, None));
-        let mut won = a;
-        let candidates = won.ask(&spread, 2);
-        won.tell(&candidates, &[verdict(-1.0), verdict(0.5)]);
-        assert_eq!(won.current.timbre_offset, candidates[1].timbre_offset);
-        assert!(won.step > FIRST_STEP);
+        let mut next = a.clone();
+        let first = generation(&mut next, &spread, &|_| 0.0);
+        assert_eq!(next.generation, 1);
+        assert_ne!(next.ask(&spread, 4)[1..], first[1..4], "the next generation steps elsewhere");
+    }
+
+    #[test]
+    fn the_mean_of_the_best_half_weighs_the_best_most() {
+        let w = weights(4);
+        assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        assert!(w.windows(2).all(|p| p[0] > p[1]));
+        let spread = vec![1.0f32; 2];
+        let start = StyleRecipe::of_blend(&[("am_adam".to_string(), 1.0)]);
+        let mut refinement = Refinement::new(start.clone(), verdict(0.0), 1);
+        let at = |x: f32| StyleRecipe { timbre_offset: Some(vec![x, 0.0]), ..start.clone() };
+        let candidates = vec![at(0.0), at(1.0), at(2.0), at(-5.0), at(-6.0)];
+        let verdicts: Vec<Verdict> = [0.0, 1.0, 2.0, -5.0, -6.0].map(verdict).to_vec();
+        refinement.tell(&spread, &candidates, &verdicts);
+        let moved = refinement.current.timbre_offset.as_ref().unwrap()[0];
+        let w = weights(2);
+        assert!((moved as f64 - (2.0 * w[0] + w[1])).abs() < 1e-6, "{moved}");
     }
 }

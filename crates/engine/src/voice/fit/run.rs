@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::refine::Refinement;
+use super::refine::{Refinement, Snapshot};
 use super::search::Cmaes;
 use super::space::{StyleRecipe, StyleSpace};
 use super::{FitSettings, FittedVoice, HeldOutFigures};
@@ -38,6 +38,9 @@ pub trait Judge {
     /// Each recipe's similarity on sentences the fit never heard, as it
     /// sounds (through its own tone, if it has one).
     fn held_out(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>>;
+    /// Each recipe's similarity, as it sounds, on sentences that are
+    /// neither probe nor held-out: what the fit chooses its voice by.
+    fn validation(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>>;
 }
 
 /// Where a fit stands, saved after every generation so a killed fit resumes.
@@ -113,6 +116,21 @@ fn searched_best(judge: &dyn Judge, space: &StyleSpace, state: &FitCheckpoint) -
     })
 }
 
+/// The refinement's voice that sounds most like the reference on the
+/// validation sentences. The probe score climbs on two sentences; past a
+/// point the climb learns those sentences more than the speaker, and an
+/// earlier voice sounds more like the reference on others.
+fn chosen_voice(judge: &dyn Judge, choices: Vec<Snapshot>) -> Result<Snapshot> {
+    let recipes: Vec<StyleRecipe> = choices.iter().map(|c| c.recipe.clone()).collect();
+    let heard = judge.validation(&recipes)?;
+    for (choice, similarity) in choices.iter().zip(&heard) {
+        tracing::info!(generation = choice.generation, probes = choice.verdict.similarity, validation = similarity, "refined voice");
+    }
+    // The later voice wins a tie: it climbed further on the probes.
+    let at = heard.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(i, _)| i);
+    Ok(choices.into_iter().nth(at).expect("the refinement has a voice"))
+}
+
 /// Fits a voice. `starts` are the starting points to judge first (the best
 /// stock voice, the blend); `resume` a checkpoint of this same fit;
 /// `on_generation` sees each checkpoint and progress (an error from it
@@ -152,7 +170,7 @@ pub fn fit(
     let refining = settings.refine_share > 0.0;
     let search_budget = budget * (1.0 - settings.refine_share as f64);
     let resumed_at = state.seconds;
-    let mut best_similarity = state.refinement.as_ref().map_or(state.origin_verdict.similarity, |r| r.verdict.similarity);
+    let mut best_similarity = state.refinement.as_ref().map_or(state.origin_verdict.similarity, |r| r.judged.verdict.similarity);
     let generations_left = |done: u64| settings.max_generations.is_none_or(|g| done < g);
     // Seconds left, estimated from the time per generation so far.
     let seconds_left = |state: &FitCheckpoint| -> f64 {
@@ -207,14 +225,15 @@ pub fn fit(
             let refinement = state.refinement.as_mut().expect("the refinement was set above");
             let candidates = refinement.ask(space.timbre_spread(), settings.population);
             let verdicts = judge.judge(&candidates)?;
-            refinement.tell(&candidates, &verdicts);
-            best_similarity = best_similarity.max(refinement.verdict.similarity);
+            refinement.tell(space.timbre_spread(), &candidates, &verdicts);
+            best_similarity = best_similarity.max(refinement.judged.verdict.similarity);
             state.candidates += candidates.len() as u64;
             state.seconds = resumed_at + began.elapsed().as_secs_f64();
             on_generation(&state, &progress_of(&state, best_similarity))?;
         }
         let refinement = state.refinement.as_ref().expect("the refinement was set above");
-        (refinement.current.clone(), refinement.verdict.clone())
+        let chosen = chosen_voice(judge, refinement.choices())?;
+        (StyleRecipe { tone: None, ..chosen.recipe }, chosen.verdict)
     } else {
         searched_best(judge, space, &state)?
     };
@@ -279,6 +298,10 @@ mod tests {
 
         fn held_out(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>> {
             Ok(self.judge(recipes)?.iter().map(|v| v.similarity).collect())
+        }
+
+        fn validation(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>> {
+            self.held_out(recipes)
         }
     }
 
