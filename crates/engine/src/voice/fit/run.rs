@@ -226,6 +226,7 @@ pub fn fit(
             let candidates = refinement.ask(space.timbre_spread(), settings.population);
             let verdicts = judge.judge(&candidates)?;
             refinement.tell(space.timbre_spread(), &candidates, &verdicts);
+            tracing::debug!(generation = refinement.generation, step = refinement.step, similarity = refinement.judged.verdict.similarity, "refinement");
             best_similarity = best_similarity.max(refinement.judged.verdict.similarity);
             state.candidates += candidates.len() as u64;
             state.seconds = resumed_at + began.elapsed().as_secs_f64();
