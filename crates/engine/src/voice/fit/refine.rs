@@ -20,6 +20,7 @@ use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
 use super::run::{Verdict, BOUND};
+use super::search::StepLength;
 use super::space::StyleRecipe;
 
 /// The first step, in stock spreads per column.
@@ -63,14 +64,6 @@ pub struct Refinement {
     pub snapshots: Vec<Snapshot>,
 }
 
-/// Recombination weights for the best `parents` of a generation:
-/// log-rank, summing to one.
-fn weights(parents: usize) -> Vec<f64> {
-    let raw: Vec<f64> = (1..=parents).map(|i| ((parents as f64 + 0.5) / i as f64).ln()).collect();
-    let sum: f64 = raw.iter().sum();
-    raw.iter().map(|w| w / sum).collect()
-}
-
 impl Refinement {
     /// A refinement of `start`, judged as `verdict`.
     pub fn new(start: StyleRecipe, verdict: Verdict, seed: u64) -> Refinement {
@@ -83,10 +76,15 @@ impl Refinement {
     /// judged, each voice once.
     pub fn choices(&self) -> Vec<Snapshot> {
         let mut choices = self.snapshots.clone();
-        if choices.last().is_none_or(|last| last.recipe != self.judged.recipe) {
+        if self.judged_is_new() {
             choices.push(self.judged.clone());
         }
         choices
+    }
+
+    /// Whether the voice as last judged differs from the last snapshot.
+    fn judged_is_new(&self) -> bool {
+        self.snapshots.last().is_none_or(|last| last.recipe != self.judged.recipe)
     }
 
     /// The next generation: the current voice itself (so each generation
@@ -129,34 +127,27 @@ impl Refinement {
         self.judged = Snapshot { generation: self.generation, recipe: StyleRecipe { tone: verdict.tone.clone(), ..candidates[0].clone() }, verdict: verdict.clone() };
         let mut ranked: Vec<usize> = (1..candidates.len()).collect();
         ranked.sort_by(|a, b| verdicts[*b].fitness.total_cmp(&verdicts[*a].fitness));
-        let weights = weights(ranked.len().div_ceil(2));
+        let control = StepLength::new(ranked.len().div_ceil(2), spread.len());
         let base = self.offset(spread.len());
         let mut mean = vec![0.0f64; spread.len()];
-        for (w, at) in weights.iter().zip(&ranked) {
+        for (w, at) in control.weights.iter().zip(&ranked) {
             let offset = candidates[*at].timbre_offset.as_deref().unwrap_or(&base);
             for (m, o) in mean.iter_mut().zip(offset) {
                 *m += w * *o as f64;
             }
         }
-        // Cumulative step-length adaptation: the path of the mean's moves
-        // in units of the step; longer than a random walk's, the step grows.
-        let mu_eff = 1.0 / weights.iter().map(|w| w * w).sum::<f64>();
-        let n = spread.len() as f64;
-        let c = (mu_eff + 2.0) / (n + mu_eff + 5.0);
-        let damping = 1.0 + c;
+        // The path of the mean's moves in units of the step: longer than a
+        // random walk's, the step grows.
         if self.path.len() != spread.len() {
             self.path = vec![0.0; spread.len()];
         }
-        for ((p, (m, b)), s) in self.path.iter_mut().zip(mean.iter().zip(&base)).zip(spread) {
-            let z = (m - *b as f64) / (self.step * (*s as f64).max(f64::EPSILON));
-            *p = (1.0 - c) * *p + (c * (2.0 - c) * mu_eff).sqrt() * z;
-        }
+        let moved: Vec<f64> = mean.iter().zip(&base).zip(spread).map(|((m, b), s)| (m - *b as f64) / (self.step * (*s as f64).max(f64::EPSILON))).collect();
+        control.follow(&mut self.path, &moved);
         let length = self.path.iter().map(|p| p * p).sum::<f64>().sqrt();
-        let expected = n.sqrt() * (1.0 - 1.0 / (4.0 * n) + 1.0 / (21.0 * n * n));
-        self.step = (self.step * ((c / damping) * (length / expected - 1.0)).exp()).clamp(STEPS.0, STEPS.1);
+        self.step = (self.step * control.factor(length)).clamp(STEPS.0, STEPS.1);
         self.current = StyleRecipe { timbre_offset: Some(mean.iter().map(|m| *m as f32).collect()), tone: None, ..self.current.clone() };
         self.generation += 1;
-        if self.generation % SNAPSHOT_EVERY == 0 && self.snapshots.last().is_none_or(|last| last.recipe != self.judged.recipe) {
+        if self.generation.is_multiple_of(SNAPSHOT_EVERY) && self.judged_is_new() {
             self.snapshots.push(self.judged.clone());
         }
     }
@@ -244,7 +235,7 @@ mod tests {
 
     #[test]
     fn the_mean_of_the_best_half_weighs_the_best_most() {
-        let w = weights(4);
+        let w = StepLength::new(4, 2).weights;
         assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-12);
         assert!(w.windows(2).all(|p| p[0] > p[1]));
         let spread = vec![1.0f32; 2];
@@ -255,7 +246,7 @@ mod tests {
         let verdicts: Vec<Verdict> = [0.0, 1.0, 2.0, -5.0, -6.0].map(verdict).to_vec();
         refinement.tell(&spread, &candidates, &verdicts);
         let moved = refinement.current.timbre_offset.as_ref().unwrap()[0];
-        let w = weights(2);
+        let w = StepLength::new(2, 2).weights;
         assert!((moved as f64 - (2.0 * w[0] + w[1])).abs() < 1e-6, "{moved}");
     }
 }

@@ -117,9 +117,9 @@ fn searched_best(judge: &dyn Judge, space: &StyleSpace, state: &FitCheckpoint) -
 }
 
 /// The refinement's voice that sounds most like the reference on the
-/// validation sentences. The probe score climbs on two sentences; past a
-/// point the climb learns those sentences more than the speaker, and an
-/// earlier voice sounds more like the reference on others.
+/// validation sentences. The probe score is heard on two sentences only,
+/// and the climb does not rise evenly on others: a snapshot from before
+/// the end may sound more like the reference there.
 fn chosen_voice(judge: &dyn Judge, choices: Vec<Snapshot>) -> Result<Snapshot> {
     let recipes: Vec<StyleRecipe> = choices.iter().map(|c| c.recipe.clone()).collect();
     let heard = judge.validation(&recipes)?;

@@ -34,16 +34,52 @@ pub struct Cmaes {
     pub best: Option<(Vec<f64>, f64)>,
 }
 
-struct Constants {
-    mu: usize,
-    weights: Vec<f64>,
-    mu_eff: f64,
-    c_sigma: f64,
+/// Log-rank recombination weights and cumulative step-length adaptation
+/// (CSA), as CMA-ES sets them: shared by the search and the refinement.
+pub(super) struct StepLength {
+    /// Weights of a generation's best `parents`, best first, summing to one.
+    pub weights: Vec<f64>,
+    pub mu_eff: f64,
+    pub c_sigma: f64,
     d_sigma: f64,
+    /// The expected length of an `n`-dimensional standard normal vector.
+    pub chi_n: f64,
+}
+
+impl StepLength {
+    /// The constants for the best `parents` of a generation in `n` dimensions.
+    pub fn new(parents: usize, n: usize) -> StepLength {
+        let n = n as f64;
+        let raw: Vec<f64> = (0..parents).map(|i| ((parents as f64) + 0.5).ln() - ((i + 1) as f64).ln()).collect();
+        let total: f64 = raw.iter().sum();
+        let weights: Vec<f64> = raw.iter().map(|w| w / total).collect();
+        let mu_eff = 1.0 / weights.iter().map(|w| w * w).sum::<f64>();
+        let c_sigma = (mu_eff + 2.0) / (n + mu_eff + 5.0);
+        let d_sigma = 1.0 + 2.0 * (((mu_eff - 1.0) / (n + 1.0)).sqrt() - 1.0).max(0.0) + c_sigma;
+        let chi_n = n.sqrt() * (1.0 - 1.0 / (4.0 * n) + 1.0 / (21.0 * n * n));
+        StepLength { weights, mu_eff, c_sigma, d_sigma, chi_n }
+    }
+
+    /// Folds the mean's move, in units of the step (whitened), into `path`.
+    pub fn follow(&self, path: &mut [f64], moved: &[f64]) {
+        let gain = (self.c_sigma * (2.0 - self.c_sigma) * self.mu_eff).sqrt();
+        for (p, m) in path.iter_mut().zip(moved) {
+            *p = (1.0 - self.c_sigma) * *p + gain * m;
+        }
+    }
+
+    /// What the step is multiplied by for a path of length `path_length`:
+    /// more than one when the path is longer than a random walk's.
+    pub fn factor(&self, path_length: f64) -> f64 {
+        ((self.c_sigma / self.d_sigma) * (path_length / self.chi_n - 1.0)).exp()
+    }
+}
+
+struct Constants {
+    step: StepLength,
     c_c: f64,
     c_1: f64,
     c_mu: f64,
-    chi_n: f64,
 }
 
 impl Cmaes {
@@ -72,18 +108,12 @@ impl Cmaes {
 
     fn constants(&self) -> Constants {
         let n = self.n as f64;
-        let mu = self.population / 2;
-        let raw: Vec<f64> = (0..mu).map(|i| ((mu as f64) + 0.5).ln() - ((i + 1) as f64).ln()).collect();
-        let total: f64 = raw.iter().sum();
-        let weights: Vec<f64> = raw.iter().map(|w| w / total).collect();
-        let mu_eff = 1.0 / weights.iter().map(|w| w * w).sum::<f64>();
-        let c_sigma = (mu_eff + 2.0) / (n + mu_eff + 5.0);
-        let d_sigma = 1.0 + 2.0 * (((mu_eff - 1.0) / (n + 1.0)).sqrt() - 1.0).max(0.0) + c_sigma;
+        let step = StepLength::new(self.population / 2, self.n);
+        let mu_eff = step.mu_eff;
         let c_c = (4.0 + mu_eff / n) / (n + 4.0 + 2.0 * mu_eff / n);
         let c_1 = 2.0 / ((n + 1.3).powi(2) + mu_eff);
         let c_mu = (1.0 - c_1).min(2.0 * (mu_eff - 2.0 + 1.0 / mu_eff) / ((n + 2.0).powi(2) + mu_eff));
-        let chi_n = n.sqrt() * (1.0 - 1.0 / (4.0 * n) + 1.0 / (21.0 * n * n));
-        Constants { mu, weights, mu_eff, c_sigma, d_sigma, c_c, c_1, c_mu, chi_n }
+        Constants { step, c_c, c_1, c_mu }
     }
 
     /// `B` (eigenvectors as rows) and `D` (square roots of the eigenvalues).
@@ -125,9 +155,9 @@ impl Cmaes {
                 self.best = Some((candidates[top].clone(), fitness[top]));
             }
         }
-        let steps: Vec<Vec<f64>> = order.iter().take(k.mu).map(|&i| candidates[i].iter().zip(&self.mean).map(|(x, m)| (x - m) / self.sigma).collect()).collect();
+        let steps: Vec<Vec<f64>> = order.iter().take(k.step.weights.len()).map(|&i| candidates[i].iter().zip(&self.mean).map(|(x, m)| (x - m) / self.sigma).collect()).collect();
         let mut y_w = vec![0.0; n];
-        for (w, y) in k.weights.iter().zip(&steps) {
+        for (w, y) in k.step.weights.iter().zip(&steps) {
             for (acc, yi) in y_w.iter_mut().zip(y) {
                 *acc += w * yi;
             }
@@ -144,26 +174,23 @@ impl Cmaes {
                 *acc += r * projection;
             }
         }
-        let sigma_gain = (k.c_sigma * (2.0 - k.c_sigma) * k.mu_eff).sqrt();
-        for (p, w) in self.p_sigma.iter_mut().zip(&whitened) {
-            *p = (1.0 - k.c_sigma) * *p + sigma_gain * w;
-        }
+        k.step.follow(&mut self.p_sigma, &whitened);
         let p_sigma_norm = self.p_sigma.iter().map(|p| p * p).sum::<f64>().sqrt();
         let generations = (self.generation + 1) as i32;
-        let h_sigma = p_sigma_norm / (1.0 - (1.0 - k.c_sigma).powi(2 * generations)).sqrt() < (1.4 + 2.0 / (n as f64 + 1.0)) * k.chi_n;
+        let h_sigma = p_sigma_norm / (1.0 - (1.0 - k.step.c_sigma).powi(2 * generations)).sqrt() < (1.4 + 2.0 / (n as f64 + 1.0)) * k.step.chi_n;
         let h = if h_sigma { 1.0 } else { 0.0 };
-        let c_gain = (k.c_c * (2.0 - k.c_c) * k.mu_eff).sqrt();
+        let c_gain = (k.c_c * (2.0 - k.c_c) * k.step.mu_eff).sqrt();
         for (p, y) in self.p_c.iter_mut().zip(&y_w) {
             *p = (1.0 - k.c_c) * *p + h * c_gain * y;
         }
         let keep = 1.0 - k.c_1 - k.c_mu + (1.0 - h) * k.c_1 * k.c_c * (2.0 - k.c_c);
         for i in 0..n {
             for j in 0..n {
-                let rank_mu: f64 = k.weights.iter().zip(&steps).map(|(w, y)| w * y[i] * y[j]).sum();
+                let rank_mu: f64 = k.step.weights.iter().zip(&steps).map(|(w, y)| w * y[i] * y[j]).sum();
                 self.cov[i * n + j] = keep * self.cov[i * n + j] + k.c_1 * self.p_c[i] * self.p_c[j] + k.c_mu * rank_mu;
             }
         }
-        self.sigma *= ((k.c_sigma / k.d_sigma) * (p_sigma_norm / k.chi_n - 1.0)).exp();
+        self.sigma *= k.step.factor(p_sigma_norm);
         self.generation += 1;
     }
 }
