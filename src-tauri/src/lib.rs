@@ -7,6 +7,7 @@ mod delivery_commands;
 mod dub_commands;
 mod menu;
 mod picture_server;
+mod renderer_watch;
 mod studio;
 mod settings_commands;
 mod take_commands;
@@ -40,6 +41,9 @@ pub fn run() {
                     }
                 }
             });
+            if let Some(window) = app.get_webview_window("main") {
+                renderer_watch::watch(&window)?;
+            }
             app.set_menu(menu::build(app.handle())?)?;
             app.on_menu_event(menu::handle);
             Ok(())

@@ -4,6 +4,7 @@
 // with the engine replaced by a stand-in.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { PictureSource, VideoInfo } from "../engine";
+import type { FollowState } from "./picture";
 
 const engine = vi.hoisted(() => ({ answers: [] as (() => Promise<unknown>)[] }));
 vi.mock("../engine", () => ({
@@ -17,32 +18,57 @@ const info: VideoInfo = { container: "mov,mp4,m4a,3gp,3g2,mj2", codec: "h264", w
 const source = (over: Partial<PictureSource> = {}): PictureSource => ({ url: "http://127.0.0.1:4000/picture/a.mp4", info, proxy: false, ...over });
 
 describe("followStep", () => {
+  const at = (over: Partial<FollowState>): FollowState => ({
+    videoTime: 10,
+    videoPaused: false,
+    target: 10,
+    playing: true,
+    frameRate: 25,
+    drift: 0,
+    startLead: 0,
+    jumpMargin: 0.3,
+    ...over,
+  });
+
   it("paused: seeks to the playhead when more than half a frame off, and stays paused", () => {
-    expect(followStep(10, 10.019, false, 25)).toEqual({ seekTo: null, rate: 1, play: false });
-    expect(followStep(10, 10.021, false, 25)).toEqual({ seekTo: 10.021, rate: 1, play: false });
-    expect(followStep(12, 3, false, 25)).toEqual({ seekTo: 3, rate: 1, play: false });
+    expect(followStep(at({ playing: false, videoPaused: true, target: 10.019 }))).toEqual({ seekTo: null, play: false });
+    expect(followStep(at({ playing: false, videoPaused: true, target: 10.021 }))).toEqual({ seekTo: 10.021, play: false });
+    expect(followStep(at({ playing: false, videoPaused: false, target: 3, videoTime: 12 }))).toEqual({ seekTo: 3, play: false });
   });
 
-  it("playing: seeks beyond 0.25 s of drift, either way", () => {
-    expect(followStep(10.3, 10, true, 25)).toEqual({ seekTo: 10, rate: 1, play: true });
-    expect(followStep(9.7, 10, true, 25)).toEqual({ seekTo: 10, rate: 1, play: true });
+  it("playing: plays on while its averaged drift is within half a frame, or not yet settled", () => {
+    expect(followStep(at({ drift: 0.019 }))).toEqual({ seekTo: null, play: true });
+    expect(followStep(at({ drift: -0.019 }))).toEqual({ seekTo: null, play: true });
+    // One frame's drift does not count: only the average does.
+    expect(followStep(at({ target: 10.15, drift: 0 }))).toEqual({ seekTo: null, play: true });
+    expect(followStep(at({ target: 10.15, drift: null }))).toEqual({ seekTo: null, play: true });
   });
 
-  it("playing: keeps the playhead's frame on screen, correcting past half a frame until back within a quarter", () => {
-    // A frame's time is its start: at 10.000 the frame 10.000–10.040 is shown for playheads up to 10.04.
-    expect(followStep(10, 10.02, true, 25)).toEqual({ seekTo: null, rate: 1, play: true });
-    expect(followStep(10, 10.035, true, 25)).toEqual({ seekTo: null, rate: 1, play: true });
-    // A frame behind (more than half a frame from the frame's middle): faster; ahead: slower.
-    expect(followStep(10, 10.05, true, 25)).toEqual({ seekTo: null, rate: 1.05, play: true });
-    expect(followStep(10.05, 10, true, 25)).toEqual({ seekTo: null, rate: 0.95, play: true });
-    // Correcting, it keeps its rate until within a quarter frame, then plays at 1.
-    expect(followStep(10, 10.035, true, 25, 1.05).rate).toBe(1.05);
-    expect(followStep(10, 10.025, true, 25, 1.05).rate).toBe(1);
+  it("playing: a video ahead pauses and waits; one behind jumps ahead, paused", () => {
+    expect(followStep(at({ drift: 0.021 }))).toEqual({ seekTo: null, play: false });
+    const behind = followStep(at({ drift: -0.021, target: 10.05 }));
+    expect(behind.play).toBe(false);
+    expect(behind.seekTo).toBeCloseTo(10.35, 9);
+  });
+
+  it("playing: a video far off either way jumps at once", () => {
+    expect(followStep(at({ target: 12, drift: null }))).toEqual({ seekTo: 12.3, play: false });
+    expect(followStep(at({ target: 9, drift: null, jumpMargin: 0.5 }))).toEqual({ seekTo: 9.5, play: false });
+  });
+
+  it("playing: a waiting video starts when the playhead is within its start-up time of it", () => {
+    expect(followStep(at({ videoPaused: true, videoTime: 10.3, target: 10.2 }))).toEqual({ seekTo: null, play: false });
+    expect(followStep(at({ videoPaused: true, videoTime: 10.3, target: 10.2, startLead: 0.15 }))).toEqual({ seekTo: null, play: true });
+    expect(followStep(at({ videoPaused: true, videoTime: 10.3, target: 10.3 }))).toEqual({ seekTo: null, play: true });
+    // A paused video the playhead has passed jumps ahead of it first.
+    const passed = followStep(at({ videoPaused: true, videoTime: 10, target: 10.05 }));
+    expect(passed.play).toBe(false);
+    expect(passed.seekTo).toBeCloseTo(10.35, 9);
   });
 
   it("takes a missing frame rate as 25 fps", () => {
-    expect(followStep(10, 10.019, false, 0).seekTo).toBeNull();
-    expect(followStep(10, 10.021, false, 0).seekTo).toBe(10.021);
+    expect(followStep(at({ playing: false, frameRate: 0, target: 10.019 })).seekTo).toBeNull();
+    expect(followStep(at({ playing: false, frameRate: 0, target: 10.021 })).seekTo).toBe(10.021);
   });
 });
 
@@ -108,14 +134,14 @@ describe("the picture pane", () => {
     const p = new PicturePane(() => clock);
     document.body.replaceChildren(p.element);
     const video = p.video;
-    const media = { readyState: 0, currentTime: 0, paused: true, duration: NaN, seeking: false, error: null as MediaError | null };
+    const media = { readyState: 0, currentTime: 0, paused: true, duration: NaN, seeking: false, error: null as MediaError | null, seeks: 0 };
     Object.defineProperties(video, {
       readyState: { get: () => media.readyState },
       duration: { get: () => media.duration },
       seeking: { get: () => media.seeking },
       paused: { get: () => media.paused },
       error: { get: () => media.error },
-      currentTime: { get: () => media.currentTime, set: (t: number) => (media.currentTime = t) },
+      currentTime: { get: () => media.currentTime, set: (t: number) => ((media.currentTime = t), media.seeks++) },
     });
     video.play = vi.fn(async () => void (media.paused = false));
     video.pause = vi.fn(() => void (media.paused = true));
@@ -149,11 +175,11 @@ describe("the picture pane", () => {
     // Playing: the target moves on between reports, the video plays.
     clock = 1000;
     p.follow(12.5, true, 30);
-    clock = 1100;
+    clock = 1010;
     frame();
-    expect(video.dataset.target).toBe("12.600");
+    expect(video.dataset.target).toBe("12.510");
     expect(media.paused).toBe(false);
-    expect(video.playbackRate).toBe(1.05); // 0.1 s behind: a little faster
+    expect(media.currentTime).toBe(12.5);
 
     // Paused again: the video pauses where the engine stopped.
     p.follow(13, false, 30);
@@ -167,6 +193,79 @@ describe("the picture pane", () => {
     frame();
     expect(frames.length).toBe(0);
     expect(video.hasAttribute("src")).toBe(false);
+  });
+
+  it("playing, chases the playhead without a rate change: waits when ahead, jumps when behind, and learns its start-up", async () => {
+    engine.answers.push(async () => source());
+    const { p, video, media } = pane();
+    await p.load(7, "scene.mp4");
+    media.readyState = 4;
+    media.duration = 60;
+    clock = 0;
+    p.follow(5, true, 60);
+    /** Up to `frames` frames at 60 Hz; a playing video starts `startUp` frames after it is told, then keeps time. */
+    let waitFrames = 0;
+    const run = (frames: number, until: () => boolean, startUp = 0) => {
+      for (let i = 0; i < frames && !until(); i++) {
+        clock += 1000 / 60;
+        if (!media.paused) {
+          if (waitFrames > 0) waitFrames -= 1;
+          else media.currentTime += 1 / 60;
+        }
+        const wasPaused = media.paused;
+        frame();
+        if (wasPaused && !media.paused) waitFrames = startUp;
+      }
+    };
+    media.currentTime = 5;
+    frame(); // starts the video where the playhead is
+    expect(media.paused).toBe(false);
+
+    // In step with the playhead: ten seconds without a seek or a pause.
+    run(600, () => media.seeks > 0 || media.paused);
+    expect(media.seeks).toBe(0);
+    expect(media.paused).toBe(false);
+
+    // A video that runs ahead (here, moved on by a frame and a half) pauses and waits for the playhead.
+    media.currentTime += 0.06;
+    run(60, () => media.paused);
+    expect(media.paused).toBe(true);
+    const waitingAt = media.currentTime;
+    run(60, () => !media.paused);
+    expect(media.paused).toBe(false);
+    expect(Number(video.dataset.target)).toBeGreaterThanOrEqual(waitingAt - 1e-9);
+    expect(media.seeks).toBe(0);
+
+    // A video that falls behind jumps, paused, ahead of the playhead: the jump takes 0.2 s.
+    media.currentTime -= 0.06;
+    run(60, () => media.seeks > 0);
+    expect(media.seeks).toBe(1);
+    expect(media.paused).toBe(true);
+    expect(media.currentTime - Number(video.dataset.target)).toBeCloseTo(0.3, 2);
+    media.seeking = true;
+    clock += 200;
+    frame();
+    media.seeking = false;
+    video.dispatchEvent(new Event("seeked"));
+
+    // It waits there and starts when the playhead reaches it; this start takes 6 frames (0.1 s),
+    // which leaves the video behind once: the next start is that much earlier.
+    run(60, () => !media.paused, 6);
+    expect(media.paused).toBe(false);
+    run(120, () => media.seeks > 1 || media.paused, 6);
+    run(120, () => !media.paused, 6);
+    run(120, () => false, 6);
+    const drift = media.currentTime - Number(video.dataset.target);
+    expect(Math.abs(drift)).toBeLessThanOrEqual(0.02);
+    expect(video.playbackRate).toBe(1);
+    expect(media.seeks).toBeLessThanOrEqual(2);
+
+    // The jump took 0.2 s: the next lands twice that ahead of the playhead.
+    const seeks = media.seeks;
+    media.currentTime -= 0.5;
+    run(5, () => media.seeks > seeks);
+    expect(media.currentTime - Number(video.dataset.target)).toBeCloseTo(0.4, 2);
+    p.dispose();
   });
 
   it("offers a proxy when the window cannot play the codec, and plays the proxy it makes", async () => {

@@ -11,40 +11,71 @@ import type { PictureSource, VideoInfo } from "../engine";
 import { el } from "../dom";
 import { videoSummary } from "./delivery";
 
-/** Playing further than this from the playhead, the video seeks (seconds). */
-const SEEK_DRIFT = 0.25;
-/** The rates a playing video is nudged to when it runs a frame ahead or behind. */
-const RATE_SLOWER = 0.95;
-const RATE_FASTER = 1.05;
+/** Playing further than this from the playhead, the video jumps at once (seconds). */
+const JUMP_DRIFT = 0.25;
+/** Frames of drift the average takes in before the video is judged by it. */
+const SETTLE_FRAMES = 15;
+/** How much of each frame's drift goes into the average. */
+const DRIFT_SMOOTHING = 0.1;
+/** The least a jump lands ahead of the playhead (seconds): the video then
+ * waits, paused, for the playhead to reach it. */
+const MIN_JUMP_MARGIN = 0.3;
+/** The most the video is started ahead of the playhead reaching it (seconds). */
+const MAX_START_LEAD = 0.2;
 /** When the video says nothing of its frame rate. */
 const FALLBACK_FPS = 25;
 /** `HTMLMediaElement.HAVE_METADATA`: its duration and size are known, so it can seek. */
 const HAVE_METADATA = 1;
 
-/** What the video is told on one frame: seek (or not), its playback rate, and play or stay paused. */
+/** What the video is told on one frame: seek (or not), and play or be paused. */
 export interface FollowStep {
   seekTo: number | null;
-  rate: number;
   play: boolean;
 }
 
-/** The correction for one frame. Paused, the video seeks to the playhead
- * whenever it shows another frame (more than half a frame off). Playing,
- * it seeks when more than 0.25 s off; otherwise the frame on screen (whose
- * middle is half a frame past its time, which is its start) is kept on the
- * playhead's frame: once it drifts more than half a frame the video plays
- * a little slower or faster (`rate`, the rate it plays at now) until it is
- * back within a quarter frame. The rate changes only at those two marks:
- * every change of rate is a seek inside the web view's player, and
- * changing it every frame stalled the page. */
-export function followStep(videoTime: number, target: number, playing: boolean, frameRate: number, rate = 1): FollowStep {
-  const frame = 1 / (frameRate > 0 ? frameRate : FALLBACK_FPS);
-  if (!playing) return { seekTo: Math.abs(videoTime - target) > frame / 2 ? target : null, rate: 1, play: false };
-  const drift = videoTime + frame / 2 - target;
-  if (Math.abs(drift) > SEEK_DRIFT) return { seekTo: target, rate: 1, play: true };
-  const correcting = rate !== 1 && Math.abs(drift) > frame / 4;
-  if (!correcting && Math.abs(drift) <= frame / 2) return { seekTo: null, rate: 1, play: true };
-  return { seekTo: null, rate: drift > 0 ? RATE_SLOWER : RATE_FASTER, play: true };
+/** What one frame's correction is decided on. */
+export interface FollowState {
+  /** The video's time and whether it is paused. */
+  videoTime: number;
+  videoPaused: boolean;
+  /** The playhead, and whether the engine plays. */
+  target: number;
+  playing: boolean;
+  frameRate: number;
+  /** The video's drift from the playhead (its time less the playhead's;
+   * positive when ahead), averaged over its last frames of playing; null
+   * until it has settled. */
+  drift: number | null;
+  /** How long before the playhead reaches a waiting video it is started
+   * (its start-up time, learned). */
+  startLead: number;
+  /** How far ahead of the playhead a jump lands (longer than a seek takes). */
+  jumpMargin: number;
+}
+
+/** The correction for one frame: the video chases the playhead.
+ *
+ * Paused, the video seeks to the playhead whenever it shows another frame
+ * (more than half a frame off). Playing, it plays at its own rate while
+ * its averaged drift stays within half a frame. A video ahead pauses and
+ * waits for the playhead; one behind (or far off either way) jumps,
+ * paused, a little ahead of the playhead and waits there. A waiting video
+ * starts `startLead` before the playhead reaches it. The playback rate is
+ * never nudged: the web view's player makes every rate change a flushing
+ * seek, each a stall of the picture, and a stream of them could crash its
+ * renderer; a pause, a wait and a play cost none. */
+export function followStep(state: FollowState): FollowStep {
+  const { videoTime, videoPaused, target, playing, drift } = state;
+  const frame = 1 / (state.frameRate > 0 ? state.frameRate : FALLBACK_FPS);
+  const jump = { seekTo: target + state.jumpMargin, play: false };
+  if (!playing) return { seekTo: Math.abs(videoTime - target) > frame / 2 ? target : null, play: false };
+  if (videoPaused) {
+    if (videoTime < target - frame / 2) return jump;
+    return { seekTo: null, play: target + state.startLead >= videoTime };
+  }
+  if (Math.abs(videoTime - target) > JUMP_DRIFT) return jump;
+  if (drift !== null && drift < -frame / 2) return jump;
+  return { seekTo: null, play: drift === null || drift <= frame / 2 };
 }
 
 /** The engine's last word on its transport, and when it came (`performance.now()`). */
@@ -95,6 +126,16 @@ export class PicturePane {
   private source: PictureSource | null = null;
   private report: TransportReport = { position: 0, playing: false, length: 0, looping: null, at: 0 };
   private frame: number | null = null;
+  /** The video's drift from the playhead, averaged over the frames it has played since it last started. */
+  private drift = 0;
+  private driftFrames = 0;
+  /** Whether the video started since its drift last settled (its start-up is then learned from it). */
+  private started = false;
+  /** See {@link FollowState}: learned as the video plays. */
+  private startLead = 0;
+  private jumpMargin = MIN_JUMP_MARGIN;
+  /** When the jump in flight was asked (`now()`), or null. */
+  private jumpAt: number | null = null;
   /** Bumped by each load: an older answer arriving later is dropped. */
   private generation = 0;
   private disposed = false;
@@ -107,6 +148,7 @@ export class PicturePane {
       if (this.source) this.show("ready", this.summary());
     });
     this.video.addEventListener("error", () => this.failed());
+    this.video.addEventListener("seeked", () => this.seeked());
     this.statusHost = el("div", { class: "picture-status" });
     this.element = el("section", { class: "picture-pane", id: "picture-pane" }, this.video, this.statusHost);
     this.show("loading", "Loading the picture…");
@@ -221,20 +263,62 @@ export class PicturePane {
   };
 
   /** One frame: the playhead (within the video), written to
-   * `data-target`, and the video corrected towards it. */
+   * `data-target` (and when, to `data-target-at`), and the video
+   * corrected towards it. */
   private step(source: PictureSource): void {
     const video = this.video;
     const fps = source.info.frameRate > 0 ? source.info.frameRate : FALLBACK_FPS;
     const end = Number.isFinite(video.duration) && video.duration > 0 ? video.duration : source.info.durationS > 0 ? source.info.durationS : Infinity;
-    const target = Math.min(playheadAt(this.report, this.now()), end);
+    const now = this.now();
+    const target = Math.min(playheadAt(this.report, now), end);
     video.dataset.target = target.toFixed(3);
+    video.dataset.targetAt = now.toFixed(1);
     if (video.readyState < HAVE_METADATA || video.seeking || video.error) return;
     // At the video's end it stays on its last frame (playing an ended video starts it again).
     const playing = this.report.playing && target < end - 0.5 / fps;
-    const step = followStep(video.currentTime, target, playing, fps, video.playbackRate);
-    if (step.seekTo !== null) video.currentTime = step.seekTo;
-    if (video.playbackRate !== step.rate) video.playbackRate = step.rate;
-    if (step.play && video.paused) video.play()?.catch(() => {});
-    else if (!step.play && !video.paused) video.pause();
+    const settled = this.settle(video, target, playing);
+    const step = followStep({
+      videoTime: video.currentTime,
+      videoPaused: video.paused,
+      target,
+      playing,
+      frameRate: fps,
+      drift: settled,
+      startLead: this.startLead,
+      jumpMargin: this.jumpMargin,
+    });
+    if (step.seekTo !== null) {
+      this.jumpAt = playing ? this.now() : null;
+      video.currentTime = step.seekTo;
+    }
+    if (step.play && video.paused) {
+      this.started = true;
+      video.play()?.catch(() => {});
+    } else if (!step.play && !video.paused) video.pause();
+  }
+
+  /** Takes this frame's drift into the average; returns the average once
+   * it has settled (else null). The first settled average after a start
+   * is how late (or early) that start was, and corrects the next. */
+  private settle(video: HTMLVideoElement, target: number, playing: boolean): number | null {
+    if (!playing || video.paused) {
+      this.driftFrames = 0;
+      return null;
+    }
+    const drift = video.currentTime - target;
+    this.drift = this.driftFrames === 0 ? drift : this.drift + DRIFT_SMOOTHING * (drift - this.drift);
+    this.driftFrames += 1;
+    if (this.driftFrames < SETTLE_FRAMES) return null;
+    if (this.started) {
+      this.started = false;
+      this.startLead = Math.min(Math.max(this.startLead - this.drift, 0), MAX_START_LEAD);
+    }
+    return this.drift;
+  }
+
+  /** A seek landed: a jump made while playing tells how long jumps take. */
+  private seeked(): void {
+    if (this.jumpAt !== null) this.jumpMargin = Math.max(MIN_JUMP_MARGIN, (2 * (this.now() - this.jumpAt)) / 1000);
+    this.jumpAt = null;
   }
 }
