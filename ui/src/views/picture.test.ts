@@ -60,6 +60,10 @@ describe("followStep", () => {
     expect(followStep(at({ videoPaused: true, videoTime: 10.3, target: 10.2 }))).toEqual({ seekTo: null, play: false });
     expect(followStep(at({ videoPaused: true, videoTime: 10.3, target: 10.2, startLead: 0.15 }))).toEqual({ seekTo: null, play: true });
     expect(followStep(at({ videoPaused: true, videoTime: 10.3, target: 10.3 }))).toEqual({ seekTo: null, play: true });
+    // The playhead moved back while the video waited: it does not wait for it, it jumps.
+    const back = followStep(at({ videoPaused: true, videoTime: 14, target: 10 }));
+    expect(back.play).toBe(false);
+    expect(back.seekTo).toBeCloseTo(10.3, 9);
     // A paused video the playhead has passed jumps ahead of it first.
     const passed = followStep(at({ videoPaused: true, videoTime: 10, target: 10.05 }));
     expect(passed.play).toBe(false);

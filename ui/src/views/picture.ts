@@ -60,7 +60,8 @@ export interface FollowState {
  * its averaged drift stays within half a frame. A video ahead pauses and
  * waits for the playhead; one behind (or far off either way) jumps,
  * paused, a little ahead of the playhead and waits there. A waiting video
- * starts `startLead` before the playhead reaches it. The playback rate is
+ * starts `startLead` before the playhead reaches it, and jumps again if
+ * the playhead passes it or moves back. The playback rate is
  * never nudged: the web view's player makes every rate change a flushing
  * seek, each a stall of the picture, and a stream of them could crash its
  * renderer; a pause, a wait and a play cost none. */
@@ -70,7 +71,8 @@ export function followStep(state: FollowState): FollowStep {
   const jump = { seekTo: target + state.jumpMargin, play: false };
   if (!playing) return { seekTo: Math.abs(videoTime - target) > frame / 2 ? target : null, play: false };
   if (videoPaused) {
-    if (videoTime < target - frame / 2) return jump;
+    // Passed by the playhead, or further ahead than any jump lands (the playhead moved back): jump.
+    if (videoTime < target - frame / 2 || videoTime > target + state.jumpMargin + JUMP_DRIFT) return jump;
     return { seekTo: null, play: target + state.startLead >= videoTime };
   }
   if (Math.abs(videoTime - target) > JUMP_DRIFT) return jump;
