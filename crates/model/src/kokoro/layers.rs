@@ -216,7 +216,13 @@ impl ConvTranspose1d {
 
 impl Module for ConvTranspose1d {
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        let y = if self.groups == 1 {
+        let y = if self.groups == 1 && self.output_padding == 0 {
+            // Candle's fast transposed convolution (col2im) takes no padding:
+            // padding only crops the unpadded output's ends.
+            let full = x.conv_transpose1d(&self.weight, 0, 0, self.stride, 1, 1)?;
+            let length = full.dim(2)?;
+            full.narrow(2, self.padding, length - 2 * self.padding)?
+        } else if self.groups == 1 {
             x.conv_transpose1d(&self.weight, self.padding, self.output_padding, self.stride, 1, 1)?
         } else {
             depthwise_conv_transpose1d(x, &self.weight, self.padding, self.output_padding, self.stride)?
@@ -428,6 +434,46 @@ mod tests {
         x + ax.sin()?.sqr()?.broadcast_div(alpha)?
     }
     use candle_core::Device;
+
+    #[test]
+    fn padded_transposed_conv_matches_the_direct_definition() {
+        // The generator's upsamplers: groups 1, stride s, padding p (cropped
+        // from the unpadded output). y[o, i·s − p + j] += x[c, i]·w[c, o, j] + b[o].
+        let dev = Device::Cpu;
+        for (ci, co, t, k, s, p) in [(3usize, 2usize, 5usize, 20usize, 10usize, 5usize), (2, 3, 7, 6, 3, 2), (2, 2, 4, 4, 2, 0)] {
+            let xs: Vec<f32> = (0..ci * t).map(|v| ((v * 7 % 11) as f32 - 5.0) / 4.0).collect();
+            let ws: Vec<f32> = (0..ci * co * k).map(|v| ((v * 5 % 13) as f32 - 6.0) / 8.0).collect();
+            let bs: Vec<f32> = (0..co).map(|v| v as f32 * 0.5 - 0.25).collect();
+            let layer = ConvTranspose1d {
+                weight: Tensor::from_vec(ws.clone(), (ci, co, k), &dev).unwrap(),
+                bias: Tensor::from_vec(bs.clone(), co, &dev).unwrap(),
+                padding: p,
+                output_padding: 0,
+                stride: s,
+                groups: 1,
+            };
+            let x = Tensor::from_vec(xs.clone(), (1, ci, t), &dev).unwrap();
+            let got: Vec<f32> = layer.forward(&x).unwrap().flatten_all().unwrap().to_vec1().unwrap();
+            let len = (t - 1) * s - 2 * p + k;
+            let mut want: Vec<f32> = (0..co * len).map(|i| bs[i / len]).collect();
+            for c in 0..ci {
+                for o in 0..co {
+                    for i in 0..t {
+                        for j in 0..k {
+                            let pos = (i * s + j) as isize - p as isize;
+                            if pos >= 0 && (pos as usize) < len {
+                                want[o * len + pos as usize] += xs[c * t + i] * ws[(c * co + o) * k + j];
+                            }
+                        }
+                    }
+                }
+            }
+            assert_eq!(got.len(), want.len(), "length for k {k}, stride {s}, padding {p}");
+            for (g, w) in got.iter().zip(&want) {
+                assert!((g - w).abs() < 1e-4, "k {k}, stride {s}, padding {p}: {g} vs {w}");
+            }
+        }
+    }
 
     #[test]
     fn depthwise_transposed_conv_matches_the_direct_definition() {
