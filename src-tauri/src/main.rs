@@ -2,5 +2,6 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 fn main() {
+    revoice_engine::allocator::keep_freed_memory_for_reuse();
     revoice_studio::run();
 }

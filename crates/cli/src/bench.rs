@@ -140,9 +140,11 @@ pub fn synth(data_dir: &Path, voice: &str, reference_python: Option<&str>, threa
     for (name, d) in &blocks {
         println!("  {name:<16} {:>8.1} ms  {:>5.1} %", d * 1e3, 100.0 * d / total);
     }
-    let (peak, _) = memory_mib();
+    let (peak, working) = memory_mib();
+    revoice_engine::allocator::release_freed_memory();
+    let (_, idle) = memory_mib();
     println!();
-    println!("peak resident memory {peak:.0} MiB");
+    println!("peak resident memory {peak:.0} MiB; after the last line {working:.0} MiB, idle (freed memory handed back) {idle:.0} MiB");
     Ok(())
 }
 

@@ -302,6 +302,7 @@ enum ModelsCommand {
 }
 
 fn main() -> ExitCode {
+    revoice_engine::allocator::keep_freed_memory_for_reuse();
     let cli = Cli::parse();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

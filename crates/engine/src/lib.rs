@@ -16,6 +16,7 @@
 //! [`logging`], [`doctor`]. The lower crates come re-exported:
 //! [`audio`], [`model`], [`error`], [`fsutil`].
 
+pub mod allocator;
 pub mod cache;
 mod cast_sheets;
 mod casting;

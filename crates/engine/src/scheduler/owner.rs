@@ -19,13 +19,18 @@ use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::config::SchedulerConfig;
 use super::job::{BatchSettings, Delivery, Job, JobCanceller, JobHandle, RowReply};
 use super::takes::{fresh_seed, judge};
 use crate::error::{Error, Result};
 use crate::model::speech::{SpeechModel, SpeechRow};
+
+/// How long the owner waits idle before freed memory goes back to the kernel
+/// (see [`crate::allocator`]): long enough that lines previewed one after
+/// another keep reusing it.
+const RELEASE_AFTER_IDLE: Duration = Duration::from_secs(2);
 
 /// What the scheduler has done since it started.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -108,6 +113,7 @@ impl Scheduler {
             open_settings: None,
             stats: stats.clone(),
             stopping: false,
+            worked_since_release: false,
         };
         let thread = std::thread::Builder::new()
             .name("revoice-scheduler".into())
@@ -197,6 +203,8 @@ struct Owner {
     open_settings: Option<BatchSettings>,
     stats: Arc<Mutex<SchedulerStats>>,
     stopping: bool,
+    /// Jobs or tasks came in since freed memory last went back to the kernel.
+    worked_since_release: bool,
 }
 
 impl Owner {
@@ -205,7 +213,7 @@ impl Owner {
             let idle = self.queue.is_empty() && self.tasks.is_empty();
             let blocked = self.config.continuous && (self.in_flight == self.config.width || self.queue.is_empty());
             if idle || (blocked && self.tasks.is_empty()) {
-                match self.messages.recv() {
+                match self.wait_for_message(idle && self.in_flight == 0) {
                     Ok(m) => self.handle(m),
                     Err(_) => break,
                 }
@@ -225,12 +233,30 @@ impl Owner {
         self.shut_down();
     }
 
+    /// The next message. Once the engine has been idle (`idle`) for
+    /// [`RELEASE_AFTER_IDLE`] since it last worked, the memory its passes
+    /// freed goes back to the kernel before it waits on.
+    fn wait_for_message(&mut self, idle: bool) -> std::result::Result<Message, mpsc::RecvError> {
+        if idle && self.worked_since_release {
+            match self.messages.recv_timeout(RELEASE_AFTER_IDLE) {
+                Ok(m) => return Ok(m),
+                Err(mpsc::RecvTimeoutError::Disconnected) => return Err(mpsc::RecvError),
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    crate::allocator::release_freed_memory();
+                    self.worked_since_release = false;
+                }
+            }
+        }
+        self.messages.recv()
+    }
+
     fn handle(&mut self, message: Message) {
         match message {
             Message::Job { id, job, replies, cancelled } => {
                 if job.rows.is_empty() {
                     return;
                 }
+                self.worked_since_release = true;
                 self.jobs.insert(
                     id,
                     JobState { replies, cancelled, delivery: job.delivery, rows: job.rows.len(), next: 0, done: BTreeMap::new() },
@@ -239,7 +265,10 @@ impl Owner {
                     self.queue.push_back(Ticket { job: id, index, row, attempt: 1, settings: job.settings.clone() });
                 }
             }
-            Message::Task(task) => self.tasks.push_back(task),
+            Message::Task(task) => {
+                self.worked_since_release = true;
+                self.tasks.push_back(task);
+            }
             Message::Done { ticket, reply } => {
                 self.in_flight -= 1;
                 if self.in_flight == 0 {
