@@ -25,9 +25,8 @@ fn embedding(vb: VarBuilder) -> Result<Embedding> {
 /// The shared transformer layer.
 #[derive(Debug, Clone)]
 struct AlbertLayer {
-    query: Linear,
-    key: Linear,
-    value: Linear,
+    /// Query, key and value as one projection: their weights stacked `[3·hidden, hidden]`.
+    qkv: Linear,
     dense: Linear,
     attention_norm: LayerNorm,
     ffn: Linear,
@@ -39,10 +38,12 @@ struct AlbertLayer {
 impl AlbertLayer {
     fn new(cfg: &AlbertConfig, vb: VarBuilder) -> Result<Self> {
         let attention = vb.pp("attention");
+        let projections = [linear(attention.pp("query"))?, linear(attention.pp("key"))?, linear(attention.pp("value"))?];
+        let weights: Vec<&Tensor> = projections.iter().map(|p| p.weight()).collect();
+        let biases = projections.iter().map(|p| p.bias().cloned().ok_or_else(|| candle_core::Error::Msg("an ALBERT projection without a bias".into())));
+        let biases = biases.collect::<Result<Vec<_>>>()?;
         Ok(AlbertLayer {
-            query: linear(attention.pp("query"))?,
-            key: linear(attention.pp("key"))?,
-            value: linear(attention.pp("value"))?,
+            qkv: Linear::new(Tensor::cat(&weights, 0)?, Some(Tensor::cat(&biases, 0)?)),
             dense: linear(attention.pp("dense"))?,
             attention_norm: layer_norm(attention.pp("LayerNorm"), cfg.layer_norm_eps)?,
             ffn: linear(vb.pp("ffn"))?,
@@ -56,10 +57,9 @@ impl AlbertLayer {
     fn forward(&self, x: &Tensor, mask: &Tensor) -> Result<Tensor> {
         let (b, t, hidden) = x.dims3()?;
         let head_dim = hidden / self.heads;
-        let split = |y: Tensor| -> Result<Tensor> { y.reshape((b, t, self.heads, head_dim))?.transpose(1, 2)?.contiguous() };
-        let q = split(self.query.forward(x)?)?;
-        let k = split(self.key.forward(x)?)?;
-        let v = split(self.value.forward(x)?)?;
+        // [B, T, 3·hidden] → [3, B, heads, T, head_dim] in one copy; q, k and v are its three slices.
+        let qkv = self.qkv.forward(x)?.reshape((b, t, 3, self.heads, head_dim))?.permute((2, 0, 3, 1, 4))?.contiguous()?;
+        let (q, k, v) = (qkv.get(0)?, qkv.get(1)?, qkv.get(2)?);
         let scores = (q.matmul(&k.t()?)? / (head_dim as f64).sqrt())?.broadcast_add(mask)?;
         let weights = candle_nn::ops::softmax_last_dim(&scores)?;
         let context = weights.matmul(&v)?.transpose(1, 2)?.reshape((b, t, hidden))?;
