@@ -290,7 +290,7 @@ export class PicturePane {
       jumpMargin: this.jumpMargin,
     });
     if (step.seekTo !== null) {
-      this.jumpAt = playing ? this.now() : null;
+      this.jumpAt = playing ? now : null;
       video.currentTime = step.seekTo;
     }
     if (step.play && video.paused) {
