@@ -83,10 +83,11 @@ pub async fn voicefit(data_dir: &Path, dir: &Path, settings: FitSettings) -> Res
     let scratch = crate::bench_api::scratch(data_dir)?;
     let engine = Arc::new(Engine::open(EngineConfig::load_from(scratch.path().to_path_buf())?).await?);
     println!(
-        "revoice bench voicefit: {} references, {} min budget each ({:.0} % of it refining outside the stock voices), population {}, seed {}, {}+{} directions, tone match up to {} dB",
+        "revoice bench voicefit: {} references, {} min budget each ({:.0} % of it refining outside the stock voices, on {} probe sets in turn), population {}, seed {}, {}+{} directions, tone match up to {} dB",
         files.len(),
         settings.minutes,
         settings.refine_share * 100.0,
+        settings.probe_sets,
         settings.population,
         settings.seed,
         settings.timbre_dims,

@@ -183,6 +183,10 @@ enum BenchCommand {
         /// refining the voice outside the stock voices; 0: search among the stock voices only.
         #[arg(long, default_value_t = revoice_engine::voice::fit::REFINE_SHARE)]
         refine: f32,
+        /// Probe sets the refinement reads in turn, a set per generation (1: always the same
+        /// two sentences; at most 4).
+        #[arg(long, default_value_t = 1)]
+        probe_sets: usize,
     },
     /// Whisper on candle against faster-whisper (when a Python with it is available) on the
     /// same audio and threads: real-time factor of both, their ratio, word error rate of both
@@ -439,8 +443,8 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
             serve::run(&engine, args).await?;
             ExitCode::SUCCESS
         }
-        Command::Bench { command: BenchCommand::Voicefit { references, minutes, generations, population, tone_match, seed, refine } } => {
-            let settings = revoice_engine::voice::fit::FitSettings { minutes, population, max_generations: generations, tone_match_db: tone_match, seed, refine_share: refine, ..Default::default() };
+        Command::Bench { command: BenchCommand::Voicefit { references, minutes, generations, population, tone_match, seed, refine, probe_sets } } => {
+            let settings = revoice_engine::voice::fit::FitSettings { minutes, population, max_generations: generations, tone_match_db: tone_match, seed, refine_share: refine, probe_sets, ..Default::default() };
             settings.check()?;
             bench_voicefit::voicefit(engine.data_dir(), &references, settings).await?;
             ExitCode::SUCCESS

@@ -54,6 +54,14 @@ pub struct FitSettings {
     /// the search among them; 0: no refinement (fits saved before it).
     #[serde(default)]
     pub refine_share: f32,
+    /// How many probe sets the refinement reads in turn, one per
+    /// generation; 1: always the same probes (fits saved before it).
+    #[serde(default = "one_probe_set")]
+    pub probe_sets: usize,
+}
+
+fn one_probe_set() -> usize {
+    1
 }
 
 /// The refinement's default share of the budget: most of it. The search
@@ -62,9 +70,14 @@ pub struct FitSettings {
 /// `revoice bench voicefit`: shares 0.4, 0.7 and 0.85).
 pub const REFINE_SHARE: f32 = 0.85;
 
+/// The most probe sets a refinement can read in turn (reading several
+/// should keep it from learning two sentences; not yet the default, until
+/// `revoice bench voicefit --probe-sets N` shows it holds up held out).
+pub const PROBE_SETS: usize = probe::PROBE_SETS.len();
+
 impl Default for FitSettings {
     fn default() -> FitSettings {
-        FitSettings { minutes: 8.0, population: 8, timbre_dims: 6, prosody_dims: 4, seed: 1, max_generations: None, tone_match_db: TONE_MATCH_DB, refine_share: REFINE_SHARE }
+        FitSettings { minutes: 8.0, population: 8, timbre_dims: 6, prosody_dims: 4, seed: 1, max_generations: None, tone_match_db: TONE_MATCH_DB, refine_share: REFINE_SHARE, probe_sets: 1 }
     }
 }
 
@@ -76,8 +89,9 @@ impl FitSettings {
         // Fits without a tone match or a refinement keep the keys they were
         // stored under.
         let base = if self.tone_match_db > 0.0 { format!("{base} tone={}", self.tone_match_db) } else { base };
-        if self.refine_share > 0.0 {
-            format!("{base} refine={}", self.refine_share)
+        let base = if self.refine_share > 0.0 { format!("{base} refine={}", self.refine_share) } else { base };
+        if self.probe_sets > 1 {
+            format!("{base} probes={}", self.probe_sets)
         } else {
             base
         }
@@ -87,6 +101,9 @@ impl FitSettings {
     pub fn check(&self) -> crate::error::Result<()> {
         if !(0.0..1.0).contains(&self.refine_share) {
             return Err(crate::error::Error::invalid("voice fit settings", format!("the refinement's share of the budget must be from 0 to below 1, not {}", self.refine_share)));
+        }
+        if !(1..=PROBE_SETS).contains(&self.probe_sets) {
+            return Err(crate::error::Error::invalid("voice fit settings", format!("the probe sets must number from 1 to {PROBE_SETS}, not {}", self.probe_sets)));
         }
         Ok(())
     }
@@ -139,8 +156,11 @@ mod tests {
         let old = r#"{"minutes":8.0,"population":8,"timbre_dims":6,"prosody_dims":4,"seed":1,"tone_match_db":12.0}"#;
         let settings: FitSettings = serde_json::from_str(old).unwrap();
         assert_eq!(settings.refine_share, 0.0);
+        assert_eq!(settings.probe_sets, 1);
         assert_eq!(settings.key(), "fit/v1 minutes=8 population=8 timbre=6 prosody=4 seed=1 generations=any tone=12");
         assert_eq!(FitSettings::default().key(), format!("{} refine={REFINE_SHARE}", settings.key()));
+        let rotating = FitSettings { probe_sets: PROBE_SETS, ..Default::default() };
+        assert_eq!(rotating.key(), format!("{} refine={REFINE_SHARE} probes={PROBE_SETS}", settings.key()));
     }
 
     #[test]
@@ -150,6 +170,10 @@ mod tests {
         for share in [1.0, -0.1, f32::NAN] {
             let error = FitSettings { refine_share: share, ..Default::default() }.check().unwrap_err().to_string();
             assert!(error.contains("refinement's share"), "{error}");
+        }
+        for sets in [0, PROBE_SETS + 1] {
+            let error = FitSettings { probe_sets: sets, ..Default::default() }.check().unwrap_err().to_string();
+            assert!(error.contains("probe sets"), "{error}");
         }
     }
 }

@@ -27,12 +27,18 @@ use crate::speech::front_end::{FrontEnd, SayRequest};
 use super::run::{Judge, Verdict};
 use super::space::StyleRecipe;
 
-/// What candidates read while the fit searches: a short and a longer
-/// line (about 4.5 s together; each candidate's renders are the fit's
-/// main cost), so more than one of a pack's rows is heard.
-pub const PROBE_SENTENCES: &[&str] = &[
-    "Where did you put the keys?",
-    "The train was late again, so we walked the last mile in the rain.",
+/// What candidates read while the fit searches: sets of a short and a
+/// longer line (about 4.5 s together; each candidate's renders are the
+/// fit's main cost), so more than one of a pack's rows is heard. The search
+/// among the stock voices reads the first set; the refinement reads the
+/// sets in turn, a set per generation (every candidate of a generation the
+/// same set, so they are ranked on the same words), which keeps it from
+/// learning two sentences: what it climbs on has to hold for all of them.
+pub const PROBE_SETS: &[[&str; 2]] = &[
+    ["Where did you put the keys?", "The train was late again, so we walked the last mile in the rain."],
+    ["Can you hear me now?", "My grandmother kept every letter she ever got in a box under her bed."],
+    ["That was not what I expected.", "They painted the fence on Saturday, but the storm washed half of it away."],
+    ["Are we nearly there yet?", "He opened the window, and the smell of fresh bread drifted in from the street."],
 ];
 
 /// What the finished voice is checked on: never heard during the search.
@@ -70,10 +76,12 @@ pub struct ProbeJudge<'a> {
     /// The recording's tonal balance and the largest gain a tone match may
     /// use; `None`: candidates are heard as they render.
     tone_target: Option<(LongTermSpectrum, f32)>,
-    probes: Vec<Vec<u32>>,
+    /// Each probe set's lines, as tokens.
+    probes: Vec<Vec<Vec<u32>>>,
     held_out: Vec<Vec<u32>>,
     validation: Vec<Vec<u32>>,
-    /// Seconds the starting voice takes for the probes, once known.
+    /// Seconds per token the starting voice takes for the probes, once
+    /// known (per token, so the probe sets compare).
     pace: std::sync::Mutex<Option<f32>>,
 }
 
@@ -115,7 +123,7 @@ impl<'a> ProbeJudge<'a> {
             sample_rate,
             reference,
             tone_target,
-            probes: tokens(front_end, PROBE_SENTENCES, reading_voice)?,
+            probes: PROBE_SETS.iter().map(|set| tokens(front_end, set, reading_voice)).collect::<Result<_>>()?,
             held_out: tokens(front_end, HELD_OUT_SENTENCES, reading_voice)?,
             validation: tokens(front_end, VALIDATION_SENTENCES, reading_voice)?,
             pace: std::sync::Mutex::new(None),
@@ -187,7 +195,7 @@ impl<'a> ProbeJudge<'a> {
     }
 
     /// The guards' penalty for a candidate's renders.
-    fn penalty(&self, heard: &Heard) -> f64 {
+    fn penalty(&self, heard: &Heard, tokens: usize) -> f64 {
         let mut penalty = 0.0;
         penalty += (MIN_VOICED - heard.stats.voiced_fraction).max(0.0) as f64;
         let pitch = heard.stats.median_pitch_hz;
@@ -196,7 +204,7 @@ impl<'a> ProbeJudge<'a> {
         }
         penalty += (MIN_CONSISTENCY - heard.consistency).max(0.0) as f64;
         if let Some(pace) = *self.pace.lock().unwrap_or_else(|p| p.into_inner()) {
-            let drift = (heard.stats.seconds / pace).ln().abs() - MAX_PACE_DRIFT.ln();
+            let drift = (heard.stats.seconds / (pace * tokens as f32)).ln().abs() - MAX_PACE_DRIFT.ln();
             penalty += 2.0 * drift.max(0.0) as f64;
         }
         penalty
@@ -204,9 +212,11 @@ impl<'a> ProbeJudge<'a> {
 }
 
 impl Judge for ProbeJudge<'_> {
-    fn judge(&self, recipes: &[StyleRecipe]) -> Result<Vec<Verdict>> {
+    fn judge(&self, recipes: &[StyleRecipe], probe_set: usize) -> Result<Vec<Verdict>> {
         let plain: Vec<StyleRecipe> = recipes.iter().map(|r| StyleRecipe { tone: None, ..r.clone() }).collect();
-        let mut renders = self.render(&plain, &self.probes)?;
+        let probes = &self.probes[probe_set % self.probes.len()];
+        let tokens: usize = probes.iter().map(Vec::len).sum();
+        let mut renders = self.render(&plain, probes)?;
         let tones: Vec<Option<ToneCurve>> = renders.iter().map(|r| self.tone_for(r)).collect();
         for (audio, tone) in renders.iter_mut().zip(&tones) {
             if let Some(tone) = tone {
@@ -221,10 +231,10 @@ impl Judge for ProbeJudge<'_> {
             // The first candidates judged are the starting points: their pace is the reference pace.
             let mut pace = self.pace.lock().unwrap_or_else(|p| p.into_inner());
             if pace.is_none() {
-                *pace = heard.iter().map(|h| h.stats.seconds).reduce(f32::max).filter(|s| *s > 0.0);
+                *pace = heard.iter().map(|h| h.stats.seconds / tokens as f32).reduce(f32::max).filter(|s| *s > 0.0);
             }
         }
-        Ok(heard.iter().zip(tones).map(|(h, tone)| Verdict { similarity: h.similarity, fitness: h.similarity as f64 - self.penalty(h), tone }).collect())
+        Ok(heard.iter().zip(tones).map(|(h, tone)| Verdict { similarity: h.similarity, fitness: h.similarity as f64 - self.penalty(h, tokens), tone }).collect())
     }
 
     fn held_out(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>> {
@@ -233,5 +243,21 @@ impl Judge for ProbeJudge<'_> {
 
     fn validation(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>> {
         self.similarities(recipes, &self.validation)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probe_validation_and_held_out_sentences_never_share_a_sentence() {
+        let mut all: Vec<&str> = PROBE_SETS.iter().flatten().copied().collect();
+        all.extend(VALIDATION_SENTENCES);
+        all.extend(HELD_OUT_SENTENCES);
+        let count = all.len();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), count, "a sentence appears twice");
     }
 }

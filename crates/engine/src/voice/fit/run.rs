@@ -31,10 +31,11 @@ pub struct Verdict {
 
 /// Renders and scores candidates.
 pub trait Judge {
-    /// Each recipe on the fit's probe sentences, in one batch: its style
-    /// alone (a recipe's own tone is set aside), through the tone match
-    /// the judge finds for it, if any.
-    fn judge(&self, recipes: &[StyleRecipe]) -> Result<Vec<Verdict>>;
+    /// Each recipe on one of the fit's probe sets (0: the search's; a
+    /// judge with fewer sets wraps around), in one batch: its style alone
+    /// (a recipe's own tone is set aside), through the tone match the judge
+    /// finds for it, if any.
+    fn judge(&self, recipes: &[StyleRecipe], probe_set: usize) -> Result<Vec<Verdict>>;
     /// Each recipe's similarity on sentences the fit never heard, as it
     /// sounds (through its own tone, if it has one).
     fn held_out(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>>;
@@ -109,7 +110,7 @@ fn searched_best(judge: &dyn Judge, space: &StyleSpace, state: &FitCheckpoint) -
     Ok(match &state.search.best {
         Some((point, fitness)) if *fitness > state.origin_verdict.fitness => {
             let recipe = space.recipe(&state.origin, &bounded(point).0);
-            let verdict = judge.judge(std::slice::from_ref(&recipe))?.remove(0);
+            let verdict = judge.judge(std::slice::from_ref(&recipe), 0)?.remove(0);
             (recipe, verdict)
         }
         _ => (state.origin.clone(), state.origin_verdict.clone()),
@@ -153,7 +154,7 @@ pub fn fit(
         Some(state) => state,
         None => {
             let recipes: Vec<StyleRecipe> = starts.iter().map(|(_, r)| r.clone()).collect();
-            let verdicts = judge.judge(&recipes)?;
+            let verdicts = judge.judge(&recipes, 0)?;
             let (at, verdict) = verdicts.iter().enumerate().max_by(|a, b| a.1.fitness.total_cmp(&b.1.fitness)).ok_or_else(|| Error::invalid("voice fit", "has no starting voice"))?;
             FitCheckpoint {
                 origin: starts[at].1.clone(),
@@ -200,7 +201,7 @@ pub fn fit(
         let asked = state.search.ask();
         let (points, penalties): (Vec<Vec<f64>>, Vec<f64>) = asked.iter().map(|p| bounded(p)).unzip();
         let recipes: Vec<StyleRecipe> = points.iter().map(|p| space.recipe(&state.origin, p)).collect();
-        let verdicts = judge.judge(&recipes)?;
+        let verdicts = judge.judge(&recipes, 0)?;
         let fitness: Vec<f64> = verdicts.iter().zip(&penalties).map(|(v, p)| v.fitness - p).collect();
         for (v, f) in verdicts.iter().zip(&fitness) {
             if *f >= state.search.best.as_ref().map_or(f64::MIN, |b| b.1) {
@@ -224,17 +225,25 @@ pub fn fit(
             }
             let refinement = state.refinement.as_mut().expect("the refinement was set above");
             let candidates = refinement.ask(space.timbre_spread(), settings.population);
-            let verdicts = judge.judge(&candidates)?;
+            let probe_set = (refinement.generation % settings.probe_sets.max(1) as u64) as usize;
+            let verdicts = judge.judge(&candidates, probe_set)?;
             refinement.tell(space.timbre_spread(), &candidates, &verdicts);
-            tracing::debug!(generation = refinement.generation, step = refinement.step, similarity = refinement.judged.verdict.similarity, "refinement");
-            best_similarity = best_similarity.max(refinement.judged.verdict.similarity);
+            tracing::debug!(generation = refinement.generation, probe_set, step = refinement.step, similarity = refinement.judged.verdict.similarity, "refinement");
+            // Similarities on other sets are other sentences: the best so
+            // far compares the search's own probes only.
+            if probe_set == 0 {
+                best_similarity = best_similarity.max(refinement.judged.verdict.similarity);
+            }
             state.candidates += candidates.len() as u64;
             state.seconds = resumed_at + began.elapsed().as_secs_f64();
             on_generation(&state, &progress_of(&state, best_similarity))?;
         }
         let refinement = state.refinement.as_ref().expect("the refinement was set above");
-        let chosen = chosen_voice(judge, refinement.choices())?;
-        (StyleRecipe { tone: None, ..chosen.recipe }, chosen.verdict)
+        let chosen = StyleRecipe { tone: None, ..chosen_voice(judge, refinement.choices())?.recipe };
+        // Heard again on the search's probes: the fit's figure and tone
+        // match come from the same sentences whichever set it was judged on.
+        let verdict = judge.judge(std::slice::from_ref(&chosen), 0)?.remove(0);
+        (chosen, verdict)
     } else {
         searched_best(judge, space, &state)?
     };
@@ -282,11 +291,16 @@ mod tests {
     use crate::voice::fit::space::test_voices;
 
     /// A judge that prefers recipes leaning towards `am_adam`, a little
-    /// more in the timbre than in the prosody.
-    struct Towards;
+    /// more in the timbre than in the prosody, and notes the probe set of
+    /// each generation it judges.
+    #[derive(Default)]
+    struct Towards {
+        probe_sets: std::cell::RefCell<Vec<usize>>,
+    }
 
     impl Judge for Towards {
-        fn judge(&self, recipes: &[StyleRecipe]) -> Result<Vec<Verdict>> {
+        fn judge(&self, recipes: &[StyleRecipe], probe_set: usize) -> Result<Vec<Verdict>> {
+            self.probe_sets.borrow_mut().push(probe_set);
             Ok(recipes
                 .iter()
                 .map(|r| {
@@ -298,7 +312,7 @@ mod tests {
         }
 
         fn held_out(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>> {
-            Ok(self.judge(recipes)?.iter().map(|v| v.similarity).collect())
+            Ok(self.judge(recipes, usize::MAX)?.iter().map(|v| v.similarity).collect())
         }
 
         fn validation(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>> {
@@ -314,7 +328,8 @@ mod tests {
         let cap = 400;
         let settings = FitSettings { minutes: 600.0, population: 6, max_generations: Some(cap), refine_share: 0.5, ..Default::default() };
         let mut left = Vec::new();
-        let (fitted, state) = fit(&Towards, &space, &starts, "af_heart", "en-US", &settings, None, &mut |_, p| {
+        let judge = Towards::default();
+        let (fitted, state) = fit(&judge, &space, &starts, "af_heart", "en-US", &settings, None, &mut |_, p| {
             left.push((p.seconds_left * p.generation as f64 / p.seconds).round() as u64);
             Ok(())
         }, &|| false)
@@ -325,5 +340,21 @@ mod tests {
         assert_eq!(left.last(), Some(&0), "nothing is left at the end");
         assert_eq!(left[state.search.generation as usize - 1], cap, "when the search stops, the refinement's generations are left");
         assert!(fitted.held_out.fitted_similarity >= fitted.held_out.best_stock_similarity);
+    }
+
+    #[test]
+    fn the_search_reads_the_first_probe_set_and_the_refinement_reads_them_in_turn() {
+        let voices = test_voices();
+        let space = StyleSpace::new(&voices, 2, 2);
+        let starts = vec![("af_heart".to_string(), StyleRecipe::of_blend(&[("af_heart".to_string(), 1.0)]))];
+        let settings = FitSettings { minutes: 600.0, population: 6, max_generations: Some(5), refine_share: 0.5, probe_sets: 3, ..Default::default() };
+        let judge = Towards::default();
+        let (_, state) = fit(&judge, &space, &starts, "af_heart", "en-US", &settings, None, &mut |_, _| Ok(()), &|| false).unwrap();
+        assert_eq!(state.search.generation, 5);
+        // The starts, five search generations, the search's best judged
+        // again, five refinement generations, the chosen voice on the
+        // search's probes, then validation and held-out (not probes).
+        let probes: Vec<usize> = judge.probe_sets.borrow().iter().copied().filter(|s| *s != usize::MAX).collect();
+        assert_eq!(probes, [0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 1, 0]);
     }
 }
