@@ -36,9 +36,9 @@ describe("followStep", () => {
     expect(followStep(at({ playing: false, videoPaused: false, target: 3, videoTime: 12 }))).toEqual({ seekTo: 3, play: false });
   });
 
-  it("playing: plays on while its averaged drift is within half a frame, or not yet settled", () => {
+  it("playing: plays on while its averaged drift is within half a frame ahead and a frame behind, or not yet settled", () => {
     expect(followStep(at({ drift: 0.019 }))).toEqual({ seekTo: null, play: true });
-    expect(followStep(at({ drift: -0.019 }))).toEqual({ seekTo: null, play: true });
+    expect(followStep(at({ drift: -0.039 }))).toEqual({ seekTo: null, play: true });
     // One frame's drift does not count: only the average does.
     expect(followStep(at({ target: 10.15, drift: 0 }))).toEqual({ seekTo: null, play: true });
     expect(followStep(at({ target: 10.15, drift: null }))).toEqual({ seekTo: null, play: true });
@@ -46,14 +46,17 @@ describe("followStep", () => {
 
   it("playing: a video ahead pauses and waits; one behind jumps ahead, paused", () => {
     expect(followStep(at({ drift: 0.021 }))).toEqual({ seekTo: null, play: false });
-    const behind = followStep(at({ drift: -0.021, target: 10.05 }));
+    const behind = followStep(at({ drift: -0.041, target: 10.05 }));
     expect(behind.play).toBe(false);
     expect(behind.seekTo).toBeCloseTo(10.35, 9);
   });
 
-  it("playing: a video far off either way jumps at once", () => {
+  it("playing: a video far behind, or further ahead than a jump lands, jumps at once; one a little further ahead waits", () => {
     expect(followStep(at({ target: 12, drift: null }))).toEqual({ seekTo: 12.3, play: false });
     expect(followStep(at({ target: 9, drift: null, jumpMargin: 0.5 }))).toEqual({ seekTo: 9.5, play: false });
+    // Ahead by less than a jump would land (a playhead whose clock runs slow): it waits, it does not seek.
+    expect(followStep(at({ target: 9.7, drift: 0 }))).toEqual({ seekTo: null, play: false });
+    expect(followStep(at({ target: 9.5, drift: null, jumpMargin: 0.3 }))).toEqual({ seekTo: null, play: false });
   });
 
   it("playing: a waiting video starts when the playhead is within its start-up time of it", () => {
@@ -64,10 +67,12 @@ describe("followStep", () => {
     const back = followStep(at({ videoPaused: true, videoTime: 14, target: 10 }));
     expect(back.play).toBe(false);
     expect(back.seekTo).toBeCloseTo(10.3, 9);
-    // A paused video the playhead has passed jumps ahead of it first.
-    const passed = followStep(at({ videoPaused: true, videoTime: 10, target: 10.05 }));
+    // A waiting video the playhead has just passed (its start came late) starts at once;
+    // one the playhead left far behind jumps ahead of it first.
+    expect(followStep(at({ videoPaused: true, videoTime: 10, target: 10.2 }))).toEqual({ seekTo: null, play: true });
+    const passed = followStep(at({ videoPaused: true, videoTime: 10, target: 10.3 }));
     expect(passed.play).toBe(false);
-    expect(passed.seekTo).toBeCloseTo(10.35, 9);
+    expect(passed.seekTo).toBeCloseTo(10.6, 9);
   });
 
   it("takes a missing frame rate as 25 fps", () => {

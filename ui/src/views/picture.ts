@@ -57,26 +57,31 @@ export interface FollowState {
  *
  * Paused, the video seeks to the playhead whenever it shows another frame
  * (more than half a frame off). Playing, it plays at its own rate while
- * its averaged drift stays within half a frame. A video ahead pauses and
- * waits for the playhead; one behind (or far off either way) jumps,
- * paused, a little ahead of the playhead and waits there. A waiting video
- * starts `startLead` before the playhead reaches it, and jumps again if
- * the playhead passes it or moves back. The playback rate is
- * never nudged: the web view's player makes every rate change a flushing
- * seek, each a stall of the picture, and a stream of them could crash its
- * renderer; a pause, a wait and a play cost none. */
+ * its averaged drift stays within half a frame ahead and a frame behind
+ * (a picture up to a frame behind its sound goes unnoticed, ITU-R
+ * BT.1359 puts the threshold at 45 ms; a jump is a visible stall). A
+ * video further ahead (short of where a jump would land) pauses and
+ * waits for the playhead; one further behind, or far off either way,
+ * jumps, paused, a little ahead of the playhead and waits there. A waiting video starts `startLead` before the
+ * playhead reaches it; one the playhead has just passed (its start came
+ * late: frames and timers run late in a busy window) starts at once, and
+ * its settled drift then teaches the next start; a waiting video the
+ * playhead has left far behind, or moved back from, jumps again. The
+ * playback rate is never nudged: the web view's player makes every rate
+ * change a flushing seek, each a stall of the picture, and a stream of
+ * them could crash its renderer; a pause, a wait and a play cost none. */
 export function followStep(state: FollowState): FollowStep {
   const { videoTime, videoPaused, target, playing, drift } = state;
   const frame = 1 / (state.frameRate > 0 ? state.frameRate : FALLBACK_FPS);
   const jump = { seekTo: target + state.jumpMargin, play: false };
   if (!playing) return { seekTo: Math.abs(videoTime - target) > frame / 2 ? target : null, play: false };
-  if (videoPaused) {
-    // Passed by the playhead, or further ahead than any jump lands (the playhead moved back): jump.
-    if (videoTime < target - frame / 2 || videoTime > target + state.jumpMargin + JUMP_DRIFT) return jump;
-    return { seekTo: null, play: target + state.startLead >= videoTime };
-  }
-  if (Math.abs(videoTime - target) > JUMP_DRIFT) return jump;
-  if (drift !== null && drift < -frame / 2) return jump;
+  // Left far behind by the playhead, or further ahead than any jump lands
+  // (the playhead moved back): jump, playing or waiting.
+  if (videoTime < target - JUMP_DRIFT || videoTime > target + state.jumpMargin + JUMP_DRIFT) return jump;
+  if (videoPaused) return { seekTo: null, play: target + state.startLead >= videoTime };
+  // Ahead by less than a jump would land: a wait does what the jump would, without the seek's stall.
+  if (videoTime > target + JUMP_DRIFT) return { seekTo: null, play: false };
+  if (drift !== null && drift < -frame) return jump;
   return { seekTo: null, play: drift === null || drift <= frame / 2 };
 }
 
@@ -128,6 +133,9 @@ export class PicturePane {
   private source: PictureSource | null = null;
   private report: TransportReport = { position: 0, playing: false, length: 0, looping: null, at: 0 };
   private frame: number | null = null;
+  /** The timer that starts a waiting video on time (animation frames can
+   * be far apart: a few a second in a loaded or hidden window). */
+  private startTimer: ReturnType<typeof setTimeout> | null = null;
   /** The video's drift from the playhead, averaged over the frames it has played since it last started. */
   private drift = 0;
   private driftFrames = 0;
@@ -255,7 +263,19 @@ export class PicturePane {
   private stopLoop(): void {
     if (this.frame !== null) cancelAnimationFrame(this.frame);
     this.frame = null;
+    this.cancelStart();
   }
+
+  private cancelStart(): void {
+    if (this.startTimer !== null) clearTimeout(this.startTimer);
+    this.startTimer = null;
+  }
+
+  /** The timed start of a waiting video: one step outside the frame loop. */
+  private readonly startOnTime = (): void => {
+    this.startTimer = null;
+    if (this.source && !this.disposed) this.step(this.source);
+  };
 
   private readonly tick = (): void => {
     this.frame = null;
@@ -297,6 +317,13 @@ export class PicturePane {
       this.started = true;
       video.play()?.catch(() => {});
     } else if (!step.play && !video.paused) video.pause();
+    // Waiting for the playhead: a timer starts the video when it is due,
+    // so the start does not wait for the next animation frame.
+    this.cancelStart();
+    if (playing && step.seekTo === null && !step.play && video.paused) {
+      const due = video.currentTime - this.startLead - target;
+      if (due > 0 && due < JUMP_DRIFT + this.jumpMargin) this.startTimer = setTimeout(this.startOnTime, 1000 * due);
+    }
   }
 
   /** Takes this frame's drift into the average; returns the average once
