@@ -27,6 +27,7 @@ describe("followStep", () => {
     drift: 0,
     startLead: 0,
     jumpMargin: 0.3,
+    jumpedThisPlayback: false,
     ...over,
   });
 
@@ -36,9 +37,9 @@ describe("followStep", () => {
     expect(followStep(at({ playing: false, videoPaused: false, target: 3, videoTime: 12 }))).toEqual({ seekTo: 3, play: false });
   });
 
-  it("playing: plays on while its averaged drift is within half a frame ahead and a frame behind, or not yet settled", () => {
+  it("playing: plays on while its averaged drift is within half a frame, or not yet settled", () => {
     expect(followStep(at({ drift: 0.019 }))).toEqual({ seekTo: null, play: true });
-    expect(followStep(at({ drift: -0.039 }))).toEqual({ seekTo: null, play: true });
+    expect(followStep(at({ drift: -0.019 }))).toEqual({ seekTo: null, play: true });
     // One frame's drift does not count: only the average does.
     expect(followStep(at({ target: 10.15, drift: 0 }))).toEqual({ seekTo: null, play: true });
     expect(followStep(at({ target: 10.15, drift: null }))).toEqual({ seekTo: null, play: true });
@@ -46,9 +47,16 @@ describe("followStep", () => {
 
   it("playing: a video ahead pauses and waits; one behind jumps ahead, paused", () => {
     expect(followStep(at({ drift: 0.021 }))).toEqual({ seekTo: null, play: false });
-    const behind = followStep(at({ drift: -0.041, target: 10.05 }));
+    const behind = followStep(at({ drift: -0.021, target: 10.05 }));
     expect(behind.play).toBe(false);
     expect(behind.seekTo).toBeCloseTo(10.35, 9);
+  });
+
+  it("playing: after the playback's first jump, a video behind jumps only past a frame", () => {
+    expect(followStep(at({ drift: -0.039, jumpedThisPlayback: true }))).toEqual({ seekTo: null, play: true });
+    expect(followStep(at({ drift: -0.041, jumpedThisPlayback: true })).seekTo).toBeCloseTo(10.3, 9);
+    // Ahead, the limit stays half a frame.
+    expect(followStep(at({ drift: 0.021, jumpedThisPlayback: true }))).toEqual({ seekTo: null, play: false });
   });
 
   it("playing: a video far behind, or further ahead than a jump lands, jumps at once; one a little further ahead waits", () => {

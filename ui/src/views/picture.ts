@@ -51,19 +51,25 @@ export interface FollowState {
   startLead: number;
   /** How far ahead of the playhead a jump lands (longer than a seek takes). */
   jumpMargin: number;
+  /** Whether this playback has jumped already: its starts since then used
+   * the learned start-up time. */
+  jumpedThisPlayback: boolean;
 }
 
 /** The correction for one frame: the video chases the playhead.
  *
  * Paused, the video seeks to the playhead whenever it shows another frame
  * (more than half a frame off). Playing, it plays at its own rate while
- * its averaged drift stays within half a frame ahead and a frame behind
- * (a picture up to a frame behind its sound goes unnoticed, ITU-R
- * BT.1359 puts the threshold at 45 ms; a jump is a visible stall). A
- * video further ahead (short of where a jump would land) pauses and
+ * its averaged drift stays within half a frame ahead, and behind within
+ * half a frame until the playback's first jump, a frame after it: the
+ * first start comes late by the player's start-up time, not yet learned,
+ * and one jump then puts the picture on the playhead's frame; later starts
+ * use the learned time and vary by tens of milliseconds, which a jump (a
+ * visible stall) would not improve. A video further ahead (short of where a jump would land) pauses and
  * waits for the playhead; one further behind, or far off either way,
- * jumps, paused, a little ahead of the playhead and waits there. A waiting video starts `startLead` before the
- * playhead reaches it; one the playhead has just passed (its start came
+ * jumps, paused, a little ahead of the playhead and waits there. A
+ * waiting video starts `startLead` before the playhead reaches it; one
+ * the playhead has just passed (its start came
  * late: frames and timers run late in a busy window) starts at once, and
  * its settled drift then teaches the next start; a waiting video the
  * playhead has left far behind, or moved back from, jumps again. The
@@ -81,7 +87,7 @@ export function followStep(state: FollowState): FollowStep {
   if (videoPaused) return { seekTo: null, play: target + state.startLead >= videoTime };
   // Ahead by less than a jump would land: a wait does what the jump would, without the seek's stall.
   if (videoTime > target + JUMP_DRIFT) return { seekTo: null, play: false };
-  if (drift !== null && drift < -frame) return jump;
+  if (drift !== null && drift < (state.jumpedThisPlayback ? -frame : -frame / 2)) return jump;
   return { seekTo: null, play: drift === null || drift <= frame / 2 };
 }
 
@@ -144,6 +150,8 @@ export class PicturePane {
   /** See {@link FollowState}: learned as the video plays. */
   private startLead = 0;
   private jumpMargin = MIN_JUMP_MARGIN;
+  /** Whether the picture has jumped since the engine started playing. */
+  private jumpedThisPlayback = false;
   /** When the jump in flight was asked (`now()`), or null. */
   private jumpAt: number | null = null;
   /** Bumped by each load: an older answer arriving later is dropped. */
@@ -308,9 +316,12 @@ export class PicturePane {
       drift: settled,
       startLead: this.startLead,
       jumpMargin: this.jumpMargin,
+      jumpedThisPlayback: this.jumpedThisPlayback,
     });
+    this.jumpedThisPlayback &&= playing;
     if (step.seekTo !== null) {
       this.jumpAt = playing ? now : null;
+      this.jumpedThisPlayback = playing;
       video.currentTime = step.seekTo;
     }
     if (step.play && video.paused) {
