@@ -65,11 +65,11 @@ export interface FollowState {
  * first start comes late by the player's start-up time, not yet learned,
  * and one jump then puts the picture on the playhead's frame; later starts
  * use the learned time and vary by tens of milliseconds, which a jump (a
- * visible stall) would not improve. A video further ahead (short of where a jump would land) pauses and
- * waits for the playhead; one further behind, or far off either way,
- * jumps, paused, a little ahead of the playhead and waits there. A
- * waiting video starts `startLead` before the playhead reaches it; one
- * the playhead has just passed (its start came
+ * visible stall) would not improve. A video further ahead (short of
+ * where a jump would land) pauses and waits for the playhead; one further
+ * behind, or far off either way, jumps, paused, a little ahead of the
+ * playhead and waits there. A waiting video starts `startLead` before the
+ * playhead reaches it; one the playhead has just passed (its start came
  * late: frames and timers run late in a busy window) starts at once, and
  * its settled drift then teaches the next start; a waiting video the
  * playhead has left far behind, or moved back from, jumps again. The
@@ -318,10 +318,9 @@ export class PicturePane {
       jumpMargin: this.jumpMargin,
       jumpedThisPlayback: this.jumpedThisPlayback,
     });
-    this.jumpedThisPlayback &&= playing;
+    this.jumpedThisPlayback = playing && (this.jumpedThisPlayback || step.seekTo !== null);
     if (step.seekTo !== null) {
       this.jumpAt = playing ? now : null;
-      this.jumpedThisPlayback = playing;
       video.currentTime = step.seekTo;
     }
     if (step.play && video.paused) {
