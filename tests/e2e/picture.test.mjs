@@ -24,19 +24,31 @@ let driver;
 let session;
 let dataDir;
 
+/** Starts the app on a fresh data folder (the installed models linked in). */
+async function openStudio() {
+  dataDir = mkdtempSync(join(tmpdir(), "revoice-e2e-picture-"));
+  symlinkSync(join(installed, "models"), join(dataDir, "models"));
+  session = await openApp(driver.url, app, ["--data-dir", dataDir]);
+}
+
+/** Ends the app and removes its data folder. */
+async function closeStudio() {
+  if (session) await session.close().catch(() => {});
+  session = undefined;
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  dataDir = undefined;
+}
+
 before(async () => {
   assert.ok(process.env.DISPLAY, "the end-to-end test needs a display (run it through scripts/test)");
   assert.ok(existsSync(join(installed, "models")), `the models are not installed in ${installed} (run scripts/test)`);
-  dataDir = mkdtempSync(join(tmpdir(), "revoice-e2e-picture-"));
-  symlinkSync(join(installed, "models"), join(dataDir, "models"));
   driver = await startTauriDriver();
-  session = await openApp(driver.url, app, ["--data-dir", dataDir]);
+  await openStudio();
 });
 
 after(async () => {
-  if (session) await session.close();
+  await closeStudio();
   driver?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 /** The picture's time, the playhead it follows, and its state, read at
@@ -49,7 +61,29 @@ async function picture() {
   );
 }
 
+// WebKitGTK 2.50's web process, painting through Skia on Mesa's software
+// GL (Xvfb has no GPU), now and then dies while the video plays: SIGILL
+// on a release assertion, on one of its run-loop threads, in what the
+// disassembly shows as Skia's GPU resource bookkeeping. Two core dumps of
+// this test (7 s and 25 s into playback) crashed at the same address; 2
+// crashes in 26 runs here, none in 15 with WEBKIT_SKIA_ENABLE_CPU_RENDERING=1.
+// The studio logs the crash and reloads the editor, but WebDriver drops
+// the session. The crash is WebKit's, not the follower's, so the
+// measurement runs once more in a fresh window; a second crash fails.
 test("the picture lands on the frame a seek asks for and stays in sync while the dub plays", async () => {
+  try {
+    await pictureFollowsThePlayhead();
+  } catch (e) {
+    if (!/page crash/.test(e.message)) throw e;
+    console.log(`WebKit's renderer crashed during the picture test (${e.message}); measuring again in a fresh window`);
+    await closeStudio();
+    await openStudio();
+    await pictureFollowsThePlayhead();
+  }
+});
+
+/** The test's body, on the open session. */
+async function pictureFollowsThePlayhead() {
   // 45 s of a moving test card with its sound, H.264 and AAC at 25 fps, as a camera file would be.
   const video = join(dataDir, "card.mp4");
   execFileSync("ffmpeg", ["-y", "-loglevel", "error", "-f", "lavfi", "-i", `testsrc2=size=320x240:rate=${FPS}`, "-f", "lavfi", "-i", "sine=frequency=330:sample_rate=48000",
@@ -141,4 +175,4 @@ test("the picture lands on the frame a seek asks for and stays in sync while the
   await session.waitForText(".dialog", (t) => t.includes("rain.wav"));
   await waitFor("the header to count the stem", async () => (/\b1 stem\b/.test(await session.execute("return document.querySelector('#open-beds').title;")) ? true : null), 10000, 100);
   assert.ok(withinOne >= 0.5, `the picture keeps to the playhead within a frame most of the time: ${withinOne}`);
-});
+}
