@@ -1,6 +1,7 @@
 //! The hot kernels, each beside a baseline measured in the same run: the
 //! int8 convolution against candle's f32 conv1d on the same weights (the
-//! ratio is what int8 buys), the generator's fused AdaIN + Snake against
+//! ratio is what int8 buys), ALBERT's packed f32 linear against
+//! candle's, the generator's fused AdaIN + Snake against
 //! separate tensor operations, the shared LSTM, Kokoro's STFT there and
 //! back, resampling, time-stretch and loudness over ten seconds of
 //! speech-like audio (throughput in samples per second: over 24,000 is
@@ -13,6 +14,7 @@ use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use revoice_benches::{noise, print_memory, speech_like};
+use revoice_engine::model::kokoro::packed_linear::PackedLinear;
 use revoice_engine::model::kokoro::layers::AdaIn1d;
 use revoice_engine::model::kokoro::quantized_conv::{Int8Kernel, QuantizedConv};
 use revoice_engine::model::kokoro::stft::Stft;
@@ -35,6 +37,27 @@ fn convolution(c: &mut Criterion) {
             group.bench_function(format!("int8 ({})", kernel.describe()), |b| b.iter(|| conv.forward(&x, frames)));
         }
         None => println!("int8 convolution skipped: this CPU has neither AVX-512 VNNI nor AVX2"),
+    }
+    group.finish();
+}
+
+/// ALBERT's feed-forward input layer: 768 → 2048 features, 80 tokens.
+fn albert_linear(c: &mut Criterion) {
+    let (inputs, outputs, tokens) = (768, 2048, 80);
+    let weight = noise(outputs * inputs, 4).iter().map(|w| w * 0.05).collect::<Vec<_>>();
+    let bias = noise(outputs, 5);
+    let x = noise(tokens * inputs, 6);
+    let mut group = c.benchmark_group("ALBERT linear 768→2048, 80 tokens");
+    group.throughput(Throughput::Elements((inputs * outputs * tokens) as u64));
+    let dev = Device::Cpu;
+    let exact = candle_nn::Linear::new(Tensor::from_vec(weight.clone(), (outputs, inputs), &dev).unwrap(), Some(Tensor::from_vec(bias.clone(), outputs, &dev).unwrap()));
+    let input = Tensor::from_vec(x.clone(), (1, tokens, inputs), &dev).unwrap();
+    group.bench_function("f32 (candle, the baseline)", |b| b.iter(|| candle_core::Module::forward(&exact, &input).unwrap()));
+    if PackedLinear::supported() {
+        let layer = PackedLinear::new(&weight, (outputs, inputs), &bias);
+        group.bench_function("f32 packed (AVX-512)", |b| b.iter(|| layer.forward(&x, tokens)));
+    } else {
+        println!("packed linear skipped: this CPU has no AVX-512");
     }
     group.finish();
 }
@@ -119,5 +142,5 @@ fn front_end(c: &mut Criterion) {
     print_memory("kernels");
 }
 
-criterion_group!(kernels, convolution, adain_snake, lstm, audio, front_end);
+criterion_group!(kernels, convolution, albert_linear, adain_snake, lstm, audio, front_end);
 criterion_main!(kernels);

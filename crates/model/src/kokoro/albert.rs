@@ -6,6 +6,9 @@ use candle_core::{DType, Module, Result, Tensor};
 use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder};
 
 use super::config::AlbertConfig;
+use super::dense::Dense;
+use crate::cpu_tensor::map_in_place;
+use crate::fast_math::gelu_tanh_in_place;
 use super::layers::linear;
 
 fn layer_norm(vb: VarBuilder, eps: f64) -> Result<LayerNorm> {
@@ -26,11 +29,11 @@ fn embedding(vb: VarBuilder) -> Result<Embedding> {
 #[derive(Debug, Clone)]
 struct AlbertLayer {
     /// Query, key and value as one projection: their weights stacked `[3·hidden, hidden]`.
-    qkv: Linear,
-    dense: Linear,
+    qkv: Dense,
+    dense: Dense,
     attention_norm: LayerNorm,
-    ffn: Linear,
-    ffn_output: Linear,
+    ffn: Dense,
+    ffn_output: Dense,
     output_norm: LayerNorm,
     heads: usize,
 }
@@ -43,11 +46,11 @@ impl AlbertLayer {
         let biases = projections.iter().map(|p| p.bias().cloned().ok_or_else(|| candle_core::Error::Msg("an ALBERT projection without a bias".into())));
         let biases = biases.collect::<Result<Vec<_>>>()?;
         Ok(AlbertLayer {
-            qkv: Linear::new(Tensor::cat(&weights, 0)?, Some(Tensor::cat(&biases, 0)?)),
-            dense: linear(attention.pp("dense"))?,
+            qkv: Dense::from_parts(Tensor::cat(&weights, 0)?, Tensor::cat(&biases, 0)?)?,
+            dense: Dense::new(attention.pp("dense"))?,
             attention_norm: layer_norm(attention.pp("LayerNorm"), cfg.layer_norm_eps)?,
-            ffn: linear(vb.pp("ffn"))?,
-            ffn_output: linear(vb.pp("ffn_output"))?,
+            ffn: Dense::new(vb.pp("ffn"))?,
+            ffn_output: Dense::new(vb.pp("ffn_output"))?,
             output_norm: layer_norm(vb.pp("full_layer_layer_norm"), cfg.layer_norm_eps)?,
             heads: cfg.num_attention_heads,
         })
@@ -64,7 +67,7 @@ impl AlbertLayer {
         let weights = candle_nn::ops::softmax_last_dim(&scores)?;
         let context = weights.matmul(&v)?.transpose(1, 2)?.reshape((b, t, hidden))?;
         let attended = self.attention_norm.forward(&(x + self.dense.forward(&context)?)?)?;
-        let ffn = self.ffn_output.forward(&self.ffn.forward(&attended)?.gelu()?)?;
+        let ffn = self.ffn_output.forward(&map_in_place(self.ffn.forward(&attended)?, "gelu", gelu_tanh_in_place)?)?;
         self.output_norm.forward(&(ffn + attended)?)
     }
 }

@@ -5,12 +5,14 @@
 mod albert;
 pub mod config;
 mod decoder;
+mod dense;
 mod generator;
 pub mod layers;
 mod mask;
 pub mod model;
 mod prosody;
 pub mod reading;
+pub mod packed_linear;
 pub mod quantized_conv;
 pub mod release;
 mod residual;
