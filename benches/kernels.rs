@@ -1,6 +1,6 @@
 //! The hot kernels, each beside a baseline measured in the same run: the
-//! int8 convolution against candle's f32 conv1d on the same weights (the
-//! ratio is what int8 buys), ALBERT's packed f32 linear against
+//! int8 convolution against candle's f32 conv1d on the same weights, on a
+//! decoder-sized and a generator-sized input (the ratio is what int8 buys), ALBERT's packed f32 linear against
 //! candle's, the generator's fused AdaIN + Snake against
 //! separate tensor operations, the shared LSTM, Kokoro's STFT there and
 //! back, resampling, time-stretch and loudness over ten seconds of
@@ -20,25 +20,29 @@ use revoice_engine::model::kokoro::quantized_conv::{Int8Kernel, QuantizedConv};
 use revoice_engine::model::kokoro::stft::Stft;
 use revoice_engine::model::lstm::BiLstm;
 
-/// One of Kokoro's decoder convolutions: 512 → 512 channels, 3 taps, 400 frames.
+/// Two of Kokoro's convolutions: a decoder one (512 → 512 channels, 3
+/// taps, 400 frames) and a generator one at its last stage (128 → 128, 7
+/// taps, 12,000 steps: 2.5 s of audio).
 fn convolution(c: &mut Criterion) {
-    let (channels, taps, frames) = (512, 3, 400);
-    let weight = noise(channels * channels * taps, 1).iter().map(|w| w * 0.05).collect::<Vec<_>>();
-    let x = noise(channels * frames, 2);
-    let mut group = c.benchmark_group("conv1d 512x512x3, 400 frames");
-    group.throughput(Throughput::Elements((channels * channels * taps * frames) as u64));
-    let dev = Device::Cpu;
-    let w = Tensor::from_vec(weight.clone(), (channels, channels, taps), &dev).unwrap();
-    let input = Tensor::from_vec(x.clone(), (1, channels, frames), &dev).unwrap();
-    group.bench_function("f32 (candle, the baseline)", |b| b.iter(|| input.conv1d(&w, 1, 1, 1, 1).unwrap()));
-    match Int8Kernel::detect() {
-        Some(kernel) => {
-            let conv = QuantizedConv::for_kernel(kernel, &weight, (channels, channels, taps), None, 1, 1);
-            group.bench_function(format!("int8 ({})", kernel.describe()), |b| b.iter(|| conv.forward(&x, frames)));
+    for (channels, taps, frames, what) in [(512, 3, 400, "decoder"), (128, 7, 12_000, "generator")] {
+        let weight = noise(channels * channels * taps, 1).iter().map(|w| w * 0.05).collect::<Vec<_>>();
+        let x = noise(channels * frames, 2);
+        let mut group = c.benchmark_group(format!("{what} conv1d {channels}x{channels}x{taps}, {frames} frames"));
+        group.throughput(Throughput::Elements((channels * channels * taps * frames) as u64));
+        let dev = Device::Cpu;
+        let w = Tensor::from_vec(weight.clone(), (channels, channels, taps), &dev).unwrap();
+        let input = Tensor::from_vec(x.clone(), (1, channels, frames), &dev).unwrap();
+        let padding = (taps - 1) / 2;
+        group.bench_function("f32 (candle, the baseline)", |b| b.iter(|| input.conv1d(&w, padding, 1, 1, 1).unwrap()));
+        match Int8Kernel::detect() {
+            Some(kernel) => {
+                let conv = QuantizedConv::for_kernel(kernel, &weight, (channels, channels, taps), None, padding, 1);
+                group.bench_function(format!("int8 ({})", kernel.describe()), |b| b.iter(|| conv.forward(&x, frames)));
+            }
+            None => println!("int8 convolution skipped: this CPU has neither AVX-512 VNNI nor AVX2"),
         }
-        None => println!("int8 convolution skipped: this CPU has neither AVX-512 VNNI nor AVX2"),
+        group.finish();
     }
-    group.finish();
 }
 
 /// ALBERT's feed-forward input layer: 768 → 2048 features, 80 tokens.
