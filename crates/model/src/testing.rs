@@ -18,6 +18,18 @@ use revoice_core::{Error, Result};
 use crate::assets::{self, AssetState};
 use crate::speech::{RowAudio, SpeechModel, SpeechRow};
 
+/// `n` values spread evenly over [−1, 1), the same for the same `seed`
+/// (a linear congruential generator): inputs and weights for kernel tests.
+pub fn uniform_noise(n: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        })
+        .collect()
+}
+
 /// The data folder the README's test command installs the models into
 /// (`REVOICE_TEST_DATA_DIR`, else `target/test-data`). Fails (never skips)
 /// when Kokoro is not installed there, saying how to install it.

@@ -167,16 +167,8 @@ mod kernel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::uniform_noise as noise;
 
-    fn noise(n: usize, seed: u64) -> Vec<f32> {
-        let mut s = seed;
-        (0..n)
-            .map(|_| {
-                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-            })
-            .collect()
-    }
 
     /// `x·Wᵀ + b` in f64.
     fn reference(x: &[f32], rows: usize, w: &[f32], (out, inputs): (usize, usize), bias: &[f32]) -> Vec<f64> {

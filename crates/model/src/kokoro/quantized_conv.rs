@@ -503,6 +503,7 @@ mod kernel_avx2 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::uniform_noise as noise;
 
     /// The direct definition in f64.
     fn reference(x: &[f32], c_in: usize, t: usize, w: &[f32], (c_out, _, k): (usize, usize, usize), bias: &[f32], pad: usize, dil: usize) -> Vec<f64> {
@@ -525,15 +526,6 @@ mod tests {
         out
     }
 
-    fn noise(n: usize, seed: u64) -> Vec<f32> {
-        let mut s = seed;
-        (0..n)
-            .map(|_| {
-                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-            })
-            .collect()
-    }
 
     /// Every kernel this CPU runs (none where it has neither AVX2 nor VNNI).
     fn kernels() -> Vec<Int8Kernel> {
