@@ -1,10 +1,10 @@
 //! The hot kernels, each beside a baseline measured in the same run: the
 //! int8 convolution against candle's f32 conv1d on the same weights, on a
-//! decoder-sized and a generator-sized input (the ratio is what int8 buys), ALBERT's packed f32 linear against
-//! candle's, the generator's fused AdaIN + Snake against
-//! separate tensor operations, the shared LSTM, Kokoro's STFT there and
-//! back, resampling, time-stretch and loudness over ten seconds of
-//! speech-like audio (throughput in samples per second: over 24,000 is
+//! decoder-sized and a generator-sized input (the ratio is what int8 buys),
+//! ALBERT's packed f32 linear against candle's, the generator's fused
+//! AdaIN + Snake against separate tensor operations, the shared LSTM,
+//! Kokoro's STFT there and back, resampling, time-stretch and loudness
+//! over ten seconds of speech-like audio (throughput in samples per second: over 24,000 is
 //! faster than real time), and the text front end on a paragraph. Ends
 //! with the peak resident memory.
 

@@ -3,7 +3,7 @@
 //! roundings of libm's; and the in-place softmax and GELU (erf and tanh
 //! forms) built on them, compiled for AVX-512 where the CPU has it.
 //! libm's scalar `expf` and `erff` were a fifth of Whisper's encoder time;
-//! candle's tanh GELU cost ALBERT more than a bf16 matmul of its size.
+//! candle's tanh GELU cost ALBERT more than the matmul before it.
 
 const ROUNDER: f32 = 12_582_912.0; // 1.5 · 2^23: adding it rounds to an integer
 
@@ -58,9 +58,9 @@ pub fn fast_sin(x: f32) -> f32 {
     f32::from_bits(p.to_bits() ^ (odd << 31))
 }
 
-/// True when the AVX-512 builds below can run.
+/// True when AVX-512 builds (these, and the model's kernels) can run.
 #[inline]
-fn has_avx512() -> bool {
+pub(crate) fn has_avx512() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         std::arch::is_x86_feature_detected!("avx512f")

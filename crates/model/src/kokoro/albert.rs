@@ -7,9 +7,9 @@ use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder};
 
 use super::config::AlbertConfig;
 use super::dense::Dense;
+use super::layers::linear;
 use crate::cpu_tensor::map_in_place;
 use crate::fast_math::gelu_tanh_in_place;
-use super::layers::linear;
 
 fn layer_norm(vb: VarBuilder, eps: f64) -> Result<LayerNorm> {
     Ok(LayerNorm::new(

@@ -46,14 +46,7 @@ impl Output {
 impl PackedLinear {
     /// True when this CPU has AVX-512 (F).
     pub fn supported() -> bool {
-        #[cfg(target_arch = "x86_64")]
-        {
-            std::arch::is_x86_feature_detected!("avx512f")
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            false
-        }
+        crate::fast_math::has_avx512()
     }
 
     /// Packs `weight` `[out, inputs]` (row-major). Call only where

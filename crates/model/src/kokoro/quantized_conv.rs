@@ -14,6 +14,8 @@
 //! of output channels (`ROWS` on VNNI, `ROWS_AVX2` on AVX2) as
 //! `[tap][channel/4][row][4]`.
 
+use crate::fast_math::has_avx512;
+
 /// Output channels per register tile (AVX-512). With `VECTORS` these were
 /// measured on the bench's convolutions: 6 × 4 ran 1.3 to 1.4 times as
 /// fast as 4 × 6, 12 × 2 or 8 × 3 on both a short and a long input.
@@ -246,18 +248,6 @@ impl QuantizedInput {
             }
         });
         QuantizedInput { data, length, step, zero: zero as i32 }
-    }
-}
-
-/// True when the AVX-512 builds of the packing can run.
-fn has_avx512() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx512f")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
     }
 }
 
