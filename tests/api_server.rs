@@ -166,6 +166,21 @@ fn a_streamed_request_sends_each_sentence_as_its_own_chunk() {
 }
 
 #[test]
+fn a_streamed_long_sentence_starts_with_a_quarter_second_and_streams_inside_itself() {
+    let text = "Please remember to bring your passport, two photographs, and the signed form on Friday.";
+    let (head, chunks) = chunked_post("/v1/audio/speech", &json!({"input": text, "voice": "bf_emma", "response_format": "pcm", "stream": true}));
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert_eq!(chunks[0].len(), 2 * 6000, "the first chunk is the sentence's first quarter second");
+    assert!(chunks.len() >= 4, "a sentence over 2 s comes in pieces: {} chunks", chunks.len());
+    let whole = speech(json!({"input": text, "voice": "bf_emma", "response_format": "pcm"}));
+    assert_eq!(whole.status, 200);
+    let streamed: Vec<u8> = chunks.concat();
+    assert_eq!(streamed.len(), whole.body.len(), "as long as the one pass");
+    let distance = revoice_engine::audio::compare::log_mel_l1(&pcm_samples(&streamed), &pcm_samples(&whole.body), 24_000);
+    assert!(distance < 0.35, "the stream is {distance:.3} log-mel L1 from the one pass");
+}
+
+#[test]
 fn languages_are_spoken_natively_or_through_espeak_and_the_list_says_which() {
     for (language, text) in [("German", "Guten Tag."), ("es", "Hola amigo."), ("Japanese", "こんにちは。")] {
         let r = speech(json!({"input": text, "language": language, "response_format": "wav"}));

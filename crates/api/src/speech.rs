@@ -25,7 +25,7 @@ use revoice_engine::language::{self, Language};
 use super::state::ApiState;
 use super::{ref_audio, voice_design};
 use revoice_engine::model::speech::{RowAudio, SpeechRow};
-use revoice_engine::speech::{SayRequest, SpeechStack};
+use revoice_engine::speech::{AudioPiece, SayRequest, SpeechStack};
 use revoice_engine::voice::VoiceSpec;
 
 /// Longest `input`, in characters.
@@ -297,6 +297,35 @@ pub fn render(speech: &SpeechStack, rows: Vec<SpeechRow>) -> mpsc::Receiver<RowE
     rx
 }
 
+/// Renders `rows` for listening now, through the renderer's pieces (the
+/// first row not cached streams inside itself) on a blocking thread,
+/// sending the pieces as they come; dropping the receiver stops the stream
+/// and cancels what has not started.
+pub fn render_pieces(speech: &SpeechStack, rows: Vec<SpeechRow>) -> mpsc::Receiver<revoice_engine::Result<AudioPiece>> {
+    let (tx, rx) = mpsc::channel(8);
+    let renderer = speech.renderer.clone();
+    let runtime = tokio::runtime::Handle::current();
+    tokio::task::spawn_blocking(move || {
+        let pieces = renderer.pieces(&rows);
+        let watcher = pieces.canceller().map(|canceller| {
+            let tx = tx.clone();
+            runtime.spawn(async move {
+                tx.closed().await;
+                canceller.cancel();
+            })
+        });
+        for piece in pieces {
+            if tx.blocking_send(piece).is_err() {
+                break;
+            }
+        }
+        if let Some(watcher) = watcher {
+            watcher.abort();
+        }
+    });
+    rx
+}
+
 /// Hands the stream's rows to `tx` until the end or until nobody listens.
 fn forward(stream: &mut revoice_engine::speech::RowStream<'_>, tx: &mpsc::Sender<RowEvent>) {
     if tx.blocking_send(RowEvent::Started { cache_hits: stream.cache_hits() }).is_err() {
@@ -401,38 +430,36 @@ async fn answer(state: &Arc<ApiState>, body: &[u8], arrived: Instant) -> ApiResu
     Ok((StatusCode::OK, headers, bytes).into_response())
 }
 
-/// Chunked raw PCM: the answer starts with the first row's audio.
+/// Chunked raw PCM: the answer starts with the first piece of the first
+/// row (rows stream inside themselves: see [`render_pieces`]).
 async fn stream_pcm(state: &Arc<ApiState>, rows: Vec<SpeechRow>, voice: &ChosenVoice, arrived: Instant) -> ApiResult<Response> {
     let count = rows.len();
     let speech = state.speech()?;
     let mut waiting = state.metrics.waiting(count);
-    let mut events = render(&speech, rows);
-    // The first row before the headers, so a failure is still a proper error.
-    let first = loop {
-        match events.recv().await {
-            Some(RowEvent::Started { .. }) => continue,
-            Some(RowEvent::Row(Ok(audio))) => break audio,
-            Some(RowEvent::Row(Err(e))) => return Err(ApiError::internal(format!("synthesis failed: {e}"))),
-            None => return Err(ApiError::internal("the scheduler stopped before the first row")),
-        }
+    let mut pieces = render_pieces(&speech, rows);
+    // The first piece before the headers, so a failure is still a proper error.
+    let first = match pieces.recv().await {
+        Some(Ok(piece)) => piece,
+        Some(Err(e)) => return Err(ApiError::internal(format!("synthesis failed: {e}"))),
+        None => return Err(ApiError::internal("the scheduler stopped before the first row")),
     };
     state.metrics.ttfa.record(arrived.elapsed().as_secs_f64());
     waiting.arrived();
     let headers = audio_headers(ResponseFormat::Pcm, first.sample_rate, voice);
     let first_chunk = Bytes::from(formats::pcm16_bytes(&first.samples));
-    let rest = futures_util::stream::unfold((events, waiting), |(mut events, mut waiting)| async move {
-        loop {
-            match events.recv().await? {
-                RowEvent::Started { .. } => continue,
-                RowEvent::Row(Ok(audio)) => {
+    let rest = futures_util::stream::unfold((pieces, waiting, first.row), |(mut pieces, mut waiting, mut row)| async move {
+        match pieces.recv().await? {
+            Ok(piece) => {
+                if piece.row != row {
                     waiting.arrived();
-                    let chunk = Bytes::from(formats::pcm16_bytes(&audio.samples));
-                    return Some((Ok::<_, std::io::Error>(chunk), (events, waiting)));
+                    row = piece.row;
                 }
-                RowEvent::Row(Err(e)) => {
-                    tracing::warn!(error = %e, "a streamed row failed; ending the stream");
-                    return Some((Err(std::io::Error::other(e.to_string())), (events, waiting)));
-                }
+                let chunk = Bytes::from(formats::pcm16_bytes(&piece.samples));
+                Some((Ok::<_, std::io::Error>(chunk), (pieces, waiting, row)))
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "a streamed row failed; ending the stream");
+                Some((Err(std::io::Error::other(e.to_string())), (pieces, waiting, row)))
             }
         }
     });

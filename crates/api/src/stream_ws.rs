@@ -22,7 +22,7 @@ use tokio::task::JoinHandle;
 
 use super::errors::{ApiError, ApiResult};
 use super::state::ApiState;
-use super::speech::{self, ChosenVoice, RowEvent, SpeechRequest};
+use super::speech::{self, ChosenVoice, SpeechRequest};
 use revoice_engine::text::sentences::split_sentences;
 
 /// Samples per binary frame (0.4 s at 24 kHz).
@@ -105,7 +105,7 @@ pub fn complete_pieces(buffer: &str, granularity: Granularity, done: bool) -> (V
 struct Piece {
     index: usize,
     text: String,
-    rows: JoinHandle<ApiResult<mpsc::Receiver<RowEvent>>>,
+    rows: JoinHandle<ApiResult<mpsc::Receiver<revoice_engine::Result<revoice_engine::speech::AudioPiece>>>>,
 }
 
 enum Work {
@@ -151,7 +151,7 @@ fn start_piece(state: &Arc<ApiState>, session: &Session, index: usize, text: Str
     let request = SpeechRequest { input: text.clone(), ..session.request.clone() };
     let rows = tokio::spawn(async move {
         let rows = speech::prepare(&state, &request, &voice).await?;
-        Ok(speech::render(&*state.speech()?, rows))
+        Ok(speech::render_pieces(&*state.speech()?, rows))
     });
     Piece { index, text, rows }
 }
@@ -276,10 +276,9 @@ async fn speak(state: Arc<ApiState>, mut queue: mpsc::UnboundedReceiver<Work>, o
         let (mut bytes, mut held, mut failure) = (0usize, Vec::new(), None::<String>);
         match piece.rows.await {
             Ok(Ok(mut rows)) => {
-                while let Some(row) = rows.recv().await {
-                    match row {
-                        RowEvent::Started { .. } => {}
-                        RowEvent::Row(Ok(audio)) => {
+                while let Some(audio) = rows.recv().await {
+                    match audio {
+                        Ok(audio) => {
                             let pcm = super::formats::pcm16_bytes(&audio.samples);
                             bytes += pcm.len();
                             if stream_audio {
@@ -292,7 +291,7 @@ async fn speak(state: Arc<ApiState>, mut queue: mpsc::UnboundedReceiver<Work>, o
                                 held.extend_from_slice(&pcm);
                             }
                         }
-                        RowEvent::Row(Err(e)) => {
+                        Err(e) => {
                             failure = Some(e.to_string());
                             break;
                         }

@@ -87,7 +87,7 @@ pub fn synth(data_dir: &Path, voice: &str, reference_python: Option<&str>, threa
     }
 
     // Time to first audio: text in, as `revoice say` takes it, to the first
-    // sample handed on (front end and the first sentence's whole pass).
+    // sample handed on (the front end and the first sentence's first piece).
     let mut ttfa = vec![None; lines.len()];
     for (text, &row) in LINES.iter().zip(&first_rows) {
         let request = SayRequest::new(*text, voice)?;
@@ -133,7 +133,7 @@ pub fn synth(data_dir: &Path, voice: &str, reference_python: Option<&str>, threa
             println!("reference (onnxruntime): skipped: {why}");
         }
     }
-    println!("TTFA: from the text to the first sample `revoice say` hands on; a sentence renders in one pass, so it is the front end plus that pass.");
+    println!("TTFA: from the text to the first sample `revoice say` hands on: the front end, then a sentence over 2 s streams (a sketch of the line, then pieces; the first is a quarter second), a shorter one renders in one pass.");
     println!();
     println!("where the candle time goes (all lines):");
     let total: f64 = blocks.iter().map(|(_, d)| d).sum();

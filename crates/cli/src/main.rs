@@ -554,7 +554,8 @@ async fn run_models(engine: &revoice_engine::Engine, command: ModelsCommand) -> 
 }
 
 /// Says the text sentence by sentence straight through Kokoro (no
-/// scheduler: one process, one request), playing each as it is ready.
+/// scheduler: one process, one request), each sentence streamed in pieces
+/// and played as they are ready.
 fn say(data_dir: &std::path::Path, request: &revoice_engine::speech::SayRequest, output: Option<&std::path::Path>, play: Option<&str>) -> revoice_engine::Result<()> {
     let started = std::time::Instant::now();
     let synth = revoice_engine::speech::Synthesizer::load(data_dir)?;
@@ -564,10 +565,12 @@ fn say(data_dir: &std::path::Path, request: &revoice_engine::speech::SayRequest,
     let mut all = Vec::new();
     let render_start = std::time::Instant::now();
     let mut first_audio = None;
+    let mut sentence = None;
     synth.say(request, |chunk| {
-        let seconds = chunk.samples.len() as f64 / rate as f64;
         first_audio.get_or_insert(render_start.elapsed());
-        eprintln!("  {:.2} s of audio: {}", seconds, chunk.phonemes);
+        if sentence.replace(chunk.sentence) != Some(chunk.sentence) {
+            eprintln!("  {}", chunk.phonemes);
+        }
         if let Some(live) = live.as_mut() {
             live.push(&chunk.samples)?;
         }
@@ -577,7 +580,7 @@ fn say(data_dir: &std::path::Path, request: &revoice_engine::speech::SayRequest,
     let render = render_start.elapsed().as_secs_f64();
     let audio_seconds = all.len() as f64 / rate as f64;
     eprintln!(
-        "{audio_seconds:.2} s of audio in {render:.2} s (real-time factor {:.2}, first sentence after {:.2} s)",
+        "{audio_seconds:.2} s of audio in {render:.2} s (real-time factor {:.2}, first audio after {:.2} s)",
         render / audio_seconds.max(1e-9),
         first_audio.map(|d| d.as_secs_f64()).unwrap_or(0.0)
     );

@@ -128,6 +128,47 @@ fn rows_from_many_threads_share_batches_up_to_the_width() {
 }
 
 #[test]
+fn a_job_s_first_row_streams_in_pieces_alone_and_the_rest_batch_behind_it() {
+    for continuous in [false, true] {
+        let model = Scripted::new();
+        let scheduler = start(&model, 4, 100, continuous);
+        let (sink, pieces) = std::sync::mpsc::channel();
+        let job = scheduler.submit(Job::streaming_first_in_pieces(vec![row(1), row(2), row(3)], sink));
+        let streamed: Vec<Vec<f32>> = pieces.iter().collect();
+        assert_eq!(streamed.len(), 1, "the scripted model hands a row on whole, as one piece");
+        let rows = job.wait().unwrap();
+        assert_eq!(streamed[0], rows[0].samples, "the pieces are the row");
+        assert_eq!(rows.iter().map(tag).collect::<Vec<_>>(), vec![1, 2, 3]);
+        let batches = model.batches.lock().unwrap().clone();
+        assert_eq!(batches[0], vec![1], "the streamed row renders alone (continuous: {continuous})");
+        assert!(batches.iter().skip(1).all(|b| !b.contains(&1)), "{batches:?}");
+    }
+}
+
+#[test]
+fn a_streamed_row_whose_listener_left_is_withdrawn_like_any_other() {
+    let model = Scripted::new();
+    let scheduler = start(&model, 1, 0, false);
+    model.shut_gate();
+    let blocker = scheduler.submit(Job::buffered(vec![row(5)]));
+    model.wait_started(1);
+    let (sink, pieces) = std::sync::mpsc::channel();
+    let job = scheduler.submit(Job::streaming_first_in_pieces(vec![row(6)], sink));
+    drop(job);
+    drop(pieces);
+    model.open_gate();
+    blocker.wait().unwrap();
+    for _ in 0..500 {
+        if scheduler.stats().rows_cancelled == 1 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    assert_eq!(scheduler.stats().rows_cancelled, 1);
+    assert_eq!(model.batch_sizes(), vec![1], "only the blocker rendered");
+}
+
+#[test]
 fn rows_with_other_batch_settings_are_held_for_a_later_batch() {
     let model = Scripted::new();
     let scheduler = start(&model, 8, 200, false);
@@ -135,6 +176,7 @@ fn rows_with_other_batch_settings_are_held_for_a_later_batch() {
         rows: tags.into_iter().map(row).collect(),
         settings: BatchSettings { sampler: sampler.into() },
         delivery: Delivery::Buffered,
+        first_row_pieces: None,
     };
     let a = scheduler.submit(with("a", vec![1, 2]));
     let b = scheduler.submit(with("b", vec![3]));

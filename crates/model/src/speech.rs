@@ -3,6 +3,7 @@
 //! target duration) and get back PCM and per-token durations. A row's audio
 //! depends only on the row: rendering rows together never changes them.
 
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use revoice_audio::tone::ToneCurve;
@@ -58,4 +59,15 @@ pub trait SpeechModel: Send + Sync {
     fn max_phonemes(&self) -> usize;
     /// Synthesises rows; each row succeeds or fails on its own.
     fn generate(&self, rows: &[SpeechRow]) -> Vec<Result<RowAudio>>;
+
+    /// Synthesises one row, handing its audio to `piece` in order as it is
+    /// ready, before the tone match (a toned row's caller applies the tone
+    /// to the whole row, so it should call [`Self::generate`]). Returns the
+    /// row as handed on, or `None` when `piece` stopped it. A model that
+    /// cannot stream inside a row hands on the whole row at once; one that
+    /// can may differ from [`Self::generate`] within its stated tolerance.
+    fn generate_streaming(&self, row: &SpeechRow, piece: &mut dyn FnMut(&[f32]) -> ControlFlow<()>) -> Result<Option<RowAudio>> {
+        let audio = self.generate(std::slice::from_ref(row)).pop().expect("one row in, one out")?;
+        Ok(piece(&audio.samples).is_continue().then_some(audio))
+    }
 }

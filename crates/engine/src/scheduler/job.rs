@@ -38,17 +38,27 @@ pub struct Job {
     pub rows: Vec<SpeechRow>,
     pub settings: BatchSettings,
     pub delivery: Delivery,
+    /// Where the first row's audio goes in pieces as it renders (see
+    /// `SpeechModel::generate_streaming`), ahead of its whole reply; that
+    /// row renders alone. The sender is dropped when the row is done.
+    pub first_row_pieces: Option<mpsc::Sender<Vec<f32>>>,
 }
 
 impl Job {
     /// A buffered job with default batch settings.
     pub fn buffered(rows: Vec<SpeechRow>) -> Job {
-        Job { rows, settings: BatchSettings::default(), delivery: Delivery::Buffered }
+        Job { rows, settings: BatchSettings::default(), delivery: Delivery::Buffered, first_row_pieces: None }
     }
 
     /// A streaming job with default batch settings.
     pub fn streaming(rows: Vec<SpeechRow>) -> Job {
-        Job { rows, settings: BatchSettings::default(), delivery: Delivery::Streaming }
+        Job { rows, settings: BatchSettings::default(), delivery: Delivery::Streaming, first_row_pieces: None }
+    }
+
+    /// A streaming job whose first row also streams inside itself, its
+    /// pieces sent to `pieces`.
+    pub fn streaming_first_in_pieces(rows: Vec<SpeechRow>, pieces: mpsc::Sender<Vec<f32>>) -> Job {
+        Job { first_row_pieces: Some(pieces), ..Job::streaming(rows) }
     }
 }
 

@@ -72,6 +72,8 @@ struct Ticket {
     row: SpeechRow,
     attempt: u32,
     settings: BatchSettings,
+    /// Where its audio goes in pieces as it renders (it then renders alone).
+    pieces: Option<mpsc::Sender<Vec<f32>>>,
 }
 
 struct JobState {
@@ -252,17 +254,18 @@ impl Owner {
 
     fn handle(&mut self, message: Message) {
         match message {
-            Message::Job { id, job, replies, cancelled } => {
+            Message::Job { id, mut job, replies, cancelled } => {
                 if job.rows.is_empty() {
                     return;
                 }
+                let mut pieces = job.first_row_pieces.take();
                 self.worked_since_release = true;
                 self.jobs.insert(
                     id,
                     JobState { replies, cancelled, delivery: job.delivery, rows: job.rows.len(), next: 0, done: BTreeMap::new() },
                 );
                 for (index, row) in job.rows.into_iter().enumerate() {
-                    self.queue.push_back(Ticket { job: id, index, row, attempt: 1, settings: job.settings.clone() });
+                    self.queue.push_back(Ticket { job: id, index, row, attempt: 1, settings: job.settings.clone(), pieces: pieces.take() });
                 }
             }
             Message::Task(task) => {
@@ -313,12 +316,14 @@ impl Owner {
         self.stats.lock().expect("stats lock").rows_cancelled += withdrawn;
     }
 
-    /// Takes up to `width` queued rows that share the first row's settings.
+    /// Takes up to `width` queued rows that share the first row's settings;
+    /// a row streamed in pieces only alone.
     fn take_batch(&mut self, settings: &BatchSettings, room: usize) -> Vec<Ticket> {
-        let mut batch = Vec::new();
+        let mut batch: Vec<Ticket> = Vec::new();
         let mut held = VecDeque::new();
         while let Some(t) = self.queue.pop_front() {
-            if batch.len() < room && t.settings == *settings {
+            let alone = batch.first().is_some_and(|b| b.pieces.is_some());
+            if batch.len() < room && t.settings == *settings && !alone && (t.pieces.is_none() || batch.is_empty()) {
                 batch.push(t);
             } else {
                 held.push_back(t);
@@ -352,7 +357,11 @@ impl Owner {
             return;
         }
         let rows: Vec<SpeechRow> = batch.iter().map(|t| t.row.clone()).collect();
-        let replies = generate(self.model.as_ref(), &rows);
+        let mut batch = batch;
+        let replies = match batch[0].pieces.take() {
+            Some(pieces) => vec![generate_in_pieces(self.model.as_ref(), &rows[0], pieces)],
+            None => generate(self.model.as_ref(), &rows),
+        };
         {
             let mut stats = self.stats.lock().expect("stats lock");
             stats.batches += 1;
@@ -386,7 +395,11 @@ impl Owner {
             let model = self.model.clone();
             let outbox = self.outbox.clone();
             rayon::spawn(move || {
-                let reply = generate(model.as_ref(), std::slice::from_ref(&ticket.row)).pop().expect("one row in, one out");
+                let mut ticket = ticket;
+                let reply = match ticket.pieces.take() {
+                    Some(pieces) => generate_in_pieces(model.as_ref(), &ticket.row, pieces),
+                    None => generate(model.as_ref(), std::slice::from_ref(&ticket.row)).pop().expect("one row in, one out"),
+                };
                 let _ = outbox.send(Message::Done { ticket, reply });
             });
         }
@@ -439,6 +452,32 @@ impl Owner {
                 }));
             }
         }
+    }
+}
+
+/// One row through the model's `generate_streaming`, its pieces sent to
+/// `pieces` (dropped when done, which tells the listener the pieces are
+/// over), with a panic turned into an error. A toned row renders whole (its
+/// tone match needs all of it) and goes as one piece.
+fn generate_in_pieces(model: &dyn SpeechModel, row: &SpeechRow, pieces: mpsc::Sender<Vec<f32>>) -> RowReply {
+    if row.tone.is_some() {
+        let reply = generate(model, std::slice::from_ref(row)).pop().expect("one row in, one out");
+        if let Ok(audio) = &reply {
+            let _ = pieces.send(audio.samples.clone());
+        }
+        return reply;
+    }
+    let streamed = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        model.generate_streaming(row, &mut |piece| match pieces.send(piece.to_vec()) {
+            Ok(()) => std::ops::ControlFlow::Continue(()),
+            Err(_) => std::ops::ControlFlow::Break(()),
+        })
+    }));
+    match streamed {
+        Ok(Ok(Some(audio))) => Ok(audio),
+        Ok(Ok(None)) => Err(Error::InvalidInput { input: "a streamed row".into(), reason: "its listener stopped before the end".into() }),
+        Ok(Err(e)) => Err(e),
+        Err(_) => Err(Error::InvalidInput { input: model.id().into(), reason: "crashed while rendering this row".into() }),
     }
 }
 

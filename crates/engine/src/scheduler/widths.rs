@@ -51,4 +51,8 @@ impl SpeechModel for ObservedModel {
         self.sizes.record(rows.len());
         self.inner.generate(rows)
     }
+    fn generate_streaming(&self, row: &SpeechRow, piece: &mut dyn FnMut(&[f32]) -> std::ops::ControlFlow<()>) -> Result<Option<RowAudio>> {
+        self.sizes.record(1);
+        self.inner.generate_streaming(row, piece)
+    }
 }

@@ -11,7 +11,7 @@ pub mod stack;
 pub mod synth;
 
 pub use front_end::{FrontEnd, PreparedLine, SayRequest};
-pub use render::{Renderer, RowStream};
+pub use render::{AudioPiece, PieceStream, Renderer, RowStream};
 pub use service::SpeechService;
 pub use stack::{kokoro, LoadedSpeech, SpeechLoader, SpeechStack};
 pub use synth::{SpokenChunk, Synthesizer};

@@ -17,6 +17,8 @@ use crate::scheduler::{Job, JobCanceller, JobHandle, Scheduler, SchedulerConfig,
 /// Scheduler plus render cache for one model.
 pub struct Renderer {
     scheduler: Scheduler,
+    /// The model's output rate.
+    sample_rate: u32,
     cache: RenderCache,
     /// The model's identity in render keys (id, revision, arithmetic).
     model_key: String,
@@ -27,7 +29,7 @@ impl Renderer {
     /// change whenever the same rows would sound different (another model,
     /// revision or precision).
     pub fn start(model: Arc<dyn SpeechModel>, model_key: impl Into<String>, scheduler: SchedulerConfig, cache: RenderCacheConfig) -> Result<Renderer> {
-        Ok(Renderer { scheduler: Scheduler::start(model, scheduler)?, cache: RenderCache::new(cache)?, model_key: model_key.into() })
+        Ok(Renderer { sample_rate: model.sample_rate(), scheduler: Scheduler::start(model, scheduler)?, cache: RenderCache::new(cache)?, model_key: model_key.into() })
     }
 
     /// The synthesis key of a row.
@@ -64,6 +66,40 @@ impl Renderer {
         let hits = rows.len() - misses.len();
         let job = (!misses.is_empty()).then(|| self.scheduler.submit(Job::streaming(misses)));
         RowStream { renderer: self, keys, cached, job, next: 0, hits }
+    }
+
+    /// The rows' audio in order as pieces, for listening now: the first
+    /// row that is not cached streams inside itself (see
+    /// [`SpeechModel::generate_streaming`]; the scheduler renders it alone)
+    /// and the rows after it render as usual in the same job. A streamed
+    /// row is cached apart from the one-pass audio (its key says so), so
+    /// hearing it again is instant and a render still makes the one pass.
+    /// A toned row (a fitted voice's) comes whole. Dropping the stream
+    /// stops the streamed row and cancels rows that have not started.
+    pub fn pieces(&self, rows: &[SpeechRow]) -> PieceStream<'_> {
+        let mut keys: Vec<RenderKey> = rows.iter().map(|r| self.key(r)).collect();
+        let cached: Vec<Option<RowAudio>> = rows
+            .iter()
+            .zip(&keys)
+            .map(|(r, key)| self.cache.get(key).or_else(|| self.cache.get(&self.streamed_key(r))).and_then(|bytes| decode(&bytes)))
+            .collect();
+        let misses: Vec<SpeechRow> = rows.iter().zip(&cached).filter(|(_, c)| c.is_none()).map(|(r, _)| r.clone()).collect();
+        let hits = rows.len() - misses.len();
+        let first = cached.iter().position(Option::is_none);
+        let (job, streaming) = match first {
+            None => (None, None),
+            Some(first) => {
+                let (sink, pieces) = std::sync::mpsc::channel();
+                keys[first] = self.streamed_key(&rows[first]);
+                (Some(self.scheduler.submit(Job::streaming_first_in_pieces(misses, sink))), Some((first, pieces)))
+            }
+        };
+        PieceStream { rows: RowStream { renderer: self, keys, cached, job, next: 0, hits }, streaming }
+    }
+
+    /// The key a row streamed inside itself is cached under.
+    fn streamed_key(&self, row: &SpeechRow) -> RenderKey {
+        RenderKeyBuilder::new("speech-row-streamed/v1").param("row", self.key(row).to_hex()).build()
     }
 
     /// Scheduler counters.
@@ -131,6 +167,54 @@ impl Iterator for RowStream<'_> {
             self.renderer.cache.insert(self.keys[i], encode(audio));
         }
         Some(reply)
+    }
+}
+
+/// A piece of one row's audio, as [`Renderer::pieces`] hands it on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AudioPiece {
+    /// Which row (from 0).
+    pub row: usize,
+    pub samples: Vec<f32>,
+    pub sample_rate: u32,
+}
+
+/// The pieces of one [`Renderer::pieces`] call, in order: the streamed
+/// row's as they come, every other row whole.
+pub struct PieceStream<'a> {
+    rows: RowStream<'a>,
+    /// The streamed row and where its pieces arrive.
+    streaming: Option<(usize, std::sync::mpsc::Receiver<Vec<f32>>)>,
+}
+
+impl PieceStream<'_> {
+    /// Cancels the rows still to be synthesised from another thread.
+    pub fn canceller(&self) -> Option<JobCanceller> {
+        self.rows.canceller()
+    }
+}
+
+impl Iterator for PieceStream<'_> {
+    type Item = Result<AudioPiece>;
+
+    fn next(&mut self) -> Option<Result<AudioPiece>> {
+        let row = self.rows.next;
+        if let Some((streamed, pieces)) = &self.streaming {
+            if *streamed == row {
+                if let Ok(samples) = pieces.recv() {
+                    let sample_rate = self.rows.renderer.sample_rate;
+                    return Some(Ok(AudioPiece { row, samples, sample_rate }));
+                }
+                // Its pieces are over: its whole reply is kept (or says why it failed).
+                self.streaming = None;
+                return match self.rows.next()? {
+                    Ok(_) => self.next(),
+                    Err(e) => Some(Err(e)),
+                };
+            }
+        }
+        let audio = self.rows.next()?;
+        Some(audio.map(|a| AudioPiece { row, samples: a.samples, sample_rate: a.sample_rate }))
     }
 }
 

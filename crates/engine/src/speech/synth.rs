@@ -15,13 +15,15 @@ use crate::model::kokoro::{KokoroModel, Precision};
 use crate::model::speech::SpeechModel;
 use crate::voice_spec::VoiceSpec;
 
-/// One synthesised sentence (or part of one).
+/// A piece of one synthesised sentence.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SpokenChunk {
+    /// Which sentence of the request (from 0).
+    pub sentence: usize,
+    /// The sentence's text and phonemes.
     pub text: String,
     pub phonemes: String,
     pub samples: Vec<f32>,
-    pub token_seconds: Vec<f32>,
 }
 
 /// The loaded model and its front end.
@@ -83,14 +85,35 @@ impl Synthesizer {
         self.front_end.prepare(request)
     }
 
-    /// Says `request.text`, handing each sentence's audio to `on_chunk` as
-    /// soon as it is ready. Returns the number of chunks.
+    /// Says `request.text`, handing its audio to `on_chunk` as soon as it
+    /// is ready: each sentence streamed in pieces (see
+    /// [`SpeechModel::generate_streaming`]), except a fitted voice's, whose
+    /// tone match needs the whole sentence. Returns the number of chunks.
     pub fn say(&self, request: &SayRequest, mut on_chunk: impl FnMut(SpokenChunk) -> Result<()>) -> Result<usize> {
         let lines = self.prepare(request)?;
-        let count = lines.len();
-        for line in lines {
-            let audio = line.row.finish(self.model.generate(std::slice::from_ref(&line.row)).pop().expect("one row in, one out")?);
-            on_chunk(SpokenChunk { text: line.text, phonemes: line.phonemes, samples: audio.samples, token_seconds: audio.token_seconds })?;
+        let mut count = 0;
+        for (sentence, line) in lines.iter().enumerate() {
+            let chunk = |samples: Vec<f32>| SpokenChunk { sentence, text: line.text.clone(), phonemes: line.phonemes.clone(), samples };
+            if line.row.tone.is_some() {
+                let audio = line.row.finish(self.model.generate(std::slice::from_ref(&line.row)).pop().expect("one row in, one out")?);
+                on_chunk(chunk(audio.samples))?;
+                count += 1;
+                continue;
+            }
+            let mut failed = None;
+            self.model.generate_streaming(&line.row, &mut |samples| match on_chunk(chunk(samples.to_vec())) {
+                Ok(()) => {
+                    count += 1;
+                    std::ops::ControlFlow::Continue(())
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    std::ops::ControlFlow::Break(())
+                }
+            })?;
+            if let Some(e) = failed {
+                return Err(e);
+            }
         }
         Ok(count)
     }

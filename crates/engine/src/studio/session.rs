@@ -444,8 +444,10 @@ impl StudioSession {
         let rows: Vec<_> = stack.front_end.prepare(&request).map_err(|e| e.context(format!("voice {voice:?}")))?.into_iter().map(|l| l.row).collect();
         let device = self.engine.config().settings.audio.output_device.clone();
         let mut live = crate::audio::live::LivePlayback::open(&device, stack.sample_rate())?;
-        for row in stack.renderer.stream(&rows) {
-            live.push(&row?.samples)?;
+        // Streamed inside each sentence: the first sound comes a quarter
+        // second of audio after the sentence's front end and sketch.
+        for piece in stack.renderer.pieces(&rows) {
+            live.push(&piece?.samples)?;
         }
         Ok(live.finish()?.first_sound)
     }

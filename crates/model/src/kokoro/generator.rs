@@ -8,6 +8,7 @@ use candle_nn::VarBuilder;
 
 use super::config::Config;
 use super::layers::{building_in, leaky_relu, Conv1d, ConvTranspose1d, Precision};
+use super::norm_statistics::NormStatistics;
 use super::residual::AdaInResBlock1;
 use super::source::{HarmonicSource, SourceNoise};
 use super::stft::Stft;
@@ -25,6 +26,8 @@ pub struct Generator {
     stages: Vec<UpsampleStage>,
     conv_post: Conv1d,
     stft: Stft,
+    /// The product of the upsampling rates.
+    upsampling: usize,
     span: tracing::Span,
 }
 
@@ -67,8 +70,19 @@ impl Generator {
             // int8 it alone tripled the audio's distance from the reference.
             conv_post: building_in(Precision::F32, || Conv1d::same(vb.pp("conv_post"), true, 1))?,
             stft: Stft::new(ist.n_fft, ist.hop),
+            upsampling: ist.upsample_rates.iter().product(),
             span: tracing::span!(tracing::Level::TRACE, "generator"),
         })
+    }
+
+    /// Steps of the last stage per input frame: the product of the upsampling rates.
+    pub fn upsampling(&self) -> usize {
+        self.upsampling
+    }
+
+    /// Audio samples per step of the last stage (the inverse STFT's hop).
+    pub fn hop(&self) -> usize {
+        self.stft.hop()
     }
 
     /// The source's spectrum `[1, 2·bins, frames]` (magnitudes, then phases)
@@ -95,25 +109,58 @@ impl Generator {
 
     /// The filter half: features and the source's spectrum → (`conv_post` output, audio).
     pub fn from_spectrum(&self, x: &Tensor, style: &Tensor, har: &Tensor) -> Result<(Tensor, Vec<f32>)> {
-        let bins = self.stft.bins();
+        self.render_spectrum(x, style, har, &mut NormStatistics::Own)
+    }
+
+    /// [`Self::from_spectrum`] with the norms' statistics from `norms`.
+    pub fn render_spectrum(&self, x: &Tensor, style: &Tensor, har: &Tensor, norms: &mut NormStatistics) -> Result<(Tensor, Vec<f32>)> {
         let mut x = x.clone();
-        let last = self.stages.len() - 1;
-        for (i, stage) in self.stages.iter().enumerate() {
-            x = leaky_relu(&x, 0.1)?;
-            let from_source = stage.noise_res.forward(&stage.noise_conv.forward(har)?, style)?;
-            x = stage.up.forward(&x)?;
-            if i == last {
-                // Reflection pad one step on the left.
-                x = Tensor::cat(&[&x.narrow(2, 1, 1)?, &x], 2)?;
-            }
-            x = (x + from_source)?;
-            let mut sum = stage.resblocks[0].forward(&x, style)?;
-            for block in &stage.resblocks[1..] {
-                sum = (sum + block.forward(&x, style)?)?;
-            }
-            x = (sum / stage.resblocks.len() as f64)?;
+        for i in 0..self.stages.len() {
+            x = self.stage(i, &x, style, har, norms)?;
         }
-        let post = self.conv_post.forward(&leaky_relu(&x, 0.01)?)?;
+        self.post(&x)
+    }
+
+    /// The upsampling stages before the last: features `[1, C, T]` →
+    /// `[1, C', T·(upsampling / last rate)]`, each norm over its own input.
+    pub fn early_stages(&self, x: &Tensor, style: &Tensor, har: &Tensor) -> Result<Tensor> {
+        let mut x = x.clone();
+        for i in 0..self.stages.len() - 1 {
+            x = self.stage(i, &x, style, har, &mut NormStatistics::Own)?;
+        }
+        Ok(x)
+    }
+
+    /// The last upsampling stage and the output, on the early stages'
+    /// output: (`conv_post` output, audio).
+    pub fn last_stage(&self, x: &Tensor, style: &Tensor, har: &Tensor, norms: &mut NormStatistics) -> Result<(Tensor, Vec<f32>)> {
+        let x = self.stage(self.stages.len() - 1, x, style, har, norms)?;
+        self.post(&x)
+    }
+
+    /// Upsampling stage `i`: its input, the source's spectrum for the same
+    /// stretch of the line, and the norms' statistics.
+    fn stage(&self, i: usize, x: &Tensor, style: &Tensor, har: &Tensor, norms: &mut NormStatistics) -> Result<Tensor> {
+        let stage = &self.stages[i];
+        let x = leaky_relu(x, 0.1)?;
+        let from_source = stage.noise_res.forward(&stage.noise_conv.forward(har)?, style, norms)?;
+        let mut x = stage.up.forward(&x)?;
+        if i == self.stages.len() - 1 {
+            // Reflection pad one step on the left.
+            x = Tensor::cat(&[&x.narrow(2, 1, 1)?, &x], 2)?;
+        }
+        let x = (x + from_source)?;
+        let mut sum = stage.resblocks[0].forward(&x, style, norms)?;
+        for block in &stage.resblocks[1..] {
+            sum = (sum + block.forward(&x, style, norms)?)?;
+        }
+        sum / stage.resblocks.len() as f64
+    }
+
+    /// `conv_post`, then the inverse STFT of its magnitudes and phases.
+    fn post(&self, x: &Tensor) -> Result<(Tensor, Vec<f32>)> {
+        let bins = self.stft.bins();
+        let post = self.conv_post.forward(&leaky_relu(x, 0.01)?)?;
         let frames = post.dim(2)?;
         let magnitude = post.narrow(1, 0, bins)?.exp()?.flatten_all()?.to_vec1::<f32>()?;
         let phase = post.narrow(1, bins, bins)?.sin()?.flatten_all()?.to_vec1::<f32>()?;

@@ -7,6 +7,7 @@ use std::cell::Cell;
 use candle_core::{DType, Module, Result, Tensor, D};
 use candle_nn::{Linear, VarBuilder};
 
+use super::norm_statistics::{ChannelMoments, LayerMoments, NormStatistics};
 use super::quantized_conv::QuantizedConv;
 use crate::cpu_tensor::with_f32_slice;
 use crate::fast_math::fast_sin;
@@ -343,21 +344,29 @@ impl AdaLayerNorm {
 impl AdaIn1d {
     /// Adaptive instance norm followed by Snake with per-channel `alpha`,
     /// fused into two passes over `x` `[1, C, T]`, channels in parallel (the
-    /// generator's hot path).
-    pub fn forward_snake(&self, x: &Tensor, style: &Tensor, alpha: &[f32]) -> Result<Tensor> {
+    /// generator's hot path). The norm's statistics come from `norms`.
+    pub fn forward_snake(&self, x: &Tensor, style: &Tensor, alpha: &[f32], norms: &mut NormStatistics) -> Result<Tensor> {
         let (_, c, t) = x.dims3()?;
         let h = self.fc.forward(style)?.flatten_all()?.to_vec1::<f32>()?; // [2C]: γ then β
         let mut data = x.flatten_all()?.to_vec1::<f32>()?;
+        let layer = norms.next_layer(t)?;
         use rayon::prelude::*;
-        data.par_chunks_mut(t.max(1)).enumerate().take(c).for_each(|(ch, row)| {
-            let (gamma, beta) = (h[ch], h[c + ch]);
-            #[cfg(target_arch = "x86_64")]
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                // SAFETY: the CPU has AVX-512F, checked just above.
-                return unsafe { adain_snake_row_avx512(row, gamma, beta, alpha[ch]) };
-            }
-            adain_snake_row(row, gamma, beta, alpha[ch]);
-        });
+        let moments: Vec<(f64, f64)> = data
+            .par_chunks_mut(t.max(1))
+            .enumerate()
+            .take(c)
+            .map(|(ch, row)| {
+                let (gamma, beta) = (h[ch], h[c + ch]);
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx512f") {
+                    // SAFETY: the CPU has AVX-512F, checked just above.
+                    return unsafe { adain_snake_row_avx512(row, &layer, ch, gamma, beta, alpha[ch]) };
+                }
+                adain_snake_row(row, &layer, ch, gamma, beta, alpha[ch])
+            })
+            .collect();
+        drop(layer);
+        norms.record(|| ChannelMoments { mean: moments.iter().map(|m| m.0).collect(), variance: moments.iter().map(|m| m.1).collect() });
         Tensor::from_vec(data, (1, c, t), x.device())
     }
 }
@@ -365,14 +374,16 @@ impl AdaIn1d {
 /// [`adain_snake_row`] compiled for AVX-512.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn adain_snake_row_avx512(row: &mut [f32], gamma: f32, beta: f32, alpha: f32) {
-    adain_snake_row(row, gamma, beta, alpha)
+unsafe fn adain_snake_row_avx512(row: &mut [f32], layer: &LayerMoments, channel: usize, gamma: f32, beta: f32, alpha: f32) -> (f64, f64) {
+    adain_snake_row(row, layer, channel, gamma, beta, alpha)
 }
 
-/// One channel of AdaIN (`(1 + γ)·(x − mean)/std + β`) then Snake with `alpha`.
+/// One channel of AdaIN (`(1 + γ)·(x − mean)/std + β`, the mean and
+/// variance as `layer` says) then Snake with `alpha`; returns the mean and
+/// variance used.
 #[inline(always)]
-fn adain_snake_row(row: &mut [f32], gamma: f32, beta: f32, alpha: f32) {
-    let (mean, var) = mean_and_variance(row);
+fn adain_snake_row(row: &mut [f32], layer: &LayerMoments, channel: usize, gamma: f32, beta: f32, alpha: f32) -> (f64, f64) {
+    let (mean, var) = layer.of(channel, row);
     let scale = ((1.0 + gamma as f64) / (var + 1e-5).sqrt()) as f32;
     let shift = beta - mean as f32 * scale;
     let inv_alpha = 1.0 / alpha;
@@ -381,33 +392,6 @@ fn adain_snake_row(row: &mut [f32], gamma: f32, beta: f32, alpha: f32) {
         let s = fast_sin(alpha * y);
         *v = y + s * s * inv_alpha;
     }
-}
-
-/// Mean and (biased) variance of a row, accumulated in 16 f32 lanes per
-/// 1024-sample block and f64 across blocks: fast and accurate enough for
-/// rows of tens of thousands of samples.
-#[inline(always)]
-fn mean_and_variance(row: &[f32]) -> (f64, f64) {
-    #[inline(always)]
-    fn block_sums(row: &[f32], f: impl Fn(f32) -> f32) -> f64 {
-        row.chunks(1024)
-            .map(|block| {
-                let mut lanes = [0f32; 16];
-                let mut chunks = block.chunks_exact(16);
-                for chunk in &mut chunks {
-                    for (lane, &v) in lanes.iter_mut().zip(chunk) {
-                        *lane += f(v);
-                    }
-                }
-                let tail: f32 = chunks.remainder().iter().map(|&v| f(v)).sum();
-                lanes.iter().map(|&l| l as f64).sum::<f64>() + tail as f64
-            })
-            .sum()
-    }
-    let n = row.len().max(1) as f64;
-    let mean = block_sums(row, |v| v) / n;
-    let m = mean as f32;
-    let var = block_sums(row, |v| (v - m) * (v - m)) / n;
     (mean, var)
 }
 
@@ -542,7 +526,7 @@ mod tests {
         let style = Tensor::randn(0f32, 1.0, (1, 4), &dev).unwrap();
         let alpha = [0.5f32, 1.0, 3.0];
         let want = snake(&adain.forward(&x, &style).unwrap(), &Tensor::from_slice(&alpha, (1, 3, 1), &dev).unwrap()).unwrap();
-        let got = adain.forward_snake(&x, &style, &alpha).unwrap();
+        let got = adain.forward_snake(&x, &style, &alpha, &mut NormStatistics::Own).unwrap();
         let diff = (want - got).unwrap().abs().unwrap().max_all().unwrap().to_scalar::<f32>().unwrap();
         assert!(diff < 1e-4, "{diff}");
     }

@@ -10,6 +10,7 @@ mod generator;
 pub mod layers;
 mod mask;
 pub mod model;
+pub mod norm_statistics;
 mod prosody;
 pub mod reading;
 pub mod packed_linear;
@@ -18,6 +19,7 @@ pub mod release;
 mod residual;
 pub mod source;
 pub mod stft;
+mod stream;
 mod text_encoder;
 pub mod voices;
 
@@ -30,4 +32,5 @@ pub const VOCAB_FILE: &str = "vocab.json";
 
 pub use layers::Precision;
 pub use model::{KokoroModel, Trace};
+pub use stream::StreamPlan;
 pub use release::{KokoroRelease, StockVoice};

@@ -308,10 +308,17 @@ impl crate::speech::SpeechModel for KokoroModel {
         use rayon::prelude::*;
         rows.par_iter().map(|row| self.generate_row(row)).collect()
     }
+
+    /// Streams with [`super::StreamPlan::PREVIEW`]: within the tolerance
+    /// `tests/kokoro_stream.rs` holds it to.
+    fn generate_streaming(&self, row: &crate::speech::SpeechRow, piece: &mut dyn FnMut(&[f32]) -> std::ops::ControlFlow<()>) -> Result<Option<crate::speech::RowAudio>> {
+        self.stream_row(row, &super::StreamPlan::PREVIEW, piece)
+    }
 }
 
 impl KokoroModel {
-    fn generate_row(&self, row: &crate::speech::SpeechRow) -> Result<crate::speech::RowAudio> {
+    /// How fast `row` speaks, once it is checked to be one pass can take.
+    fn checked_pace(&self, row: &crate::speech::SpeechRow) -> Result<Pace> {
         let phonemes = row.tokens.len().saturating_sub(2);
         if phonemes == 0 || phonemes > self.cfg.max_phonemes() {
             return Err(Error::InvalidInput {
@@ -331,10 +338,14 @@ impl KokoroModel {
                 reason: "must be between 0.25 and 4.0".into(),
             });
         }
-        let pace = match row.target_seconds {
+        Ok(match row.target_seconds {
             Some(seconds) if seconds > 0.0 => Pace::Seconds(seconds),
             _ => Pace::Speed(row.speed),
-        };
+        })
+    }
+
+    fn generate_row(&self, row: &crate::speech::SpeechRow) -> Result<crate::speech::RowAudio> {
+        let pace = self.checked_pace(row)?;
         let noise = row.seed.map_or(SourceNoise::Off, SourceNoise::Seeded);
         let half = self.cfg.style_dim;
         let pass = || -> candle_core::Result<(Arc<Reading>, Vec<f32>)> {
@@ -350,5 +361,40 @@ impl KokoroModel {
             sample_rate: self.cfg.sample_rate,
             speed: reading.speed,
         })
+    }
+
+    /// Renders `row` as a stream cut by `plan` (see [`super::StreamPlan`]),
+    /// handing its pieces to `piece` as they are ready. Returns the row as
+    /// streamed, or `None` when `piece` stopped it. The pieces differ from
+    /// the one-pass audio by the sketch's estimate of the norms' statistics.
+    pub fn stream_row(&self, row: &crate::speech::SpeechRow, plan: &super::StreamPlan, piece: &mut dyn FnMut(&[f32]) -> std::ops::ControlFlow<()>) -> Result<Option<crate::speech::RowAudio>> {
+        let pace = self.checked_pace(row)?;
+        let noise = row.seed.map_or(SourceNoise::Off, SourceNoise::Seeded);
+        let half = self.cfg.style_dim;
+        let mut samples = Vec::new();
+        let mut pass = |samples: &mut Vec<f32>| -> candle_core::Result<(Arc<Reading>, bool)> {
+            let reading = self.reading(&row.tokens, &row.style[half..], pace)?;
+            let timbre = Tensor::from_slice(&row.style[..half], (1, half), &self.device)?;
+            let decoder = self.decoder.features(&reading.asr, &reading.f0, &reading.n, &timbre)?;
+            let generator = &self.decoder.generator;
+            let (har, _) = generator.source_spectrum(&reading.f0.flatten_all()?.to_vec1::<f32>()?, noise, &self.device)?;
+            let energy = reading.n.flatten_all()?.to_vec1::<f32>()?;
+            let finished = generator.stream(&decoder.generator_input, &timbre, &har, &energy, plan, &mut |audio| {
+                samples.extend_from_slice(audio);
+                piece(audio)
+            })?;
+            Ok((reading, finished))
+        };
+        let (reading, finished) = pass(&mut samples).map_err(|e| model_error("synthesis failed", e))?;
+        if !finished {
+            return Ok(None);
+        }
+        let per_frame = self.seconds_per_frame();
+        Ok(Some(crate::speech::RowAudio {
+            token_seconds: reading.durations.iter().map(|&d| d as f32 * per_frame).collect(),
+            samples,
+            sample_rate: self.cfg.sample_rate,
+            speed: reading.speed,
+        }))
     }
 }

@@ -6,6 +6,7 @@ use candle_core::{DType, Module, Result, Tensor};
 use candle_nn::VarBuilder;
 
 use super::layers::{leaky_relu, AdaIn1d, Conv1d, ConvTranspose1d};
+use super::norm_statistics::NormStatistics;
 
 /// Residual block with adaptive instance norms, from StyleTTS 2.
 #[derive(Debug, Clone)]
@@ -95,12 +96,13 @@ impl AdaInResBlock1 {
         Ok(AdaInResBlock1 { stages })
     }
 
-    pub fn forward(&self, x: &Tensor, style: &Tensor) -> Result<Tensor> {
+    /// The block on `x`, its norms' statistics from `norms`.
+    pub fn forward(&self, x: &Tensor, style: &Tensor, norms: &mut NormStatistics) -> Result<Tensor> {
         let mut x = x.clone();
         for s in &self.stages {
-            let t = s.adain1.forward_snake(&x, style, &s.alpha1)?;
+            let t = s.adain1.forward_snake(&x, style, &s.alpha1, norms)?;
             let t = s.conv1.forward(&t)?;
-            let t = s.adain2.forward_snake(&t, style, &s.alpha2)?;
+            let t = s.adain2.forward_snake(&t, style, &s.alpha2, norms)?;
             let t = s.conv2.forward(&t)?;
             x = (t + x)?;
         }

@@ -35,6 +35,11 @@ impl Stft {
         Stft { n_fft, hop, window: hann(n_fft), cos, sin }
     }
 
+    /// Samples between frames.
+    pub fn hop(&self) -> usize {
+        self.hop
+    }
+
     /// Frequency bins per frame.
     pub fn bins(&self) -> usize {
         self.n_fft / 2 + 1
