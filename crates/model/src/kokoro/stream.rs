@@ -32,8 +32,12 @@ pub struct StreamPlan {
     /// window's trimmed audio equals the same frames of a whole pass with
     /// the same statistics.
     pub context_frames: usize,
-    /// Spans the sketch measures after the opening piece.
+    /// Spans the sketch measures after the opening piece, at most.
     pub sketch_spans: usize,
+    /// The share of a line (in percent) the sketch's spans may take, with
+    /// their context: what keeps a short line's sketch from costing as
+    /// much as the line.
+    pub sketch_share_percent: usize,
     /// Frames in each sketch span's centre.
     pub sketch_span_frames: usize,
     /// Context on each side of a sketch span (below the reach, the
@@ -45,19 +49,30 @@ impl StreamPlan {
     /// The previews' plan: lines up to 2 s whole (one pass is as quick as
     /// a sketch there); longer ones a quarter second first, then a second
     /// at a time, each with the last stage's reach (3 frames) as context;
-    /// a sketch of twelve spans of 0.15 s. Measured on nine lines against
-    /// 8 x 0.15 s, 14 x 0.1 s, 20 x 0.1 s and 24 x 0.075 s: the closest to
-    /// the one pass at the worst line (0.28 log-mel L1; 8 spans 0.30, the
-    /// others 0.38 to 0.40), and first audio within 0.02 s of the fewest.
+    /// a sketch of up to twelve spans of 0.15 s, their windows within 40 %
+    /// of the line. Measured on nine lines: twelve spans left the worst line
+    /// 0.28 log-mel L1 from the one pass (8 spans 0.30; 14 x 0.1 s, 20 x
+    /// 0.1 s and 24 x 0.075 s 0.38 to 0.40) but cost a 3.3 s line more than
+    /// its one pass; a 40 % share 0.30 (30 %: 0.42).
     pub const PREVIEW: StreamPlan = StreamPlan {
         whole_up_to_frames: 160,
         first_frames: 20,
         piece_frames: 80,
         context_frames: 3,
         sketch_spans: 12,
+        sketch_share_percent: 40,
         sketch_span_frames: 12,
         sketch_context_frames: 3,
     };
+
+    /// How many spans the sketch of a line of `frames` measures: at most
+    /// `sketch_spans`, and as many as fit their windows in
+    /// `sketch_share_percent` of the line (at least one).
+    pub fn sketch_spans_for(&self, frames: usize) -> usize {
+        let window = self.sketch_span_frames.saturating_add(2 * self.sketch_context_frames);
+        let fit = frames * self.sketch_share_percent / 100 / window.max(1);
+        fit.clamp(1, self.sketch_spans.max(1))
+    }
 
     /// True when a line of `frames` renders in one pass.
     pub fn renders_whole(&self, frames: usize) -> bool {
@@ -94,14 +109,15 @@ fn sketch(plan: &StreamPlan, energy: &[f32]) -> (Vec<Window>, Vec<f64>) {
     let first = plan.first_frames.min(frames);
     let mut windows = vec![Window::around(0..first, plan.context_frames, frames)];
     let rest = frames - first;
-    let span = plan.sketch_span_frames.min(rest / plan.sketch_spans.max(1));
+    let spans = plan.sketch_spans_for(frames);
+    let span = plan.sketch_span_frames.min(rest / spans.max(1));
     if span > 0 {
         let mut by_energy: Vec<usize> = (first..frames).collect();
         by_energy.sort_by(|&a, &b| energy[a].total_cmp(&energy[b]));
         let mut taken: Vec<Range<usize>> = Vec::new();
         taken.push(0..first);
-        for i in 0..plan.sketch_spans {
-            let target = (2 * i + 1) * by_energy.len() / (2 * plan.sketch_spans);
+        for i in 0..spans {
+            let target = (2 * i + 1) * by_energy.len() / (2 * spans);
             // The frame nearest that rank whose span overlaps none taken.
             let free = (0..by_energy.len()).flat_map(|d| [target + d, target.wrapping_sub(d)]).filter(|&r| r < by_energy.len()).find_map(|r| {
                 let start = by_energy[r].saturating_sub(span / 2).clamp(first, frames - span);
@@ -218,7 +234,9 @@ mod tests {
         let energy: Vec<f32> = (0..440).map(|f| if (100..340).contains(&f) { 1.0 + (f % 7) as f32 } else { -3.0 }).collect();
         let (windows, weights) = sketch(&plan, &energy);
         assert_eq!(windows[0], Window { outer: 0..20 + plan.context_frames, centre: 0..20 });
-        assert_eq!(windows.len(), 1 + plan.sketch_spans);
+        assert_eq!(windows.len(), 1 + plan.sketch_spans_for(440));
+        assert_eq!(plan.sketch_spans_for(440), 9, "40 % of 440 frames in windows of 18");
+        assert_eq!(plan.sketch_spans_for(2000), plan.sketch_spans);
         for pair in windows.windows(2) {
             assert!(pair[0].centre.end <= pair[1].centre.start, "{pair:?}");
         }
@@ -240,6 +258,7 @@ mod tests {
         let plan = StreamPlan::PREVIEW;
         let (windows, _) = sketch(&plan, &[0.0; 50]);
         assert!(windows.iter().all(|w| w.outer.end <= 50));
-        assert!(windows[1..].iter().all(|w| w.centre.len() == 30 / plan.sketch_spans));
+        assert_eq!(windows.len(), 2, "one span at least");
+        assert_eq!(windows[1].centre.len(), plan.sketch_span_frames);
     }
 }
