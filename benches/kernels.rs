@@ -16,6 +16,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use revoice_benches::{noise, print_memory, speech_like};
 use revoice_engine::model::kokoro::packed_linear::PackedLinear;
 use revoice_engine::model::kokoro::layers::AdaIn1d;
+use revoice_engine::model::kokoro::norm_statistics::NormStatistics;
 use revoice_engine::model::kokoro::quantized_conv::{Int8Kernel, QuantizedConv};
 use revoice_engine::model::kokoro::stft::Stft;
 use revoice_engine::model::lstm::BiLstm;
@@ -110,7 +111,7 @@ fn adain_snake(c: &mut Criterion) {
             (y + s.broadcast_div(&alpha_column).unwrap()).unwrap()
         })
     });
-    group.bench_function("fused", |b| b.iter(|| adain.forward_snake(&x, &style, &alpha).unwrap()));
+    group.bench_function("fused", |b| b.iter(|| adain.forward_snake(&x, &style, &alpha, &mut NormStatistics::Own).unwrap()));
     group.finish();
 }
 
