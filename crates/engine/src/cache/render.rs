@@ -302,28 +302,30 @@ impl RenderCache {
     /// The audio under `key` if stored and not expired. An expired entry
     /// found here is dropped and counts as a miss.
     pub fn get(&self, key: &RenderKey) -> Option<Arc<[u8]>> {
+        self.get_first(std::slice::from_ref(key))
+    }
+
+    /// The audio under the first of `keys` stored and not expired, as one
+    /// lookup: one hit, or one miss. Expired entries found are dropped.
+    pub fn get_first(&self, keys: &[RenderKey]) -> Option<Arc<[u8]>> {
         let now = self.shared.clock.now();
         let mut state = self.shared.lock();
-        let found = state
-            .audio
-            .get(key)
-            .map(|entry| (entry.expires_at > now, Arc::clone(&entry.audio)));
-        match found {
-            Some((true, audio)) => {
-                state.stats.hits += 1;
-                Some(audio)
-            }
-            Some((false, _)) => {
-                state.audio.remove(key);
-                state.stats.expired += 1;
-                state.stats.misses += 1;
-                None
-            }
-            None => {
-                state.stats.misses += 1;
-                None
+        for key in keys {
+            let found = state.audio.get(key).map(|entry| (entry.expires_at > now, Arc::clone(&entry.audio)));
+            match found {
+                Some((true, audio)) => {
+                    state.stats.hits += 1;
+                    return Some(audio);
+                }
+                Some((false, _)) => {
+                    state.audio.remove(key);
+                    state.stats.expired += 1;
+                }
+                None => {}
             }
         }
+        state.stats.misses += 1;
+        None
     }
 
     /// Stores `audio` under `key` for the TTL, evicting least recently used
@@ -491,6 +493,16 @@ mod tests {
             ),
             (1, 1, 1, 0, 0)
         );
+    }
+
+    #[test]
+    fn a_lookup_of_several_keys_takes_the_first_stored_and_counts_once() {
+        let (cache, _) = cache(100);
+        cache.insert(key(2), vec![2u8; 10]);
+        assert_eq!(cache.get_first(&[key(1), key(2)]).as_deref(), Some(&[2u8; 10][..]));
+        assert!(cache.get_first(&[key(3), key(4)]).is_none());
+        let stats = cache.stats();
+        assert_eq!((stats.hits, stats.misses), (1, 1));
     }
 
     #[test]

@@ -81,7 +81,7 @@ impl Renderer {
         let cached: Vec<Option<RowAudio>> = rows
             .iter()
             .zip(&keys)
-            .map(|(r, key)| self.cache.get(key).or_else(|| self.cache.get(&self.streamed_key(r))).and_then(|bytes| decode(&bytes)))
+            .map(|(r, key)| self.cache.get_first(&[*key, self.streamed_key(r)]).and_then(|bytes| decode(&bytes)))
             .collect();
         let misses: Vec<SpeechRow> = rows.iter().zip(&cached).filter(|(_, c)| c.is_none()).map(|(r, _)| r.clone()).collect();
         let hits = rows.len() - misses.len();

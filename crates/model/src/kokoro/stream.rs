@@ -51,8 +51,8 @@ impl StreamPlan {
     /// at a time, each with the last stage's reach (3 frames) as context;
     /// a sketch of up to twelve spans of 0.15 s, their windows within 40 %
     /// of the line. Measured on nine lines: twelve spans left the worst line
-    /// 0.28 log-mel L1 from the one pass (8 spans 0.30; 14 x 0.1 s, 20 x
-    /// 0.1 s and 24 x 0.075 s 0.38 to 0.40) but cost a 3.3 s line more than
+    /// 0.28 log-mel L1 from the one pass (8 spans 0.30; 14 x 0.1 s 0.40,
+    /// 20 x 0.1 s 0.33, 24 x 0.075 s 0.30) but cost a 3.3 s line more than
     /// its one pass; a 40 % share 0.30 (30 %: 0.42).
     pub const PREVIEW: StreamPlan = StreamPlan {
         whole_up_to_frames: 160,
