@@ -47,6 +47,18 @@ impl SpeechRow {
         }
         audio
     }
+
+    /// This row's finished audio from `model`, handed to `piece` as it
+    /// renders: streamed inside the row ([`SpeechModel::generate_streaming`]),
+    /// or whole as one piece when the row has a tone match (it needs all of
+    /// the row). `None` when `piece` stopped it.
+    pub fn render_in_pieces(&self, model: &dyn SpeechModel, piece: &mut dyn FnMut(&[f32]) -> ControlFlow<()>) -> Result<Option<RowAudio>> {
+        if self.tone.is_none() {
+            return model.generate_streaming(self, piece);
+        }
+        let audio = self.finish(model.generate(std::slice::from_ref(self)).pop().expect("one row in, one out")?);
+        Ok(piece(&audio.samples).is_continue().then_some(audio))
+    }
 }
 
 /// A neural speech model the engine can drive.

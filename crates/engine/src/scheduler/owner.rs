@@ -455,25 +455,17 @@ impl Owner {
     }
 }
 
-/// One row through the model's `generate_streaming`, its pieces sent to
+/// One row rendered in pieces ([`SpeechRow::render_in_pieces`]), sent to
 /// `pieces` (dropped when done, which tells the listener the pieces are
-/// over), with a panic turned into an error. A toned row renders whole (its
-/// tone match needs all of it) and goes as one piece.
+/// over), with a panic turned into an error.
 fn generate_in_pieces(model: &dyn SpeechModel, row: &SpeechRow, pieces: mpsc::Sender<Vec<f32>>) -> RowReply {
-    if row.tone.is_some() {
-        let reply = generate(model, std::slice::from_ref(row)).pop().expect("one row in, one out");
-        if let Ok(audio) = &reply {
-            let _ = pieces.send(audio.samples.clone());
-        }
-        return reply;
-    }
-    let streamed = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        model.generate_streaming(row, &mut |piece| match pieces.send(piece.to_vec()) {
+    let rendered = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        row.render_in_pieces(model, &mut |piece| match pieces.send(piece.to_vec()) {
             Ok(()) => std::ops::ControlFlow::Continue(()),
             Err(_) => std::ops::ControlFlow::Break(()),
         })
     }));
-    match streamed {
+    match rendered {
         Ok(Ok(Some(audio))) => Ok(audio),
         Ok(Ok(None)) => Err(Error::InvalidInput { input: "a streamed row".into(), reason: "its listener stopped before the end".into() }),
         Ok(Err(e)) => Err(e),

@@ -60,12 +60,7 @@ impl Renderer {
     /// streamed from one scheduler job. Dropping the stream cancels rows
     /// that have not started.
     pub fn stream(&self, rows: &[SpeechRow]) -> RowStream<'_> {
-        let keys: Vec<RenderKey> = rows.iter().map(|r| self.key(r)).collect();
-        let cached: Vec<Option<RowAudio>> = keys.iter().map(|k| self.cache.get(k).and_then(|bytes| decode(&bytes))).collect();
-        let misses: Vec<SpeechRow> = rows.iter().zip(&cached).filter(|(_, c)| c.is_none()).map(|(r, _)| r.clone()).collect();
-        let hits = rows.len() - misses.len();
-        let job = (!misses.is_empty()).then(|| self.scheduler.submit(Job::streaming(misses)));
-        RowStream { renderer: self, keys, cached, job, next: 0, hits }
+        self.row_stream(rows, false).0
     }
 
     /// The rows' audio in order as pieces, for listening now: the first
@@ -77,24 +72,38 @@ impl Renderer {
     /// A toned row (a fitted voice's) comes whole. Dropping the stream
     /// stops the streamed row and cancels rows that have not started.
     pub fn pieces(&self, rows: &[SpeechRow]) -> PieceStream<'_> {
+        let (rows, streaming) = self.row_stream(rows, true);
+        PieceStream { rows, streaming }
+    }
+
+    /// `rows` looked up in the render cache, the misses sent as one job.
+    /// For `listening`, a row streamed earlier counts as cached, and the
+    /// first miss streams in pieces (cached under its streamed key): its
+    /// index and where its pieces arrive come back too.
+    fn row_stream(&self, rows: &[SpeechRow], listening: bool) -> (RowStream<'_>, Option<StreamedRow>) {
         let mut keys: Vec<RenderKey> = rows.iter().map(|r| self.key(r)).collect();
         let cached: Vec<Option<RowAudio>> = rows
             .iter()
             .zip(&keys)
-            .map(|(r, key)| self.cache.get_first(&[*key, self.streamed_key(r)]).and_then(|bytes| decode(&bytes)))
+            .map(|(r, key)| {
+                let found = if listening { self.cache.get_first(&[*key, self.streamed_key(r)]) } else { self.cache.get(key) };
+                found.and_then(|bytes| decode(&bytes))
+            })
             .collect();
         let misses: Vec<SpeechRow> = rows.iter().zip(&cached).filter(|(_, c)| c.is_none()).map(|(r, _)| r.clone()).collect();
         let hits = rows.len() - misses.len();
-        let first = cached.iter().position(Option::is_none);
-        let (job, streaming) = match first {
-            None => (None, None),
-            Some(first) => {
+        let (mut job, mut streaming) = (None, None);
+        if let Some(first) = cached.iter().position(Option::is_none) {
+            job = Some(if listening {
                 let (sink, pieces) = std::sync::mpsc::channel();
                 keys[first] = self.streamed_key(&rows[first]);
-                (Some(self.scheduler.submit(Job::streaming_first_in_pieces(misses, sink))), Some((first, pieces)))
-            }
-        };
-        PieceStream { rows: RowStream { renderer: self, keys, cached, job, next: 0, hits }, streaming }
+                streaming = Some((first, pieces));
+                self.scheduler.submit(Job::streaming_first_in_pieces(misses, sink))
+            } else {
+                self.scheduler.submit(Job::streaming(misses))
+            });
+        }
+        (RowStream { renderer: self, keys, cached, job, next: 0, hits }, streaming)
     }
 
     /// The key a row streamed inside itself is cached under.
@@ -183,9 +192,11 @@ pub struct AudioPiece {
 /// row's as they come, every other row whole.
 pub struct PieceStream<'a> {
     rows: RowStream<'a>,
-    /// The streamed row and where its pieces arrive.
-    streaming: Option<(usize, std::sync::mpsc::Receiver<Vec<f32>>)>,
+    streaming: Option<StreamedRow>,
 }
+
+/// The row streaming in pieces, and where its pieces arrive.
+type StreamedRow = (usize, std::sync::mpsc::Receiver<Vec<f32>>);
 
 impl PieceStream<'_> {
     /// Cancels the rows still to be synthesised from another thread.

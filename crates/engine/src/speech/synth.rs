@@ -13,6 +13,8 @@ use crate::model::kokoro::WEIGHTS_FILE;
 use crate::model::kokoro::voices::VoicePack;
 use crate::model::kokoro::{KokoroModel, Precision};
 use crate::model::speech::SpeechModel;
+#[cfg(doc)]
+use crate::model::speech::SpeechRow;
 use crate::voice_spec::VoiceSpec;
 
 /// A piece of one synthesised sentence.
@@ -86,22 +88,16 @@ impl Synthesizer {
     }
 
     /// Says `request.text`, handing its audio to `on_chunk` as soon as it
-    /// is ready: each sentence streamed in pieces (see
-    /// [`SpeechModel::generate_streaming`]), except a fitted voice's, whose
-    /// tone match needs the whole sentence. Returns the number of chunks.
+    /// is ready: each sentence in pieces as [`SpeechRow::render_in_pieces`]
+    /// renders it (a fitted voice's, whose tone match needs the whole
+    /// sentence, in one). Returns the number of chunks.
     pub fn say(&self, request: &SayRequest, mut on_chunk: impl FnMut(SpokenChunk) -> Result<()>) -> Result<usize> {
         let lines = self.prepare(request)?;
         let mut count = 0;
         for (sentence, line) in lines.iter().enumerate() {
             let chunk = |samples: Vec<f32>| SpokenChunk { sentence, text: line.text.clone(), phonemes: line.phonemes.clone(), samples };
-            if line.row.tone.is_some() {
-                let audio = line.row.finish(self.model.generate(std::slice::from_ref(&line.row)).pop().expect("one row in, one out")?);
-                on_chunk(chunk(audio.samples))?;
-                count += 1;
-                continue;
-            }
             let mut failed = None;
-            self.model.generate_streaming(&line.row, &mut |samples| match on_chunk(chunk(samples.to_vec())) {
+            line.row.render_in_pieces(self.model.as_ref(), &mut |samples| match on_chunk(chunk(samples.to_vec())) {
                 Ok(()) => {
                     count += 1;
                     std::ops::ControlFlow::Continue(())

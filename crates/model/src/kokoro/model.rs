@@ -354,13 +354,18 @@ impl KokoroModel {
             Ok((reading, generator.audio))
         };
         let (reading, samples) = pass().map_err(|e| model_error("synthesis failed", e))?;
+        Ok(self.row_audio(&reading, samples))
+    }
+
+    /// A row's audio: `samples` and what `reading` says of its tokens and speed.
+    fn row_audio(&self, reading: &Reading, samples: Vec<f32>) -> crate::speech::RowAudio {
         let per_frame = self.seconds_per_frame();
-        Ok(crate::speech::RowAudio {
+        crate::speech::RowAudio {
             token_seconds: reading.durations.iter().map(|&d| d as f32 * per_frame).collect(),
             samples,
             sample_rate: self.cfg.sample_rate,
             speed: reading.speed,
-        })
+        }
     }
 
     /// Renders `row` as a stream cut by `plan` (see [`super::StreamPlan`]),
@@ -372,7 +377,7 @@ impl KokoroModel {
         let noise = row.seed.map_or(SourceNoise::Off, SourceNoise::Seeded);
         let half = self.cfg.style_dim;
         let mut samples = Vec::new();
-        let mut pass = |samples: &mut Vec<f32>| -> candle_core::Result<(Arc<Reading>, bool)> {
+        let mut pass = || -> candle_core::Result<(Arc<Reading>, bool)> {
             let reading = self.reading(&row.tokens, &row.style[half..], pace)?;
             let timbre = Tensor::from_slice(&row.style[..half], (1, half), &self.device)?;
             let decoder = self.decoder.features(&reading.asr, &reading.f0, &reading.n, &timbre)?;
@@ -385,16 +390,7 @@ impl KokoroModel {
             })?;
             Ok((reading, finished))
         };
-        let (reading, finished) = pass(&mut samples).map_err(|e| model_error("synthesis failed", e))?;
-        if !finished {
-            return Ok(None);
-        }
-        let per_frame = self.seconds_per_frame();
-        Ok(Some(crate::speech::RowAudio {
-            token_seconds: reading.durations.iter().map(|&d| d as f32 * per_frame).collect(),
-            samples,
-            sample_rate: self.cfg.sample_rate,
-            speed: reading.speed,
-        }))
+        let (reading, finished) = pass().map_err(|e| model_error("synthesis failed", e))?;
+        Ok(finished.then(|| self.row_audio(&reading, samples)))
     }
 }
