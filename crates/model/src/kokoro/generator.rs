@@ -12,6 +12,7 @@ use super::norm_statistics::NormStatistics;
 use super::residual::AdaInResBlock1;
 use super::source::{HarmonicSource, SourceNoise};
 use super::stft::Stft;
+use crate::cpu_tensor::with_f32_slice;
 
 #[derive(Debug, Clone)]
 struct UpsampleStage {
@@ -143,18 +144,40 @@ impl Generator {
     fn stage(&self, i: usize, x: &Tensor, style: &Tensor, har: &Tensor, norms: &mut NormStatistics) -> Result<Tensor> {
         let stage = &self.stages[i];
         let x = leaky_relu(x, 0.1)?;
-        let from_source = stage.noise_res.forward(&stage.noise_conv.forward(har)?, style, norms)?;
-        let mut x = stage.up.forward(&x)?;
-        if i == self.stages.len() - 1 {
-            // Reflection pad one step on the left.
-            x = Tensor::cat(&[&x.narrow(2, 1, 1)?, &x], 2)?;
+        let noise = stage.noise_conv.forward(har)?;
+        let (_, channels, length) = noise.dims3()?;
+        let mut x_in = with_f32_slice(&noise, |data| stage.noise_res.forward_rows(data, channels, style, norms))??;
+        // The upsampled features join the source's share in its buffer; the
+        // last stage's are reflection-padded by one step on the left.
+        let up = stage.up.forward(&x)?;
+        let pad = usize::from(i == self.stages.len() - 1);
+        let up_length = up.dim(2)?;
+        if up.dim(1)? != channels || up_length + pad != length {
+            candle_core::bail!("generator stage {i}: features {:?} and source {:?} do not line up", up.dims(), noise.dims());
         }
-        let x = (x + from_source)?;
-        let mut sum = stage.resblocks[0].forward(&x, style, norms)?;
-        for block in &stage.resblocks[1..] {
-            sum = (sum + block.forward(&x, style, norms)?)?;
+        with_f32_slice(&up, |up| {
+            for (row, up_row) in x_in.chunks_exact_mut(length).zip(up.chunks_exact(up_length)) {
+                if pad == 1 && up_length > 1 {
+                    row[0] += up_row[1];
+                }
+                for (v, &u) in row[pad..].iter_mut().zip(up_row) {
+                    *v += u;
+                }
+            }
+        })?;
+        // The mean of the residual blocks, summed into the first one's buffer.
+        let blocks = stage.resblocks.len();
+        let mut sum = stage.resblocks[0].forward_rows(&x_in, channels, style, norms)?;
+        for (j, block) in stage.resblocks.iter().enumerate().skip(1) {
+            let out = block.forward_rows(&x_in, channels, style, norms)?;
+            if j + 1 < blocks {
+                sum.iter_mut().zip(&out).for_each(|(s, v)| *s += v);
+            } else {
+                let share = (1.0 / blocks as f64) as f32;
+                sum.iter_mut().zip(&out).for_each(|(s, v)| *s = (*s + v) * share);
+            }
         }
-        sum / stage.resblocks.len() as f64
+        Tensor::from_vec(sum, (1, channels, length), x.device())
     }
 
     /// `conv_post`, then the inverse STFT of its magnitudes and phases.

@@ -108,6 +108,40 @@ impl Conv1d {
     }
 }
 
+impl Conv1d {
+    /// One row's `[C_in, T]` values → its `[C_out, T_out]` values and `T_out`.
+    pub fn forward_rows(&self, x: &[f32], t: usize) -> Result<(Vec<f32>, usize)> {
+        let c_in = x.len() / t.max(1);
+        if let Some(q) = &self.quantized {
+            return Ok(q.forward(x, t));
+        }
+        if self.stride == 1 && self.groups == 1 {
+            return Ok(conv_by_taps(x, c_in, t, &self.weight, self.shape, self.padding, self.dilation, self.bias.as_deref()));
+        }
+        let y = self.forward(&Tensor::from_slice(x, (1, c_in, t), &candle_core::Device::Cpu)?)?;
+        let t_out = y.dim(2)?;
+        Ok((y.flatten_all()?.to_vec1::<f32>()?, t_out))
+    }
+
+    /// Adds the convolution of one row's `[C_in, T]` values onto `out`
+    /// `[C_out, T_out]`: a residual sum, in one pass where the int8 kernel
+    /// runs; each value is `out + forward(x)` either way.
+    pub fn add_onto(&self, x: &[f32], t: usize, out: &mut [f32]) -> Result<()> {
+        if let Some(q) = &self.quantized {
+            q.add_onto(x, t, out);
+            return Ok(());
+        }
+        let (y, _) = self.forward_rows(x, t)?;
+        if y.len() != out.len() {
+            candle_core::bail!("conv1d add_onto: output of {} values onto {}", y.len(), out.len());
+        }
+        for (o, v) in out.iter_mut().zip(&y) {
+            *o += v;
+        }
+        Ok(())
+    }
+}
+
 impl Module for Conv1d {
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
         let (b, c_in, t) = x.dims3()?;
@@ -342,55 +376,65 @@ impl AdaLayerNorm {
 }
 
 impl AdaIn1d {
-    /// Adaptive instance norm followed by Snake with per-channel `alpha`,
-    /// fused into two passes over `x` `[1, C, T]`, channels in parallel (the
-    /// generator's hot path). The norm's statistics come from `norms`.
+    /// Adaptive instance norm followed by Snake with per-channel `alpha`
+    /// on `x` `[1, C, T]` (see [`Self::snake_rows`]).
     pub fn forward_snake(&self, x: &Tensor, style: &Tensor, alpha: &[f32], norms: &mut NormStatistics) -> Result<Tensor> {
         let (_, c, t) = x.dims3()?;
+        let out = with_f32_slice(x, |data| self.snake_rows(data, c, style, alpha, norms))??;
+        Tensor::from_vec(out, (1, c, t), x.device())
+    }
+
+    /// Adaptive instance norm followed by Snake with per-channel `alpha`,
+    /// fused into two passes over one row's `[C, T]` values, channels in
+    /// parallel (the generator's hot path): the statistics, then the new
+    /// values. The norm's statistics come from `norms`.
+    pub fn snake_rows(&self, x: &[f32], channels: usize, style: &Tensor, alpha: &[f32], norms: &mut NormStatistics) -> Result<Vec<f32>> {
+        let t = x.len() / channels.max(1);
         let h = self.fc.forward(style)?.flatten_all()?.to_vec1::<f32>()?; // [2C]: γ then β
-        let mut data = x.flatten_all()?.to_vec1::<f32>()?;
+        let mut out = vec![0f32; x.len()];
         let layer = norms.next_layer(t)?;
         use rayon::prelude::*;
-        let moments: Vec<(f64, f64)> = data
+        let moments: Vec<(f64, f64)> = out
             .par_chunks_mut(t.max(1))
+            .zip(x.par_chunks(t.max(1)))
             .enumerate()
-            .take(c)
-            .map(|(ch, row)| {
-                let (gamma, beta) = (h[ch], h[c + ch]);
+            .take(channels)
+            .map(|(ch, (row_out, row))| {
+                let (gamma, beta) = (h[ch], h[channels + ch]);
                 #[cfg(target_arch = "x86_64")]
-                if std::arch::is_x86_feature_detected!("avx512f") {
+                if crate::fast_math::has_avx512() {
                     // SAFETY: the CPU has AVX-512F, checked just above.
-                    return unsafe { adain_snake_row_avx512(row, &layer, ch, gamma, beta, alpha[ch]) };
+                    return unsafe { adain_snake_row_avx512(row, row_out, &layer, ch, gamma, beta, alpha[ch]) };
                 }
-                adain_snake_row(row, &layer, ch, gamma, beta, alpha[ch])
+                adain_snake_row(row, row_out, &layer, ch, gamma, beta, alpha[ch])
             })
             .collect();
         drop(layer);
         norms.record(|| ChannelMoments { mean: moments.iter().map(|m| m.0).collect(), variance: moments.iter().map(|m| m.1).collect() });
-        Tensor::from_vec(data, (1, c, t), x.device())
+        Ok(out)
     }
 }
 
 /// [`adain_snake_row`] compiled for AVX-512.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn adain_snake_row_avx512(row: &mut [f32], layer: &LayerMoments, channel: usize, gamma: f32, beta: f32, alpha: f32) -> (f64, f64) {
-    adain_snake_row(row, layer, channel, gamma, beta, alpha)
+unsafe fn adain_snake_row_avx512(row: &[f32], out: &mut [f32], layer: &LayerMoments, channel: usize, gamma: f32, beta: f32, alpha: f32) -> (f64, f64) {
+    adain_snake_row(row, out, layer, channel, gamma, beta, alpha)
 }
 
 /// One channel of AdaIN (`(1 + γ)·(x − mean)/std + β`, the mean and
-/// variance as `layer` says) then Snake with `alpha`; returns the mean and
-/// variance used.
+/// variance as `layer` says) then Snake with `alpha`, from `row` into
+/// `out`; returns the mean and variance used.
 #[inline(always)]
-fn adain_snake_row(row: &mut [f32], layer: &LayerMoments, channel: usize, gamma: f32, beta: f32, alpha: f32) -> (f64, f64) {
+fn adain_snake_row(row: &[f32], out: &mut [f32], layer: &LayerMoments, channel: usize, gamma: f32, beta: f32, alpha: f32) -> (f64, f64) {
     let (mean, var) = layer.of(channel, row);
     let scale = ((1.0 + gamma as f64) / (var + 1e-5).sqrt()) as f32;
     let shift = beta - mean as f32 * scale;
     let inv_alpha = 1.0 / alpha;
-    for v in row.iter_mut() {
-        let y = *v * scale + shift;
+    for (o, &v) in out.iter_mut().zip(row) {
+        let y = v * scale + shift;
         let s = fast_sin(alpha * y);
-        *v = y + s * s * inv_alpha;
+        *o = y + s * s * inv_alpha;
     }
     (mean, var)
 }

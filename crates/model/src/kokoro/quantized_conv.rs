@@ -161,12 +161,31 @@ impl QuantizedConv {
 
     /// Convolves `x` `[c_in, t]`; returns `[c_out, t_out]` and `t_out`.
     pub fn forward(&self, x: &[f32], t: usize) -> (Vec<f32>, usize) {
+        let t_out = self.output_length(t);
+        let mut out = vec![0f32; self.c_out * t_out];
+        self.run(x, t, &mut out, Output::Store);
+        (out, t_out)
+    }
+
+    /// Adds the convolution of `x` `[c_in, t]` onto `out` `[c_out, t_out]`
+    /// (a residual sum kept in one pass over memory; each value is the
+    /// same as `out + forward(x)`).
+    pub fn add_onto(&self, x: &[f32], t: usize, out: &mut [f32]) {
+        assert_eq!(out.len(), self.c_out * self.output_length(t), "output size");
+        self.run(x, t, out, Output::Add);
+    }
+
+    /// Output steps for `t` input steps.
+    pub fn output_length(&self, t: usize) -> usize {
+        (t + 2 * self.padding).saturating_sub(self.dilation * (self.taps - 1))
+    }
+
+    fn run(&self, x: &[f32], t: usize, out: &mut [f32], output: Output) {
         assert_eq!(x.len(), self.c_in * t, "input size");
         let reach = self.dilation * (self.taps - 1);
-        let t_out = (t + 2 * self.padding).saturating_sub(reach);
-        let mut out = vec![0f32; self.c_out * t_out];
+        let t_out = self.output_length(t);
         if t_out == 0 {
-            return (out, 0);
+            return;
         }
         let tile = self.kernel.tile();
         let input = QuantizedInput::pack(x, self.c_in, t, self.padding, t_out.div_ceil(tile) * tile + reach);
@@ -183,18 +202,26 @@ impl QuantizedConv {
             #[cfg(target_arch = "x86_64")]
             unsafe {
                 match self.kernel {
-                    Int8Kernel::Vnni => kernel::run(self, &input, first_block, rows, t_out),
-                    Int8Kernel::Avx2 => kernel_avx2::run(self, &input, first_block, rows, t_out),
+                    Int8Kernel::Vnni => kernel::run(self, &input, first_block, rows, t_out, output),
+                    Int8Kernel::Avx2 => kernel_avx2::run(self, &input, first_block, rows, t_out, output),
                 }
             }
             #[cfg(not(target_arch = "x86_64"))]
             {
-                let _ = (first_block, rows);
+                let _ = (first_block, rows, output);
                 unreachable!("checked by supported()")
             }
         });
-        (out, t_out)
     }
+}
+
+/// What the kernel does with each output value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Output {
+    /// Writes it.
+    Store,
+    /// Adds it to what is there.
+    Add,
 }
 
 /// The input as u8 in `[group][time][4]`, padded with the zero point:
@@ -338,13 +365,13 @@ unsafe fn range_avx512(part: &[f32]) -> (f32, f32) {
 
 #[cfg(target_arch = "x86_64")]
 mod kernel {
-    use super::{QuantizedConv, QuantizedInput, ROWS, TILE, VECTORS};
+    use super::{Output, QuantizedConv, QuantizedInput, ROWS, TILE, VECTORS};
     use std::arch::x86_64::*;
 
     /// Computes output rows from block `first_block` into `rows`
     /// (`[rows.len() / t_out, t_out]`), one `ROWS × TILE` tile at a time.
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-    pub unsafe fn run(conv: &QuantizedConv, input: &QuantizedInput, first_block: usize, rows: &mut [f32], t_out: usize) {
+    pub unsafe fn run(conv: &QuantizedConv, input: &QuantizedInput, first_block: usize, rows: &mut [f32], t_out: usize, output: Output) {
         let n_rows = rows.len() / t_out;
         let blocks = n_rows.div_ceil(ROWS);
         let block_len = conv.taps * conv.groups * ROWS * 4;
@@ -371,11 +398,13 @@ mod kernel {
                         }
                         let y = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(a, offset)), mul, bias);
                         let left = t_out - t;
-                        if left >= 16 {
-                            unsafe { _mm512_storeu_ps(out_row.as_mut_ptr().add(t), y) };
-                        } else {
-                            unsafe { _mm512_mask_storeu_ps(out_row.as_mut_ptr().add(t), (1u16 << left) - 1, y) };
-                        }
+                        let mask = if left >= 16 { u16::MAX } else { (1u16 << left) - 1 };
+                        let at = unsafe { out_row.as_mut_ptr().add(t) };
+                        let y = match output {
+                            Output::Store => y,
+                            Output::Add => _mm512_add_ps(y, unsafe { _mm512_maskz_loadu_ps(mask, at) }),
+                        };
+                        unsafe { _mm512_mask_storeu_ps(at, mask, y) };
                     }
                 }
             }
@@ -415,13 +444,13 @@ mod kernel {
 /// pair below i16's limit) and `vpmaddwd` by ones (i16 pairs into i32).
 #[cfg(target_arch = "x86_64")]
 mod kernel_avx2 {
-    use super::{QuantizedConv, QuantizedInput, ROWS_AVX2 as ROWS, TILE_AVX2, VECTORS_AVX2};
+    use super::{Output, QuantizedConv, QuantizedInput, ROWS_AVX2 as ROWS, TILE_AVX2, VECTORS_AVX2};
     use std::arch::x86_64::*;
 
     /// Computes output rows from block `first_block` into `rows`
     /// (`[rows.len() / t_out, t_out]`), one `ROWS × TILE_AVX2` tile at a time.
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn run(conv: &QuantizedConv, input: &QuantizedInput, first_block: usize, rows: &mut [f32], t_out: usize) {
+    pub unsafe fn run(conv: &QuantizedConv, input: &QuantizedInput, first_block: usize, rows: &mut [f32], t_out: usize, output: Output) {
         let n_rows = rows.len() / t_out;
         let blocks = n_rows.div_ceil(ROWS);
         let block_len = conv.taps * conv.groups * ROWS * 4;
@@ -449,10 +478,20 @@ mod kernel_avx2 {
                         let y = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(a, offset)), mul, bias);
                         let left = t_out - t;
                         if left >= 8 {
-                            unsafe { _mm256_storeu_ps(out_row.as_mut_ptr().add(t), y) };
+                            let at = unsafe { out_row.as_mut_ptr().add(t) };
+                            let y = match output {
+                                Output::Store => y,
+                                Output::Add => _mm256_add_ps(y, unsafe { _mm256_loadu_ps(at) }),
+                            };
+                            unsafe { _mm256_storeu_ps(at, y) };
                         } else {
                             unsafe { _mm256_storeu_ps(spill.as_mut_ptr(), y) };
-                            out_row[t..].copy_from_slice(&spill[..left]);
+                            for (slot, &v) in out_row[t..].iter_mut().zip(&spill[..left]) {
+                                *slot = match output {
+                                    Output::Store => v,
+                                    Output::Add => *slot + v,
+                                };
+                            }
                         }
                     }
                 }
@@ -549,6 +588,23 @@ mod tests {
             let spread = (want.iter().map(|v| v * v).sum::<f64>() / want.len() as f64).sqrt();
             let err = (got.iter().zip(&want).map(|(&g, &w)| (g as f64 - w).powi(2)).sum::<f64>() / want.len() as f64).sqrt();
             assert!(err < 0.02 * spread, "{kernel:?} {c_out}×{c_in}×{k} d{dil} t{t}: rms error {err} vs rms {spread}");
+        }
+    }
+
+    #[test]
+    fn adding_onto_a_residual_equals_the_sum_of_the_two() {
+        // Lengths with a whole tile, a partial one and a single step.
+        for (kernel, t) in kernels().into_iter().flat_map(|kernel| [64, 211, 1].map(move |t| (kernel, t))) {
+            let (c_out, c_in, k, dil) = (9, 13, 3, 5);
+            let pad = dil * (k - 1) / 2;
+            let x: Vec<f32> = noise(c_in * t, 4).iter().map(|v| v * 2.0 - 0.3).collect();
+            let conv = QuantizedConv::for_kernel(kernel, &noise(c_out * c_in * k, 5), (c_out, c_in, k), Some(&noise(c_out, 6)), pad, dil);
+            let residual = noise(c_out * t, 7);
+            let (alone, _) = conv.forward(&x, t);
+            let mut summed = residual.clone();
+            conv.add_onto(&x, t, &mut summed);
+            let want: Vec<f32> = residual.iter().zip(&alone).map(|(r, a)| r + a).collect();
+            assert_eq!(summed, want, "{kernel:?} t {t}");
         }
     }
 

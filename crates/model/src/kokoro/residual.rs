@@ -1,6 +1,7 @@
 //! The two style-conditioned residual blocks: `AdainResBlk1d` (prosody and
 //! decoder; optional ×2 upsampling) and `AdaInResBlock1` (the generator's
-//! dilated Snake blocks). `x` is `[B, C, T]`, `style` is `[B, style_dim]`.
+//! dilated Snake blocks, on one row's `[C, T]` values). `x` is `[B, C, T]`,
+//! `style` is `[B, style_dim]`.
 
 use candle_core::{DType, Module, Result, Tensor};
 use candle_nn::VarBuilder;
@@ -96,16 +97,17 @@ impl AdaInResBlock1 {
         Ok(AdaInResBlock1 { stages })
     }
 
-    /// The block on `x`, its norms' statistics from `norms`.
-    pub fn forward(&self, x: &Tensor, style: &Tensor, norms: &mut NormStatistics) -> Result<Tensor> {
-        let mut x = x.clone();
+    /// The block on one row's `[C, T]` values. The residual sum is one
+    /// buffer that each stage's second convolution adds onto.
+    pub fn forward_rows(&self, x: &[f32], channels: usize, style: &Tensor, norms: &mut NormStatistics) -> Result<Vec<f32>> {
+        let t = x.len() / channels.max(1);
+        let mut sum = x.to_vec();
         for s in &self.stages {
-            let t = s.adain1.forward_snake(&x, style, &s.alpha1, norms)?;
-            let t = s.conv1.forward(&t)?;
-            let t = s.adain2.forward_snake(&t, style, &s.alpha2, norms)?;
-            let t = s.conv2.forward(&t)?;
-            x = (t + x)?;
+            let a = s.adain1.snake_rows(&sum, channels, style, &s.alpha1, norms)?;
+            let (a, _) = s.conv1.forward_rows(&a, t)?;
+            let a = s.adain2.snake_rows(&a, channels, style, &s.alpha2, norms)?;
+            s.conv2.add_onto(&a, t, &mut sum)?;
         }
-        Ok(x)
+        Ok(sum)
     }
 }
