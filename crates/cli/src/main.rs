@@ -134,6 +134,9 @@ enum BenchCommand {
         /// Arithmetic of the convolutions: the fastest this CPU runs, or f32 throughout.
         #[arg(long, value_enum, default_value_t = bench::BenchPrecision::Fastest)]
         precision: bench::BenchPrecision,
+        /// Passes per line, here and in the reference; each figure is the median pass.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=50))]
+        repeats: u32,
     },
     /// A dub project of 300 lines: full render, re-render after one edit, re-mix after a
     /// strategy change, export speed and preview time to first audio.
@@ -382,11 +385,11 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
                 .expect("synthesis thread")?;
             ExitCode::SUCCESS
         }
-        Command::Bench { command: BenchCommand::Synth { voice, reference_python, threads, precision } } => {
+        Command::Bench { command: BenchCommand::Synth { voice, reference_python, threads, precision, repeats } } => {
             let data_dir = engine.data_dir().to_path_buf();
             tokio::task::spawn_blocking(move || {
                 let python = bench::find_python(reference_python, "REVOICE_ORT_PYTHON", "kokoro_onnx, onnxruntime");
-                bench::synth(&data_dir, &voice, python.as_deref(), threads, precision.into())
+                bench::synth(&data_dir, &voice, python.as_deref(), threads, precision.into(), repeats as usize)
             })
             .await
             .expect("bench thread")?;

@@ -108,6 +108,13 @@ impl ReadingCache {
         self.held.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Drops every reading (a bench's cold passes start from none).
+    pub fn clear(&self) {
+        let mut held = self.held();
+        held.readings.clear();
+        held.bytes = 0;
+    }
+
     /// Bytes held now.
     pub fn bytes(&self) -> usize {
         self.held().bytes
