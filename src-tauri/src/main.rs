@@ -3,5 +3,6 @@
 
 fn main() {
     revoice_engine::allocator::keep_freed_memory_for_reuse();
+    revoice_engine::compute_threads::one_compute_pool();
     revoice_studio::run();
 }

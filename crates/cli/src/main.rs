@@ -310,6 +310,7 @@ enum ModelsCommand {
 
 fn main() -> ExitCode {
     revoice_engine::allocator::keep_freed_memory_for_reuse();
+    revoice_engine::compute_threads::one_compute_pool();
     let cli = Cli::parse();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -13,10 +13,12 @@
 //! [`media_script`] (a recording or video into a project's lines and speakers), [`dub`] (a project's lines, timing, mixing, export, playback),
 //! [`studio`] (what the editor window sees and hears), casting (a
 //! project's speakers voiced from clips, fitted one after another), [`config`],
-//! [`logging`], [`doctor`]. The lower crates come re-exported:
+//! [`logging`], [`doctor`], and per process [`allocator`] and [`compute_threads`].
+//! The lower crates come re-exported:
 //! [`audio`], [`model`], [`error`], [`fsutil`].
 
 pub mod allocator;
+pub mod compute_threads;
 pub mod cache;
 mod cast_sheets;
 mod casting;
