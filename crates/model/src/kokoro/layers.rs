@@ -123,6 +123,21 @@ impl Conv1d {
         Ok((y.flatten_all()?.to_vec1::<f32>()?, t_out))
     }
 
+    /// [`Self::forward_rows`] into `out` `[C_out, T_out]` (a buffer reused
+    /// from stage to stage), whatever it held.
+    pub fn forward_into(&self, x: &[f32], t: usize, out: &mut [f32]) -> Result<()> {
+        if let Some(q) = &self.quantized {
+            q.forward_into(x, t, out);
+            return Ok(());
+        }
+        let (y, _) = self.forward_rows(x, t)?;
+        if y.len() != out.len() {
+            candle_core::bail!("conv1d forward_into: output of {} values into {}", y.len(), out.len());
+        }
+        out.copy_from_slice(&y);
+        Ok(())
+    }
+
     /// Adds the convolution of one row's `[C_in, T]` values onto `out`
     /// `[C_out, T_out]`: a residual sum, in one pass where the int8 kernel
     /// runs; each value is `out + forward(x)` either way.
@@ -389,9 +404,18 @@ impl AdaIn1d {
     /// parallel (the generator's hot path): the statistics, then the new
     /// values. The norm's statistics come from `norms`.
     pub fn snake_rows(&self, x: &[f32], channels: usize, style: &Tensor, alpha: &[f32], norms: &mut NormStatistics) -> Result<Vec<f32>> {
+        let mut out = vec![0f32; x.len()];
+        self.snake_into(x, &mut out, channels, style, alpha, norms)?;
+        Ok(out)
+    }
+
+    /// [`Self::snake_rows`] into `out` (a buffer reused from stage to stage).
+    pub fn snake_into(&self, x: &[f32], out: &mut [f32], channels: usize, style: &Tensor, alpha: &[f32], norms: &mut NormStatistics) -> Result<()> {
+        if out.len() != x.len() {
+            candle_core::bail!("snake: {} values into {}", x.len(), out.len());
+        }
         let t = x.len() / channels.max(1);
         let h = self.fc.forward(style)?.flatten_all()?.to_vec1::<f32>()?; // [2C]: γ then β
-        let mut out = vec![0f32; x.len()];
         let layer = norms.next_layer(t)?;
         use rayon::prelude::*;
         let moments: Vec<(f64, f64)> = out
@@ -411,7 +435,7 @@ impl AdaIn1d {
             .collect();
         drop(layer);
         norms.record(|| ChannelMoments { mean: moments.iter().map(|m| m.0).collect(), variance: moments.iter().map(|m| m.1).collect() });
-        Ok(out)
+        Ok(())
     }
 }
 

@@ -167,6 +167,12 @@ impl QuantizedConv {
         (out, t_out)
     }
 
+    /// [`Self::forward`] into `out` `[c_out, t_out]`, whatever it held.
+    pub fn forward_into(&self, x: &[f32], t: usize, out: &mut [f32]) {
+        assert_eq!(out.len(), self.c_out * self.output_length(t), "output size");
+        self.run(x, t, out, Output::Store);
+    }
+
     /// Adds the convolution of `x` `[c_in, t]` onto `out` `[c_out, t_out]`
     /// (a residual sum kept in one pass over memory; each value is the
     /// same as `out + forward(x)`).

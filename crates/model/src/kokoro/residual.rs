@@ -98,15 +98,17 @@ impl AdaInResBlock1 {
     }
 
     /// The block on one row's `[C, T]` values. The residual sum is one
-    /// buffer that each stage's second convolution adds onto.
+    /// buffer that each stage's second convolution adds onto; the stages
+    /// pass their work through two more, reused from stage to stage.
     pub fn forward_rows(&self, x: &[f32], channels: usize, style: &Tensor, norms: &mut NormStatistics) -> Result<Vec<f32>> {
         let t = x.len() / channels.max(1);
         let mut sum = x.to_vec();
+        let (mut snaked, mut convolved) = (vec![0f32; x.len()], vec![0f32; x.len()]);
         for s in &self.stages {
-            let a = s.adain1.snake_rows(&sum, channels, style, &s.alpha1, norms)?;
-            let (a, _) = s.conv1.forward_rows(&a, t)?;
-            let a = s.adain2.snake_rows(&a, channels, style, &s.alpha2, norms)?;
-            s.conv2.add_onto(&a, t, &mut sum)?;
+            s.adain1.snake_into(&sum, &mut snaked, channels, style, &s.alpha1, norms)?;
+            s.conv1.forward_into(&snaked, t, &mut convolved)?;
+            s.adain2.snake_into(&convolved, &mut snaked, channels, style, &s.alpha2, norms)?;
+            s.conv2.add_onto(&snaked, t, &mut sum)?;
         }
         Ok(sum)
     }
