@@ -207,7 +207,8 @@ impl BiLstm {
             || self.forward.run(x, lengths, false, &mut ahead),
             || self.backward.run(x, lengths, true, &mut behind),
         );
-        (ran_ahead?, ran_behind?);
+        ran_ahead?;
+        ran_behind?;
         let mut out = Vec::with_capacity(batch * steps * 2 * h);
         for (a, b) in ahead.chunks_exact(h).zip(behind.chunks_exact(h)) {
             out.extend_from_slice(a);

@@ -8,7 +8,7 @@ use candle_core::{DType, Module, Result, Tensor, D};
 use candle_nn::{Linear, VarBuilder};
 
 use super::norm_statistics::{ChannelMoments, LayerMoments, NormStatistics};
-use super::quantized_conv::QuantizedConv;
+use super::quantized_conv::{Output, QuantizedConv};
 use crate::cpu_tensor::with_f32_slice;
 use crate::fast_math::fast_sin;
 
@@ -126,32 +126,27 @@ impl Conv1d {
     /// [`Self::forward_rows`] into `out` `[C_out, T_out]` (a buffer reused
     /// from stage to stage), whatever it held.
     pub fn forward_into(&self, x: &[f32], t: usize, out: &mut [f32]) -> Result<()> {
-        if let Some(q) = &self.quantized {
-            q.forward_into(x, t, out);
-            return Ok(());
-        }
-        let (y, _) = self.forward_rows(x, t)?;
-        if y.len() != out.len() {
-            candle_core::bail!("conv1d forward_into: output of {} values into {}", y.len(), out.len());
-        }
-        out.copy_from_slice(&y);
-        Ok(())
+        self.write(x, t, out, Output::Store)
     }
 
     /// Adds the convolution of one row's `[C_in, T]` values onto `out`
     /// `[C_out, T_out]`: a residual sum, in one pass where the int8 kernel
     /// runs; each value is `out + forward(x)` either way.
     pub fn add_onto(&self, x: &[f32], t: usize, out: &mut [f32]) -> Result<()> {
+        self.write(x, t, out, Output::Add)
+    }
+
+    fn write(&self, x: &[f32], t: usize, out: &mut [f32], output: Output) -> Result<()> {
         if let Some(q) = &self.quantized {
-            q.add_onto(x, t, out);
+            q.write(x, t, out, output);
             return Ok(());
         }
         let (y, _) = self.forward_rows(x, t)?;
         if y.len() != out.len() {
-            candle_core::bail!("conv1d add_onto: output of {} values onto {}", y.len(), out.len());
+            candle_core::bail!("conv1d: an output of {} values for a buffer of {}", y.len(), out.len());
         }
-        for (o, v) in out.iter_mut().zip(&y) {
-            *o += v;
+        for (o, &v) in out.iter_mut().zip(&y) {
+            *o = output.apply(*o, v);
         }
         Ok(())
     }

@@ -167,18 +167,12 @@ impl QuantizedConv {
         (out, t_out)
     }
 
-    /// [`Self::forward`] into `out` `[c_out, t_out]`, whatever it held.
-    pub fn forward_into(&self, x: &[f32], t: usize, out: &mut [f32]) {
+    /// The convolution of `x` `[c_in, t]` into `out` `[c_out, t_out]`:
+    /// stored over whatever it held, or added onto it (a residual sum kept
+    /// in one pass over memory; each value the same as `out + forward(x)`).
+    pub fn write(&self, x: &[f32], t: usize, out: &mut [f32], output: Output) {
         assert_eq!(out.len(), self.c_out * self.output_length(t), "output size");
-        self.run(x, t, out, Output::Store);
-    }
-
-    /// Adds the convolution of `x` `[c_in, t]` onto `out` `[c_out, t_out]`
-    /// (a residual sum kept in one pass over memory; each value is the
-    /// same as `out + forward(x)`).
-    pub fn add_onto(&self, x: &[f32], t: usize, out: &mut [f32]) {
-        assert_eq!(out.len(), self.c_out * self.output_length(t), "output size");
-        self.run(x, t, out, Output::Add);
+        self.run(x, t, out, output);
     }
 
     /// Output steps for `t` input steps.
@@ -221,13 +215,24 @@ impl QuantizedConv {
     }
 }
 
-/// What the kernel does with each output value.
+/// What a convolution does with each output value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Output {
+pub enum Output {
     /// Writes it.
     Store,
     /// Adds it to what is there.
     Add,
+}
+
+impl Output {
+    /// What `out` holds after `value` is written there.
+    #[inline(always)]
+    pub fn apply(self, out: f32, value: f32) -> f32 {
+        match self {
+            Output::Store => value,
+            Output::Add => out + value,
+        }
+    }
 }
 
 /// The input as u8 in `[group][time][4]`, padded with the zero point:
@@ -493,10 +498,7 @@ mod kernel_avx2 {
                         } else {
                             unsafe { _mm256_storeu_ps(spill.as_mut_ptr(), y) };
                             for (slot, &v) in out_row[t..].iter_mut().zip(&spill[..left]) {
-                                *slot = match output {
-                                    Output::Store => v,
-                                    Output::Add => *slot + v,
-                                };
+                                *slot = output.apply(*slot, v);
                             }
                         }
                     }
@@ -608,7 +610,7 @@ mod tests {
             let residual = noise(c_out * t, 7);
             let (alone, _) = conv.forward(&x, t);
             let mut summed = residual.clone();
-            conv.add_onto(&x, t, &mut summed);
+            conv.write(&x, t, &mut summed, Output::Add);
             let want: Vec<f32> = residual.iter().zip(&alone).map(|(r, a)| r + a).collect();
             assert_eq!(summed, want, "{kernel:?} t {t}");
         }
