@@ -198,7 +198,7 @@ enum BenchCommand {
         /// Python with faster-whisper (default: $REVOICE_ASR_PYTHON, then python3).
         #[arg(long)]
         reference_python: Option<String>,
-        /// CPU threads for faster-whisper (candle uses its own pool, one thread per core).
+        /// CPU threads for faster-whisper (Whisper on candle runs on rayon's pool, one thread per core).
         #[arg(long, default_value_t = 2)]
         threads: usize,
     },
