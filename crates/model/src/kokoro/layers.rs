@@ -115,7 +115,7 @@ impl Conv1d {
         if let Some(q) = &self.quantized {
             return Ok(q.forward(x, t));
         }
-        if self.stride == 1 && self.groups == 1 {
+        if self.runs_on_rows() {
             return Ok(conv_by_taps(x, c_in, t, &self.weight, self.shape, self.padding, self.dilation, self.bias.as_deref()));
         }
         let y = self.forward(&Tensor::from_slice(x, (1, c_in, t), &candle_core::Device::Cpu)?)?;
@@ -136,6 +136,12 @@ impl Conv1d {
         self.write(x, t, out, Output::Add)
     }
 
+    /// Whether one row runs on slices (the int8 kernel, or one f32 GEMM per
+    /// tap) rather than through candle's convolution.
+    fn runs_on_rows(&self) -> bool {
+        self.quantized.is_some() || (self.stride == 1 && self.groups == 1)
+    }
+
     fn write(&self, x: &[f32], t: usize, out: &mut [f32], output: Output) -> Result<()> {
         if let Some(q) = &self.quantized {
             q.write(x, t, out, output);
@@ -154,15 +160,10 @@ impl Conv1d {
 
 impl Module for Conv1d {
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        let (b, c_in, t) = x.dims3()?;
+        let (b, _, t) = x.dims3()?;
         let (c_out, _, _) = self.shape;
-        if let (Some(q), 1) = (&self.quantized, b) {
-            let (out, t_out) = with_f32_slice(x, |data| q.forward(data, t))?;
-            return Tensor::from_vec(out, (1, c_out, t_out), x.device());
-        }
-        if self.stride == 1 && self.groups == 1 && b == 1 {
-            let data = x.flatten_all()?.to_vec1::<f32>()?;
-            let (out, t_out) = conv_by_taps(&data, c_in, t, &self.weight, self.shape, self.padding, self.dilation, self.bias.as_deref());
+        if b == 1 && self.runs_on_rows() {
+            let (out, t_out) = with_f32_slice(x, |data| self.forward_rows(data, t))??;
             return Tensor::from_vec(out, (1, c_out, t_out), x.device());
         }
         let weight = Tensor::from_slice(&self.weight, self.shape, x.device())?;
@@ -387,24 +388,19 @@ impl AdaLayerNorm {
 
 impl AdaIn1d {
     /// Adaptive instance norm followed by Snake with per-channel `alpha`
-    /// on `x` `[1, C, T]` (see [`Self::snake_rows`]).
+    /// on `x` `[1, C, T]` (see [`Self::snake_into`]).
     pub fn forward_snake(&self, x: &Tensor, style: &Tensor, alpha: &[f32], norms: &mut NormStatistics) -> Result<Tensor> {
         let (_, c, t) = x.dims3()?;
-        let out = with_f32_slice(x, |data| self.snake_rows(data, c, style, alpha, norms))??;
+        let mut out = vec![0f32; c * t];
+        with_f32_slice(x, |data| self.snake_into(data, &mut out, c, style, alpha, norms))??;
         Tensor::from_vec(out, (1, c, t), x.device())
     }
 
     /// Adaptive instance norm followed by Snake with per-channel `alpha`,
     /// fused into two passes over one row's `[C, T]` values, channels in
     /// parallel (the generator's hot path): the statistics, then the new
-    /// values. The norm's statistics come from `norms`.
-    pub fn snake_rows(&self, x: &[f32], channels: usize, style: &Tensor, alpha: &[f32], norms: &mut NormStatistics) -> Result<Vec<f32>> {
-        let mut out = vec![0f32; x.len()];
-        self.snake_into(x, &mut out, channels, style, alpha, norms)?;
-        Ok(out)
-    }
-
-    /// [`Self::snake_rows`] into `out` (a buffer reused from stage to stage).
+    /// values, written into `out` (a buffer reused from stage to stage).
+    /// The norm's statistics come from `norms`.
     pub fn snake_into(&self, x: &[f32], out: &mut [f32], channels: usize, style: &Tensor, alpha: &[f32], norms: &mut NormStatistics) -> Result<()> {
         if out.len() != x.len() {
             candle_core::bail!("snake: {} values into {}", x.len(), out.len());

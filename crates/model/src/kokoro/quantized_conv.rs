@@ -159,11 +159,16 @@ impl QuantizedConv {
         self.kernel
     }
 
+    /// Output steps for `t` input steps.
+    pub fn output_length(&self, t: usize) -> usize {
+        (t + 2 * self.padding).saturating_sub(self.dilation * (self.taps - 1))
+    }
+
     /// Convolves `x` `[c_in, t]`; returns `[c_out, t_out]` and `t_out`.
     pub fn forward(&self, x: &[f32], t: usize) -> (Vec<f32>, usize) {
         let t_out = self.output_length(t);
         let mut out = vec![0f32; self.c_out * t_out];
-        self.run(x, t, &mut out, Output::Store);
+        self.write(x, t, &mut out, Output::Store);
         (out, t_out)
     }
 
@@ -171,22 +176,13 @@ impl QuantizedConv {
     /// stored over whatever it held, or added onto it (a residual sum kept
     /// in one pass over memory; each value the same as `out + forward(x)`).
     pub fn write(&self, x: &[f32], t: usize, out: &mut [f32], output: Output) {
-        assert_eq!(out.len(), self.c_out * self.output_length(t), "output size");
-        self.run(x, t, out, output);
-    }
-
-    /// Output steps for `t` input steps.
-    pub fn output_length(&self, t: usize) -> usize {
-        (t + 2 * self.padding).saturating_sub(self.dilation * (self.taps - 1))
-    }
-
-    fn run(&self, x: &[f32], t: usize, out: &mut [f32], output: Output) {
         assert_eq!(x.len(), self.c_in * t, "input size");
-        let reach = self.dilation * (self.taps - 1);
         let t_out = self.output_length(t);
+        assert_eq!(out.len(), self.c_out * t_out, "output size");
         if t_out == 0 {
             return;
         }
+        let reach = self.dilation * (self.taps - 1);
         let tile = self.kernel.tile();
         let input = QuantizedInput::pack(x, self.c_in, t, self.padding, t_out.div_ceil(tile) * tile + reach);
         let block_rows = self.kernel.rows();
