@@ -1,5 +1,5 @@
-//! Writing finished audio to files a person takes away: WAV (hound; 16-bit
-//! PCM or 32-bit float), FLAC (flacenc, pure Rust; 16 or 24 bits) and MP3
+//! Writing finished audio to files a person takes away: WAV (hound; 16- or
+//! 24-bit PCM, or 32-bit float), FLAC (flacenc, pure Rust; 16 or 24 bits) and MP3
 //! (LAME through `mp3lame-encoder`, constant bit rate, behind the `mp3`
 //! cargo feature, which is on by default; a build without it answers an
 //! MP3 request with "MP3 export unavailable in this build").
@@ -66,6 +66,8 @@ impl<'a> Pcm<'a> {
 pub enum Encoding {
     /// WAV, 16-bit integer PCM.
     WavPcm16,
+    /// WAV, 24-bit integer PCM (the delivery depth of post houses).
+    WavPcm24,
     /// WAV, 32-bit IEEE float.
     WavFloat32,
     /// FLAC, 16 bits per sample.
@@ -80,7 +82,7 @@ impl Encoding {
     /// The file name extension, without the dot.
     pub fn extension(self) -> &'static str {
         match self {
-            Encoding::WavPcm16 | Encoding::WavFloat32 => "wav",
+            Encoding::WavPcm16 | Encoding::WavPcm24 | Encoding::WavFloat32 => "wav",
             Encoding::Flac16 | Encoding::Flac24 => "flac",
             Encoding::Mp3 { .. } => "mp3",
         }
@@ -101,7 +103,9 @@ pub fn write_audio(path: &Path, pcm: Pcm<'_>, encoding: Encoding, progress: &mut
         .map_err(|e| Error::io("create a temporary file in", dir, e))
         .context(|| format!("cannot write {}", path.display()))?;
     let written = match encoding {
-        Encoding::WavPcm16 | Encoding::WavFloat32 => write_wav(tmp.as_file_mut(), path, pcm, encoding == Encoding::WavFloat32, progress),
+        Encoding::WavPcm16 => write_wav(tmp.as_file_mut(), path, pcm, WavSamples::Int(16), progress),
+        Encoding::WavPcm24 => write_wav(tmp.as_file_mut(), path, pcm, WavSamples::Int(24), progress),
+        Encoding::WavFloat32 => write_wav(tmp.as_file_mut(), path, pcm, WavSamples::Float, progress),
         Encoding::Flac16 => write_flac(tmp.as_file_mut(), path, pcm, 16, progress),
         Encoding::Flac24 => write_flac(tmp.as_file_mut(), path, pcm, 24, progress),
         Encoding::Mp3 { bitrate_kbps } => write_mp3(tmp.as_file_mut(), path, pcm, bitrate_kbps, progress),
@@ -138,6 +142,7 @@ fn check(path: &Path, pcm: &Pcm<'_>) -> Result<()> {
 fn check_free_space(path: &Path, dir: &Path, pcm: &Pcm<'_>, encoding: Encoding) -> Result<()> {
     let needed = match encoding {
         Encoding::WavPcm16 => 44 + pcm.samples.len() as u64 * 2,
+        Encoding::WavPcm24 => 68 + pcm.samples.len() as u64 * 3,
         Encoding::WavFloat32 => 58 + pcm.samples.len() as u64 * 4,
         Encoding::Mp3 { bitrate_kbps } => (pcm.seconds() * bitrate_kbps as f64 * 125.0) as u64 + 8192,
         Encoding::Flac16 | Encoding::Flac24 => return Ok(()),
@@ -176,25 +181,32 @@ fn hound_error(path: &Path, e: hound::Error) -> Error {
     }
 }
 
-fn write_wav<W: Write + Seek>(out: W, path: &Path, pcm: Pcm<'_>, float: bool, progress: &mut dyn FnMut(f32)) -> Result<()> {
-    let spec = hound::WavSpec {
-        channels: pcm.channels,
-        sample_rate: pcm.sample_rate,
-        bits_per_sample: if float { 32 } else { 16 },
-        sample_format: if float { hound::SampleFormat::Float } else { hound::SampleFormat::Int },
+/// How a WAV file holds its samples.
+#[derive(Clone, Copy)]
+enum WavSamples {
+    /// Signed integers of this many bits (16 or 24).
+    Int(u16),
+    /// 32-bit IEEE float.
+    Float,
+}
+
+fn write_wav<W: Write + Seek>(out: W, path: &Path, pcm: Pcm<'_>, samples: WavSamples, progress: &mut dyn FnMut(f32)) -> Result<()> {
+    let (bits_per_sample, sample_format) = match samples {
+        WavSamples::Int(bits) => (bits, hound::SampleFormat::Int),
+        WavSamples::Float => (32, hound::SampleFormat::Float),
     };
+    let spec = hound::WavSpec { channels: pcm.channels, sample_rate: pcm.sample_rate, bits_per_sample, sample_format };
     let mut writer = hound::WavWriter::new(BufWriter::with_capacity(1 << 20, out), spec).map_err(|e| hound_error(path, e))?;
     let chunk = CHUNK_FRAMES * pcm.channels as usize;
     let chunks = pcm.samples.len().div_ceil(chunk);
     for (i, block) in pcm.samples.chunks(chunk).enumerate() {
-        if float {
-            for &s in block {
-                writer.write_sample(clean(s)).map_err(|e| hound_error(path, e))?;
-            }
-        } else {
-            for &s in block {
-                writer.write_sample(quantize(s, 16) as i16).map_err(|e| hound_error(path, e))?;
-            }
+        for &s in block {
+            let written = match samples {
+                WavSamples::Int(16) => writer.write_sample(quantize(s, 16) as i16),
+                WavSamples::Int(bits) => writer.write_sample(quantize(s, bits as u32)),
+                WavSamples::Float => writer.write_sample(clean(s)),
+            };
+            written.map_err(|e| hound_error(path, e))?;
         }
         progress(0.95 * (i + 1) as f32 / chunks as f32);
     }
@@ -358,6 +370,30 @@ mod tests {
         let float = dir.path().join("line-float.wav");
         write(&float, Pcm::mono(&x, 24_000), Encoding::WavFloat32);
         assert_eq!(decode_file(&float).unwrap().samples, x);
+    }
+
+    #[test]
+    fn a_24_bit_wav_reads_back_as_24_bit_integers_within_half_a_step() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut x = tone(997.0, 48_000, 0.4, 0.9);
+        // Full scale either way clips to the largest step, not past it.
+        x.extend([1.5, -1.5, f32::NAN]);
+        let path = dir.path().join("mix.wav");
+        write(&path, Pcm::mono(&x, 48_000), Encoding::WavPcm24);
+        let reader = hound::WavReader::open(&path).unwrap();
+        let spec = reader.spec();
+        assert_eq!((spec.bits_per_sample, spec.sample_format, spec.sample_rate, spec.channels), (24, hound::SampleFormat::Int, 48_000, 1));
+        let ints: Vec<i32> = reader.into_samples::<i32>().map(Result::unwrap).collect();
+        assert_eq!(&ints[ints.len() - 3..], [(1 << 23) - 1, -(1 << 23), 0]);
+        let step = 1.0 / (1u32 << 23) as f32;
+        let back = decode_file(&path).unwrap();
+        assert_eq!((back.samples.len(), back.sample_rate), (x.len(), 48_000));
+        let n = x.len() - 3;
+        assert!(largest_difference(&back.samples[..n], &x[..n]) <= 0.5 * step + 1e-7);
+        // Finer than 16 bits: a quarter of a 16-bit step survives.
+        let quiet = vec![0.25 / 32768.0; 4800];
+        write(&path, Pcm::mono(&quiet, 48_000), Encoding::WavPcm24);
+        assert!(largest_difference(&decode_file(&path).unwrap().samples, &quiet) <= 0.5 * step + 1e-9);
     }
 
     #[test]
