@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use revoice_engine::audio::peaks::Peaks;
-use revoice_engine::dub::export::{ExportFormat, ExportSelection};
+use revoice_engine::dub::export::{AudioDelivery, ExportFormat, ExportSelection};
 use revoice_engine::dub::handoff::HandoffFormat;
 use revoice_engine::studio::session::{PlaybackView, StudioSession};
 use revoice_engine::studio::view::{ExportedFile, ProjectSummary, ProjectView};
@@ -190,8 +190,10 @@ pub async fn redo(studio: State<'_, Studio>, project_id: i64) -> Answer<(Option<
 }
 
 /// Exports the chosen tracks' mixes (every track when `languages` is
-/// `None`), with stems and subtitles unless turned off, the handoff files
-/// asked for and the muxed picture when `with_video`, into `folder`.
+/// `None`), with stems and subtitles unless turned off (speaker tags in
+/// the subtitles only when `speaker_tags`), the handoff files asked for
+/// and the muxed picture when `with_video`, into `folder`, at
+/// `sample_rate` (48000 unless 44100) and `bits` (24 unless 16).
 #[tauri::command]
 #[allow(clippy::too_many_arguments)]
 pub async fn export_project(
@@ -205,15 +207,22 @@ pub async fn export_project(
     subtitles: Option<bool>,
     handoff: Option<Vec<HandoffFormat>>,
     with_video: Option<bool>,
+    speaker_tags: Option<bool>,
+    sample_rate: Option<u32>,
+    bits: Option<u16>,
 ) -> Answer<Vec<ExportedFile>> {
     let engine = studio.engine()?;
     let format = ExportFormat::from_name(&format).map_err(text)?;
+    let standard = AudioDelivery::default();
+    let audio = AudioDelivery::new(sample_rate.unwrap_or(standard.sample_rate), bits.unwrap_or(standard.bits)).map_err(text)?;
     let selection = ExportSelection {
         languages,
         stems: stems.unwrap_or(true),
         subtitles: subtitles.unwrap_or(true),
+        speaker_tags: speaker_tags.unwrap_or(false),
         handoff: handoff.unwrap_or_default(),
         with_video: with_video.unwrap_or(false),
+        audio,
     };
     let loudness = revoice_engine::dub::export::LoudnessSpec::parse(&loudness).map_err(text)?;
     let request = ExportRequest { folder, format, loudness, selection };

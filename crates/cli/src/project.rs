@@ -190,6 +190,16 @@ pub enum ProjectCommand {
         /// otio (OpenTimelineIO), edl (CMX 3600), comma-separated; every line a clip at its place.
         #[arg(long, value_name = "FORMATS")]
         handoff: Option<String>,
+        /// Sample rate of every audio file (mix, stems, handoff media, the picture's dubs):
+        /// 48000 or 44100.
+        #[arg(long, value_name = "HZ", default_value = "48000")]
+        sample_rate: String,
+        /// Bits per sample of WAV and FLAC files: 24 or 16.
+        #[arg(long, default_value = "24")]
+        bits: String,
+        /// Tag each subtitle cue with its speaker (`[Ana] …` in SRT, `<v Ana>` in WebVTT).
+        #[arg(long)]
+        speaker_tags: bool,
     },
     /// Attach a video as the project's picture (muxed into exports with --with-video). Its
     /// audio becomes the original dialogue when the project has none.
@@ -210,8 +220,11 @@ pub enum ProjectCommand {
     },
     /// Every line with its id, times, speaker and whether it has a take.
     Lines { project: i64 },
-    /// Lines, speakers, rendered and stale counts, and the last render job.
+    /// Lines, speakers, rendered and stale counts, and the lines that do not fit their slots.
     Status { project: i64 },
+    /// Each line's predicted spoken length against its slot, before any render: the rate it
+    /// needs, and the lines that do not fit at up to x1.25 with the gaps around them.
+    Fit { project: i64 },
     /// Write the project (lines, speakers, voices, settings) as a JSON project file.
     Save { project: i64, file: PathBuf },
     /// Create a project from a JSON project file.
@@ -307,7 +320,12 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
                 script.encoding,
                 speakers.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
             );
+            match crate::fit_report::fits(engine, project).await {
+                Ok(fits) => crate::fit_report::print_problems(&fits),
+                Err(e) => eprintln!("  the lines' lengths could not be predicted: {e}"),
+            }
         }
+        ProjectCommand::Fit { project } => crate::fit_report::print_all(&crate::fit_report::fits(engine, project).await?),
         ProjectCommand::Voice { project, speaker, voice, language } => {
             let found = engine.speaker_named(project, &speaker).await?;
             let set = engine.set_speaker_voice(project, found.id, &voice, language.as_deref()).await?;
@@ -412,9 +430,11 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
                 println!("{passed} of {} rendered lines passed ({fresh} heard now, {} as checked before{retaken})", lines.len(), lines.len() - fresh);
             }
         }
-        ProjectCommand::Export { project, out, format, loudness, with_video, handoff } => {
+        ProjectCommand::Export { project, out, format, loudness, with_video, handoff, sample_rate, bits, speaker_tags } => {
             let handoff = revoice_engine::dub::handoff::HandoffFormat::parse_list(handoff.as_deref().unwrap_or(""))?;
-            export(engine, project, &out, format, loudness, handoff, with_video).await?;
+            let audio = revoice_engine::dub::export::AudioDelivery::parse(&sample_rate, &bits)?;
+            let selection = revoice_engine::dub::export::ExportSelection { handoff, with_video, speaker_tags, audio, ..Default::default() };
+            export(engine, project, &out, format, loudness, selection).await?;
             let failing = engine.failing_checks(project).await?;
             if !failing.is_empty() {
                 eprintln!("warning: {} exported lines failed their check (`revoice project qc {project}`):", failing.len());
@@ -539,7 +559,7 @@ async fn render(engine: &Arc<Engine>, project: i64) -> Result<()> {
     }
 }
 
-async fn status(engine: &Engine, project: i64) -> Result<()> {
+async fn status(engine: &Arc<Engine>, project: i64) -> Result<()> {
     let p = engine.store().project(project).await?;
     let beds = engine.store().bed_stems(project).await?;
     let bed = match beds.len() {
@@ -558,10 +578,14 @@ async fn status(engine: &Engine, project: i64) -> Result<()> {
         let end = track.lines.iter().map(|l| l.slot.end).fold(0.0, f64::max);
         println!("  track {}: {} lines, {} with a take, {:.1} s long", track.track.language, track.lines.len(), with_take, end);
     }
+    match crate::fit_report::fits(engine, project).await {
+        Ok(fits) => crate::fit_report::print_problems(&fits),
+        Err(e) => eprintln!("  the lines' lengths could not be predicted: {e}"),
+    }
     Ok(())
 }
 
-async fn export(engine: &Arc<Engine>, project: i64, out: &Path, format: Format, loudness: String, handoff: Vec<revoice_engine::dub::handoff::HandoffFormat>, with_video: bool) -> Result<()> {
+async fn export(engine: &Arc<Engine>, project: i64, out: &Path, format: Format, loudness: String, selection: revoice_engine::dub::export::ExportSelection) -> Result<()> {
     use revoice_engine::dub::export::ExportFormat;
     let name = engine.store().project(project).await?.name;
     let format = match format {
@@ -570,7 +594,6 @@ async fn export(engine: &Arc<Engine>, project: i64, out: &Path, format: Format, 
         Format::Mp3 => ExportFormat::Mp3,
     };
     let loudness = revoice_engine::dub::export::LoudnessSpec::parse(&loudness)?;
-    let selection = revoice_engine::dub::export::ExportSelection { handoff, with_video, ..Default::default() };
     let request = ExportRequest { folder: out.to_path_buf(), format, loudness, selection };
     let exporting = engine.clone();
     tokio::task::spawn_blocking(move || -> Result<()> {

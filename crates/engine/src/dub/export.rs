@@ -5,7 +5,12 @@
 //! stems) at the mix's normalisation gain and through the
 //! same limiter, so they line up with the mix and add up to it wherever
 //! the limiter was idle; and the dialogue as `<base>.srt` and `<base>.vtt`
-//! when cues are given.
+//! when cues are given. Every audio file is at the delivery's sample rate
+//! and bit depth ([`AudioDelivery`]: 48 kHz, 24-bit unless asked for
+//! 44.1 kHz or 16-bit): a project's tracks are assembled at that rate
+//! (each take resampled once from the segment store, the bed and original
+//! dialogue once from their files), never mixed at the programme's rate
+//! and converted afterwards.
 //!
 //! It takes a [`Mix`] from `dub::mix` and hands samples to
 //! `audio::loudness` (mastering) and `audio::encode` (files, each written
@@ -13,7 +18,7 @@
 //! (`audio::decode`) before the export reports success: each must hold
 //! exactly the programme's samples, and the loudness and true peak in the
 //! [`ExportReport`] are measured on the decoded mix, i.e. on what was
-//! delivered (after 16-bit rounding or MP3 coding), not on the buffer
+//! delivered (after integer rounding or MP3 coding), not on the buffer
 //! before it. MP3 coding moves both (LAME's quantisation takes a few
 //! tenths of a dB off the loudness), so an MP3 mix that misses the target
 //! by more than 0.2 dB, or the ceiling at all, is mastered and written
@@ -36,9 +41,9 @@ use crate::error::{Error, Result};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ExportFormat {
-    /// WAV, 16-bit PCM: plays everywhere.
+    /// WAV, integer PCM at the delivery's bit depth: what post houses take.
     Wav,
-    /// FLAC, 24-bit: a lossless master.
+    /// FLAC at the delivery's bit depth: a lossless master, smaller.
     Flac,
     /// MP3, 192 kbit/s constant bit rate (160 kbit/s at 16–24 kHz, where
     /// MPEG-2 allows no more).
@@ -56,18 +61,90 @@ impl ExportFormat {
         }
     }
 
-    /// The encoding this format writes.
-    pub fn encoding(self) -> Encoding {
-        match self {
-            ExportFormat::Wav => Encoding::WavPcm16,
-            ExportFormat::Flac => Encoding::Flac24,
-            ExportFormat::Mp3 => Encoding::Mp3 { bitrate_kbps: 192 },
+    /// The encoding this format writes at `bits` per sample (16 or 24;
+    /// MP3 has no bit depth and ignores it).
+    pub fn encoding(self, bits: u16) -> Encoding {
+        match (self, bits) {
+            (ExportFormat::Wav, 16) => Encoding::WavPcm16,
+            (ExportFormat::Wav, _) => Encoding::WavPcm24,
+            (ExportFormat::Flac, 16) => Encoding::Flac16,
+            (ExportFormat::Flac, _) => Encoding::Flac24,
+            (ExportFormat::Mp3, _) => Encoding::Mp3 { bitrate_kbps: 192 },
         }
     }
 
     /// The file name extension, without the dot.
     pub fn extension(self) -> &'static str {
-        self.encoding().extension()
+        self.encoding(DEFAULT_BITS).extension()
+    }
+}
+
+/// The sample rates an export delivers at, Hz: 48 kHz (film, television,
+/// streaming) or 44.1 kHz (music services, CD).
+pub const DELIVERY_RATES: [u32; 2] = [48_000, 44_100];
+/// The bit depths of a WAV or FLAC delivery.
+pub const DELIVERY_BITS: [u16; 2] = [24, 16];
+const DEFAULT_BITS: u16 = 24;
+
+/// The sample rate and bit depth of every audio file an export delivers
+/// (mix, stems, handoff media, the muxed picture's dub streams).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AudioDelivery {
+    /// 48 000 or 44 100 Hz.
+    pub sample_rate: u32,
+    /// 24 or 16 bits per sample in WAV and FLAC (MP3 has no bit depth).
+    pub bits: u16,
+}
+
+impl Default for AudioDelivery {
+    /// 48 kHz, 24-bit.
+    fn default() -> Self {
+        AudioDelivery { sample_rate: DELIVERY_RATES[0], bits: DEFAULT_BITS }
+    }
+}
+
+impl AudioDelivery {
+    /// A delivery at `sample_rate` Hz and `bits` per sample, refused unless
+    /// both are ones an export writes.
+    pub fn new(sample_rate: u32, bits: u16) -> Result<AudioDelivery> {
+        if !DELIVERY_RATES.contains(&sample_rate) {
+            return Err(invalid(format!("delivery sample rate {sample_rate} Hz"), "exports are delivered at 48000 or 44100 Hz"));
+        }
+        if !DELIVERY_BITS.contains(&bits) {
+            return Err(invalid(format!("delivery bit depth {bits}"), "exports are delivered at 24 or 16 bits"));
+        }
+        Ok(AudioDelivery { sample_rate, bits })
+    }
+
+    /// A delivery from a rate as typed (`48000`, `48k`, `48 kHz`, `44100`,
+    /// `44.1k`) and a depth as typed (`24`, `16`, `24-bit`).
+    pub fn parse(sample_rate: &str, bits: &str) -> Result<AudioDelivery> {
+        let rate_text = sample_rate.trim().to_ascii_lowercase();
+        let rate_text = rate_text.trim_end_matches("hz").trim();
+        let rate = match rate_text.strip_suffix('k') {
+            Some(khz) => khz.trim().parse::<f64>().map(|k| k * 1000.0),
+            None => rate_text.parse::<f64>(),
+        };
+        let rate = match rate {
+            Ok(hz) if (hz - hz.round()).abs() < 1e-6 && (1.0..=f64::from(u32::MAX)).contains(&hz) => hz.round() as u32,
+            _ => return Err(invalid(format!("sample rate {sample_rate:?}"), "choose 48000 (48 kHz) or 44100 (44.1 kHz)")),
+        };
+        let depth_text = bits.trim().to_ascii_lowercase();
+        let depth_text = depth_text.trim_end_matches("bits").trim_end_matches("bit").trim_end_matches(['-', ' ']);
+        let Ok(depth) = depth_text.parse::<u16>() else {
+            return Err(invalid(format!("bit depth {bits:?}"), "choose 24 or 16"));
+        };
+        AudioDelivery::new(rate, depth)
+    }
+}
+
+/// The bits per sample of an encoding's integers (`None` for MP3).
+fn bits_of(encoding: Encoding) -> Option<u16> {
+    match encoding {
+        Encoding::WavPcm16 | Encoding::Flac16 => Some(16),
+        Encoding::WavPcm24 | Encoding::Flac24 => Some(24),
+        Encoding::WavFloat32 => Some(32),
+        Encoding::Mp3 { .. } => None,
     }
 }
 
@@ -146,6 +223,10 @@ impl LoudnessSpec {
 pub struct DeliveryReport {
     /// The mix it measures (its file name).
     pub file: String,
+    /// The mix's sample rate, Hz (the loudness is measured at it).
+    pub sample_rate: u32,
+    /// Bits per sample of the mix (`None` for MP3).
+    pub bits_per_sample: Option<u16>,
     pub delivery: LoudnessSpec,
     #[serde(flatten)]
     pub measured: loudness::LoudnessReport,
@@ -156,12 +237,15 @@ pub struct DeliveryReport {
 }
 
 impl DeliveryReport {
-    /// One line for a person: the figures and whether they meet the delivery.
+    /// One line for a person: the file's rate and depth, the figures and
+    /// whether they meet the delivery.
     pub fn summary(&self) -> String {
         let m = &self.measured;
         let lufs = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.1}"));
+        let depth = self.bits_per_sample.map_or(String::new(), |bits| format!(", {bits}-bit"));
         format!(
-            "{} LUFS integrated, range {} LU, true peak {:.1} dBTP, short-term max {} LUFS: {} {}",
+            "{} kHz{depth}: {} LUFS integrated, range {} LU, true peak {:.1} dBTP, short-term max {} LUFS: {} {}",
+            self.sample_rate as f64 / 1000.0,
             lufs(m.integrated_lufs),
             lufs(m.loudness_range_lu),
             m.true_peak_dbtp,
@@ -246,11 +330,12 @@ fn check_base_name(base_name: &str) -> Result<()> {
 }
 
 /// Exports `mix` (mono, `sample_rate`) into `out_dir` as `base_name` plus
-/// extensions in `format`, mastered with `settings`' loudness target and
-/// limiter, with the voice and bed stems when `stems` and subtitles beside
-/// it when `cues` are given. `progress`
+/// extensions in `format` (WAV and FLAC at 24 bits), mastered with
+/// `settings`' loudness target and limiter, with the voice and bed stems
+/// when `stems` and subtitles beside it when `cues` are given (a cue's
+/// speaker becomes its tag). `progress`
 /// receives the fraction done (0 to 1). Every audio file holds exactly
-/// `mix.len()` samples: the programme's duration.
+/// `mix.len()` samples at `sample_rate`: the programme's duration.
 #[allow(clippy::too_many_arguments)]
 pub fn export_mix(
     mix: &Mix,
@@ -265,7 +350,7 @@ pub fn export_mix(
 ) -> Result<ExportReport> {
     check_base_name(base_name)?;
     let staging = Staging::new(out_dir)?;
-    let report = stage_mix(mix, sample_rate, &staging, out_dir, base_name, format, settings, cues, stems, progress)?;
+    let report = stage_mix(mix, sample_rate, &staging, out_dir, base_name, format.encoding(DEFAULT_BITS), settings, cues, stems, progress)?;
     staging.commit(&report.files.iter().map(|f| f.path.clone()).collect::<Vec<_>>())?;
     progress(1.0);
     Ok(report)
@@ -280,7 +365,7 @@ fn stage_mix(
     staging: &Staging,
     out_dir: &Path,
     base_name: &str,
-    format: ExportFormat,
+    encoding: Encoding,
     settings: &MixSettings,
     cues: Option<&[Cue]>,
     stems: bool,
@@ -298,7 +383,6 @@ fn stage_mix(
     let mut progress = Progress { report: progress, last: 0.0 };
     progress.set(0.0);
 
-    let encoding = format.encoding();
     let lossy = matches!(encoding, Encoding::Mp3 { .. });
     let units = if !stems { 1.0 } else { 2.0 + mix.beds.len() as f32 };
     let write = |kind: ExportedKind, suffix: &str, samples: &[f32], unit: f32, progress: &mut Progress<'_>| -> Result<(ExportedFile, Vec<f32>, u32)> {
@@ -308,10 +392,10 @@ fn stage_mix(
         write_audio(&at, Pcm::mono(samples, sample_rate), encoding, &mut |p| progress.set(base + 0.85 * share * p)).map_err(|e| e.context(format!("cannot write {}", path.display())))?;
         let back = decode_file(&at)?;
         progress.set(base + share);
-        if back.sample_rate == sample_rate && back.samples.len() != mix.len() {
+        if back.sample_rate != sample_rate || back.samples.len() != mix.len() {
             return Err(invalid(
                 path.display().to_string(),
-                format!("the written file holds {} samples but the programme has {}", back.samples.len(), mix.len()),
+                format!("the written file holds {} samples at {} Hz but the programme has {} at {sample_rate} Hz", back.samples.len(), back.sample_rate, mix.len()),
             ));
         }
         let file = ExportedFile { path, kind, duration_s: Some(back.seconds()), samples: Some(back.samples.len()) };
@@ -358,7 +442,8 @@ fn stage_mix(
     let spec = LoudnessSpec::of(settings.loudness_target_lufs, settings.limiter.ceiling_dbtp);
     let meets_delivery = measured.integrated_lufs.is_some_and(|l| (l - spec.target_lufs).abs() <= LOUDNESS_TOLERANCE_LU) && measured.true_peak_dbtp <= spec.ceiling_dbtp + 1e-9;
     let file_name = files[0].path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let delivery = DeliveryReport { file: file_name, delivery: spec, measured, duration_s: mix.len() as f64 / sample_rate as f64, meets_delivery };
+    let duration_s = mix.len() as f64 / sample_rate as f64;
+    let delivery = DeliveryReport { file: file_name, sample_rate, bits_per_sample: bits_of(encoding), delivery: spec, measured, duration_s, meets_delivery };
     let report_path = out_dir.join(format!("{base_name}.loudness.json"));
     let json = serde_json::to_string_pretty(&delivery).expect("a loudness report serialises");
     crate::fsutil::write_atomically(&staged(&report_path), json.as_bytes()).map_err(|e| e.context(format!("cannot write {}", report_path.display())))?;
@@ -418,10 +503,13 @@ pub struct ExportInputs<'a> {
 /// names): one mix per language (`<name>.<language>.<ext>`) with its
 /// stems and subtitles, the handoff files per language when asked, and
 /// the picture with every dub muxed in (`<name>.<mp4|mov|mkv>`) when
-/// asked. All or nothing: every file is staged and moved into place only
-/// when all are written and checked. `progress` gets the fraction done.
+/// asked, all at the selection's [`AudioDelivery`]. All or nothing: every
+/// file is staged and moved into place only when all are written and
+/// checked. `progress` gets the fraction done.
 pub fn export_project(tracks: &[crate::dub::lines::TrackLines], inputs: &ExportInputs<'_>, progress: &mut dyn FnMut(f32)) -> Result<ProjectExport> {
     let (out_dir, selection) = (inputs.out_dir, inputs.selection);
+    let audio = AudioDelivery::new(selection.audio.sample_rate, selection.audio.bits)?;
+    let rate = audio.sample_rate;
     let Some(project) = tracks.first().map(|t| &t.project) else {
         return Err(invalid("export", "the project has no track"));
     };
@@ -441,18 +529,28 @@ pub fn export_project(tracks: &[crate::dub::lines::TrackLines], inputs: &ExportI
     let mut destinations = Vec::new();
     let mut done = Vec::new();
     let mut dubs = Vec::new();
-    // The original dialogue, decoded once for every track's handoff.
+    // The original dialogue, decoded once (at the delivery's rate) for every track's handoff.
     let original = match (&project.original_media, selection.handoff.is_empty()) {
-        (Some(media), false) => Some(crate::dub::assemble::load_bed(Path::new(media), crate::dub::PROGRAMME_RATE).map_err(|e| e.context("reading the original dialogue for the handoff"))?),
+        (Some(media), false) => Some(crate::dub::assemble::load_bed(Path::new(media), rate).map_err(|e| e.context("reading the original dialogue for the handoff"))?),
         _ => None,
     };
     let parts = chosen.len() as f32 + if video.is_some() { 0.5 } else { 0.0 };
     for (i, track) in chosen.iter().enumerate() {
-        let assembled = crate::dub::assemble::assemble_track(track, inputs.segments, crate::dub::PROGRAMME_RATE, inputs.settings)?;
+        // Assembled at the delivery's rate: each take and the bed resampled once, from their files.
+        let assembled = crate::dub::assemble::assemble_track(track, inputs.segments, rate, inputs.settings)?;
         let base = format!("{stem}.{}", track.track.language);
-        let cues = selection.subtitles.then_some(assembled.cues.as_slice());
+        let untagged: Vec<Cue>;
+        let cues = match (selection.subtitles, selection.speaker_tags) {
+            (false, _) => None,
+            (true, true) => Some(assembled.cues.as_slice()),
+            (true, false) => {
+                untagged = assembled.cues.iter().map(|c| Cue { speaker: None, ..c.clone() }).collect();
+                Some(untagged.as_slice())
+            }
+        };
         let handoff_share = if selection.handoff.is_empty() { 0.0 } else { 0.2 };
-        let report = stage_mix(&assembled.mix, assembled.sample_rate, &staging, out_dir, &base, inputs.format, inputs.settings, cues, selection.stems, &mut |f| {
+        let encoding = inputs.format.encoding(audio.bits);
+        let report = stage_mix(&assembled.mix, assembled.sample_rate, &staging, out_dir, &base, encoding, inputs.settings, cues, selection.stems, &mut |f| {
             progress((i as f32 + f * (1.0 - handoff_share)) / parts)
         })?;
         destinations.extend(report.files.iter().map(|f| f.path.clone()));
@@ -460,7 +558,7 @@ pub fn export_project(tracks: &[crate::dub::lines::TrackLines], inputs: &ExportI
             Vec::new()
         } else {
             let gain = 10f64.powf(report.gain_db / 20.0) as f32;
-            let media = HandoffMedia { beds: &assembled.mix.beds, original: original.as_deref(), gain, frame_rate: inputs.frame_rate };
+            let media = HandoffMedia { sample_rate: rate, beds: &assembled.mix.beds, original: original.as_deref(), gain, frame_rate: inputs.frame_rate };
             stage_handoff(track, inputs.segments, &media, &staging, out_dir, &base, &selection.handoff)?
         };
         destinations.extend(handoff.iter().cloned());
@@ -468,6 +566,7 @@ pub fn export_project(tracks: &[crate::dub::lines::TrackLines], inputs: &ExportI
         dubs.push(crate::dub::picture::DubStream {
             language: track.track.language.clone(),
             mix: staging.path(&report.files[0].path),
+            sample_rate: rate,
             subtitles: report.files.iter().find(|f| f.kind == ExportedKind::Srt).map(|f| staging.path(&f.path)),
         });
         done.push(TrackExport { language: track.track.language.clone(), report, overlaps: assembled.overlaps, handoff });
@@ -490,9 +589,11 @@ pub fn export_project(tracks: &[crate::dub::lines::TrackLines], inputs: &ExportI
 
 /// The audio a handoff lays beside the lines.
 struct HandoffMedia<'a> {
+    /// The delivery's rate, Hz: the beds and the original are at it, the lines are read at it.
+    sample_rate: u32,
     /// The bed stems as mixed (before the mix's gain).
     beds: &'a [Vec<f32>],
-    /// The original dialogue at the programme's rate.
+    /// The original dialogue.
     original: Option<&'a [f32]>,
     /// The mix's normalisation gain (the clips and the bed are at it).
     gain: f32,
@@ -507,7 +608,8 @@ fn file_part(name: &str) -> String {
 
 /// Writes a track's handoff into `staging`: its media folder
 /// `<base>.handoff/` (each line as placed, the ducked bed and the original
-/// dialogue, 32-bit float WAV at the mix's gain) and a file per format,
+/// dialogue, 32-bit float WAV at the mix's gain and the delivery's rate)
+/// and a file per format,
 /// referring to the media by paths relative to the export folder. Returns
 /// where they will be once committed.
 fn stage_handoff(
@@ -519,7 +621,7 @@ fn stage_handoff(
     base: &str,
     formats: &[HandoffFormat],
 ) -> Result<Vec<PathBuf>> {
-    let rate = crate::dub::PROGRAMME_RATE;
+    let rate = media.sample_rate;
     let folder_name = format!("{base}.handoff");
     let folder = out_dir.join(&folder_name);
     let staged_folder = staging.path(&folder);
@@ -576,7 +678,7 @@ fn stage_handoff(
     Ok(written)
 }
 
-/// Which of a project's files an export writes.
+/// Which of a project's files an export writes, and how.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExportSelection {
     /// The tracks by language; `None` exports every track.
@@ -585,16 +687,21 @@ pub struct ExportSelection {
     pub stems: bool,
     /// SRT and WebVTT beside each mix.
     pub subtitles: bool,
+    /// The subtitles tag each cue with its speaker (`[Ana]`, `<v Ana>`).
+    pub speaker_tags: bool,
     /// Handoff files per language (a Reaper project, OpenTimelineIO, a CMX EDL).
     pub handoff: Vec<HandoffFormat>,
     /// The picture with the dubs muxed in (the project must have one).
     pub with_video: bool,
+    /// The sample rate and bit depth of every audio file.
+    pub audio: AudioDelivery,
 }
 
 impl Default for ExportSelection {
-    /// Every track with its stems and subtitles; no handoff, no picture.
+    /// Every track with its stems and subtitles (no speaker tags) at
+    /// 48 kHz, 24-bit; no handoff, no picture.
     fn default() -> Self {
-        ExportSelection { languages: None, stems: true, subtitles: true, handoff: Vec::new(), with_video: false }
+        ExportSelection { languages: None, stems: true, subtitles: true, speaker_tags: false, handoff: Vec::new(), with_video: false, audio: AudioDelivery::default() }
     }
 }
 
@@ -605,11 +712,11 @@ mod tests {
 
     const RATE: u32 = 24_000;
 
-    fn voice_like(seconds: f64, amplitude: f32) -> Vec<f32> {
+    fn voice_like(seconds: f64, amplitude: f32, rate: u32) -> Vec<f32> {
         // A 150 Hz buzz with a 4 Hz syllable envelope.
-        (0..samples_in(seconds, RATE))
+        (0..samples_in(seconds, rate))
             .map(|n| {
-                let t = n as f32 / RATE as f32;
+                let t = n as f32 / rate as f32;
                 let syllables = 0.5 + 0.5 * (std::f32::consts::TAU * 4.0 * t).sin();
                 amplitude * syllables * (std::f32::consts::TAU * 150.0 * t).sin()
             })
@@ -617,14 +724,18 @@ mod tests {
     }
 
     fn programme(with_bed: bool) -> (Mix, Vec<Cue>) {
+        programme_at(with_bed, RATE)
+    }
+
+    fn programme_at(with_bed: bool, rate: u32) -> (Mix, Vec<Cue>) {
         let cues = vec![
             Cue { start: 0.5, end: 2.0, text: "Where were you?".into(), speaker: Some("Alice".into()) },
             Cue { start: 2.5, end: 4.0, text: "At home, reading.".into(), speaker: None },
         ];
-        let lines: Vec<(f64, Vec<f32>)> = cues.iter().map(|c| (c.start, voice_like(c.end - c.start, 0.1))).collect();
-        let voice = mix_voice_track(&lines, 5.0, RATE);
-        let bed: Vec<f32> = (0..samples_in(3.0, RATE)).map(|n| 0.05 * (n as f32 * 0.031).sin()).collect();
-        let mix = mix_with_bed(&voice, with_bed.then_some(bed.as_slice()), RATE, &Default::default(), -6.0);
+        let lines: Vec<(f64, Vec<f32>)> = cues.iter().map(|c| (c.start, voice_like(c.end - c.start, 0.1, rate))).collect();
+        let voice = mix_voice_track(&lines, 5.0, rate);
+        let bed: Vec<f32> = (0..samples_in(3.0, rate)).map(|n| 0.05 * (n as f32 * 0.031).sin()).collect();
+        let mix = mix_with_bed(&voice, with_bed.then_some(bed.as_slice()), rate, &Default::default(), -6.0);
         (mix, cues)
     }
 
@@ -680,6 +791,47 @@ mod tests {
         assert_eq!(LoudnessSpec::parse("-18").unwrap().name, "-18.0 LUFS");
         assert_eq!(LoudnessSpec::of(-23.0, -1.0).name, "EBU R128");
         assert!(LoudnessSpec::parse("loud").unwrap_err().to_string().contains("ebu, stream16, stream14 or atsc"));
+    }
+
+    #[test]
+    fn a_delivery_is_48_khz_24_bit_unless_44_1_khz_or_16_bit_is_asked_for() {
+        assert_eq!(AudioDelivery::default(), AudioDelivery { sample_rate: 48_000, bits: 24 });
+        assert_eq!(ExportSelection::default().audio, AudioDelivery::default());
+        assert!(!ExportSelection::default().speaker_tags);
+        for (rate, bits, expected) in [("48000", "24", (48_000, 24)), ("48k", "16", (48_000, 16)), (" 44.1 kHz ", "24-bit", (44_100, 24)), ("44100Hz", "16 bits", (44_100, 16))] {
+            assert_eq!(AudioDelivery::parse(rate, bits).unwrap(), AudioDelivery { sample_rate: expected.0, bits: expected.1 }, "{rate} {bits}");
+        }
+        for (rate, bits, named, reason) in [
+            ("96000", "24", "96000 Hz", "48000 or 44100 Hz"),
+            ("22.05k", "24", "22050 Hz", "48000 or 44100 Hz"),
+            ("fast", "24", "\"fast\"", "48000 (48 kHz) or 44100 (44.1 kHz)"),
+            ("48000", "32", "bit depth 32", "24 or 16 bits"),
+            ("48000", "deep", "\"deep\"", "24 or 16"),
+        ] {
+            let err = AudioDelivery::parse(rate, bits).unwrap_err().to_string();
+            assert!(err.contains(named) && err.contains(reason), "{rate} {bits}: {err}");
+        }
+        assert_eq!(ExportFormat::Wav.encoding(24), Encoding::WavPcm24);
+        assert_eq!(ExportFormat::Wav.encoding(16), Encoding::WavPcm16);
+        assert_eq!(ExportFormat::Flac.encoding(16), Encoding::Flac16);
+        assert_eq!(ExportFormat::Mp3.encoding(16), ExportFormat::Mp3.encoding(24));
+    }
+
+    #[test]
+    fn a_mix_at_48_khz_is_written_as_24_bit_wav_and_its_report_says_so() {
+        let (mix, _) = programme_at(true, 48_000);
+        let dir = tempfile::tempdir().unwrap();
+        let spec = LoudnessSpec::parse("ebu").unwrap();
+        let report = export_mix(&mix, 48_000, dir.path(), "show", ExportFormat::Wav, &spec.mix_settings(), None, true, &mut |_| {}).unwrap();
+        for file in report.files.iter().filter(|f| f.samples.is_some()) {
+            let wav = hound::WavReader::open(&file.path).unwrap().spec();
+            assert_eq!((wav.sample_rate, wav.bits_per_sample, wav.sample_format), (48_000, 24, hound::SampleFormat::Int), "{}", file.path.display());
+            assert_eq!(file.samples, Some(mix.len()));
+        }
+        let written: DeliveryReport = serde_json::from_str(&std::fs::read_to_string(dir.path().join("show.loudness.json")).unwrap()).unwrap();
+        assert_eq!((written.sample_rate, written.bits_per_sample), (48_000, Some(24)));
+        assert!(written.meets_delivery, "{}", written.summary());
+        assert!(written.summary().starts_with("48 kHz, 24-bit: -23.0 LUFS integrated"), "{}", written.summary());
     }
 
     #[test]

@@ -201,6 +201,8 @@ pub struct DubStream {
     pub language: String,
     /// The exported mix.
     pub mix: PathBuf,
+    /// The rate the dub stream is written at, Hz (the delivery's).
+    pub sample_rate: u32,
     /// Its SubRip subtitles, if exported.
     pub subtitles: Option<PathBuf>,
 }
@@ -216,8 +218,8 @@ pub struct MuxPlan {
 }
 
 /// Writes `plan` into `out` (its extension the container's) with ffmpeg:
-/// the picture copied, the dubs lossless and language-tagged (the first
-/// the default), the video's first audio stream copied as "Original",
+/// the picture copied, the dubs lossless at their delivery rate and
+/// language-tagged (the first the default), the video's first audio stream copied as "Original",
 /// subtitles as streams.
 pub fn mux(plan: &MuxPlan, container: MuxContainer, out: &Path) -> Result<()> {
     let info = probe(&plan.video)?;
@@ -238,7 +240,7 @@ pub fn mux(plan: &MuxPlan, container: MuxContainer, out: &Path) -> Result<()> {
     push(&["-map", "0:v:0", "-c:v", "copy"]);
     for (i, dub) in plan.dubs.iter().enumerate() {
         let stream = format!("a:{i}");
-        push(&["-map", &format!("{}:a:0", i + 1), &format!("-c:{stream}"), container.dub_codec()]);
+        push(&["-map", &format!("{}:a:0", i + 1), &format!("-c:{stream}"), container.dub_codec(), &format!("-ar:{stream}"), &dub.sample_rate.to_string()]);
         push(&[&format!("-metadata:s:{stream}"), &format!("language={}", crate::language::iso639_2(&dub.language))]);
         // MP4 and MOV keep a stream's name as its handler name, Matroska as its title.
         push(&[&format!("-metadata:s:{stream}"), &format!("title=Dub ({})", dub.language), &format!("-metadata:s:{stream}"), &format!("handler_name=Dub ({})", dub.language)]);
