@@ -143,11 +143,11 @@ impl Engine {
     /// others; a failure is heard again alone first. The verdict is stored.
     fn judge_heard(&self, track: &TrackLines, i: usize, fitted: &FittedLine, heard_among_others: String) -> Result<CheckedLine> {
         let line = &track.lines[i];
-        let text = &line.segment.fields.text;
-        let mut check = judge(line.segment.id, fitted_take(track, i).id, &fitted.audio, &fitted.placement, text, &heard_among_others);
+        let (text, language) = (&line.segment.fields.text, &track.track.language);
+        let mut check = judge(line.segment.id, fitted_take(track, i).id, &fitted.audio, &fitted.placement, text, &heard_among_others, language);
         if !check.passed() {
             let heard = self.hear_alone(track, &fitted.audio)?;
-            check = judge(line.segment.id, fitted_take(track, i).id, &fitted.audio, &fitted.placement, text, &heard);
+            check = judge(line.segment.id, fitted_take(track, i).id, &fitted.audio, &fitted.placement, text, &heard, language);
         }
         self.store_check(track, i, check)
     }
@@ -159,7 +159,7 @@ impl Engine {
         };
         let heard = self.hear_alone(track, &fitted.audio)?;
         let line = &track.lines[i];
-        let check = judge(line.segment.id, fitted_take(track, i).id, &fitted.audio, &fitted.placement, &line.segment.fields.text, &heard);
+        let check = judge(line.segment.id, fitted_take(track, i).id, &fitted.audio, &fitted.placement, &line.segment.fields.text, &heard, &track.track.language);
         self.store_check(track, i, check)
     }
 

@@ -2,14 +2,15 @@
 //! places it (stretched, cut, faded), against what the line says. A take
 //! fails when it is silent, clips, loses words at its start or end (and the
 //! report says when the fit's cut is what lost them), or is heard too far
-//! from its text (word error rate over [`MAX_WORD_ERROR_RATE`] after
-//! normalisation; Whisper's own slips on names and numbers are why it is
-//! not zero).
+//! from its text (word error rate over [`MAX_WORD_ERROR_RATE`], both read
+//! in the track's language, figures as words; Whisper's own slips on names
+//! are why it is not zero). Each problem says what it found once; what was
+//! heard is kept beside them, not quoted in them.
 
 use serde::Serialize;
 
 use super::timing::Placement;
-use crate::text::word_errors::{word_errors, WordErrors};
+use crate::text::word_errors::{word_errors_in, WordErrors};
 
 /// Heard further from its text than this, a take fails.
 pub const MAX_WORD_ERROR_RATE: f64 = 0.25;
@@ -40,14 +41,16 @@ impl LineCheck {
 /// The fit a check heard, as stored beside it (a changed fit is heard
 /// again): the fit as planned from the take's length ([`Line::placement`](super::lines::Line::placement)),
 /// which with the take's audio decides where a cut lands. "v2": smart-fit
-/// cuts land at pauses.
+/// cuts land at pauses; "v3": figures are read as words (a take judged
+/// before is judged again).
 pub fn placement_signature(p: &Placement) -> String {
-    format!("v2 rate {:.4}, cut {}", p.rate, p.trimmed_to.map_or("none".to_string(), |t| format!("{t:.3}")))
+    format!("v3 rate {:.4}, cut {}", p.rate, p.trimmed_to.map_or("none".to_string(), |t| format!("{t:.3}")))
 }
 
-/// Judges a fitted take: `audio` as placed, `text` what it should say, `heard` what Whisper heard.
-pub fn judge(segment_id: i64, take_id: i64, audio: &[f32], placement: &Placement, text: &str, heard: &str) -> LineCheck {
-    let errors = word_errors(text, heard);
+/// Judges a fitted take: `audio` as placed, `text` what it should say in
+/// `language` (the track's tag), `heard` what Whisper heard.
+pub fn judge(segment_id: i64, take_id: i64, audio: &[f32], placement: &Placement, text: &str, heard: &str, language: &str) -> LineCheck {
+    let errors = word_errors_in(text, heard, language);
     let mut problems = Vec::new();
     let rms = (audio.iter().map(|x| x * x).sum::<f32>() / audio.len().max(1) as f32).sqrt();
     if rms < SILENT_RMS {
@@ -59,17 +62,41 @@ pub fn judge(segment_id: i64, take_id: i64, audio: &[f32], placement: &Placement
     }
     if rms >= SILENT_RMS {
         if !errors.missing_at_start.is_empty() {
-            problems.push(format!("lost its first words: {} (heard \"{}\")", errors.missing_at_start.join(" "), heard.trim()));
+            problems.push(format!("lost its first words: \"{}\"", errors.missing_at_start.join(" ")));
         }
         if !errors.missing_at_end.is_empty() {
             let cut = if placement.trimmed_to.is_some() { ": the fit's cut took them (give the line more room, or let it speed up more)" } else { "" };
-            problems.push(format!("lost its last words: {} (heard \"{}\"){cut}", errors.missing_at_end.join(" "), heard.trim()));
+            problems.push(format!("lost its last words: \"{}\"{cut}", errors.missing_at_end.join(" ")));
         }
-        if errors.rate() > MAX_WORD_ERROR_RATE {
-            problems.push(format!("heard \"{}\" ({:.0} % of words wrong)", heard.trim(), 100.0 * errors.rate()));
+        // Words lost at either end are told above; the rest is told here.
+        let others = differences(&errors);
+        if errors.rate() > MAX_WORD_ERROR_RATE && !others.is_empty() {
+            problems.push(format!("{:.0} % of its words heard wrong: {}", 100.0 * errors.rate(), others.join(", ")));
         }
     }
     LineCheck { segment_id, take_id, heard: heard.trim().to_string(), errors, problems }
+}
+
+/// How many differences a problem names before it counts the rest.
+const DIFFERENCES_NAMED: usize = 4;
+
+/// The words heard wrong, besides those lost at either end: `"forty" as
+/// "fourteen"`, `"framed" missing`, `"then" added`.
+fn differences(errors: &WordErrors) -> Vec<String> {
+    let inside = errors.dropped.len().saturating_sub(errors.missing_at_end.len());
+    let dropped = errors.dropped.get(errors.missing_at_start.len().min(inside)..inside).unwrap_or(&[]);
+    let all: Vec<String> = errors
+        .swapped
+        .iter()
+        .map(|(written, heard)| format!("\"{written}\" as \"{heard}\""))
+        .chain(dropped.iter().map(|w| format!("\"{w}\" missing")))
+        .chain(errors.added.iter().map(|w| format!("\"{w}\" added")))
+        .collect();
+    if all.len() <= DIFFERENCES_NAMED + 1 {
+        return all;
+    }
+    let rest = all.len() - DIFFERENCES_NAMED;
+    all.into_iter().take(DIFFERENCES_NAMED).chain([format!("{rest} more")]).collect()
 }
 
 #[cfg(test)]
@@ -86,27 +113,54 @@ mod tests {
 
     #[test]
     fn a_take_heard_as_written_passes() {
-        let c = judge(1, 2, &speech(), &placement(None), "Fine. I'll check.", " Fine, I'll check.");
+        let c = judge(1, 2, &speech(), &placement(None), "Fine. I'll check.", " Fine, I'll check.", "en-US");
         assert!(c.passed(), "{:?}", c.problems);
     }
 
     #[test]
+    fn figures_heard_as_digits_or_words_pass() {
+        for (text, heard, language) in [
+            ("Forty pounds, framed.", " 40 pounds framed.", "en-GB"),
+            ("It was the winter of 1951.", "It was the winter of nineteen fifty-one.", "en-US"),
+            ("Cuesta cuarenta euros.", "Cuesta 40 €.", "es"),
+            ("Il est 10h30.", "Il est dix heures et demie.", "fr"),
+        ] {
+            let c = judge(1, 2, &speech(), &placement(None), text, heard, language);
+            assert!(c.passed(), "{text:?} heard as {heard:?}: {:?}", c.problems);
+        }
+        let c = judge(1, 2, &speech(), &placement(None), "Forty pounds, framed.", "14 pounds framed.", "en-GB");
+        assert_eq!(c.problems, vec!["33 % of its words heard wrong: \"forty\" as \"fourteen\""]);
+    }
+
+    #[test]
     fn a_last_word_cut_by_the_fit_says_so() {
-        let c = judge(1, 2, &speech(), &placement(Some(0.8)), "Fine. I'll check.", "Fine. I'll");
+        let c = judge(1, 2, &speech(), &placement(Some(0.8)), "Fine. I'll check.", "Fine. I'll", "en-US");
         assert_eq!(c.problems.len(), 1, "{:?}", c.problems);
-        assert!(c.problems[0].starts_with("lost its last words: check (heard \"Fine. I'll\")") && c.problems[0].contains("the fit's cut"), "{:?}", c.problems);
-        // Heard badly throughout: the rate says so too.
-        let c = judge(1, 2, &speech(), &placement(None), "Light the lamp on the pier.", "Fight the damp in the beer.");
-        assert!(c.problems.iter().any(|p| p.starts_with("heard \"Fight the damp")), "{:?}", c.problems);
+        assert!(c.problems[0].starts_with("lost its last words: \"check\"") && c.problems[0].contains("the fit's cut"), "{:?}", c.problems);
+        assert_eq!(c.heard, "Fine. I'll", "what was heard is kept beside the problems");
+    }
+
+    #[test]
+    fn each_problem_is_told_once_without_quoting_what_was_heard() {
+        // Its last words lost, and nothing else wrong: one problem, however high the rate.
+        let c = judge(1, 2, &speech(), &placement(None), "Nobody has been here in years.", "Nobody has been", "en-US");
+        assert_eq!(c.problems, vec!["lost its last words: \"here in years\""]);
+        // Heard badly throughout: each difference named once.
+        let c = judge(1, 2, &speech(), &placement(None), "Light the lamp on the pier.", "Fight the damp in the beer.", "en-US");
+        assert_eq!(c.problems, vec!["67 % of its words heard wrong: \"light\" as \"fight\", \"lamp\" as \"damp\", \"on\" as \"in\", \"pier\" as \"beer\""]);
+        assert!(c.problems.iter().all(|p| !p.contains(&c.heard)), "{:?}", c.problems);
+        // A word lost at the end and another inside: each told once, in its own problem.
+        let c = judge(1, 2, &speech(), &placement(None), "Light the old lamp now.", "Light the lamp", "en-US");
+        assert_eq!(c.problems, vec!["lost its last words: \"now\"", "40 % of its words heard wrong: \"old\" missing"]);
     }
 
     #[test]
     fn silence_and_clipping_are_problems_of_their_own() {
-        let c = judge(1, 2, &vec![0.0; 24_000], &placement(None), "Light the lamp.", "");
+        let c = judge(1, 2, &vec![0.0; 24_000], &placement(None), "Light the lamp.", "", "en-US");
         assert_eq!(c.problems.len(), 1);
         assert!(c.problems[0].starts_with("silent"), "{:?}", c.problems);
         let loud: Vec<f32> = speech().iter().map(|x| (x * 20.0).clamp(-1.0, 1.0)).collect();
-        let c = judge(1, 2, &loud, &placement(None), "Light the lamp.", "Light the lamp.");
+        let c = judge(1, 2, &loud, &placement(None), "Light the lamp.", "Light the lamp.", "en-US");
         assert!(c.problems.iter().any(|p| p.starts_with("clips")), "{:?}", c.problems);
     }
 

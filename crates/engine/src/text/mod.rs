@@ -2,13 +2,16 @@
 //! chunks the model can take in one pass. English (US and GB) goes through
 //! misaki-rs with espeak-ng (the program) for words outside its lexicon;
 //! Spanish, French, Italian, Brazilian Portuguese and Hindi through
-//! espeak-ng alone, as Kokoro's own pipeline does.
+//! espeak-ng alone, as Kokoro's own pipeline does. Beside it, what a text
+//! says word by word in each language (`spoken`), and how far what was
+//! heard is from what was written (`word_errors`), for checking takes.
 
 pub mod english;
 pub mod espeak;
 pub mod normalize;
 pub mod pronounce;
 pub mod sentences;
+pub mod spoken;
 pub mod tokens;
 pub mod word_errors;
 

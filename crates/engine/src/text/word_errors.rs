@@ -1,52 +1,17 @@
-//! How far what was heard is from what was written: both texts normalised
-//! the same way (lower case, punctuation dropped except inside words,
-//! English contractions spelled out, so "we're" and "we are" agree; digits
-//! are not spelled out: "42" and "forty-two" differ), then a word-level edit
-//! distance split into substitutions, deletions and insertions, and which
-//! words went missing at either end.
+//! How far what was heard is from what was written: both texts read the
+//! same way in the track's language ([`super::spoken`]: figures and
+//! abbreviations as the words said, case, punctuation and spelling
+//! variants folded, English contractions spelled out, so "40" and "forty",
+//! "we're" and "we are" agree), then a word-level edit distance split into
+//! substitutions, deletions and insertions, which words differ, and which
+//! went missing at either end.
 
-/// English contractions and what they stand for (`'s` only after the
-/// pronouns where it means "is": elsewhere it is a possessive).
-fn expand_contraction(word: &str) -> Option<Vec<String>> {
-    let special = match word {
-        "won't" => Some("will not"),
-        "can't" => Some("can not"),
-        "shan't" => Some("shall not"),
-        "let's" => Some("let us"),
-        "i'm" => Some("i am"),
-        _ => None,
-    };
-    if let Some(s) = special {
-        return Some(s.split(' ').map(str::to_string).collect());
-    }
-    let suffixes: [(&str, &str); 6] = [("n't", "not"), ("'re", "are"), ("'ll", "will"), ("'ve", "have"), ("'d", "would"), ("'m", "am")];
-    for (suffix, full) in suffixes {
-        if let Some(stem) = word.strip_suffix(suffix).filter(|s| !s.is_empty()) {
-            return Some(vec![stem.to_string(), full.to_string()]);
-        }
-    }
-    let is_pronoun = ["it", "that", "there", "he", "she", "what", "here", "who", "where"];
-    if let Some(stem) = word.strip_suffix("'s").filter(|s| is_pronoun.contains(s)) {
-        return Some(vec![stem.to_string(), "is".to_string()]);
-    }
-    None
-}
+use super::spoken::{choose, first_words, spoken};
 
-/// The words of `text`, normalised for comparison.
+/// The words of `text`, normalised for comparison, in a language not
+/// named (figures kept as digits, their groups joined).
 pub fn normalised_words(text: &str) -> Vec<String> {
-    text.split_whitespace()
-        .flat_map(|w| w.split(['-', '–', '—']))
-        .map(|w| {
-            w.chars()
-                .filter(|c| c.is_alphanumeric() || *c == '\'')
-                .flat_map(char::to_lowercase)
-                .collect::<String>()
-                .trim_matches('\'')
-                .replace('’', "'")
-        })
-        .filter(|w| !w.is_empty())
-        .flat_map(|w| expand_contraction(&w).unwrap_or_else(|| vec![w]))
-        .collect()
+    first_words(&spoken(text, ""))
 }
 
 /// Word errors of a heard text against the written one.
@@ -61,6 +26,12 @@ pub struct WordErrors {
     pub missing_at_start: Vec<String>,
     /// Written words missing after the last word heard.
     pub missing_at_end: Vec<String>,
+    /// Each written word heard as another, as (written, heard), in order.
+    pub swapped: Vec<(String, String)>,
+    /// Written words not heard, in order (those missing at either end too).
+    pub dropped: Vec<String>,
+    /// Words heard that were not written, in order.
+    pub added: Vec<String>,
 }
 
 impl WordErrors {
@@ -74,18 +45,27 @@ impl WordErrors {
     }
 }
 
-/// Compares `heard` with `written` word by word (Levenshtein on normalised words).
+/// Compares `heard` with `written` word by word, in a language not named.
 pub fn word_errors(written: &str, heard: &str) -> WordErrors {
-    let r = normalised_words(written);
-    let h = normalised_words(heard);
+    word_errors_in(written, heard, "")
+}
+
+/// Compares `heard` with `written` word by word (Levenshtein on the words
+/// said), both read in `language` (a tag such as `en-GB`; one this studio
+/// does not read keeps figures as digits). A figure with several readings
+/// is read as the other text says it.
+pub fn word_errors_in(written: &str, heard: &str, language: &str) -> WordErrors {
+    let (written, heard) = (spoken(written, language), spoken(heard, language));
+    let r = choose(&written, &first_words(&heard));
+    let h = choose(&heard, &r);
     let (n, m) = (r.len(), h.len());
     // cost[i][j]: edits from r[..i] to h[..j].
     let mut cost = vec![vec![0usize; m + 1]; n + 1];
     for (i, row) in cost.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=m {
-        cost[0][j] = j;
+    for (j, c) in cost[0].iter_mut().enumerate() {
+        *c = j;
     }
     for i in 1..=n {
         for j in 1..=m {
@@ -95,22 +75,22 @@ pub fn word_errors(written: &str, heard: &str) -> WordErrors {
     }
     // Walk back to count each kind and find the aligned ends.
     let (mut i, mut j) = (n, m);
-    let (mut subs, mut dels, mut ins) = (0, 0, 0);
+    let (mut swapped, mut dropped, mut added) = (Vec::new(), Vec::new(), Vec::new());
     // Written words that something heard lines up with (equal or not).
     let mut aligned: Vec<usize> = Vec::new();
     while i > 0 || j > 0 {
         if i > 0 && j > 0 && cost[i][j] == cost[i - 1][j - 1] + usize::from(r[i - 1] != h[j - 1]) {
             if r[i - 1] != h[j - 1] {
-                subs += 1;
+                swapped.push((r[i - 1].clone(), h[j - 1].clone()));
             }
             aligned.push(i - 1);
             i -= 1;
             j -= 1;
         } else if i > 0 && cost[i][j] == cost[i - 1][j] + 1 {
-            dels += 1;
+            dropped.push(r[i - 1].clone());
             i -= 1;
         } else {
-            ins += 1;
+            added.push(h[j - 1].clone());
             j -= 1;
         }
     }
@@ -120,7 +100,11 @@ pub fn word_errors(written: &str, heard: &str) -> WordErrors {
     };
     let missing_at_start = if h.is_empty() { r.clone() } else { r[..first.min(n)].to_vec() };
     let missing_at_end = if h.is_empty() { Vec::new() } else { r[last.min(n)..].to_vec() };
-    WordErrors { words: n, substitutions: subs, deletions: dels, insertions: ins, missing_at_start, missing_at_end }
+    let (substitutions, deletions, insertions) = (swapped.len(), dropped.len(), added.len());
+    swapped.reverse();
+    dropped.reverse();
+    added.reverse();
+    WordErrors { words: n, substitutions, deletions, insertions, missing_at_start, missing_at_end, swapped, dropped, added }
 }
 
 #[cfg(test)]
