@@ -266,32 +266,119 @@ pub struct Script {
     pub encoding: &'static str,
 }
 
-/// Text from a file's bytes: UTF-8 (or UTF-16 with its BOM) as it is,
-/// anything else in the encoding guessed from its bytes; the encoding used.
-pub fn decode_text(bytes: &[u8]) -> (String, &'static str) {
-    if let Some((encoding, _)) = encoding_rs::Encoding::for_bom(bytes) {
+/// Text from a file's bytes and the encoding it was read in: UTF-16 by
+/// its BOM or by the zero bytes of ASCII in it, UTF-8 as it is (with a few
+/// stray bytes replaced), anything else in the encoding guessed from its
+/// bytes. Bytes that are not text are refused, with the reason: binary
+/// data (a known file type, or NUL bytes outside UTF-16), or text mostly
+/// of characters that no encoding gives (replacement and control
+/// characters).
+pub fn decode_text(bytes: &[u8]) -> std::result::Result<(String, &'static str), String> {
+    if let Some(kind) = binary_kind(bytes) {
+        return Err(format!("is not text: it looks like {kind}"));
+    }
+    let (text, encoding) = if let Some((encoding, _)) = encoding_rs::Encoding::for_bom(bytes) {
         let (text, _) = encoding.decode_with_bom_removal(bytes);
-        return (text.into_owned(), encoding.name());
+        (text.into_owned(), encoding.name())
+    } else if let Some(encoding) = utf16_without_bom(bytes) {
+        let (text, _, _) = encoding.decode(bytes);
+        (text.into_owned(), encoding.name())
+    } else if bytes.contains(&0) {
+        return Err("is not text: it holds NUL bytes (binary data, not a script)".into());
+    } else if let Ok(text) = std::str::from_utf8(bytes) {
+        (text.to_string(), "UTF-8")
+    } else if mostly_utf8(bytes) {
+        (String::from_utf8_lossy(bytes).into_owned(), "UTF-8")
+    } else {
+        let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Allow);
+        detector.feed(bytes, true);
+        let encoding = detector.guess(None, chardetng::Utf8Detection::Allow);
+        let (text, _, _) = encoding.decode(bytes);
+        (text.into_owned(), encoding.name())
+    };
+    let chars = text.chars().count();
+    let unreadable = text.chars().filter(|&c| c == '\u{fffd}' || (c.is_control() && !matches!(c, '\n' | '\r' | '\t' | '\u{c}'))).count();
+    if chars > 0 && unreadable as f64 > MAX_UNREADABLE * chars as f64 {
+        return Err(format!("is not text: {:.0} % of it reads as no character in {encoding} or any other encoding tried", 100.0 * unreadable as f64 / chars as f64));
     }
-    if let Ok(text) = std::str::from_utf8(bytes) {
-        return (text.to_string(), "UTF-8");
+    Ok((text, encoding))
+}
+
+/// More of a text's characters than this unreadable (replacement or
+/// control characters), it is not text.
+const MAX_UNREADABLE: f64 = 0.02;
+
+/// What a file whose bytes start so is (images, audio, video, archives
+/// and documents that are no script).
+fn binary_kind(bytes: &[u8]) -> Option<&'static str> {
+    let starts = |magic: &[u8]| bytes.starts_with(magic);
+    Some(match bytes {
+        _ if starts(b"\x89PNG\r\n\x1a\n") => "a PNG image",
+        _ if starts(&[0xFF, 0xD8, 0xFF]) => "a JPEG image",
+        _ if starts(b"GIF87a") || starts(b"GIF89a") => "a GIF image",
+        [b'R', b'I', b'F', b'F', _, _, _, _, b'W', b'A', b'V', b'E', ..] => "a WAV audio file",
+        [b'R', b'I', b'F', b'F', _, _, _, _, b'A', b'V', b'I', b' ', ..] => "an AVI video",
+        [b'R', b'I', b'F', b'F', _, _, _, _, b'W', b'E', b'B', b'P', ..] => "a WebP image",
+        _ if starts(b"fLaC") => "a FLAC audio file",
+        _ if starts(b"OggS") => "an Ogg audio file",
+        [b'I', b'D', b'3', 2..=4, ..] => "an MP3 audio file",
+        [_, _, _, _, b'f', b't', b'y', b'p', ..] => "an MP4 or MOV file",
+        _ if starts(&[0x1A, 0x45, 0xDF, 0xA3]) => "a Matroska or WebM file",
+        _ if starts(b"%PDF-") => "a PDF document",
+        _ if starts(b"PK\x03\x04") => "a ZIP archive (or a Word or OpenDocument file)",
+        _ if starts(&[0x7F, b'E', b'L', b'F']) => "a program",
+        _ => return None,
+    })
+}
+
+/// UTF-16 without a BOM, told by its zero bytes: in ASCII-heavy UTF-16
+/// every other byte is zero, on the odd side (little-endian) or the even
+/// side (big-endian), and hardly any on the other.
+fn utf16_without_bom(bytes: &[u8]) -> Option<&'static encoding_rs::Encoding> {
+    if bytes.len() < 4 || !bytes.len().is_multiple_of(2) {
+        return None;
     }
-    let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Allow);
-    detector.feed(bytes, true);
-    let encoding = detector.guess(None, chardetng::Utf8Detection::Allow);
-    let (text, _, _) = encoding.decode(bytes);
-    (text.into_owned(), encoding.name())
+    let pairs = bytes.len() / 2;
+    let even = bytes.iter().step_by(2).filter(|b| **b == 0).count();
+    let odd = bytes.iter().skip(1).step_by(2).filter(|b| **b == 0).count();
+    match (even, odd) {
+        (e, o) if o * 10 >= pairs * 3 && e * 100 <= pairs => Some(encoding_rs::UTF_16LE),
+        (e, o) if e * 10 >= pairs * 3 && o * 100 <= pairs => Some(encoding_rs::UTF_16BE),
+        _ => None,
+    }
+}
+
+/// UTF-8 with a few stray bytes: at least twice as many well-formed
+/// multi-byte characters as malformed sequences (random bytes have far
+/// fewer).
+fn mostly_utf8(bytes: &[u8]) -> bool {
+    let (mut malformed, mut multibyte, mut rest) = (0usize, 0usize, bytes);
+    while !rest.is_empty() {
+        match std::str::from_utf8(rest) {
+            Ok(valid) => {
+                multibyte += valid.chars().filter(|c| !c.is_ascii()).count();
+                break;
+            }
+            Err(e) => {
+                let (valid, after) = rest.split_at(e.valid_up_to());
+                multibyte += std::str::from_utf8(valid).map_or(0, |v| v.chars().filter(|c| !c.is_ascii()).count());
+                malformed += 1;
+                rest = &after[e.error_len().unwrap_or(after.len()).max(1)..];
+            }
+        }
+    }
+    multibyte >= 2 * malformed
 }
 
 /// Reads a script file (any text encoding) as the format its content
 /// shows: ASS/SSA (`[Script Info]` or `[Events]`), WebVTT (`WEBVTT`),
 /// SubRip (timing lines with `-->`), else a plain script (one line per
-/// segment). A file with no lines to dub is refused by name; other errors
-/// name the file and line.
+/// segment). A file that is not text ([`decode_text`]) or has no lines to
+/// dub is refused by name; other errors name the file and line.
 pub fn read_script(path: &std::path::Path) -> Result<Script> {
     let bytes = std::fs::read(path).map_err(|e| Error::io("read", path, e))?;
-    let (text, encoding) = decode_text(&bytes);
     let name = path.display().to_string();
+    let (text, encoding) = decode_text(&bytes).map_err(|reason| Error::invalid(&name, format!("{reason}: a script is a text file (SubRip, WebVTT, ASS/SSA or plain text); nothing was imported")))?;
     let (format, cues) = match script_format(&text, &name) {
         ScriptFormat::Ass => ("ASS/SSA", parse_ass(&text, &name)?),
         ScriptFormat::Vtt => ("WebVTT", parse_vtt(&text, &name)?),
@@ -437,6 +524,79 @@ mod tests {
         let no_dialogue = dir.path().join("styles.ass");
         std::fs::write(&no_dialogue, "[Script Info]\nTitle: x\n[Events]\nFormat: Layer, Start, End, Text\n").unwrap();
         assert!(read_script(&no_dialogue).unwrap_err().to_string().contains("holds no lines to dub"));
+    }
+
+    /// Bytes from a fixed seed (xorshift), the same on every run.
+    fn noise(len: usize, seed: u64) -> Vec<u8> {
+        let mut x = seed;
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 24) as u8
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_file_that_is_not_text_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let refused = |name: &str, bytes: &[u8]| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            read_script(&path).unwrap_err().to_string()
+        };
+        let err = refused("random.srt", &noise(4096, 7));
+        assert!(err.contains("random.srt") && err.contains("is not text") && err.contains("NUL bytes"), "{err}");
+        // High bytes only: no NUL, but mostly no character in any encoding.
+        let high: Vec<u8> = noise(4096, 11).iter().map(|b| b | 0x80).collect();
+        let err = refused("high.txt", &high);
+        assert!(err.contains("high.txt") && err.contains("is not text"), "{err}");
+        let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+        png.extend(noise(2048, 3));
+        let err = refused("poster.srt", &png);
+        assert!(err.contains("poster.srt") && err.contains("a PNG image"), "{err}");
+        let mut wav = b"RIFF\x24\x08\x00\x00WAVEfmt ".to_vec();
+        wav.extend(noise(2048, 5));
+        let err = refused("line.srt", &wav);
+        assert!(err.contains("line.srt") && err.contains("a WAV audio file") && err.contains("nothing was imported"), "{err}");
+    }
+
+    #[test]
+    fn scripts_in_other_encodings_and_with_a_few_stray_bytes_still_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let read = |name: &str, bytes: &[u8]| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            read_script(&path).unwrap_or_else(|e| panic!("{name}: {e}"))
+        };
+        let srt = "1\n00:00:01,000 --> 00:00:02,000\n[Ana] ¿Qué pasó en el muelle?\n\n2\n00:00:03,000 --> 00:00:04,000\nNada, señora.\n";
+        // UTF-16 with its BOM, and without one (told by its zero bytes).
+        let mut le = vec![0xFF, 0xFE];
+        le.extend(srt.encode_utf16().flat_map(u16::to_le_bytes));
+        let script = read("le.srt", &le);
+        assert_eq!((script.encoding, script.cues[0].text.as_str()), ("UTF-16LE", "¿Qué pasó en el muelle?"));
+        let be: Vec<u8> = srt.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        let script = read("be.srt", &be);
+        assert_eq!((script.encoding, script.cues[1].text.as_str()), ("UTF-16BE", "Nada, señora."));
+        // Shift-JIS and GB18030, guessed (GB18030's common characters are GBK's).
+        let japanese = "1\n00:00:01,000 --> 00:00:02,000\n[健] 港で何があったのですか。昨日の夜、誰かが灯台の明かりを消しました。\n";
+        let (bytes, _, _) = encoding_rs::SHIFT_JIS.encode(japanese);
+        let script = read("ja.srt", &bytes);
+        assert_eq!((script.encoding, script.cues[0].speaker.as_deref()), ("Shift_JIS", Some("健")));
+        assert!(script.cues[0].text.starts_with("港で何があった"), "{:?}", script.cues);
+        let chinese = "1\n00:00:01,000 --> 00:00:02,000\n[李] 昨天晚上码头发生了什么事？有人把灯塔的灯关掉了。\n";
+        let (bytes, _, _) = encoding_rs::GB18030.encode(chinese);
+        let script = read("zh.srt", &bytes);
+        assert_eq!((script.encoding, script.cues[0].text.as_str()), ("GBK", "昨天晚上码头发生了什么事？有人把灯塔的灯关掉了。"));
+        // UTF-8 with two stray bytes: read as UTF-8, the strays replaced.
+        // (DEL marks where each stray byte goes.)
+        let stray = srt.replace("muelle?", "muelle?\u{7f}").replace("señora.", "señora.\u{7f}");
+        let stray: Vec<u8> = stray.bytes().map(|b| if b == 0x7F { 0xFF } else { b }).collect();
+        let script = read("stray.srt", &stray);
+        assert_eq!((script.encoding, script.cues.len()), ("UTF-8", 2));
+        assert!(script.cues[0].text.starts_with("¿Qué pasó en el muelle?"), "{:?}", script.cues);
     }
 
     #[test]
