@@ -4,7 +4,7 @@
 //! rendered again; a cancelled render stops. A two-speaker video becomes
 //! a project (Whisper and GE2E) that keeps the video as its original
 //! dialogue, cuts each speaker's lines from it, renders and exports. Takes are heard
-//! back: a line the fit must cut is cut at a pause and flagged, taken
+//! back: a line strict slot must cut is cut at a pause and flagged, taken
 //! again once; silent, truncated and wrong takes are flagged and taken
 //! again; an edited line is heard again.
 
@@ -212,11 +212,12 @@ fn takes_are_checked_by_ear_a_cut_or_silent_take_is_flagged_and_an_edited_line_i
     let config = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
     let engine = rt.block_on(Engine::open(config)).unwrap();
     let (project, track) = rt.block_on(engine.create_project("Tight", "en-US")).unwrap();
-    // The second slot is far too short for its line, and the third follows at once: smart fit must
-    // cut, and its room ends inside a word.
+    // The second slot is far too short for its line, and strict slot (picked knowingly: only it
+    // cuts words) must cut it where its slot ends, inside a word.
     let srt = "1\n00:00:00,500 --> 00:00:03,000\nThe boats are in.\n\n2\n00:00:03,200 --> 00:00:05,040\nFine. I'll check the lamps along the whole pier tonight.\n\n3\n00:00:05,090 --> 00:00:07,500\nThen we are done.\n";
     let cues = parse_srt(srt, "tight.srt").unwrap();
     rt.block_on(engine.store().import_cues(&track, &cues)).unwrap();
+    rt.block_on(engine.store().set_timing_strategy(project.id, "strict_slot")).unwrap();
     let never = AtomicBool::new(false);
     let summary = engine.render_project(project.id, &RenderScope::default(), &never, &mut |_| {}).unwrap();
     assert!(summary.failed.is_empty(), "{:?}", summary.failed);

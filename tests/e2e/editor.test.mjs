@@ -211,6 +211,50 @@ test("text typed into a line survives playback and a render, keeps its focus, an
   await invoke("stop", {});
 });
 
+test("a line too long for its slot is flagged at import and after an edit, before any render, and is never called ready", async () => {
+  await session.click(".editor-header .link-button");
+  await session.waitForText("#create-from-script", (t) => t.includes("New project"));
+  const script = join(dataDir, "tight.srt");
+  // The second slot is a second long, the third line follows at once: its words cannot fit at x1.25.
+  writeFileSync(
+    script,
+    "1\n00:00:00,500 --> 00:00:02,500\n[Ana] The boats are in.\n\n2\n00:00:02,600 --> 00:00:03,600\n[Ben] Good morning. Is the shop open yet, or do we wait outside?\n\n3\n00:00:03,700 --> 00:00:06,000\n[Ana] We wait.\n",
+  );
+  await session.type("#new-script-path", script);
+  await session.type("#new-project-name", "Tight");
+  await session.click("#create-from-script");
+  await session.waitForText("#project-name", (t) => t === "Tight");
+  // Flagged before any render: once the lengths are predicted the render panel lists it.
+  const flaggedList = await session.waitForText("#fit-problems", (t) => /Doesn't fit/.test(t), 120000);
+  assert.match(flaggedList, /Good morning/);
+  assert.doesNotMatch(flaggedList, /The boats are in|We wait/);
+  const lineText = () => session.execute("return document.querySelector('#line-text')?.value ?? '';");
+  await session.press("ArrowRight");
+  await session.press("ArrowRight");
+  await waitFor("the long line in the inspector", async () => (await lineText()).startsWith("Good morning"));
+  assert.match(await session.text("#line-state"), /^Not rendered.*doesn't fit/);
+  assert.match(await session.text("#line-spoken"), /^Spoken \d+\.\d\d s in a 1\.00 s slot \(needs ×\d\.\d\d\)/);
+  assert.match(await session.text("#line-flags"), /Doesn't fit: \d\.\d\d s too long/);
+  await shot("editor-doesnt-fit");
+
+  // After an edit, before any render: the first line made too long is flagged too.
+  await session.press("ArrowLeft");
+  await waitFor("the first line in the inspector", async () => (await lineText()) === "The boats are in.");
+  await session.waitForText("#line-state", (t) => t.startsWith("Not rendered") && !t.includes("flagged"));
+  await session.type("#line-text", "The boats are in, all of them, and the harbour master wants to see you now.");
+  await session.click("#save-line");
+  await session.waitForText("#line-state", (t) => t.includes("doesn't fit"), 60000);
+  assert.match(await session.text("#fit-problems"), /The boats are in, all of them/);
+
+  // Rendered, the long lines are placed whole and stay flagged: never "Ready".
+  await session.click("#render-project");
+  await session.waitForText("#editor-status", (t) => t.startsWith("Rendered"), 600000);
+  await session.waitForText("#line-state", (t) => t.startsWith("Rendered, flagged:"));
+  assert.doesNotMatch(await session.text("#line-state"), /^Ready/);
+  assert.match(await session.text(".render-track"), /^en-US\s*1\/3 ready · 2 flagged/);
+  await shot("editor-flagged-rendered");
+});
+
 test("a 2,000-line project opens and scrolls smoothly (measured, reported)", async () => {
   const lines = [];
   for (let i = 0; i < 2000; i++) {

@@ -25,7 +25,21 @@ export type TakeCheck = { passed: boolean, heard: string,
  * Each problem, a sentence.
  */
 problems: Array<string>, wordErrorRate: number, };
+export type LineFlag = { "kind": "doesntFit", seconds: number, } | { "kind": "cut", seconds: number, } | { "kind": "overlap", seconds: number, } | { "kind": "failedCheck" };
 export type Segment = { id: number, trackId: number, start: number, end: number, text: string, speakerId: number | null, speed: number, gainDb: number, fadeIn: number, fadeOut: number, strategy: string | null, locked: boolean, state: SegmentState, error: string | null, fit: Fit | null, 
+/**
+ * Seconds it lasts spoken at its own speed: predicted from the model's
+ * durations before it renders (its take's length where not predicted).
+ */
+spoken: number | null, 
+/**
+ * Where it will land, from its spoken length, before it renders.
+ */
+planned: Fit | null, 
+/**
+ * Why it cannot ship as it stands; empty when it can.
+ */
+flags: Array<LineFlag>, 
 /**
  * Its take heard back, when it has been since its take or fit changed.
  */
@@ -231,13 +245,13 @@ firstSoundMs: number | null, firstVoiceMs: number | null,
  * Why the last play request failed.
  */
 error: string | null, };
-export type StudioEvent = { "kind": "modelLoading", loading: boolean, } | { "kind": "renderProgress", projectId: number, done: number, total: number, rendered: number, } | { "kind": "segmentState", segmentId: number, state: SegmentState, error: string | null, } | { "kind": "renderFinished", projectId: number, rendered: number, fresh: number, failed: number, cancelled: boolean, error: string | null, } | { "kind": "listenProgress", projectId: number, done: number, total: number, retaking: number | null, } | { "kind": "segmentChecked", segmentId: number, check: TakeCheck, retaken: boolean, } | { "kind": "listenFinished", projectId: number, checked: number, failing: number, retaken: number, cancelled: boolean, error: string | null, } | { "kind": "playback" } & PlaybackView | { "kind": "previewFinished", segmentId: number, firstSoundMs: number | null, error: string | null, } | { "kind": "voicePreviewFinished", voice: string, firstSoundMs: number | null, error: string | null, } | { "kind": "mediaHeard", seconds: number, };
+export type StudioEvent = { "kind": "modelLoading", loading: boolean, } | { "kind": "renderProgress", projectId: number, done: number, total: number, rendered: number, } | { "kind": "segmentState", segmentId: number, state: SegmentState, error: string | null, } | { "kind": "renderFinished", projectId: number, rendered: number, fresh: number, failed: number, cancelled: boolean, error: string | null, } | { "kind": "listenProgress", projectId: number, done: number, total: number, retaking: number | null, } | { "kind": "segmentChecked", segmentId: number, check: TakeCheck, retaken: boolean, } | { "kind": "listenFinished", projectId: number, checked: number, failing: number, retaken: number, cancelled: boolean, error: string | null, } | { "kind": "playback" } & PlaybackView | { "kind": "previewFinished", segmentId: number, firstSoundMs: number | null, error: string | null, } | { "kind": "voicePreviewFinished", voice: string, firstSoundMs: number | null, error: string | null, } | { "kind": "mediaHeard", seconds: number, } | { "kind": "lengthsPredicted", projectId: number, lines: number, };
 export type SegmentEdit = { text?: string, start?: number, end?: number, speakerId?: number, speed?: number, gainDb?: number, 
 /**
  * `""` clears the line's own strategy (the project's applies).
  */
 strategy?: string, };
-export type SettingsEdit = { outputDevice?: string, batchWidth?: number, segmentStoreMb?: number, renderCacheMb?: number, apiEnabled?: boolean, apiPort?: number, listenBack?: boolean, };
+export type SettingsEdit = { outputDevice?: string, batchWidth?: number, segmentStoreMb?: number, renderCacheMb?: number, apiEnabled?: boolean, apiPort?: number, listenBack?: boolean, resynthesizeMaxSpeed?: number, };
 export type TakeView = { id: number, seed: number, seconds: number, createdAt: string, 
 /**
  * The line's audio now.
@@ -367,7 +381,11 @@ batchWidth: number, segmentStoreMb: number, renderCacheMb: number,
 /**
  * Whisper hears each line after a render; a failing line is taken again once.
  */
-listenBack: boolean, apiPort: number, 
+listenBack: boolean, 
+/**
+ * The fastest fit-by-re-synthesis may make a line speak (1.0–2.0).
+ */
+resynthesizeMaxSpeed: number, apiPort: number, 
 /**
  * The saved file differs from what the running engine started with.
  */

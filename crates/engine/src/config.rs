@@ -152,13 +152,20 @@ pub struct DubSettings {
     /// After each render in the app, Whisper hears every line rendered and
     /// a line that fails is taken again once (see `checking`).
     pub listen_back: bool,
+    /// The fastest fit-by-re-synthesis may make a line speak, relative to
+    /// its own speed (1.25 = 25 % faster); a line that needs more is placed
+    /// whole past its room and flagged.
+    pub resynthesize_max_speed: f64,
 }
 
 impl Default for DubSettings {
     fn default() -> Self {
-        DubSettings { segment_store_mb: 4096, render_cache_mb: 256, listen_back: true }
+        DubSettings { segment_store_mb: 4096, render_cache_mb: 256, listen_back: true, resynthesize_max_speed: 1.25 }
     }
 }
+
+/// The fastest a setting may let fit-by-re-synthesis speak.
+pub const MAX_RESYNTHESIZE_SPEED: f64 = 2.0;
 
 /// The local OpenAI-compatible speech API (`revoice serve`, or the app's switch).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -213,6 +220,10 @@ impl Settings {
         }
         if self.dub.render_cache_mb == 0 {
             return Err("[dub] render_cache_mb must be at least 1 MiB".into());
+        }
+        let fastest = self.dub.resynthesize_max_speed;
+        if !(1.0..=MAX_RESYNTHESIZE_SPEED).contains(&fastest) {
+            return Err(format!("[dub] resynthesize_max_speed {fastest} must be from 1.0 (never faster than the line's own speed) to {MAX_RESYNTHESIZE_SPEED}"));
         }
         if self.api.max_uploaded_voices == 0 {
             return Err("[api] max_uploaded_voices must be at least 1".into());
@@ -361,6 +372,9 @@ impl EngineConfig {
             if let Some(v) = edit.listen_back {
                 set("dub", "listen_back", toml_edit::value(v));
             }
+            if let Some(v) = edit.resynthesize_max_speed {
+                set("dub", "resynthesize_max_speed", toml_edit::value(v));
+            }
             if let Some(v) = edit.api_enabled {
                 set("api", "enabled", toml_edit::value(v));
             }
@@ -383,6 +397,7 @@ pub struct SettingsEdit {
     pub api_enabled: Option<bool>,
     pub api_port: Option<u16>,
     pub listen_back: Option<bool>,
+    pub resynthesize_max_speed: Option<f64>,
 }
 
 /// Picks the data directory: explicit override, then `REVOICE_DATA_DIR`,

@@ -15,6 +15,7 @@ use crate::cache::{ReferenceEncodeConfig, VoiceArtifactCache};
 use crate::config::EngineConfig;
 use crate::doctor::{self, Diagnosis};
 use crate::dub::lines::TrackLines;
+use crate::dub::timing::FitLimits;
 use crate::dub::segment_store::SegmentStore;
 use crate::error::{Error, Result, ResultExt};
 use crate::listening::Listener;
@@ -204,12 +205,17 @@ impl Engine {
 
     /// A track's lines, resolved (see [`TrackLines`]).
     pub async fn track_lines(&self, track_id: i64) -> Result<TrackLines> {
-        TrackLines::load(&self.store, &self.voices, track_id).await
+        TrackLines::load(&self.store, &self.voices, track_id, self.fit_limits()).await
     }
 
     /// Every track of a project, resolved.
     pub async fn project_lines(&self, project_id: i64) -> Result<Vec<TrackLines>> {
-        TrackLines::load_project(&self.store, &self.voices, project_id).await
+        TrackLines::load_project(&self.store, &self.voices, project_id, self.fit_limits()).await
+    }
+
+    /// The limits lines are fitted within (the settings' re-synthesis cap).
+    pub fn fit_limits(&self) -> FitLimits {
+        FitLimits { resynthesize_max_speed: self.config.settings.dub.resynthesize_max_speed, ..FitLimits::default() }
     }
 
     /// Runs every health check; never fails, problems are in the report.

@@ -10,7 +10,8 @@
 //! matching recordings), [`language`] (the one language table), [`text`]
 //! (G2P and sentence splitting), [`cache`], [`scheduler`], [`store`]
 //! (SQLite), [`listening`] (Whisper: recordings into timed text),
-//! [`media_script`] (a recording or video into a project's lines and speakers), [`dub`] (a project's lines, timing, mixing, export, playback),
+//! [`media_script`] (a recording or video into a project's lines and speakers), line fits (how
+//! long each line will be and whether it fits, before it renders), [`dub`] (a project's lines, timing, mixing, export, playback),
 //! [`studio`] (what the editor window sees and hears), casting (a
 //! project's speakers voiced from clips, fitted one after another), [`config`],
 //! [`logging`], [`doctor`], and per process [`allocator`] and [`compute_threads`].
@@ -32,6 +33,7 @@ pub mod fitted_style;
 pub mod dub;
 mod engine;
 pub mod language;
+mod line_fits;
 pub mod listening;
 pub mod media_script;
 pub mod original_dialogue;
@@ -63,6 +65,7 @@ pub use config::{EngineConfig, Settings};
 pub use doctor::{Check, CheckStatus, Diagnosis};
 pub use engine::{segment_dir, Engine};
 pub use fitting::{FitRequest, FitRun};
+pub use line_fits::TrackFit;
 pub use error::{Error, ErrorKind, Result, ResultExt};
 pub use projects::LineEdit;
 pub use rendering::ExportRequest;

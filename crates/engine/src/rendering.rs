@@ -44,7 +44,7 @@ impl Engine {
 
     /// The project renderer over the speech stack (for playback's feeder).
     pub fn project_renderer<'a>(&'a self, speech: &'a SpeechStack) -> ProjectRenderer<'a> {
-        ProjectRenderer { runtime: self.runtime(), store: self.store(), speech, segments: self.segments(), voices: self.voice_artifacts(), remote: self.remote() }
+        ProjectRenderer { runtime: self.runtime(), store: self.store(), speech, segments: self.segments(), voices: self.voice_artifacts(), remote: self.remote(), limits: self.fit_limits() }
     }
 
     /// Renders what is stale in `project_id` that `scope` takes (loading

@@ -82,4 +82,11 @@ pub trait SpeechModel: Send + Sync {
         let audio = self.generate(std::slice::from_ref(row)).pop().expect("one row in, one out")?;
         Ok(piece(&audio.samples).is_continue().then_some(audio))
     }
+
+    /// Seconds each row will last when rendered, worked out without
+    /// rendering where the model can (Kokoro: from its predicted
+    /// durations). A model that cannot renders the rows and measures them.
+    fn spoken_seconds(&self, rows: &[SpeechRow]) -> Vec<Result<f32>> {
+        self.generate(rows).into_iter().map(|r| r.map(|a| a.samples.len() as f32 / a.sample_rate.max(1) as f32)).collect()
+    }
 }

@@ -76,6 +76,7 @@ pub struct ScriptedModel {
     fail_on_token: Option<u32>,
     rows: AtomicUsize,
     batches: AtomicUsize,
+    predictions: AtomicUsize,
     open: Mutex<bool>,
     opened: Condvar,
 }
@@ -89,7 +90,7 @@ impl Default for ScriptedModel {
 impl ScriptedModel {
     /// At Kokoro's rate (24 kHz), failing nothing, open.
     pub fn new() -> ScriptedModel {
-        ScriptedModel { sample_rate: 24_000, fail_on_token: None, rows: AtomicUsize::new(0), batches: AtomicUsize::new(0), open: Mutex::new(true), opened: Condvar::new() }
+        ScriptedModel { sample_rate: 24_000, fail_on_token: None, rows: AtomicUsize::new(0), batches: AtomicUsize::new(0), predictions: AtomicUsize::new(0), open: Mutex::new(true), opened: Condvar::new() }
     }
 
     /// Rows holding `token` fail with an error naming it.
@@ -101,6 +102,11 @@ impl ScriptedModel {
     /// Rows rendered so far (failed ones included).
     pub fn rows_rendered(&self) -> usize {
         self.rows.load(Ordering::SeqCst)
+    }
+
+    /// Rows whose length was asked for without rendering them.
+    pub fn rows_predicted(&self) -> usize {
+        self.predictions.load(Ordering::SeqCst)
     }
 
     /// Batches asked for so far.
@@ -126,16 +132,21 @@ impl ScriptedModel {
         }
     }
 
-    fn render(&self, row: &SpeechRow) -> Result<RowAudio> {
+    /// How long `row` lasts and at what speed: its phonemes at its speed, or its target.
+    fn pace(&self, row: &SpeechRow) -> Result<(f32, f32)> {
         if let Some(bad) = self.fail_on_token.filter(|t| row.tokens.contains(t)) {
             return Err(Error::internal("scripted model", format!("told to fail on token {bad}")));
         }
-        let phonemes = row.tokens.len().max(1);
-        let natural = phonemes as f32 * SCRIPTED_TOKEN_SECONDS / row.speed.max(0.01);
-        let (seconds, speed) = match row.target_seconds {
+        let natural = row.tokens.len().max(1) as f32 * SCRIPTED_TOKEN_SECONDS / row.speed.max(0.01);
+        Ok(match row.target_seconds {
             Some(target) if target > 0.0 => (target, row.speed * natural / target),
             _ => (natural, row.speed),
-        };
+        })
+    }
+
+    fn render(&self, row: &SpeechRow) -> Result<RowAudio> {
+        let phonemes = row.tokens.len().max(1);
+        let (seconds, speed) = self.pace(row)?;
         let samples = (seconds * self.sample_rate as f32).round() as usize;
         let pitch = 110.0 + 220.0 * row.style.first().copied().unwrap_or(0.0).abs().min(2.0);
         let mut noise = row.seed.unwrap_or(0).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
@@ -180,6 +191,12 @@ impl SpeechModel for ScriptedModel {
             })
             .collect()
     }
+
+    /// The rendered length, by arithmetic (no audio, no rows counted).
+    fn spoken_seconds(&self, rows: &[SpeechRow]) -> Vec<Result<f32>> {
+        self.predictions.fetch_add(rows.len(), Ordering::SeqCst);
+        rows.iter().map(|row| self.pace(row).map(|(seconds, _)| (seconds * self.sample_rate as f32).round() / self.sample_rate as f32)).collect()
+    }
 }
 
 #[cfg(test)]
@@ -198,6 +215,12 @@ mod tests {
         assert!((seconds[0] - 0.4).abs() < 1e-3 && (seconds[1] - 0.2).abs() < 1e-3 && (seconds[2] - 1.0).abs() < 1e-3, "{seconds:?}");
         assert!((out[2].as_ref().unwrap().speed - 0.4).abs() < 1e-4);
         assert_eq!(model.rows_rendered(), 3);
+        // Its predicted lengths are its rendered ones, without rendering.
+        let predicted: Vec<f32> = model.spoken_seconds(&[row(10, 1.0, None, None), row(10, 2.0, None, None), row(10, 1.0, None, Some(1.0))]).into_iter().map(|s| s.unwrap()).collect();
+        for (p, s) in predicted.iter().zip(&seconds) {
+            assert!((p - s).abs() < 1e-6, "{predicted:?} against {seconds:?}");
+        }
+        assert_eq!((model.rows_rendered(), model.rows_predicted()), (3, 3));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 // waveform, fit-problem badges, overlaps), the original dialogue and bed strips, the drag preview
 // and snap guide, and the playhead. Knows nothing of events or the engine.
 import type { Segment, SegmentState } from "../model";
-import { problemLabel, type FitProblem, type SlotOverlap } from "./fit-problems";
+import { problemLabel, shownFit, type FitProblem, type SlotOverlap } from "./fit-problems";
 import { blockBox, type TimelineLayout } from "./layout";
 import { formatTickLabel, tickSpacing, tickTimes } from "./ruler";
 import { timeToX, type TimeScale } from "./scale";
@@ -65,6 +65,9 @@ export const STATE_STYLE: Record<SegmentState, { fill: string; border: string; d
   rendering: { fill: "#3f3566", border: "#a58cf0", dashed: false, label: "Rendering" },
   failed: { fill: "#5a2629", border: "#f0605d", dashed: false, label: "Failed" },
 };
+
+/** Each state's label alone (a flagged line's label adds its flags: `stateWords`). */
+export const STATE_LABELS = Object.fromEntries(Object.entries(STATE_STYLE).map(([state, style]) => [state, style.label])) as Record<SegmentState, string>;
 
 const FONT = '12px "Inter", "DejaVu Sans", system-ui, sans-serif';
 const SMALL_FONT = '10.5px "Inter", "DejaVu Sans", system-ui, sans-serif';
@@ -235,8 +238,10 @@ function drawBlock(
   const box = blockBox(lane);
   const x0 = timeToX(scale, segment.start);
   const x1 = timeToX(scale, segment.end);
-  const placedEnd = segment.fit ? timeToX(scale, segment.fit.end) : x1;
-  if (Math.max(x1, placedEnd) < -2 || x0 > lanesWidth + 2) return;
+  const fit = shownFit(segment);
+  const placedStart = fit ? timeToX(scale, fit.start) : x0;
+  const placedEnd = fit ? timeToX(scale, fit.end) : x1;
+  if (Math.max(x1, placedEnd) < -2 || Math.min(x0, placedStart) > lanesWidth + 2) return;
   const left = Math.round(x0);
   const w = Math.max(1, Math.round(x1) - left);
   const style = STATE_STYLE[segment.state];
@@ -245,16 +250,19 @@ function drawBlock(
   ctx.save();
   if (ghost) ctx.globalAlpha = 0.35;
 
-  // Placed audio running past the slot: a hatched tail in the problem colour.
-  if (segment.fit && placedEnd > x1 + 0.5) {
+  // Placed (or, before a render, predicted) audio running past the slot:
+  // a hatched tail in the problem colour; starting before it, a hatched head.
+  const spill = (from: number, to: number) => {
     ctx.fillStyle = "rgba(240, 96, 93, 0.18)";
-    ctx.fillRect(left + w, box.y + 18, Math.round(placedEnd) - (left + w), box.height - 18);
+    ctx.fillRect(from, box.y + 18, to - from, box.height - 18);
     const hatch = scratch.hatch(ctx, "rgba(240, 96, 93, 0.45)");
     if (hatch) {
       ctx.fillStyle = hatch;
-      ctx.fillRect(left + w, box.y + 18, Math.round(placedEnd) - (left + w), box.height - 18);
+      ctx.fillRect(from, box.y + 18, to - from, box.height - 18);
     }
-  }
+  };
+  if (fit && placedEnd > x1 + 0.5) spill(left + w, Math.round(placedEnd));
+  if (fit && placedStart < left - 0.5) spill(Math.round(placedStart), left);
 
   ctx.fillStyle = style.fill;
   ctx.fillRect(left, box.y, w, box.height);
@@ -271,6 +279,14 @@ function drawBlock(
   }
 
   if (w >= 3) drawBlockWaveform(ctx, scene, scratch, segment, box, lanesWidth);
+  // Before its render: how long it will be spoken, as a bar along the block's foot.
+  if (segment.state !== "ready" && segment.planned) {
+    const from = Math.round(timeToX(scale, segment.planned.start));
+    const to = Math.round(timeToX(scale, segment.planned.end));
+    const tooLong = segment.flags.some((f) => f.kind === "doesntFit");
+    ctx.fillStyle = tooLong ? COLORS.problem : COLORS.accent2;
+    ctx.fillRect(from, box.y + box.height - 4, Math.max(1, to - from), 3);
+  }
 
   // Slot overlaps with the same speaker: a red band over the shared span.
   for (const overlap of scene.overlaps.get(segment.id) ?? []) {
@@ -388,7 +404,7 @@ function drawBadges(ctx: CanvasRenderingContext2D, problems: FitProblem[], right
     const label = problemLabel(problem);
     const w = ctx.measureText(label).width + 8;
     x -= w;
-    ctx.fillStyle = problem.kind === "runs-into-next" || problem.kind === "heard" ? COLORS.problem : COLORS.warning;
+    ctx.fillStyle = problem.kind === "runs-into-next" || problem.kind === "heard" || problem.kind === "doesnt-fit" ? COLORS.problem : COLORS.warning;
     ctx.fillRect(Math.round(x), y, Math.round(w), 14);
     ctx.fillStyle = "#1b1b1b";
     ctx.fillText(label, Math.round(x) + 4, y + 7.5);

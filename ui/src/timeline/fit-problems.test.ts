@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Fit } from "../model";
-import { RATE_CAP, fitProblems, problemLabel, problemSentence, slotOverlaps } from "./fit-problems";
+import { RATE_CAP, fitProblems, isShippable, problemLabel, problemSentence, shownFit, slotOverlaps, stateWords } from "./fit-problems";
 import { line } from "./synthetic";
 
 const fit = (over: Partial<Fit> = {}): Fit => ({ start: 0, end: 1, rate: 1, trimmed: false, overlap: null, strategy: "smart_fit", gapUsed: 0, cut: null, overflow: 0, ...over });
@@ -16,8 +16,34 @@ describe("fit problems", () => {
   });
 
   it("finds none on a line that fits, nor on one not rendered", () => {
-    expect(fitProblems(line({ id: 1, start: 0, end: 1, fit: fit() }), line({ id: 2, start: 1, end: 2 }))).toEqual([]);
+    expect(fitProblems(line({ id: 1, start: 0, end: 1, fit: fit(), state: "ready" }), line({ id: 2, start: 1, end: 2 }))).toEqual([]);
     expect(fitProblems(line({ id: 1, start: 0, end: 1 }), null)).toEqual([]);
+  });
+
+  it("flags a line that doesn't fit before it renders, from its predicted fit", () => {
+    const planned = fit({ start: 0, end: 1.6, overlap: 0.4 });
+    const long = line({ id: 1, start: 0, end: 1, planned, spoken: 2.0, flags: [{ kind: "doesntFit", seconds: 0.5 }] });
+    const problems = fitProblems(long, line({ id: 2, start: 1.2, end: 2 }));
+    expect(problems).toEqual([
+      { kind: "doesnt-fit", seconds: 0.5 },
+      { kind: "runs-into-next", seconds: expect.closeTo(0.4, 9), nextId: 2 },
+    ]);
+    expect(problemLabel(problems[0])).toBe("long 0.50s");
+    expect(problemSentence(problems[0])).toContain("0.50 s too long");
+    // Its old take's fit is not what it will be: the planned one is drawn until it renders again.
+    expect(shownFit({ ...long, fit: fit({ end: 0.9 }) })).toBe(planned);
+    expect(shownFit({ ...long, state: "ready", fit: fit({ end: 0.9 }) })?.end).toBe(0.9);
+  });
+
+  it("never calls a flagged line ready", () => {
+    const words = { stale: "Stale", queued: "Queued", rendering: "Rendering", ready: "Ready", failed: "Failed" };
+    const ok = line({ id: 1, start: 0, end: 1, state: "ready", fit: fit() });
+    expect(stateWords(ok, words)).toBe("Ready");
+    expect(isShippable(ok)).toBe(true);
+    const flagged = { ...ok, flags: [{ kind: "doesntFit" as const, seconds: 0.3 }, { kind: "failedCheck" as const }] };
+    expect(stateWords(flagged, words)).toBe("Rendered, flagged: doesn't fit (0.30 s too long), failed its check");
+    expect(stateWords(flagged, words)).not.toMatch(/^Ready/);
+    expect(isShippable(flagged)).toBe(false);
   });
 
   it("flags a render sped up past the cap, and not one at the cap", () => {
@@ -27,8 +53,9 @@ describe("fit problems", () => {
     ]);
   });
 
-  it("flags a trimmed render", () => {
-    expect(fitProblems(line({ id: 1, start: 0, end: 1, fit: fit({ trimmed: true }) }), null)).toEqual([{ kind: "trimmed" }]);
+  it("flags a cut render", () => {
+    expect(fitProblems(line({ id: 1, start: 0, end: 1, fit: fit({ trimmed: true, cut: 0.4 }) }), null)).toEqual([{ kind: "trimmed", seconds: 0.4 }]);
+    expect(problemSentence({ kind: "trimmed", seconds: 0.4 })).toBe("Words cut: strict slot cuts its last 0.40 s");
   });
 
   it("flags a render running into the next line, by the engine's overlap or by the next line's start", () => {
@@ -53,7 +80,7 @@ describe("fit problems", () => {
 
   it("labels problems briefly and in words", () => {
     expect(problemLabel({ kind: "sped-up", rate: 1.314 })).toBe("×1.31");
-    expect(problemLabel({ kind: "trimmed" })).toBe("trim");
+    expect(problemLabel({ kind: "trimmed", seconds: null })).toBe("cut");
     expect(problemLabel({ kind: "runs-into-next", seconds: 0.4, nextId: 2 })).toBe("+0.40s");
     expect(problemSentence({ kind: "runs-into-next", seconds: 0.4, nextId: 2 })).toBe("Runs 0.40 s into the next line");
   });

@@ -1,8 +1,10 @@
-// What is wrong with a line, as the blocks show it: its render sped up
-// past the cap, trimmed to fit, or running into the next line; its take
-// failing when the engine listened back to it; and slots that overlap
-// another line of the same speaker. Pure.
-import type { Segment } from "../model";
+// What is wrong with a line, as the blocks show it: too long for its
+// slot even at the fastest rate (known before any render, from its
+// predicted length), sped up past the cap, cut by strict slot, running
+// into the next line; its take failing when the engine listened back to
+// it; and slots that overlap another line of the same speaker. The engine
+// flags a line (`flags`); this turns its flags and fit into badges. Pure.
+import type { Fit, Segment } from "../model";
 
 /** Past this playback rate a sped-up line sounds rushed. */
 export const RATE_CAP = 1.25;
@@ -10,37 +12,50 @@ export const RATE_CAP = 1.25;
 export const OVERLAP_EPSILON = 0.005;
 
 export type FitProblem =
+  | { kind: "doesnt-fit"; seconds: number }
   | { kind: "sped-up"; rate: number }
-  | { kind: "trimmed" }
+  | { kind: "trimmed"; seconds: number | null }
   | { kind: "runs-into-next"; seconds: number; nextId: number | null }
   | { kind: "heard"; heard: string; problems: string[] };
 
-/** The fit problems of a rendered line. `next` is the line after it in the
- * track (any speaker). The engine's `overlap` is trusted; when the next line
- * has moved since the render, the placed audio is checked against it too:
- * it runs into the next line when it goes past its own slot's end and past
- * the next line's start (slots the script itself overlaps are cross-talk,
- * not a fit problem). */
+/** Where a line lands as the timeline draws it: its take's fit while the
+ * take is current, else where it will land once rendered (predicted),
+ * else its old take's fit. */
+export function shownFit(segment: Segment): Fit | null {
+  if (segment.state === "ready") return segment.fit;
+  return segment.planned ?? segment.fit;
+}
+
+/** The fit problems of a line, rendered or not. `next` is the line after
+ * it in the track (any speaker). The engine's flags are trusted; when the
+ * next line has moved since the engine placed this one, the placed audio
+ * is checked against it too: it runs into the next line when it goes past
+ * its own slot's end and past the next line's start (slots the script
+ * itself overlaps are cross-talk, not a fit problem). */
 export function fitProblems(segment: Segment, next: Segment | null): FitProblem[] {
-  const fit = segment.fit;
-  if (!fit) return [];
   const problems: FitProblem[] = [];
+  const flags = segment.flags;
+  for (const flag of flags) if (flag.kind === "doesntFit") problems.push({ kind: "doesnt-fit", seconds: flag.seconds });
   if (segment.check && !segment.check.passed) problems.push({ kind: "heard", heard: segment.check.heard, problems: segment.check.problems });
+  const fit = shownFit(segment);
+  if (!fit) return problems;
   if (fit.rate > RATE_CAP + 1e-9) problems.push({ kind: "sped-up", rate: fit.rate });
-  if (fit.trimmed) problems.push({ kind: "trimmed" });
+  if (fit.trimmed) problems.push({ kind: "trimmed", seconds: fit.cut });
   const intoNext = next ? fit.end - Math.max(next.start, segment.end) : 0;
   const seconds = Math.max(fit.overlap ?? 0, intoNext);
   if (seconds > OVERLAP_EPSILON) problems.push({ kind: "runs-into-next", seconds, nextId: next?.id ?? null });
   return problems;
 }
 
-/** A short badge for a problem: `×1.31`, `trim`, `+0.42s`, `QC`. */
+/** A short badge for a problem: `long 0.42s`, `×1.31`, `cut`, `+0.42s`, `QC`. */
 export function problemLabel(problem: FitProblem): string {
   switch (problem.kind) {
+    case "doesnt-fit":
+      return `long ${problem.seconds.toFixed(2)}s`;
     case "sped-up":
       return `×${problem.rate.toFixed(2)}`;
     case "trimmed":
-      return "trim";
+      return "cut";
     case "runs-into-next":
       return `+${problem.seconds.toFixed(2)}s`;
     case "heard":
@@ -48,18 +63,46 @@ export function problemLabel(problem: FitProblem): string {
   }
 }
 
-/** A sentence for the tooltip. */
+/** A sentence for the tooltip, the inspector and the render panel. */
 export function problemSentence(problem: FitProblem): string {
   switch (problem.kind) {
+    case "doesnt-fit":
+      return `Doesn't fit: ${problem.seconds.toFixed(2)} s too long for its slot even at ×${RATE_CAP.toFixed(2)} with the gaps around it`;
     case "sped-up":
       return `Sped up ×${problem.rate.toFixed(2)}, past the ×${RATE_CAP.toFixed(2)} cap`;
     case "trimmed":
-      return "Trimmed to fit its slot";
+      return problem.seconds !== null && problem.seconds > 0.005 ? `Words cut: strict slot cuts its last ${problem.seconds.toFixed(2)} s` : "Cut to its slot";
     case "runs-into-next":
       return `Runs ${problem.seconds.toFixed(2)} s into the next line`;
     case "heard":
       return `Failed its check (heard "${problem.heard}"): ${problem.problems.join("; ")}`;
   }
+}
+
+/** Whether a line can ship as it stands: rendered, current and with no
+ * flag (never called ready while it doesn't fit, is cut, or failed its check). */
+export function isShippable(segment: Segment): boolean {
+  return segment.state === "ready" && (segment.flags).length === 0;
+}
+
+/** A line's state in words, with its flags: "Ready" only when it can ship. */
+export function stateWords(segment: Segment, plain: Record<Segment["state"], string>): string {
+  const flags = segment.flags;
+  if (flags.length === 0) return plain[segment.state];
+  const words = flags.map((f): string => {
+    switch (f.kind) {
+      case "doesntFit":
+        return `doesn't fit (${f.seconds.toFixed(2)} s too long)`;
+      case "cut":
+        return "words cut";
+      case "overlap":
+        return `overlaps the next line by ${f.seconds.toFixed(2)} s`;
+      default:
+        return "failed its check";
+    }
+  });
+  const base = segment.state === "ready" ? "Rendered" : plain[segment.state];
+  return `${base}, flagged: ${words.join(", ")}`;
 }
 
 export interface SlotOverlap {

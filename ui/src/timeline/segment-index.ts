@@ -4,6 +4,7 @@
 // neighbours in time; a line's new state swapped in without sorting again.
 // Pure.
 import type { Segment } from "../model";
+import { shownFit } from "./fit-problems";
 
 export class SegmentIndex {
   /** Sorted by start, then end, then id. */
@@ -21,7 +22,7 @@ export class SegmentIndex {
     this.maxEnd = new Float64Array(this.segments.length);
     let latest = -Infinity;
     this.segments.forEach((segment, i) => {
-      latest = Math.max(latest, segment.end, segment.fit?.end ?? -Infinity);
+      latest = Math.max(latest, segment.end, shownFit(segment)?.end ?? -Infinity);
       this.maxEnd[i] = latest;
       this.position.set(segment.id, i);
     });
@@ -45,7 +46,7 @@ export class SegmentIndex {
     if (i === undefined) return false;
     const old = this.order[i];
     const samePlace =
-      old.start === segment.start && old.end === segment.end && old.fit?.start === segment.fit?.start && old.fit?.end === segment.fit?.end;
+      old.start === segment.start && old.end === segment.end && shownFit(old)?.start === shownFit(segment)?.start && shownFit(old)?.end === shownFit(segment)?.end;
     if (!samePlace) return false;
     this.order[i] = segment;
     return true;
@@ -115,9 +116,9 @@ export const MAX_EARLY_FIT_SECONDS = 1;
 
 /** Where a segment shows: its slot, widened by its placed audio. */
 export function visibleStart(s: Segment): number {
-  return Math.min(s.start, s.fit?.start ?? Infinity);
+  return Math.min(s.start, shownFit(s)?.start ?? Infinity);
 }
 
 export function visibleEnd(s: Segment): number {
-  return Math.max(s.end, s.fit?.end ?? -Infinity);
+  return Math.max(s.end, shownFit(s)?.end ?? -Infinity);
 }

@@ -30,6 +30,9 @@ export function line(fields: Partial<Segment> & { id: number; start: number; end
     state: "stale",
     error: null,
     fit: null,
+    spoken: null,
+    planned: null,
+    flags: [],
     check: null,
     ...fields,
   };

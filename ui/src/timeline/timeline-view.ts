@@ -11,8 +11,8 @@ import "./timeline.css";
 import type { Peaks, Project, Segment } from "../model";
 import { el } from "../dom";
 import { changed, dragPreview, isDrag, type DragPreview, type SegmentDrag } from "./drag";
-import { DrawScratch, STATE_STYLE, drawTimeline, type Scene } from "./draw";
-import { fitProblems, problemSentence, slotOverlaps, type FitProblem, type SlotOverlap } from "./fit-problems";
+import { DrawScratch, STATE_LABELS, drawTimeline, type Scene } from "./draw";
+import { fitProblems, problemSentence, slotOverlaps, stateWords, type FitProblem, type SlotOverlap } from "./fit-problems";
 import { hitTest, type Hit } from "./hit-test";
 import { DEFAULT_SIZES, laneIndexOf, layoutLanes, type TimelineLayout } from "./layout";
 import { formatTimecode } from "./ruler";
@@ -753,8 +753,9 @@ export class TimelineView {
     const s = this.index.byId(id);
     if (!s) return "";
     const lines = [
-      `${formatTimecode(s.start, 2)}–${formatTimecode(s.end, 2)}  ${STATE_STYLE[s.state].label}`,
+      `${formatTimecode(s.start, 2)}–${formatTimecode(s.end, 2)}  ${stateWords(s, STATE_LABELS)}`,
       s.text,
+      ...(s.spoken !== null ? [`Spoken ${s.spoken.toFixed(2)} s in a ${(s.end - s.start).toFixed(2)} s slot`] : []),
       ...(s.error ? [`Error: ${s.error}`] : []),
       ...(this.problems.get(id) ?? []).map(problemSentence),
       ...(this.overlaps.get(id) ?? []).map((o) => `Overlaps line ${o.withId} of the same speaker`),

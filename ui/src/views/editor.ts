@@ -35,6 +35,7 @@ import { attachedSummary, decibels, exportChoice, fileName, HANDOFF_FORMATS, MON
 import { attachVideoDialog, bedDialog, castSaved, dictionaryDialog, saveCastDialog } from "./delivery-dialogs";
 import { PicturePane } from "./picture";
 import { renderPanel } from "./render-panel";
+import { fitProblems, problemSentence, stateWords } from "../timeline/fit-problems";
 
 const STATE_WORDS: Record<Segment["state"], string> = {
   stale: "Not rendered (or edited since)",
@@ -243,6 +244,10 @@ export class Editor {
       case "voicePreviewFinished":
         this.message = event.error ? "" : `Previewed ${event.voice}`;
         this.error = event.error;
+        break;
+      case "lengthsPredicted":
+        // Lines just imported or edited now have their spoken lengths: show which fit.
+        if (event.projectId === this.project.id) void this.reload();
         break;
       case "modelLoading":
         this.message = event.loading ? "Loading the voice model…" : this.message;
@@ -631,7 +636,7 @@ export class Editor {
     const id = line.id;
     const draft = this.drafts.get(id);
     const speaker = this.project.speakers.find((s) => s.id === line.speakerId);
-    const fit = line.fit ? fitReadout(line.fit) : "Not placed yet: render it to hear it on the timeline.";
+    const fit = line.fit && line.state === "ready" ? fitReadout(line.fit) : line.planned ? `Once rendered: ${fitReadout(line.planned)}.` : "Not placed yet: render it to hear it on the timeline.";
     const typed = (e: Event) => this.setDraft(id, valueOf(e));
     const number = (field: "speed" | "gainDb", e: Event) => {
       const value = Number(valueOf(e));
@@ -652,7 +657,8 @@ export class Editor {
     )}</select></label></div>`;
     // The textarea's value is bound (not live): lit writes it only when the
     // draft or the stored text changes, never over what is being typed.
-    return html`<h2>Line ${id}</h2><p class="line-state line-state--${line.state}" id="line-state">${STATE_WORDS[line.state]}</p>${
+    const flagged = line.flags.length > 0;
+    return html`<h2>Line ${id}</h2><p class="line-state line-state--${flagged ? "flagged" : line.state}" id="line-state">${stateWords(line, STATE_WORDS)}</p>${this.fitPanel(line)}${
       line.error ? html`<p class="status-error" role="alert">${line.error}</p>` : nothing
     }${
       line.state === "failed" ? html`<button class="button" id="retry-line" ?disabled=${this.progress !== null} @click=${() => this.renderLines([id])}>Retry this line</button>` : nothing
@@ -661,6 +667,22 @@ export class Editor {
     }${settings}${speaker ? this.voicePicker(speaker) : html`<p class="muted">No speaker</p>`}${speaker ? this.blendFor(speaker) : nothing}<button class="link-button" id="preview-line" @click=${() => void this.run(engine.previewSegment(id))}>${
       line.state === "ready" ? "▶ Audition" : "▶ Preview (renders as it plays)"
     }</button>${this.takesPanel(line)}`;
+  }
+
+  /** The line's spoken length against its slot (predicted before any
+   * render), and each of its flags in a sentence. */
+  private fitPanel(line: Segment): TemplateResult {
+    const slot = line.end - line.start;
+    const spoken =
+      line.spoken === null
+        ? "Spoken length not known yet."
+        : `Spoken ${line.spoken.toFixed(2)} s in a ${slot.toFixed(2)} s slot${slot > 0 && line.spoken > slot ? ` (needs ×${(line.spoken / slot).toFixed(2)})` : ""}.`;
+    // The track's lines come in time order: the next one is the first that starts later.
+    const next = this.project.tracks.find((t) => t.id === line.trackId)?.segments.find((s) => s.start > line.start) ?? null;
+    const problems = fitProblems(line, next).filter((p) => p.kind !== "heard");
+    return html`<div class="line-fit" id="line-fit"><p class="muted" id="line-spoken">${spoken}</p>${
+      problems.length ? html`<ul class="line-flags" id="line-flags">${problems.map((p) => html`<li class="status-error">${problemSentence(p)}</li>`)}</ul>` : nothing
+    }</div>`;
   }
 
   /** What listening back heard in the line's take, when it has been heard. */

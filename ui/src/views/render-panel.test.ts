@@ -4,7 +4,7 @@ import { stateCounts } from "./render-panel";
 import type { Segment } from "../model";
 
 const line = (id: number, state: Segment["state"]): Segment => ({
-  id, trackId: 1, start: id, end: id + 1, text: `Line ${id}`, speakerId: null, speed: 1, gainDb: 0, fadeIn: 0, fadeOut: 0, strategy: null, locked: false, state, error: null, fit: null, check: null,
+  id, trackId: 1, start: id, end: id + 1, text: `Line ${id}`, speakerId: null, speed: 1, gainDb: 0, fadeIn: 0, fadeOut: 0, strategy: null, locked: false, state, error: null, fit: null, spoken: null, planned: null, flags: [], check: null,
 });
 
 describe("render panel counts", () => {

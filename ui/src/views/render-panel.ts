@@ -1,6 +1,8 @@
 // The render panel under the timeline: for each track (language) how many
-// lines are ready, queued, rendering and failed, with a bar; the lines
-// waiting next; every failed line with its error and a retry; every line
+// lines are ready (rendered with no flag), flagged, queued, rendering and
+// failed, with a bar; the lines waiting next; every failed line with its
+// error and a retry; every line flagged for its fit (doesn't fit, cut,
+// overlapping: known before any render); every line
 // that failed when heard back, with what was heard; and a button to listen
 // back to every rendered line not heard yet; and, when lines go to remote
 // engines, each server: in rotation or out and why, lines done, pace. It
@@ -8,6 +10,7 @@
 import { html, nothing, type TemplateResult } from "lit-html";
 import type { EngineStatus } from "../engine-types";
 import type { Project, Segment } from "../model";
+import { fitProblems, isShippable, problemSentence } from "../timeline/fit-problems";
 
 export interface RenderPanelActions {
   select(trackId: number, segmentId: number): void;
@@ -46,8 +49,17 @@ export function renderPanel(project: Project, running: boolean, actions: RenderP
   const tracks = project.tracks.map((track) => {
     const c = stateCounts(track.segments);
     const total = track.segments.length;
-    const parts = [`${c.ready}/${total} ready`, c.rendering ? `${c.rendering} rendering` : "", c.queued ? `${c.queued} queued` : "", c.stale ? `${c.stale} to render` : "", c.failed ? `${c.failed} failed` : ""].filter(Boolean);
-    return html`<div class="render-track" data-track=${String(track.id)}><strong>${track.language}</strong><progress max=${String(Math.max(1, total))} value=${String(c.ready)} aria-label="${track.language} ready"></progress><span class="muted">${parts.join(" · ")}</span></div>`;
+    const flaggedCount = track.segments.filter((s) => s.flags.length > 0).length;
+    const shippable = track.segments.filter(isShippable).length;
+    const parts = [
+      `${shippable}/${total} ready`,
+      flaggedCount ? `${flaggedCount} flagged` : "",
+      c.rendering ? `${c.rendering} rendering` : "",
+      c.queued ? `${c.queued} queued` : "",
+      c.stale ? `${c.stale} to render` : "",
+      c.failed ? `${c.failed} failed` : "",
+    ].filter(Boolean);
+    return html`<div class="render-track" data-track=${String(track.id)}><strong>${track.language}</strong><progress max=${String(Math.max(1, total))} value=${String(shippable)} aria-label="${track.language} ready"></progress><span class="muted">${parts.join(" · ")}</span></div>`;
   });
   const lineButton = (trackId: number, s: Segment, extra: string) =>
     html`<button class="link-button" @click=${() => actions.select(trackId, s.id)}>${`${s.start.toFixed(1)} s · ${clip(s.text)}${extra}`}</button>`;
@@ -68,10 +80,22 @@ export function renderPanel(project: Project, running: boolean, actions: RenderP
         ({ t, s }) => html`<li>${lineButton(t.id, s, "")}<div class="status-error">${`Heard “${s.check?.heard ?? ""}”: ${s.check?.problems.join("; ") ?? ""}`}</div></li>`,
       )}</ul></div>`
     : nothing;
+  // Lines flagged for their fit (doesn't fit, cut, overlapping), known before any render.
+  const misfits = project.tracks.flatMap((t) =>
+    t.segments.flatMap((s, i) => {
+      const problems = fitProblems(s, t.segments[i + 1] ?? null).filter((p) => p.kind !== "heard");
+      return problems.length ? [{ t, s, problems }] : [];
+    }),
+  );
+  const fitList = misfits.length
+    ? html`<div id="fit-problems"><h4>Flagged for their fit (${misfits.length})</h4><ul class="render-failures">${misfits.slice(0, 50).map(
+        ({ t, s, problems }) => html`<li data-segment=${String(s.id)}>${lineButton(t.id, s, "")}<div class="status-error">${problems.map(problemSentence).join("; ")}</div></li>`,
+      )}</ul>${misfits.length > 50 ? html`<p class="muted">and ${misfits.length - 50} more</p>` : nothing}</div>`
+    : nothing;
   const failures = failed.length
     ? html`<div id="render-failures"><h4>Failed ${running ? nothing : retryAll}</h4><ul class="render-failures">${failed.map(
         ({ t, s }) => html`<li>${lineButton(t.id, s, "")}<div class="status-error">${s.error ?? "failed"}</div></li>`,
       )}</ul></div>`
     : nothing;
-  return html`<section class="render-panel" aria-label="Render"><h3>Render${running ? cancel : nothing}</h3>${tracks}${serverLines(servers)}${next}${failures}${qc}${listen}</section>`;
+  return html`<section class="render-panel" aria-label="Render"><h3>Render${running ? cancel : nothing}</h3>${tracks}${serverLines(servers)}${next}${failures}${fitList}${qc}${listen}</section>`;
 }

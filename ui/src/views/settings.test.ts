@@ -82,6 +82,7 @@ describe("the remote engines section", () => {
     segmentStoreMb: 4096,
     renderCacheMb: 512,
     listenBack: false,
+    resynthesizeMaxSpeed: 1.25,
     apiPort: 8880,
     restartNeeded: false,
   };

@@ -75,6 +75,20 @@ export class SettingsPage {
     return html`<label class="setting"><span>${label}</span><input type="number" id=${id} min=${String(min)} max=${String(max)} step="1" aria-label=${label} .value=${String(value)} @change=${change} /><span class="muted">${help}</span></label>`;
   }
 
+  /** How fast fit-by-re-synthesis may make a line speak: ×1.00 to ×2.00. */
+  private resynthesisCap(value: number): TemplateResult {
+    const label = "Fit by re-synthesis: fastest speed";
+    const change = (e: Event) => {
+      const n = Number((e.currentTarget as HTMLInputElement).value);
+      if (!Number.isFinite(n) || n < 1 || n > 2) {
+        this.error = `${label} must be from 1.00 to 2.00.`;
+        return this.changed();
+      }
+      void this.save({ resynthesizeMaxSpeed: n });
+    };
+    return html`<label class="setting"><span>${label}</span><input type="number" id="setting-resynthesize-max-speed" min="1" max="2" step="0.05" aria-label=${label} .value=${value.toFixed(2)} @change=${change} /><span class="muted">A line re-rendered to fill its slot speaks no faster than this (×1.25 by default); one that would need more is placed whole past its slot and flagged, never cut.</span></label>`;
+  }
+
   template(): TemplateResult {
     const v = this.view;
     return html`<section class="settings">
@@ -207,6 +221,7 @@ export class SettingsPage {
       ${this.number("setting-batch-width", "Batch width", v.batchWidth, 0, 64, "Lines rendered together. 0: the width measured best on this machine (revoice bench engine).", (n) => ({ batchWidth: n }))}
       ${this.number("setting-segment-store", "Rendered lines on disk (MiB)", v.segmentStoreMb, 1, 1 << 20, "Past this, lines no take uses are removed first.", (n) => ({ segmentStoreMb: n }))}
       ${this.number("setting-render-cache", "Render cache in memory (MiB)", v.renderCacheMb, 1, 1 << 16, "Rendered rows kept while the studio runs.", (n) => ({ renderCacheMb: n }))}
+      ${this.resynthesisCap(v.resynthesizeMaxSpeed)}
       <label class="setting"><span>Listen back after renders</span><span class="check"><input type="checkbox" id="setting-listen-back" aria-label="Listen back after renders" .checked=${v.listenBack} @change=${(e: Event) => void this.save({ listenBack: (e.currentTarget as HTMLInputElement).checked })} /> Hear every line rendered</span><span class="muted">Whisper hears each take as it plays on the timeline and marks lines that lost words, went silent or clip (QC); a line that fails is taken again once on a fresh seed.</span></label>
       ${this.number("setting-api-port", "Speech API port", v.apiPort, 1, 65535, "The local OpenAI-compatible API listens on 127.0.0.1 at this port (switch it on on the Projects page).", (n) => ({ apiPort: n }))}
       ${v.restartNeeded ? html`<p class="status-warning" id="settings-restart">Saved. Restart the studio for these settings to take effect.</p>` : nothing}`;

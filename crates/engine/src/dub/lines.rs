@@ -12,7 +12,8 @@ use std::sync::Arc;
 use super::mix::fit_line;
 use super::segment_store::{SegmentStore, Stored};
 use crate::subtitles::Cue;
-use super::timing::{cut_at_pause, cut_span, place, render_target, FitLimits, Placement, Slot, TimingStrategy, MIN_PAUSE};
+use super::spoken_length::length_key;
+use super::timing::{cut_at_pause, cut_span, place, render_target, shortfall, FitLimits, Placement, Slot, TimingStrategy, MIN_PAUSE};
 use crate::audio::levels::FrameLevels;
 use crate::cache::{RenderKey, RenderKeyBuilder, VoiceArtifactCache};
 use crate::error::{Error, Result};
@@ -31,8 +32,9 @@ pub fn parse_strategy(name: &str) -> Result<TimingStrategy> {
 }
 
 /// What a segment renders from, hashed: its text, its resolved voice, its
-/// speed, its seed and the length the strategy asks the model for, under
-/// this engine version. Equal source keys render equal audio, so a take
+/// speed, its seed and the length the strategy asks the model for (the
+/// slot, and the fastest speed re-synthesis may use), under this engine
+/// version. Equal source keys render equal audio, so a take
 /// whose recorded source key matches is current without running G2P; the
 /// synthesis key (from the rows) stays the authority when they differ.
 /// The model's precision is not in it: an int8 and an f32 render of one
@@ -41,16 +43,17 @@ pub fn parse_strategy(name: &str) -> Result<TimingStrategy> {
 /// The dictionary's entries the text uses are in it too (only when it uses
 /// some, so lines without them keep the keys they had): a changed entry
 /// makes exactly the lines that say its word stale.
-pub fn source_key(segment: &Segment, voice: &str, strategy: TimingStrategy, next_start: Option<f64>, dictionary: &Pronunciations) -> String {
+pub fn source_key(segment: &Segment, voice: &str, strategy: TimingStrategy, slot: &Slot, limits: &FitLimits, dictionary: &Pronunciations) -> String {
     let f = &segment.fields;
-    let target = render_target(strategy, &Slot { start: f.start_s, end: f.end_s, next_start });
+    // The target also follows from the line's predicted length, which the text, voice and speed decide.
+    let target = render_target(strategy, slot, None, limits).map(|t| format!("{t:.6} at most x{}", limits.resynthesize_max_speed));
     let mut key = RenderKeyBuilder::new("segment-source/v1")
         .param("engine", crate::ENGINE_VERSION)
         .param("text", &f.text)
         .param("voice", voice)
         .param("speed", f.speed)
         .param("seed", segment.seed())
-        .param("target", target.map_or("natural".to_string(), |t| format!("{t:.6}")));
+        .param("target", target.unwrap_or_else(|| "natural".to_string()));
     let used = dictionary.used_in(&f.text);
     if !used.is_empty() {
         key = key.param("pronounce", used.iter().map(|e| e.describe()).collect::<Vec<_>>().join("\n"));
@@ -95,6 +98,12 @@ pub struct Line {
     pub slot: Slot,
     /// See [`source_key`].
     pub source: String,
+    /// What decides its spoken length (see [`length_key`]).
+    pub length_key: String,
+    /// Seconds it will last when spoken at its speed, predicted from the
+    /// model's durations before any render; `None` until predicted (and
+    /// for a remote voice, whose model is elsewhere).
+    pub predicted: Option<f64>,
     /// Its active take, if it has one.
     pub take: Option<Take>,
     /// The project's pronunciation dictionary (merged with the global one).
@@ -123,9 +132,26 @@ impl Line {
         self.take.as_ref().map(|t| place(self.strategy, &self.slot, t.duration_s, limits))
     }
 
-    /// The length the strategy asks the model for, if it asks for one.
-    pub fn target_seconds(&self) -> Option<f64> {
-        render_target(self.strategy, &self.slot)
+    /// Seconds it lasts at its own speed, before any fitting: predicted,
+    /// or its current take's length where that is natural-rate audio.
+    pub fn natural_seconds(&self) -> Option<f64> {
+        self.predicted.or_else(|| self.take.as_ref().filter(|_| self.is_current() && self.strategy != TimingStrategy::Resynthesize).map(|t| t.duration_s))
+    }
+
+    /// Seconds by which it does not fit its room even at the fastest rate,
+    /// borrowing the gaps after and before it ([`shortfall`]); `None` when
+    /// it fits or its length is not known yet.
+    pub fn shortfall(&self, limits: &FitLimits) -> Option<f64> {
+        self.natural_seconds().and_then(|natural| shortfall(&self.slot, natural, limits))
+    }
+
+    /// Where it will land once rendered, from its predicted length (a
+    /// re-synthesised line from the length it will be asked for), and the
+    /// seconds its render will last.
+    pub fn planned_placement(&self, limits: &FitLimits) -> Option<(Placement, f64)> {
+        let natural = self.natural_seconds()?;
+        let rendered = render_target(self.strategy, &self.slot, Some(natural), limits).unwrap_or(natural);
+        Some((place(self.strategy, &self.slot, rendered, limits), rendered))
     }
 }
 
@@ -139,7 +165,7 @@ pub struct FittedLine {
     pub cue: Cue,
     /// Seconds it runs into the next line (natural timing).
     pub overlap: Option<f64>,
-    /// How it was placed (rate, cut), for the take check: a smart-fit cut
+    /// How it was placed (rate, cut), for the take check: a strict-slot cut
     /// moved back to a pause, where [`Line::placement`] has it planned.
     pub placement: Placement,
 }
@@ -185,24 +211,25 @@ pub struct TrackLines {
 
 impl TrackLines {
     /// Reads `track_id`'s lines with their active takes (one query), its
-    /// project and speakers, and resolves each speaker's voice once.
-    pub async fn load(store: &Store, voices: &VoiceArtifactCache<MatchedVoice>, track_id: i64) -> Result<TrackLines> {
+    /// project and speakers, and resolves each speaker's voice once; lines
+    /// are fitted within `limits`.
+    pub async fn load(store: &Store, voices: &VoiceArtifactCache<MatchedVoice>, track_id: i64, limits: FitLimits) -> Result<TrackLines> {
         let track = store.track(track_id).await?;
         let shared = ProjectShared::load(store, track.project_id).await?;
-        TrackLines::load_in(store, voices, &shared, track).await
+        TrackLines::load_in(store, voices, &shared, track, limits).await
     }
 
     /// Every track of a project, resolved (what they share read once).
-    pub async fn load_project(store: &Store, voices: &VoiceArtifactCache<MatchedVoice>, project_id: i64) -> Result<Vec<TrackLines>> {
+    pub async fn load_project(store: &Store, voices: &VoiceArtifactCache<MatchedVoice>, project_id: i64, limits: FitLimits) -> Result<Vec<TrackLines>> {
         let shared = ProjectShared::load(store, project_id).await?;
         let mut tracks = Vec::new();
         for track in store.tracks(project_id).await? {
-            tracks.push(TrackLines::load_in(store, voices, &shared, track).await?);
+            tracks.push(TrackLines::load_in(store, voices, &shared, track, limits).await?);
         }
         Ok(tracks)
     }
 
-    async fn load_in(store: &Store, voices: &VoiceArtifactCache<MatchedVoice>, shared: &ProjectShared, track: Track) -> Result<TrackLines> {
+    async fn load_in(store: &Store, voices: &VoiceArtifactCache<MatchedVoice>, shared: &ProjectShared, track: Track, limits: FitLimits) -> Result<TrackLines> {
         let ProjectShared { project, speakers, dictionary, beds } = shared.clone();
         let default_strategy = parse_strategy(&project.timing_strategy)?;
         let mut voice_of = HashMap::new();
@@ -220,12 +247,19 @@ impl TrackLines {
                 None => default_strategy,
             };
             let next_start = rows.get(i + 1).map(|(n, _)| n.fields.start_s);
+            let prev_end = i.checked_sub(1).map(|p| rows[p].0.fields.end_s);
             let (voice, voice_identity) = f.speaker_id.and_then(|id| voice_of.get(&id).cloned()).unwrap_or_else(|| (DEFAULT_VOICE.to_string(), DEFAULT_VOICE.to_string()));
-            let source = source_key(segment, &voice_identity, strategy, next_start, &dictionary);
-            let slot = Slot { start: f.start_s, end: f.end_s, next_start };
-            lines.push(Line { segment: segment.clone(), voice, voice_identity, strategy, slot, source, take: take.clone(), dictionary: dictionary.clone() });
+            let slot = Slot { start: f.start_s, end: f.end_s, next_start, prev_end };
+            let source = source_key(segment, &voice_identity, strategy, &slot, &limits, &dictionary);
+            let length_key = length_key(segment, &voice_identity, &dictionary);
+            lines.push(Line { segment: segment.clone(), voice, voice_identity, strategy, slot, source, length_key, predicted: None, take: take.clone(), dictionary: dictionary.clone() });
         }
-        Ok(TrackLines { project, track, speakers, beds, lines, limits: FitLimits::default() })
+        let keys: Vec<String> = lines.iter().filter(|l| !l.is_remote()).map(|l| l.length_key.clone()).collect();
+        let known = store.spoken_lengths(&keys).await?;
+        for line in lines.iter_mut().filter(|l| !l.is_remote()) {
+            line.predicted = known.get(&line.length_key).copied();
+        }
+        Ok(TrackLines { project, track, speakers, beds, lines, limits })
     }
 
     /// Reads line `index`'s segment and active take again (after a render
@@ -259,7 +293,7 @@ impl TrackLines {
     }
 
     /// Line `index` read from the segment store at `sample_rate` and fitted
-    /// by its timing strategy (a smart-fit cut at a pause between words);
+    /// by its timing strategy (a strict-slot cut at a pause between words);
     /// `None` when it has no rendered take on disk.
     pub fn fit(&self, segments: &SegmentStore, index: usize, sample_rate: u32) -> Result<Option<FittedLine>> {
         let line = &self.lines[index];
@@ -269,7 +303,7 @@ impl TrackLines {
         let natural = samples.len() as f64 / sample_rate as f64;
         let planned = place(line.strategy, &line.slot, natural, &self.limits);
         let placement = match (line.strategy, cut_span(&planned)) {
-            (TimingStrategy::SmartFit, Some((from, to))) => {
+            (TimingStrategy::StrictSlot, Some((from, to))) => {
                 let levels = FrameLevels::of(&samples, sample_rate);
                 cut_at_pause(&planned, &levels.pauses(MIN_PAUSE), levels.is_silent_between(from, to))
             }

@@ -258,7 +258,7 @@ mod tests {
     }
 
     fn natural(seconds: f64) -> Placement {
-        Placement { start: 0.0, rate: 1.0, length: seconds, trimmed_to: None, fade: 0.0, overlap: None }
+        Placement { start: 0.0, rate: 1.0, length: seconds, trimmed_to: None, fade: 0.0, overlap: None, overflow: None }
     }
 
     #[test]
@@ -266,7 +266,7 @@ mod tests {
         let line = tone(1.0, 0.5);
         let limits = FitLimits::default();
         // 1 s in a 0.8 s slot with the next line right after: played at 1.25x.
-        let p = place(TimingStrategy::SmartFit, &Slot { start: 2.0, end: 2.8, next_start: Some(2.9) }, 1.0, &limits);
+        let p = place(TimingStrategy::SmartFit, &Slot { start: 2.0, end: 2.8, next_start: Some(2.9), prev_end: None }, 1.0, &limits);
         assert!((p.rate - 1.25).abs() < 1e-9, "{p:?}");
         let fitted = fit_line(&line, RATE, &p, 0.0, 0.0, 0.0);
         assert_eq!(fitted.len(), samples_in(0.8, RATE));
@@ -291,7 +291,7 @@ mod tests {
     #[test]
     fn a_strict_slot_pads_a_short_line_with_silence() {
         let line = tone(1.2, 0.5);
-        let p = place(TimingStrategy::StrictSlot, &Slot { start: 1.0, end: 3.0, next_start: None }, 1.2, &FitLimits::default());
+        let p = place(TimingStrategy::StrictSlot, &Slot { start: 1.0, end: 3.0, next_start: None, prev_end: None }, 1.2, &FitLimits::default());
         let fitted = fit_line(&line, RATE, &p, 0.0, 0.0, 0.0);
         assert_eq!(fitted.len(), samples_in(2.0, RATE));
         assert_eq!(&fitted[..line.len()], &line[..]);

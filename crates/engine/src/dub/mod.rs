@@ -1,6 +1,7 @@
 //! Dub projects: the timed lines of a programme and what becomes of them.
 //! A track's lines resolved (`lines`), the timing strategies'
-//! placement arithmetic (`timing`), rendered lines on disk by synthesis key
+//! placement arithmetic (`timing`), lengths predicted before a render
+//! (`spoken_length`), rendered lines on disk by synthesis key
 //! (`segment_store`), rendering (`pipeline`), fitting and mixing
 //! (`assemble`, `mix`), export (`export`), and playback (`programme`,
 //! `transport`, `player`).
@@ -17,6 +18,7 @@ pub mod programme;
 pub mod project_file;
 pub mod qc;
 pub mod segment_store;
+pub mod spoken_length;
 pub mod staging;
 pub mod timing;
 pub mod transport;

@@ -24,6 +24,7 @@ use std::sync::Arc;
 
 use super::lines::{Line, TrackLines};
 use super::segment_store::{SegmentStore, Stored};
+use super::timing::{render_target, FitLimits, TimingStrategy};
 use crate::cache::{RenderKey, RenderKeyBuilder, VoiceArtifactCache};
 use crate::error::{Error, Result};
 use crate::model::speech::SpeechRow;
@@ -93,6 +94,8 @@ pub struct ProjectRenderer<'a> {
     pub segments: &'a SegmentStore,
     pub voices: &'a VoiceArtifactCache<MatchedVoice>,
     pub remote: &'a RemoteEngines,
+    /// The limits lines are fitted within.
+    pub limits: FitLimits,
 }
 
 impl ProjectRenderer<'_> {
@@ -104,7 +107,7 @@ impl ProjectRenderer<'_> {
     /// Renders the stale lines of `project_id` that `scope` takes, in its order.
     pub fn render_scope(&self, project_id: i64, scope: &RenderScope, cancel: &AtomicBool, progress: &mut dyn FnMut(&RenderProgress)) -> Result<RenderSummary> {
         let rt = self.runtime;
-        let tracks = rt.block_on(TrackLines::load_project(self.store, self.voices, project_id))?;
+        let tracks = rt.block_on(TrackLines::load_project(self.store, self.voices, project_id, self.limits))?;
         let wanted = |l: &Line| scope.only.as_ref().is_none_or(|only| only.contains(&l.segment.id));
         let all: Vec<(&str, &Line)> = tracks.iter().flat_map(|t| t.lines.iter().map(|l| (t.track.language.as_str(), l))).filter(|(_, l)| wanted(l)).collect();
         let total = all.len();
@@ -284,7 +287,7 @@ impl ProjectRenderer<'_> {
     /// One line as it renders now (its track resolved), and its track's language.
     fn line(&self, segment_id: i64) -> Result<(Line, String)> {
         let segment = self.runtime.block_on(self.store.segment(segment_id))?;
-        let track = self.runtime.block_on(TrackLines::load(self.store, self.voices, segment.track_id))?;
+        let track = self.runtime.block_on(TrackLines::load(self.store, self.voices, segment.track_id, self.limits))?;
         let i = track.index_of(segment_id).ok_or_else(|| Error::not_found(format!("line {segment_id}"), "it is not on its track"))?;
         Ok((track.lines[i].clone(), track.track.language.clone()))
     }
@@ -318,12 +321,16 @@ impl ProjectRenderer<'_> {
         let request = SayRequest { text: f.text.clone(), voice, speed: f.speed as f32, seed: Some(seed) };
         let prepared = self.speech.front_end.prepare_with(&request, None, &line.dictionary).map_err(|e| e.context(format!("line {id}")))?;
         let mut rows: Vec<SpeechRow> = prepared.into_iter().map(|l| l.row).collect();
-        if let Some(target) = line.target_seconds() {
-            // Share the slot between a long line's rows by their phonemes.
+        if line.strategy == TimingStrategy::Resynthesize {
+            // Share the slot between a long line's rows by their phonemes, each
+            // row no faster than the cap allows over its own predicted length.
+            let natural = self.speech.renderer.spoken_seconds(&rows).map_err(|e| e.context(format!("line {id}")))?;
+            let target = render_target(line.strategy, &line.slot, None, &self.limits).unwrap_or_default();
             let phonemes: usize = rows.iter().map(|r| r.tokens.len().saturating_sub(2)).sum();
-            for row in &mut rows {
+            let fastest = self.limits.resynthesize_max_speed.max(1.0);
+            for (row, natural) in rows.iter_mut().zip(natural) {
                 let share = row.tokens.len().saturating_sub(2) as f64 / phonemes.max(1) as f64;
-                row.target_seconds = Some((target * share) as f32);
+                row.target_seconds = Some((target * share).max(natural as f64 / fastest) as f32);
             }
         }
         let row_keys: Vec<String> = rows.iter().map(|r| self.speech.renderer.key(r).to_hex()).collect();

@@ -104,7 +104,7 @@ mod tests {
     use super::*;
 
     fn placement(trimmed: Option<f64>) -> Placement {
-        Placement { start: 0.0, rate: 1.0, length: 1.0, trimmed_to: trimmed, fade: 0.0, overlap: None }
+        Placement { start: 0.0, rate: 1.0, length: 1.0, trimmed_to: trimmed, fade: 0.0, overlap: None, overflow: None }
     }
 
     fn speech() -> Vec<f32> {

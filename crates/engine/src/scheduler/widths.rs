@@ -55,4 +55,7 @@ impl SpeechModel for ObservedModel {
         self.sizes.record(1);
         self.inner.generate_streaming(row, piece)
     }
+    fn spoken_seconds(&self, rows: &[SpeechRow]) -> Vec<Result<f32>> {
+        self.inner.spoken_seconds(rows)
+    }
 }

@@ -17,6 +17,8 @@ use crate::scheduler::{Job, JobCanceller, JobHandle, Scheduler, SchedulerConfig,
 /// Scheduler plus render cache for one model.
 pub struct Renderer {
     scheduler: Scheduler,
+    /// The model the scheduler drives, for work on its owner thread.
+    model: Arc<dyn SpeechModel>,
     /// The model's output rate.
     sample_rate: u32,
     cache: RenderCache,
@@ -29,7 +31,26 @@ impl Renderer {
     /// change whenever the same rows would sound different (another model,
     /// revision or precision).
     pub fn start(model: Arc<dyn SpeechModel>, model_key: impl Into<String>, scheduler: SchedulerConfig, cache: RenderCacheConfig) -> Result<Renderer> {
-        Ok(Renderer { sample_rate: model.sample_rate(), scheduler: Scheduler::start(model, scheduler)?, cache: RenderCache::new(cache)?, model_key: model_key.into() })
+        Ok(Renderer { sample_rate: model.sample_rate(), scheduler: Scheduler::start(model.clone(), scheduler)?, model, cache: RenderCache::new(cache)?, model_key: model_key.into() })
+    }
+
+    /// Seconds each row will last when rendered, without rendering it: a
+    /// cached render's own length, else the model's prediction (Kokoro's
+    /// durations), worked out on the owner thread between batches.
+    pub fn spoken_seconds(&self, rows: &[SpeechRow]) -> Result<Vec<f32>> {
+        let known: Vec<Option<f32>> = rows.iter().map(|r| self.cache.get(&self.key(r)).and_then(|b| decode(&b)).map(|a| a.samples.len() as f32 / a.sample_rate.max(1) as f32)).collect();
+        let unknown: Vec<SpeechRow> = rows.iter().zip(&known).filter(|(_, k)| k.is_none()).map(|(r, _)| r.clone()).collect();
+        let mut predicted = if unknown.is_empty() {
+            Vec::new()
+        } else {
+            let model = self.model.clone();
+            self.scheduler
+                .run_between_batches(move || model.spoken_seconds(&unknown))
+                .recv()
+                .map_err(|_| Error::internal("predicting line lengths", "the scheduler stopped"))?
+        }
+        .into_iter();
+        known.into_iter().map(|k| k.map_or_else(|| predicted.next().expect("one prediction per unknown row"), Ok)).collect()
     }
 
     /// The synthesis key of a row.

@@ -19,6 +19,7 @@ pub mod lines;
 pub mod projects;
 pub mod pronunciations;
 pub mod remote_voices;
+pub mod spoken_lengths;
 pub mod voices;
 
 pub use projects::{Project, RenderJob, RunningJob, Segment, SegmentFields, Speaker, Take, Track};

@@ -63,6 +63,10 @@ pub enum StudioEvent {
     /// A recording or video being heard into a new project: seconds heard so far.
     #[serde(rename_all = "camelCase")]
     MediaHeard { seconds: f64 },
+    /// Lines of a project had their spoken lengths predicted (after an
+    /// import or an edit): its view now shows which lines fit.
+    #[serde(rename_all = "camelCase")]
+    LengthsPredicted { project_id: i64, lines: usize },
 }
 
 /// Where playback stands, for the window.
@@ -134,6 +138,13 @@ pub struct StudioSession {
     player: Mutex<Sender<PlayerCommand>>,
     playback: Arc<Mutex<PlaybackView>>,
     sink: EventSink,
+    /// Projects whose lines' lengths are being predicted in the background.
+    predicting: Arc<Mutex<std::collections::HashSet<i64>>>,
+}
+
+/// Local lines whose spoken length is not known.
+fn unknown_lengths(tracks: &[crate::dub::lines::TrackLines]) -> usize {
+    tracks.iter().map(|t| t.lines.iter().filter(|l| l.predicted.is_none() && !l.is_remote()).count()).sum()
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -161,6 +172,7 @@ impl StudioSession {
             player: Mutex::new(tx),
             playback,
             sink,
+            predicting: Arc::new(Mutex::new(std::collections::HashSet::new())),
         }))
     }
 
@@ -181,10 +193,42 @@ impl StudioSession {
     }
 
     /// The project as the timeline shows it, with the running job's states.
+    /// Lines whose spoken length is not known yet (just imported or edited)
+    /// are predicted in the background; `LengthsPredicted` says when.
     pub async fn view(&self, project_id: i64) -> Result<ProjectView> {
         let tracks = self.engine.project_lines(project_id).await?;
+        if tracks.iter().any(|t| t.lines.iter().any(|l| l.predicted.is_none() && !l.is_remote())) {
+            self.predict_lengths(project_id);
+        }
         let live = lock(&self.live).clone();
         project_view(self.engine.store(), &tracks, project_id, &live).await
+    }
+
+    /// Predicts the lengths `project_id`'s lines lack on a thread of its
+    /// own (one at a time per project; the model loads first if needed),
+    /// then tells the window. A line that cannot be predicted (text no
+    /// voice reads) stays unknown and is not asked for again until edited.
+    fn predict_lengths(&self, project_id: i64) {
+        if !lock(&self.predicting).insert(project_id) {
+            return;
+        }
+        let (engine, sink, predicting) = (self.engine.clone(), self.sink.clone(), self.predicting.clone());
+        let spawned = std::thread::Builder::new().name("revoice-line-lengths".into()).spawn(move || {
+            let before = engine.runtime().block_on(engine.project_lines(project_id)).map(|t| unknown_lengths(&t)).unwrap_or(0);
+            match engine.predict_lengths(project_id) {
+                Ok(tracks) => {
+                    let lines = before.saturating_sub(unknown_lengths(&tracks));
+                    if lines > 0 {
+                        sink(StudioEvent::LengthsPredicted { project_id, lines });
+                    }
+                }
+                Err(e) => tracing::warn!("predicting the lines' lengths of project {project_id}: {e}"),
+            }
+            lock(&predicting).remove(&project_id);
+        });
+        if spawned.is_err() {
+            lock(&self.predicting).remove(&project_id);
+        }
     }
 
     /// Whether a render is running, and for which project.

@@ -26,6 +26,8 @@ pub struct SettingsView {
     pub render_cache_mb: u64,
     /// Whisper hears each line after a render; a failing line is taken again once.
     pub listen_back: bool,
+    /// The fastest fit-by-re-synthesis may make a line speak (1.0–2.0).
+    pub resynthesize_max_speed: f64,
     pub api_port: u16,
     /// The saved file differs from what the running engine started with.
     pub restart_needed: bool,
@@ -47,6 +49,7 @@ impl SettingsView {
             segment_store_mb: s.dub.segment_store_mb,
             render_cache_mb: s.dub.render_cache_mb,
             listen_back: s.dub.listen_back,
+            resynthesize_max_speed: s.dub.resynthesize_max_speed,
             api_port: s.api.port,
             restart_needed: (&s.audio, &s.scheduler, &s.dub, s.api.port) != (&running.audio, &running.scheduler, &running.dub, running.api.port),
         }

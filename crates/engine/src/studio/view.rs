@@ -1,6 +1,8 @@
 //! A project as the editor shows it: every line with its state (stale,
-//! queued, rendering, ready, failed) and, once rendered, where its timing
-//! strategy puts it. Built from the resolved tracks ([`TrackLines`]) alone
+//! queued, rendering, ready, failed), its spoken length and where it will
+//! land (predicted before any render), its flags (doesn't fit, cut,
+//! overlap, failed check) and, once rendered, where its timing strategy
+//! puts it. Built from the resolved tracks ([`TrackLines`]) alone
 //! (no audio is read, no G2P runs): a take is current when the source key
 //! it recorded is the line's source key now, and its placement follows
 //! from its length; what listening back heard in it is shown while it is
@@ -53,6 +55,23 @@ pub struct FitView {
     pub overflow: f64,
 }
 
+/// Why a line cannot ship as it stands: shown on its clip, in the
+/// inspector and in the render panel, and the line is never called ready
+/// while it has one.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum LineFlag {
+    /// Too long for its room even at the fastest rate with the gaps it may
+    /// borrow: it runs `seconds` past it (known before any render).
+    DoesntFit { seconds: f64 },
+    /// Strict slot cut off its last `seconds`.
+    Cut { seconds: f64 },
+    /// It runs `seconds` past the next line's start.
+    Overlap { seconds: f64 },
+    /// Listening back found a problem in its take.
+    FailedCheck,
+}
+
 /// What listening back heard in a line's take (under the fit it has now).
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -85,6 +104,13 @@ pub struct SegmentView {
     pub state: SegmentState,
     pub error: Option<String>,
     pub fit: Option<FitView>,
+    /// Seconds it lasts spoken at its own speed: predicted from the model's
+    /// durations before it renders (its take's length where not predicted).
+    pub spoken: Option<f64>,
+    /// Where it will land, from its spoken length, before it renders.
+    pub planned: Option<FitView>,
+    /// Why it cannot ship as it stands; empty when it can.
+    pub flags: Vec<LineFlag>,
     /// Its take heard back, when it has been since its take or fit changed.
     pub check: Option<CheckView>,
 }
@@ -154,21 +180,10 @@ pub async fn project_view(store: &Store, tracks: &[TrackLines], project_id: i64,
             .iter()
             .map(|line| {
                 let f = &line.segment.fields;
-                let fit = line.placement(&track.limits).map(|p| {
-                    let natural = line.take.as_ref().map_or(p.length, |t| t.duration_s);
-                    let slot = (line.slot.end - line.slot.start).max(0.0);
-                    FitView {
-                        start: p.start,
-                        end: p.start + p.length,
-                        rate: p.rate,
-                        trimmed: p.trimmed_to.is_some(),
-                        overlap: p.overlap,
-                        strategy: strategy_name(line.strategy),
-                        gap_used: (p.start + p.length - line.slot.end).max(0.0),
-                        cut: p.trimmed_to.map(|t| (natural / p.rate - t).max(0.0)),
-                        overflow: (natural - slot).max(0.0),
-                    }
-                });
+                let fit = line.placement(&track.limits).map(|p| fit_view(line, &p, line.take.as_ref().map_or(p.length, |t| t.duration_s)));
+                let planned = line.planned_placement(&track.limits).map(|(p, rendered)| fit_view(line, &p, rendered));
+                let check = checks.get(&line.segment.id).map(|c| CheckView { passed: c.passed, heard: c.heard.clone(), problems: c.problems(), word_error_rate: c.word_error_rate });
+                let flags = line_flags(line.shortfall(&track.limits), fit.as_ref().filter(|_| line.is_current()).or(planned.as_ref()), check.as_ref());
                 let (state, error) = match live.get(&line.segment.id) {
                     Some((state, error)) => (*state, error.clone()),
                     None if line.is_current() => (SegmentState::Ready, None),
@@ -190,7 +205,10 @@ pub async fn project_view(store: &Store, tracks: &[TrackLines], project_id: i64,
                     state,
                     error,
                     fit,
-                    check: checks.get(&line.segment.id).map(|c| CheckView { passed: c.passed, heard: c.heard.clone(), problems: c.problems(), word_error_rate: c.word_error_rate }),
+                    spoken: line.natural_seconds(),
+                    planned,
+                    flags,
+                    check,
                 }
             })
             .collect();
@@ -265,6 +283,42 @@ impl ExportedFile {
         files.extend(export.video.iter().map(|p| plain(p)));
         files
     }
+}
+
+/// The view of `placement` for `line`, whose render lasts `rendered` seconds.
+fn fit_view(line: &crate::dub::lines::Line, p: &crate::dub::timing::Placement, rendered: f64) -> FitView {
+    FitView {
+        start: p.start,
+        end: p.start + p.length,
+        rate: p.rate,
+        trimmed: p.trimmed_to.is_some(),
+        overlap: p.overlap,
+        strategy: strategy_name(line.strategy),
+        gap_used: (p.start + p.length - line.slot.end).max(0.0),
+        cut: p.trimmed_to.map(|t| (rendered / p.rate - t).max(0.0)),
+        overflow: (rendered - line.slot.length()).max(0.0),
+    }
+}
+
+/// A line's flags: `shortfall` when it does not fit, what its fit (the
+/// current take's, else the planned one) cuts or overlaps, and a failed check.
+fn line_flags(shortfall: Option<f64>, fit: Option<&FitView>, check: Option<&CheckView>) -> Vec<LineFlag> {
+    let mut flags = Vec::new();
+    if let Some(seconds) = shortfall {
+        flags.push(LineFlag::DoesntFit { seconds });
+    }
+    if let Some(fit) = fit {
+        if fit.trimmed {
+            flags.push(LineFlag::Cut { seconds: fit.cut.unwrap_or(0.0) });
+        }
+        if let Some(seconds) = fit.overlap.filter(|&o| o > 0.005) {
+            flags.push(LineFlag::Overlap { seconds });
+        }
+    }
+    if check.is_some_and(|c| !c.passed) {
+        flags.push(LineFlag::FailedCheck);
+    }
+    flags
 }
 
 /// A strategy's stored name (`smart_fit`, …).

@@ -79,3 +79,44 @@ fn what_the_view_calls_stale_is_exactly_what_a_render_synthesises() {
         assert!(stale(&scene).is_empty(), "step {i}: everything ready after the render");
     }
 }
+
+#[test]
+fn a_line_too_long_for_its_slot_is_flagged_before_any_render_and_never_called_ready() {
+    use revoice_engine::studio::view::LineFlag;
+    let scene = Scene::new();
+    scene.run(scene.engine.set_strategy(scene.project, "smart_fit")).unwrap();
+    let lines = scene.lines();
+    scene.retype(lines[1], "Light the lamp on the pier, then walk down to the harbour and tell every one of the boats to come in before the storm arrives tonight.");
+    // Not predicted yet: nothing is known or flagged.
+    let unknown = view(&scene, &LiveStates::new());
+    assert!(unknown.tracks[0].segments.iter().all(|s| s.spoken.is_none() && s.flags.is_empty()));
+
+    // Predicted (no row rendered): the long line doesn't fit by what its placement overflows.
+    let fits = scene.engine.project_fits(scene.project).unwrap();
+    assert_eq!((scene.model.rows_rendered(), scene.model.rows_predicted() > 0), (0, true));
+    let long = &fits[0].lines[1];
+    let spoken = long.spoken.unwrap();
+    let shortfall = long.shortfall.expect("it cannot fit");
+    // Room: from the first line's end + the guard (2.6 s) to the third's start - the guard (5.4 s), at x1.25.
+    assert!((shortfall - (spoken / 1.25 - 2.8)).abs() < 1e-6, "{long:?}");
+    assert!(fits[0].lines[0].shortfall.is_none() && fits[0].lines[2].shortfall.is_none());
+    let before = view(&scene, &LiveStates::new());
+    let segments = &before.tracks[0].segments;
+    assert_eq!(segments[1].flags, vec![LineFlag::DoesntFit { seconds: shortfall }, LineFlag::Overlap { seconds: segments[1].planned.as_ref().unwrap().overlap.unwrap() }]);
+    let planned = segments[1].planned.as_ref().unwrap();
+    assert!((planned.start - 2.6).abs() < 1e-9 && (planned.rate - 1.25).abs() < 1e-9 && !planned.trimmed, "{planned:?}");
+    assert!(segments[0].flags.is_empty() && segments[0].planned.is_some());
+
+    // Asked again, nothing is predicted again; rendered, it stays flagged, placed as planned and whole.
+    let predicted = scene.model.rows_predicted();
+    scene.engine.project_fits(scene.project).unwrap();
+    assert_eq!(scene.model.rows_predicted(), predicted);
+    scene.render();
+    let after = view(&scene, &LiveStates::new());
+    let line = &after.tracks[0].segments[1];
+    assert_eq!(line.state, SegmentState::Ready);
+    assert!(matches!(line.flags[0], LineFlag::DoesntFit { .. }), "{:?}", line.flags);
+    let fit = line.fit.as_ref().unwrap();
+    assert!((fit.start - planned.start).abs() < 1e-6 && (fit.end - planned.end).abs() < 1e-6 && !fit.trimmed, "{fit:?} against {planned:?}");
+    assert_eq!(line.spoken, Some(spoken));
+}

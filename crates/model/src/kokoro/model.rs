@@ -156,20 +156,9 @@ impl KokoroModel {
     /// `prosody` half of a style at `pace`.
     fn read(&self, tokens: &[u32], prosody: &[f32], pace: Pace, laps: &mut Laps) -> candle_core::Result<(Reading, ReadingTrace)> {
         let t = tokens.len();
-        let dev = &self.device;
-        let ids = Tensor::from_slice(tokens, (1, t), dev)?;
-        let prosody_style = Tensor::from_slice(prosody, (1, prosody.len()), dev)?;
-        let bert = self.bert.forward(&ids, &[t])?;
-        let d_en = self.bert_encoder.forward(&bert)?.transpose(1, 2)?.contiguous()?;
-        laps.lap("albert");
-        let pred_text = self.predictor.encode(&d_en, &prosody_style)?;
-        let duration_logits = self.predictor.duration_logits(&pred_text)?;
-        let speed = match pace {
-            Pace::Speed(speed) => speed,
-            Pace::Seconds(seconds) => speed_for_frames(&duration_logits, (seconds / self.seconds_per_frame()).max(1.0))?,
-        };
-        let durations = durations_from_logits(&duration_logits, speed)?;
-        laps.lap("durations");
+        let ids = Tensor::from_slice(tokens, (1, t), &self.device)?;
+        let prosody_style = Tensor::from_slice(prosody, (1, prosody.len()), &self.device)?;
+        let Timing { bert, d_en, pred_text, duration_logits, speed, durations } = self.timing(&ids, &prosody_style, pace, laps)?;
         let en = expand_by_durations(&pred_text.transpose(1, 2)?.contiguous()?, &durations)?;
         let (f0, n) = self.predictor.f0_and_energy(&en, &prosody_style)?;
         laps.lap("f0 and energy");
@@ -177,6 +166,42 @@ impl KokoroModel {
         let asr = expand_by_durations(&t_en, &durations)?;
         laps.lap("text encoder");
         Ok((Reading { speed, durations, f0, n, asr }, ReadingTrace { bert, d_en, pred_text, duration_logits, en, t_en }))
+    }
+
+    /// The stages that decide how long a line lasts: ALBERT, the duration
+    /// predictor and the speed the pace asks for (no pitch, no audio).
+    fn timing(&self, ids: &Tensor, prosody_style: &Tensor, pace: Pace, laps: &mut Laps) -> candle_core::Result<Timing> {
+        let t = ids.dim(1)?;
+        let bert = self.bert.forward(ids, &[t])?;
+        let d_en = self.bert_encoder.forward(&bert)?.transpose(1, 2)?.contiguous()?;
+        laps.lap("albert");
+        let pred_text = self.predictor.encode(&d_en, prosody_style)?;
+        let duration_logits = self.predictor.duration_logits(&pred_text)?;
+        let speed = match pace {
+            Pace::Speed(speed) => speed,
+            Pace::Seconds(seconds) => speed_for_frames(&duration_logits, (seconds / self.seconds_per_frame()).max(1.0))?,
+        };
+        let durations = durations_from_logits(&duration_logits, speed)?;
+        laps.lap("durations");
+        Ok(Timing { bert, d_en, pred_text, duration_logits, speed, durations })
+    }
+
+    /// Seconds `row` will last when rendered, from its durations alone (a
+    /// reading already cached answers at once). Exact: the audio is its
+    /// frames' length.
+    fn row_seconds(&self, row: &crate::speech::SpeechRow) -> Result<f32> {
+        let pace = self.checked_pace(row)?;
+        let half = self.cfg.style_dim;
+        if let Some(reading) = self.readings.get(&reading_key(&row.tokens, &row.style[half..], pace)) {
+            return Ok(reading.durations.iter().sum::<usize>() as f32 * self.seconds_per_frame());
+        }
+        let frames = || -> candle_core::Result<usize> {
+            let ids = Tensor::from_slice(&row.tokens, (1, row.tokens.len()), &self.device)?;
+            let prosody = Tensor::from_slice(&row.style[half..], (1, half), &self.device)?;
+            Ok(self.timing(&ids, &prosody, pace, &mut Laps::start())?.durations.iter().sum())
+        };
+        let frames = frames().map_err(|e| model_error("predicting a line's length failed", e))?;
+        Ok(frames as f32 * self.seconds_per_frame())
     }
 
     /// The stages the `timbre` half of a style drives: the decoder and the
@@ -194,10 +219,7 @@ impl KokoroModel {
     /// The reading of `tokens` with the `prosody` half at `pace`: from the
     /// cache when a line read the same way lately, else read and kept.
     fn reading(&self, tokens: &[u32], prosody: &[f32], pace: Pace) -> candle_core::Result<Arc<Reading>> {
-        let key = match pace {
-            Pace::Speed(speed) => ReadingKey::new(tokens, prosody, false, speed),
-            Pace::Seconds(seconds) => ReadingKey::new(tokens, prosody, true, seconds),
-        };
+        let key = reading_key(tokens, prosody, pace);
         if let Some(reading) = self.readings.get(&key) {
             return Ok(reading);
         }
@@ -244,6 +266,25 @@ struct ReadingTrace {
     duration_logits: Tensor,
     en: Tensor,
     t_en: Tensor,
+}
+
+/// What [`KokoroModel::timing`] works out: a line's durations and the
+/// stages before them.
+struct Timing {
+    bert: Tensor,
+    d_en: Tensor,
+    pred_text: Tensor,
+    duration_logits: Tensor,
+    speed: f32,
+    durations: Vec<usize>,
+}
+
+/// The reading cache's key for `tokens` read with `prosody` at `pace`.
+fn reading_key(tokens: &[u32], prosody: &[f32], pace: Pace) -> ReadingKey {
+    match pace {
+        Pace::Speed(speed) => ReadingKey::new(tokens, prosody, false, speed),
+        Pace::Seconds(seconds) => ReadingKey::new(tokens, prosody, true, seconds),
+    }
 }
 
 /// Wall time per stage of one pass.
@@ -313,6 +354,13 @@ impl crate::speech::SpeechModel for KokoroModel {
     /// `tests/kokoro_stream.rs` holds it to.
     fn generate_streaming(&self, row: &crate::speech::SpeechRow, piece: &mut dyn FnMut(&[f32]) -> std::ops::ControlFlow<()>) -> Result<Option<crate::speech::RowAudio>> {
         self.stream_row(row, &super::StreamPlan::PREVIEW, piece)
+    }
+
+    /// From the durations alone: ALBERT and the duration predictor, about a
+    /// tenth of a render.
+    fn spoken_seconds(&self, rows: &[crate::speech::SpeechRow]) -> Vec<Result<f32>> {
+        use rayon::prelude::*;
+        rows.par_iter().map(|row| self.row_seconds(row)).collect()
     }
 }
 
