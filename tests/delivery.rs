@@ -1,5 +1,7 @@
-//! Delivery: a project with a picture exported with the dubs muxed in
-//! (checked with ffprobe and ffmpeg), and the handoff files read by the
+//! Delivery: a default export checked with ffprobe (mix, stems, handoff
+//! media and the muxed dubs at 48 kHz, 24-bit, EBU R128 met) and one at
+//! 44.1 kHz, 16-bit on request; a project with a picture exported with the
+//! dubs muxed in (checked with ffprobe and ffmpeg), and the handoff files read by the
 //! tools they are for (OpenTimelineIO's Python package for `.otio` and
 //! its CMX 3600 adapter for `.edl`; a reader of Reaper's chunk format for
 //! `.rpp`), every line at its fitted time. The lines are rendered by the
@@ -10,7 +12,7 @@ use std::process::Command;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use revoice_engine::dub::export::{ExportFormat, ExportSelection, LoudnessSpec, ProjectExport};
+use revoice_engine::dub::export::{AudioDelivery, DeliveryReport, ExportFormat, ExportSelection, ExportedKind, LoudnessSpec, ProjectExport};
 use revoice_engine::dub::handoff::HandoffFormat;
 use revoice_engine::dub::pipeline::RenderScope;
 use revoice_engine::subtitles::parse_srt;
@@ -63,9 +65,102 @@ fn scene_video(dir: &Path) -> PathBuf {
     path
 }
 
+/// The rate a default export delivers at, and so the rate of the handoff's samples.
+const DELIVERY_RATE: u32 = 48_000;
+
 fn export(dub: &Dub, selection: ExportSelection) -> ProjectExport {
-    let request = ExportRequest { folder: dub.dir.path().join("out"), format: ExportFormat::Wav, loudness: LoudnessSpec::parse("ebu").unwrap(), selection };
+    export_into(dub, "out", selection)
+}
+
+fn export_into(dub: &Dub, folder: &str, selection: ExportSelection) -> ProjectExport {
+    let request = ExportRequest { folder: dub.dir.path().join(folder), format: ExportFormat::Wav, loudness: LoudnessSpec::parse("ebu").unwrap(), selection };
     dub.engine.export_project(dub.project, &request, &mut |_| {}).unwrap()
+}
+
+/// Each audio stream of `file` as ffprobe reads it: (codec, sample rate, bits per sample).
+fn audio_format(file: &Path) -> Vec<(String, u32, u32)> {
+    let out = Command::new("ffprobe")
+        .args(["-v", "error", "-select_streams", "a", "-show_entries", "stream=sample_rate,bits_per_raw_sample,bits_per_sample,codec_name", "-of", "json"])
+        .arg(file)
+        .output()
+        .expect("ffprobe runs (scripts/test installs it)");
+    assert!(out.status.success(), "ffprobe {}: {}", file.display(), String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let number = |v: &serde_json::Value| v.as_u64().or_else(|| v.as_str().and_then(|s| s.parse().ok())).unwrap_or(0) as u32;
+    json["streams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            // PCM states its depth as bits_per_sample; ALAC and FLAC as bits_per_raw_sample.
+            let bits = number(&s["bits_per_raw_sample"]).max(number(&s["bits_per_sample"]));
+            (s["codec_name"].as_str().unwrap().to_string(), number(&s["sample_rate"]), bits)
+        })
+        .collect()
+}
+
+#[test]
+fn a_default_export_is_48_khz_24_bit_and_meets_ebu_r128_with_its_stems_handoff_media_and_muxed_dubs() {
+    let dub = rendered_dub();
+    let video = scene_video(dub.dir.path());
+    dub.runtime.block_on(dub.engine.attach_video(dub.project, &video, false, Some("fr"))).unwrap();
+    let export = export(&dub, ExportSelection { with_video: true, handoff: vec![HandoffFormat::Otio], ..Default::default() });
+    let out = dub.dir.path().join("out");
+    for track in &export.tracks {
+        let audio: Vec<&Path> = track.report.files.iter().filter(|f| f.samples.is_some()).map(|f| f.path.as_path()).collect();
+        assert_eq!(audio.len(), 2, "the mix and the voice stem: {:?}", track.report.files);
+        for file in audio {
+            assert_eq!(audio_format(file), [("pcm_s24le".to_string(), 48_000, 24)], "{}", file.display());
+        }
+        // The loudness report: measured at 48 kHz on the file as written, EBU R128 met.
+        let report = track.report.files.iter().find(|f| f.kind == ExportedKind::LoudnessReport).unwrap();
+        let written: DeliveryReport = serde_json::from_str(&std::fs::read_to_string(&report.path).unwrap()).unwrap();
+        assert_eq!((written.sample_rate, written.bits_per_sample, written.delivery.name.as_str()), (48_000, Some(24), "EBU R128"));
+        let lufs = written.measured.integrated_lufs.unwrap();
+        assert!(written.meets_delivery && (lufs + 23.0).abs() <= 0.5 && written.measured.true_peak_dbtp <= -1.0, "{}: {}", track.language, written.summary());
+        // The handoff's media: every line and the original dialogue at 48 kHz.
+        let media = out.join(format!("Harbour_night.{}.handoff", track.language));
+        let files: Vec<PathBuf> = std::fs::read_dir(&media).unwrap().map(|e| e.unwrap().path()).collect();
+        assert_eq!(files.len(), 4, "three lines and the original: {files:?}");
+        for file in &files {
+            assert_eq!(audio_format(file), [("pcm_f32le".to_string(), 48_000, 32)], "{}", file.display());
+        }
+        // Subtitles carry no speaker tags unless asked.
+        let srt = std::fs::read_to_string(out.join(format!("Harbour_night.{}.srt", track.language))).unwrap();
+        assert!(!srt.contains("[Ana]") && !srt.contains("[Ben]"), "{srt}");
+        assert!(parse_srt(&srt, "export.srt").unwrap().iter().all(|c| c.speaker.is_none()));
+    }
+    // The muxed picture: both dubs lossless, mono, at 48 kHz, 24-bit; the camera's own audio as it was.
+    let picture = export.video.expect("a muxed picture");
+    let muxed = audio_format(&picture);
+    assert_eq!(&muxed[..2], [("alac".to_string(), 48_000, 24), ("alac".to_string(), 48_000, 24)]);
+    assert_eq!(muxed[2].0, "aac");
+    let dubs = &streams(&picture)[1..3];
+    assert!(dubs.iter().all(|s| s["channels"] == 1 && s["channel_layout"] == "mono"), "{dubs:?}");
+}
+
+#[test]
+fn an_export_at_44_1_khz_16_bit_is_written_so_when_asked_with_speaker_tags_when_asked() {
+    let dub = rendered_dub();
+    let audio = AudioDelivery::parse("44.1k", "16").unwrap();
+    let selection = ExportSelection { languages: Some(vec!["en-US".into()]), speaker_tags: true, handoff: vec![HandoffFormat::Rpp], audio, ..Default::default() };
+    let export = export_into(&dub, "cd", selection);
+    let report = &export.tracks[0].report;
+    for file in report.files.iter().filter(|f| f.samples.is_some()) {
+        assert_eq!(audio_format(&file.path), [("pcm_s16le".to_string(), 44_100, 16)], "{}", file.path.display());
+    }
+    assert!(report.delivery.meets_delivery && report.delivery.sample_rate == 44_100, "{}", report.delivery.summary());
+    let media = dub.dir.path().join("cd/Harbour_night.en-US.handoff");
+    let line = std::fs::read_dir(&media).unwrap().map(|e| e.unwrap().path()).find(|p| p.file_name().unwrap().to_string_lossy().starts_with("0001-")).unwrap();
+    assert_eq!(audio_format(&line)[0].1, 44_100, "{}", line.display());
+    let rpp = std::fs::read_to_string(dub.dir.path().join("cd/Harbour_night.en-US.rpp")).unwrap();
+    assert!(rpp.contains("SAMPLERATE 44100"), "{rpp}");
+    // Asked for, the speakers are tagged.
+    let srt = std::fs::read_to_string(dub.dir.path().join("cd/Harbour_night.en-US.srt")).unwrap();
+    let speakers: Vec<Option<String>> = parse_srt(&srt, "cd.srt").unwrap().into_iter().map(|c| c.speaker).collect();
+    assert_eq!(speakers, [Some("Ana".to_string()), Some("Ben".to_string()), Some("Ana".to_string())], "{srt}");
+    let vtt = std::fs::read_to_string(dub.dir.path().join("cd/Harbour_night.en-US.vtt")).unwrap();
+    assert!(vtt.contains("<v Ben>Light the lamp."), "{vtt}");
 }
 
 fn streams(file: &Path) -> Vec<serde_json::Value> {
@@ -99,10 +194,18 @@ fn the_picture_is_exported_with_each_dub_muxed_in_the_first_the_default_and_the_
     assert_eq!(frames(&muxed), frames(&video));
     // Each dub stream holds exactly its exported mix's samples.
     for (stream, track) in export.tracks.iter().enumerate() {
-        let pcm = |file: &Path, map: &str| ffmpeg(&["-i", file.to_str().unwrap(), "-map", map, "-f", "s16le", "-"]);
+        let pcm = |file: &Path, map: &str| ffmpeg(&["-i", file.to_str().unwrap(), "-map", map, "-f", "s32le", "-"]);
         let mix = &track.report.files[0].path;
         let (muxed_pcm, mix_pcm) = (pcm(&muxed, &format!("0:a:{stream}")), pcm(mix, "0:a:0"));
-        assert!(!mix_pcm.is_empty() && muxed_pcm == mix_pcm, "{}: the dub stream differs from {}", track.language, mix.display());
+        let first_difference = muxed_pcm.chunks(4).zip(mix_pcm.chunks(4)).position(|(a, b)| a != b);
+        assert!(
+            !mix_pcm.is_empty() && muxed_pcm == mix_pcm,
+            "{}: the dub stream ({} samples) differs from {} ({} samples) from sample {first_difference:?}",
+            track.language,
+            muxed_pcm.len() / 4,
+            mix.display(),
+            mix_pcm.len() / 4
+        );
     }
 }
 
@@ -169,21 +272,22 @@ fn music_and_effects_as_several_stems_each_at_its_level_are_exported_and_handed_
     let worst = (0..mix.len()).map(|i| (mix[i] - voice[i] - bed1[i] - bed2[i]).abs()).fold(0f32, f32::max);
     assert!(worst < 3.0 / 32768.0, "{worst}");
     // Under a line, the music is ducked and the effects are not.
-    let rms = |x: &[f32], a: f64, b: f64| (x[(a * 24_000.0) as usize..(b * 24_000.0) as usize].iter().map(|v| v * v).sum::<f32>() / ((b - a) * 24_000.0) as f32).sqrt();
+    let at = |t: f64| (t * DELIVERY_RATE as f64) as usize;
+    let rms = |x: &[f32], a: f64, b: f64| (x[at(a)..at(b)].iter().map(|v| v * v).sum::<f32>() / (at(b) - at(a)) as f32).sqrt();
     assert!(rms(&bed1, 2.2, 2.6) < 0.6 * rms(&bed1, 4.6, 5.0), "the music ducks under Ben's line");
     assert!((rms(&bed2, 2.2, 2.6) / rms(&bed2, 4.6, 5.0) - 1.0).abs() < 0.25, "the effects stay");
     let tracks: Vec<String> = otio_clips(&out.join("Harbour_night.en-US.otio"), None).into_iter().map(|c| c.0).collect();
     assert_eq!(tracks, ["Ana", "Ana", "Ben", "Bed 1", "Bed 2"]);
 }
 
-/// Where each line of a track lands, samples at 24 kHz: (segment id, start, length).
+/// Where each line of a track lands, samples at the delivery's rate: (segment id, start, length).
 fn fitted(dub: &Dub, language: &str) -> Vec<(i64, u64, u64)> {
     let track = dub.runtime.block_on(dub.engine.existing_track(dub.project, Some(language))).unwrap();
     let lines = dub.runtime.block_on(dub.engine.track_lines(track.id)).unwrap();
     (0..lines.lines.len())
         .map(|i| {
-            let line = lines.fit(dub.engine.segments(), i, 24_000).unwrap().unwrap();
-            (line.segment_id, (line.start * 24_000.0).round() as u64, line.audio.len() as u64)
+            let line = lines.fit(dub.engine.segments(), i, DELIVERY_RATE).unwrap().unwrap();
+            (line.segment_id, (line.start * DELIVERY_RATE as f64).round() as u64, line.audio.len() as u64)
         })
         .collect()
 }
@@ -242,7 +346,7 @@ fn handoff_files_load_in_their_tools_with_every_line_at_its_fitted_time() {
     let edl = otio_clips(&out.join("Harbour_night.en-US.edl"), Some(25));
     assert_eq!(edl.len(), 3, "{edl:?}");
     for (_, start, _) in &lines {
-        let frame = *start as f64 / 24_000.0 * 25.0;
+        let frame = *start as f64 / DELIVERY_RATE as f64 * 25.0;
         assert!(edl.iter().any(|c| (c.2 - frame).abs() <= 0.5), "no EDL event within a frame of {frame}: {edl:?}");
     }
 
@@ -253,8 +357,9 @@ fn handoff_files_load_in_their_tools_with_every_line_at_its_fitted_time() {
     let items: Vec<(&rpp::Chunk, &rpp::Chunk)> = project.children("TRACK").flat_map(|t| t.children("ITEM").map(move |i| (t, i))).collect();
     assert_eq!(items.len(), 3);
     for (segment, start, length) in &lines {
-        let (track, item) = items.iter().find(|(_, i)| (i.number("POSITION") - *start as f64 / 24_000.0).abs() < 1e-6).unwrap_or_else(|| panic!("no item for line {segment}"));
-        assert!((item.number("LENGTH") - *length as f64 / 24_000.0).abs() < 1e-6);
+        let seconds = |samples: u64| samples as f64 / DELIVERY_RATE as f64;
+        let (track, item) = items.iter().find(|(_, i)| (i.number("POSITION") - seconds(*start)).abs() < 1e-6).unwrap_or_else(|| panic!("no item for line {segment}"));
+        assert!((item.number("LENGTH") - seconds(*length)).abs() < 1e-6);
         let source = item.children("SOURCE").next().unwrap();
         assert_eq!(source.params, ["WAVE"]);
         assert!(out.join(source.value("FILE")).is_file());

@@ -190,13 +190,18 @@ enum WavSamples {
     Float,
 }
 
-fn write_wav<W: Write + Seek>(out: W, path: &Path, pcm: Pcm<'_>, samples: WavSamples, progress: &mut dyn FnMut(f32)) -> Result<()> {
+/// Where WAVE_FORMAT_EXTENSIBLE keeps its channel mask (`dwChannelMask`).
+const CHANNEL_MASK_AT: u64 = 40;
+/// The mask of one channel played from the centre: mono.
+const FRONT_CENTER: u32 = 0x4;
+
+fn write_wav<W: Write + Seek>(mut out: W, path: &Path, pcm: Pcm<'_>, samples: WavSamples, progress: &mut dyn FnMut(f32)) -> Result<()> {
     let (bits_per_sample, sample_format) = match samples {
         WavSamples::Int(bits) => (bits, hound::SampleFormat::Int),
         WavSamples::Float => (32, hound::SampleFormat::Float),
     };
     let spec = hound::WavSpec { channels: pcm.channels, sample_rate: pcm.sample_rate, bits_per_sample, sample_format };
-    let mut writer = hound::WavWriter::new(BufWriter::with_capacity(1 << 20, out), spec).map_err(|e| hound_error(path, e))?;
+    let mut writer = hound::WavWriter::new(BufWriter::with_capacity(1 << 20, &mut out), spec).map_err(|e| hound_error(path, e))?;
     let chunk = CHUNK_FRAMES * pcm.channels as usize;
     let chunks = pcm.samples.len().div_ceil(chunk);
     for (i, block) in pcm.samples.chunks(chunk).enumerate() {
@@ -210,7 +215,17 @@ fn write_wav<W: Write + Seek>(out: W, path: &Path, pcm: Pcm<'_>, samples: WavSam
         }
         progress(0.95 * (i + 1) as f32 / chunks as f32);
     }
-    writer.finalize().map_err(|e| hound_error(path, e))
+    writer.finalize().map_err(|e| hound_error(path, e))?;
+    // Past 16 bits hound writes WAVE_FORMAT_EXTENSIBLE and gives one
+    // channel the front left speaker, which ffmpeg turns into stereo with
+    // one side silent (an ALAC dub stream, for one): a mono file says so.
+    let extensible = bits_per_sample > 16 || pcm.channels > 2;
+    if extensible && pcm.channels == 1 {
+        out.seek(std::io::SeekFrom::Start(CHANNEL_MASK_AT))
+            .and_then(|_| out.write_all(&FRONT_CENTER.to_le_bytes()))
+            .map_err(|e| Error::io("write", path, e))?;
+    }
+    Ok(())
 }
 
 fn write_flac(out: &mut std::fs::File, path: &Path, pcm: Pcm<'_>, bits: u32, progress: &mut dyn FnMut(f32)) -> Result<()> {
@@ -384,6 +399,9 @@ mod tests {
         let spec = reader.spec();
         assert_eq!((spec.bits_per_sample, spec.sample_format, spec.sample_rate, spec.channels), (24, hound::SampleFormat::Int, 48_000, 1));
         let ints: Vec<i32> = reader.into_samples::<i32>().map(Result::unwrap).collect();
+        // One channel, from the centre: mono, not the left of a pair.
+        let header = std::fs::read(&path).unwrap();
+        assert_eq!((&header[20..22], &header[40..44]), (&0xfffe_u16.to_le_bytes()[..], &FRONT_CENTER.to_le_bytes()[..]));
         assert_eq!(&ints[ints.len() - 3..], [(1 << 23) - 1, -(1 << 23), 0]);
         let step = 1.0 / (1u32 << 23) as f32;
         let back = decode_file(&path).unwrap();
