@@ -16,6 +16,7 @@ mod bench_fleet;
 mod bench_voicefit;
 mod dictionary;
 mod engines;
+mod fit_report;
 mod progress;
 mod play;
 mod project;
