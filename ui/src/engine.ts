@@ -105,14 +105,18 @@ export const playbackState = () => invoke<PlaybackView>("playback_state");
 export const undo = (projectId: number) => invoke<[string | null, Project]>("undo", { projectId });
 export const redo = (projectId: number) => invoke<[string | null, Project]>("redo", { projectId });
 /** Which files an export writes: tracks by language (all when null), stems,
- * subtitles, handoff files for an editor (none when null), and the
- * project's video with the dub muxed in. */
+ * subtitles (speaker tags in them or not), handoff files for an editor
+ * (none when null), and the project's video with the dub muxed in; and
+ * the audio's sample rate and bit depth (48000 Hz and 24 when null). */
 export interface ExportChoice {
   languages: string[] | null;
   stems: boolean;
   subtitles: boolean;
+  speakerTags: boolean;
   handoff: HandoffFormat[] | null;
   withVideo: boolean | null;
+  sampleRate: number | null;
+  bits: number | null;
 }
 
 export const exportProject = (
@@ -120,7 +124,7 @@ export const exportProject = (
   folder: string,
   format: "wav" | "flac" | "mp3",
   loudness: string,
-  choice: ExportChoice = { languages: null, stems: true, subtitles: true, handoff: null, withVideo: null },
+  choice: ExportChoice = { languages: null, stems: true, subtitles: true, speakerTags: false, handoff: null, withVideo: null, sampleRate: null, bits: null },
 ) => invoke<ExportedFile[]>("export_project", { projectId, folder, format, loudness, ...choice });
 
 export const segmentTakes = (segmentId: number) => invoke<TakeView[]>("segment_takes", { segmentId });

@@ -7,7 +7,9 @@
 // attaching a video sends the path and says what its audio became; the
 // bed lists its stems, saves a stem's level and ducking when changed,
 // removes and adds stems (handing the editor the project each time), and
-// shows the engine's refusals.
+// shows the engine's refusals; the export's delivery fields start at
+// 48 kHz, 24-bit without speaker tags, say what is chosen, and leave the
+// depth out of use for MP3.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { html } from "lit-html";
 import type { BedStem, Pronunciation } from "../engine";
@@ -28,7 +30,7 @@ const engine = vi.hoisted(() => ({
 vi.mock("../engine", () => engine);
 vi.mock("../pick", () => ({ browseButton: () => html`<button type="button">Browse…</button>` }));
 
-const { attachVideoDialog, bedDialog, dictionaryDialog, saveCastDialog } = await import("./delivery-dialogs");
+const { attachVideoDialog, bedDialog, deliveryFields, dictionaryDialog, saveCastDialog } = await import("./delivery-dialogs");
 
 const project = (): Project => testProject();
 
@@ -283,5 +285,38 @@ describe("the bed's stems", () => {
     expect($("[role=alert]").textContent).toContain("no such file");
     expect(changed).not.toHaveBeenCalled();
     expect($("#bed-add").hasAttribute("disabled")).toBe(false);
+  });
+});
+
+describe("the export's delivery fields", () => {
+  const formatSelect = () => {
+    const format = document.createElement("select");
+    for (const value of ["wav", "flac", "mp3"]) format.append(Object.assign(document.createElement("option"), { value, textContent: value }));
+    return format;
+  };
+
+  it("start at 48 kHz, 24-bit, without speaker tags, and read what is chosen", () => {
+    const fields = deliveryFields(formatSelect());
+    document.body.replaceChildren(fields.audio, fields.speakerTags);
+    const rate = document.querySelector<HTMLSelectElement>("#export-sample-rate")!;
+    const bits = document.querySelector<HTMLSelectElement>("#export-bits")!;
+    expect([...rate.options].map((o) => o.textContent)).toEqual(["48 kHz (film, TV, streaming)", "44.1 kHz (music services, CD)"]);
+    expect([...bits.options].map((o) => o.textContent)).toEqual(["24-bit", "16-bit"]);
+    expect(fields.read()).toEqual({ sampleRate: 48000, bits: 24, speakerTags: false });
+    rate.value = "44100";
+    bits.value = "16";
+    document.querySelector<HTMLInputElement>("#export-speaker-tags")!.checked = true;
+    expect(fields.read()).toEqual({ sampleRate: 44100, bits: 16, speakerTags: true });
+  });
+
+  it("leave the depth out of use while the format is MP3", () => {
+    const format = formatSelect();
+    const fields = deliveryFields(format);
+    const bits = fields.audio.querySelector<HTMLSelectElement>("#export-bits")!;
+    expect(bits.disabled).toBe(false);
+    type(format, "mp3");
+    expect([bits.disabled, bits.title]).toEqual([true, "MP3 has no bit depth"]);
+    type(format, "flac");
+    expect(bits.disabled).toBe(false);
   });
 });

@@ -3,16 +3,17 @@
 // the project's cast on a cast sheet, the pronunciation dictionary (its
 // entries, each removable, and a form for an entry, heard before it is
 // saved), and the bed's music and effects stems (each with its level and
-// ducking, removable, and a form adding one). Each hands the editor what
-// the engine answered; errors show in the dialog, as in the export and
-// cast dialogs.
+// ducking, removable, and a form adding one); and the export dialog's
+// delivery fields (sample rate, bit depth, speaker tags). Each hands the
+// editor what the engine answered; errors show in the dialog, as in the
+// export and cast dialogs.
 import { render as renderTemplate } from "lit-html";
 import { el } from "../dom";
 import * as engine from "../engine";
 import type { AttachedVideo, BedStem, CastSheet, Pronunciation } from "../engine";
 import type { Project } from "../model";
 import { browseButton } from "../pick";
-import { attachedSummary, BED_LEVEL_DB, decibels, describeSaying, dictionaryEntry, fileName, stemSummary, type SayingKind } from "./delivery";
+import { attachedSummary, BED_LEVEL_DB, decibels, DELIVERY_BITS, DELIVERY_RATES, describeSaying, dictionaryEntry, type ExportForm, fileName, stemSummary, type SayingKind } from "./delivery";
 
 /** An error from the engine (a string) or from a form (an Error), in words. */
 const words = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -282,4 +283,30 @@ export function bedDialog(project: Project, changed: (project: Project, done: st
     form,
     result,
   );
+}
+
+/** The export dialog's delivery fields: the audio's sample rate and bit
+ * depth (48 kHz, 24-bit to start with; the depth unused while `format`
+ * says MP3, which has none) and whether the subtitles tag each cue with
+ * its speaker (off to start with). `read` gives what they say now. */
+export function deliveryFields(format: HTMLSelectElement): {
+  audio: HTMLElement;
+  speakerTags: HTMLLabelElement;
+  read: () => Pick<ExportForm, "sampleRate" | "bits" | "speakerTags">;
+} {
+  const options = (choices: [number, string][]) => choices.map(([value, label]) => el("option", { value: String(value) }, label));
+  const rate = el("select", { id: "export-sample-rate", "aria-label": "Sample rate" }, ...options(DELIVERY_RATES));
+  const bits = el("select", { id: "export-bits", "aria-label": "Bit depth" }, ...options(DELIVERY_BITS));
+  const depthFollowsFormat = () => {
+    bits.disabled = format.value === "mp3";
+    bits.title = bits.disabled ? "MP3 has no bit depth" : "";
+  };
+  format.addEventListener("change", depthFollowsFormat);
+  depthFollowsFormat();
+  const tags = checkbox("export-speaker-tags", "Speaker tags in the subtitles ([Ana] …)");
+  return {
+    audio: el("div", { class: "row", id: "export-audio" }, rate, bits),
+    speakerTags: tags.row,
+    read: () => ({ sampleRate: Number(rate.value), bits: Number(bits.value), speakerTags: tags.box.checked }),
+  };
 }

@@ -1,5 +1,5 @@
 // What the delivery features send and say, from what a person chose: the
-// export's files, a dictionary entry from its form, how an entry reads,
+// export's files, rate and depth, a dictionary entry from its form, how an entry reads,
 // what attaching a video did, a level typed in dB, a bed stem in words,
 // and how the original dialogue is heard.
 import { describe, expect, it } from "vitest";
@@ -8,9 +8,12 @@ import {
   attachedSummary,
   BED_LEVEL_DB,
   decibels,
+  DELIVERY_BITS,
+  DELIVERY_RATES,
   describeSaying,
   dictionaryEntry,
   exportChoice,
+  type ExportForm,
   fileName,
   MONITOR_MODES,
   ORIGINAL_LEVEL_DB,
@@ -19,22 +22,46 @@ import {
 } from "./delivery";
 
 describe("an export's choice", () => {
-  it("passes the ticked tracks, files, handoff formats and the muxed video", () => {
-    expect(exportChoice({ languages: ["en-US", "de-DE"], stems: false, subtitles: true, handoff: ["rpp", "edl"], withVideo: true })).toEqual({
+  const form = (changes: Partial<ExportForm>): ExportForm => ({
+    languages: ["en-US"],
+    stems: true,
+    subtitles: true,
+    speakerTags: false,
+    handoff: [],
+    withVideo: false,
+    sampleRate: 48000,
+    bits: 24,
+    ...changes,
+  });
+
+  it("passes the ticked tracks, files, handoff formats, the muxed video, the rate and the depth", () => {
+    expect(exportChoice(form({ languages: ["en-US", "de-DE"], stems: false, speakerTags: true, handoff: ["rpp", "edl"], withVideo: true, sampleRate: 44100, bits: 16 }))).toEqual({
       languages: ["en-US", "de-DE"],
       stems: false,
       subtitles: true,
+      speakerTags: true,
       handoff: ["rpp", "edl"],
       withVideo: true,
+      sampleRate: 44100,
+      bits: 16,
     });
   });
 
-  it("asks for no handoff files when none is ticked", () => {
-    expect(exportChoice({ languages: ["en-US"], stems: true, subtitles: true, handoff: [], withVideo: false }).handoff).toBeNull();
+  it("offers 48 kHz and 24-bit first, the defaults", () => {
+    expect([DELIVERY_RATES.map(([rate]) => rate), DELIVERY_BITS.map(([bits]) => bits)]).toEqual([
+      [48000, 44100],
+      [24, 16],
+    ]);
   });
 
-  it("refuses an export of no track", () => {
-    expect(() => exportChoice({ languages: [], stems: true, subtitles: true, handoff: ["otio"], withVideo: false })).toThrow("Choose at least one track to export.");
+  it("asks for no handoff files when none is ticked", () => {
+    expect(exportChoice(form({})).handoff).toBeNull();
+  });
+
+  it("refuses an export of no track, and a rate or depth not delivered", () => {
+    expect(() => exportChoice(form({ languages: [], handoff: ["otio"] }))).toThrow("Choose at least one track to export.");
+    expect(() => exportChoice(form({ sampleRate: 96000 }))).toThrow("A sample rate of 96000 Hz cannot be delivered: choose 48 kHz or 44.1 kHz.");
+    expect(() => exportChoice(form({ bits: 32 }))).toThrow("A depth of 32 bits cannot be delivered: choose 24-bit or 16-bit.");
   });
 });
 

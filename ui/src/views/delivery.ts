@@ -1,5 +1,6 @@
 // What the editor's delivery features say and send, worked out from what a
-// person chose (no DOM, no engine): an export's choice of files, a
+// person chose (no DOM, no engine): an export's choice of files and of
+// the audio's rate and depth, a
 // dictionary entry from its form and how an entry reads, what attaching a
 // video did, in a sentence, a level typed in dB, and how the original
 // dialogue is heard.
@@ -12,25 +13,49 @@ export const HANDOFF_FORMATS: [HandoffFormat, string][] = [
   ["edl", "CMX 3600 EDL (.edl)"],
 ];
 
+/** The sample rates an export delivers at, Hz, with their labels: 48 kHz first (the default). */
+export const DELIVERY_RATES: [number, string][] = [
+  [48000, "48 kHz (film, TV, streaming)"],
+  [44100, "44.1 kHz (music services, CD)"],
+];
+
+/** The bit depths of a WAV or FLAC export, with their labels: 24-bit first (the default). */
+export const DELIVERY_BITS: [number, string][] = [
+  [24, "24-bit"],
+  [16, "16-bit"],
+];
+
 /** The export dialog's boxes as ticked. */
 export interface ExportForm {
   languages: string[];
   stems: boolean;
   subtitles: boolean;
+  /** Each subtitle cue tagged with its speaker. */
+  speakerTags: boolean;
   handoff: HandoffFormat[];
   /** Ticked, and the project has a video to mux the dub into. */
   withVideo: boolean;
+  /** Hz, one of {@link DELIVERY_RATES}. */
+  sampleRate: number;
+  /** One of {@link DELIVERY_BITS}. */
+  bits: number;
 }
 
-/** What to ask the engine to write; throws when no track is chosen. */
+/** What to ask the engine to write; throws when no track is chosen, or a
+ * rate or depth is not one an export delivers at. */
 export function exportChoice(form: ExportForm): ExportChoice {
   if (!form.languages.length) throw new Error("Choose at least one track to export.");
+  if (!DELIVERY_RATES.some(([rate]) => rate === form.sampleRate)) throw new Error(`A sample rate of ${form.sampleRate} Hz cannot be delivered: choose 48 kHz or 44.1 kHz.`);
+  if (!DELIVERY_BITS.some(([bits]) => bits === form.bits)) throw new Error(`A depth of ${form.bits} bits cannot be delivered: choose 24-bit or 16-bit.`);
   return {
     languages: form.languages,
     stems: form.stems,
     subtitles: form.subtitles,
+    speakerTags: form.speakerTags,
     handoff: form.handoff.length ? form.handoff : null,
     withVideo: form.withVideo,
+    sampleRate: form.sampleRate,
+    bits: form.bits,
   };
 }
 

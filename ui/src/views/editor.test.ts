@@ -356,7 +356,7 @@ describe("the editor's delivery", () => {
     $<HTMLInputElement>("#export-folder")!.value = "/out";
     $<HTMLButtonElement>("#run-export")!.click();
     await settle();
-    expect(api.exportProject).toHaveBeenCalledWith(7, "/out", "wav", "ebu", { languages: ["en-US"], stems: true, subtitles: true, handoff: ["rpp", "edl"], withVideo: false });
+    expect(api.exportProject).toHaveBeenCalledWith(7, "/out", "wav", "ebu", { languages: ["en-US"], stems: true, subtitles: true, speakerTags: false, handoff: ["rpp", "edl"], withVideo: false, sampleRate: 48000, bits: 24 });
     editor.destroy();
   });
 
@@ -370,7 +370,23 @@ describe("the editor's delivery", () => {
     $<HTMLInputElement>("#export-folder")!.value = "/out";
     $<HTMLButtonElement>("#run-export")!.click();
     await settle();
-    expect(api.exportProject).toHaveBeenCalledWith(7, "/out", "wav", "ebu", { languages: ["en-US"], stems: true, subtitles: true, handoff: null, withVideo: true });
+    expect(api.exportProject).toHaveBeenCalledWith(7, "/out", "wav", "ebu", { languages: ["en-US"], stems: true, subtitles: true, speakerTags: false, handoff: null, withVideo: true, sampleRate: 48000, bits: 24 });
+    editor.destroy();
+  });
+
+  it("exports at the sample rate and depth chosen, with speaker tags when ticked", async () => {
+    const { editor } = await open({});
+    $<HTMLButtonElement>("#open-export")!.click();
+    const rate = $<HTMLSelectElement>("#export-sample-rate")!;
+    const bits = $<HTMLSelectElement>("#export-bits")!;
+    expect([rate.value, bits.value, $<HTMLInputElement>("#export-speaker-tags")!.checked]).toEqual(["48000", "24", false]);
+    rate.value = "44100";
+    bits.value = "16";
+    $<HTMLInputElement>("#export-speaker-tags")!.checked = true;
+    $<HTMLInputElement>("#export-folder")!.value = "/out";
+    $<HTMLButtonElement>("#run-export")!.click();
+    await settle();
+    expect(api.exportProject).toHaveBeenCalledWith(7, "/out", "wav", "ebu", { languages: ["en-US"], stems: true, subtitles: true, speakerTags: true, handoff: null, withVideo: false, sampleRate: 44100, bits: 16 });
     editor.destroy();
   });
 

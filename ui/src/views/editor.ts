@@ -32,7 +32,7 @@ import { browseButton } from "../pick";
 import { blendBuilder, startingParts, type BlendPart } from "./blend";
 import { castDialog } from "./cast-dialog";
 import { attachedSummary, decibels, exportChoice, fileName, HANDOFF_FORMATS, MONITOR_MODES, ORIGINAL_LEVEL_DB, originalMonitor, type MonitorMode } from "./delivery";
-import { attachVideoDialog, bedDialog, castSaved, dictionaryDialog, saveCastDialog } from "./delivery-dialogs";
+import { attachVideoDialog, bedDialog, castSaved, deliveryFields, dictionaryDialog, saveCastDialog } from "./delivery-dialogs";
 import { PicturePane } from "./picture";
 import { renderPanel } from "./render-panel";
 import { fitProblems, problemSentence, stateWords } from "../timeline/fit-problems";
@@ -861,6 +861,7 @@ export class Editor {
     const tracks = this.project.tracks.map((t) => ({ language: t.language, ...check(`export-track-${t.language}`, `${t.language} (${t.segments.length} lines)`) }));
     const stems = check("export-stems", "Stems (voice only, bed only)");
     const subtitles = check("export-subtitles", "Subtitles (SRT and WebVTT, fitted timings)");
+    const delivery = deliveryFields(format);
     const video = check("export-with-video", "Video with the dub muxed in", false);
     if (!this.project.video) {
       video.box.disabled = true;
@@ -879,9 +880,11 @@ export class Editor {
       el("fieldset", {}, el("legend", {}, "Tracks"), ...tracks.map((t) => t.row)),
       stems.row,
       subtitles.row,
+      delivery.speakerTags,
       video.row,
       el("fieldset", {}, el("legend", {}, "Handoff to an editor"), ...handoff.map((h) => h.row)),
       format,
+      delivery.audio,
       loudness,
       go,
       close,
@@ -898,6 +901,7 @@ export class Editor {
           subtitles: subtitles.box.checked,
           handoff: handoff.filter((h) => h.box.checked).map((h) => h.name),
           withVideo: !video.box.disabled && video.box.checked,
+          ...delivery.read(),
         });
         const files = await engine.exportProject(this.project.id, folder.value.trim(), format.value as "wav" | "flac" | "mp3", loudness.value, choice);
         const reveal = el("button", { class: "link-button", id: "reveal-export" }, "Show in file manager");
