@@ -223,6 +223,7 @@ pub async fn export_project(
         handoff: handoff.unwrap_or_default(),
         with_video: with_video.unwrap_or(false),
         audio,
+        ..Default::default()
     };
     let loudness = revoice_engine::dub::export::LoudnessSpec::parse(&loudness).map_err(text)?;
     let request = ExportRequest { folder, format, loudness, selection };
