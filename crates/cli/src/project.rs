@@ -200,6 +200,10 @@ pub enum ProjectCommand {
         /// Tag each subtitle cue with its speaker (`[Ana] …` in SRT, `<v Ana>` in WebVTT).
         #[arg(long)]
         speaker_tags: bool,
+        /// Refuse to export while any line is flagged (doesn't fit, words cut, overlapping the
+        /// next line, failed its check); without it the flagged lines are listed after the export.
+        #[arg(long)]
+        strict: bool,
     },
     /// Attach a video as the project's picture (muxed into exports with --with-video). Its
     /// audio becomes the original dialogue when the project has none.
@@ -430,18 +434,11 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
                 println!("{passed} of {} rendered lines passed ({fresh} heard now, {} as checked before{retaken})", lines.len(), lines.len() - fresh);
             }
         }
-        ProjectCommand::Export { project, out, format, loudness, with_video, handoff, sample_rate, bits, speaker_tags } => {
+        ProjectCommand::Export { project, out, format, loudness, with_video, handoff, sample_rate, bits, speaker_tags, strict } => {
             let handoff = revoice_engine::dub::handoff::HandoffFormat::parse_list(handoff.as_deref().unwrap_or(""))?;
             let audio = revoice_engine::dub::export::AudioDelivery::parse(&sample_rate, &bits)?;
-            let selection = revoice_engine::dub::export::ExportSelection { handoff, with_video, speaker_tags, audio, ..Default::default() };
+            let selection = revoice_engine::dub::export::ExportSelection { handoff, with_video, speaker_tags, audio, refuse_flagged: strict, ..Default::default() };
             export(engine, project, &out, format, loudness, selection).await?;
-            let failing = engine.failing_checks(project).await?;
-            if !failing.is_empty() {
-                eprintln!("warning: {} exported lines failed their check (`revoice project qc {project}`):", failing.len());
-                for (segment, problems) in failing {
-                    eprintln!("  line {segment}: {}", problems.join("; "));
-                }
-            }
         }
         ProjectCommand::Video { project, file, bed, language, remove } => match file {
             Some(file) if !remove => {
@@ -605,9 +602,6 @@ async fn export(engine: &Arc<Engine>, project: i64, out: &Path, format: Format, 
         let took = started.elapsed().as_secs_f64();
         let programme: f64 = tracks.iter().map(|t| t.report.duration_s).sum();
         for track in tracks {
-            for (segment, overlap) in &track.overlaps {
-                eprintln!("  note: segment {segment} runs {overlap:.2} s into the next line (natural timing)");
-            }
             let report = &track.report;
             println!("{name} ({}): {:.2} s, {}", track.language, report.duration_s, report.delivery.summary());
             for file in report.files.iter().map(|f| &f.path).chain(&track.handoff) {
@@ -618,6 +612,13 @@ async fn export(engine: &Arc<Engine>, project: i64, out: &Path, format: Format, 
             println!("{name} with its picture: {}", video.display());
         }
         println!("exported {programme:.2} s of programme in {took:.1} s ({:.0}x real time)", programme / took.max(1e-9));
+        if !export.flagged.is_empty() {
+            eprintln!("warning: {} exported lines are flagged (`revoice project fit {project}`, `project qc {project}`; `--strict` refuses them):", export.flagged.len());
+            for line in &export.flagged {
+                let flags: Vec<String> = line.flags.iter().map(|f| f.describe()).collect();
+                eprintln!("  line {} ({}, segment {}): {}: {:?}", line.number, line.language, line.segment_id, flags.join(", "), line.text);
+            }
+        }
         Ok(())
     })
     .await

@@ -1,8 +1,10 @@
 //! Whether each line fits its slot, for every face, before and after it
 //! renders: lengths not known yet are predicted from the model's durations
 //! (the model is loaded for it), then each line's fit follows from its
-//! slot and neighbours (`dub::spoken_length`, `dub::timing`).
+//! slot and neighbours (`dub::spoken_length`, `dub::timing`); and which
+//! lines are flagged (`dub::flags`), for the export.
 
+use crate::dub::flags::{flagged_lines, FlaggedLine};
 use crate::dub::lines::TrackLines;
 use crate::dub::spoken_length::{predict_missing, track_fits, LineFit};
 use crate::error::Result;
@@ -24,6 +26,14 @@ impl TrackFit {
 }
 
 impl Engine {
+    /// The flagged lines of `tracks` (doesn't fit, cut, overlapping, a
+    /// current take that failed its check), in track and time order.
+    pub async fn flagged_lines(&self, tracks: &[TrackLines]) -> Result<Vec<FlaggedLine>> {
+        let Some(project_id) = tracks.first().map(|t| t.project.id) else { return Ok(Vec::new()) };
+        let checks = crate::checking::current_of(tracks, &mut self.store().project_take_checks(project_id).await?);
+        Ok(flagged_lines(tracks, &|segment| checks.get(&segment).is_some_and(|c| !c.passed)))
+    }
+
     /// Predicts the length of every line of `project_id` not known yet
     /// (loading the model if needed; blocking). Returns the tracks, resolved,
     /// with every local line's length known.

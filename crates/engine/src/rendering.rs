@@ -21,6 +21,8 @@ pub struct ExportRequest {
     pub format: ExportFormat,
     /// The loudness it is delivered at (a preset, or a target of one's own).
     pub loudness: crate::dub::export::LoudnessSpec,
+    /// The files written, and the audio's sample rate and bit depth
+    /// (`selection.audio`: 48 kHz, 24-bit by default).
     pub selection: ExportSelection,
 }
 
@@ -88,6 +90,13 @@ impl Engine {
     /// muxed picture as asked, all or nothing.
     pub fn export_project(&self, project_id: i64, request: &ExportRequest, progress: &mut dyn FnMut(f32)) -> Result<ProjectExport> {
         let tracks = self.runtime().block_on(self.project_lines(project_id))?;
+        let chosen: Vec<_> = tracks.iter().filter(|t| request.selection.languages.as_ref().is_none_or(|l| l.iter().any(|l| l.eq_ignore_ascii_case(&t.track.language)))).cloned().collect();
+        let flagged = self.runtime().block_on(self.flagged_lines(&chosen))?;
+        if request.selection.refuse_flagged && !flagged.is_empty() {
+            let listed: Vec<String> = flagged.iter().take(5).map(|l| format!("line {} ({}, segment {}): {}", l.number, l.language, l.segment_id, l.flags.iter().map(|f| f.describe()).collect::<Vec<_>>().join(", "))).collect();
+            let more = if flagged.len() > 5 { format!("; and {} more", flagged.len() - 5) } else { String::new() };
+            return Err(Error::invalid(format!("export of project {project_id}"), format!("{} lines are flagged: {}{more}; fix them, or export without refusing flagged lines", flagged.len(), listed.join("; "))));
+        }
         let settings = request.loudness.mix_settings();
         // The EDL counts frames of the picture when there is one.
         // (Read only when the export needs it: ffprobe costs a process.)
@@ -98,6 +107,8 @@ impl Engine {
             _ => 25,
         };
         let inputs = ExportInputs { segments: self.segments(), out_dir: &request.folder, format: request.format, settings: &settings, selection: &request.selection, frame_rate };
-        crate::dub::export::export_project(&tracks, &inputs, progress)
+        let mut export = crate::dub::export::export_project(&tracks, &inputs, progress)?;
+        export.flagged = flagged;
+        Ok(export)
     }
 }

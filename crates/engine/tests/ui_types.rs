@@ -26,7 +26,7 @@ fn generated() -> String {
         decl::<studio::view::SegmentState>(&cfg),
         decl::<studio::view::FitView>(&cfg),
         decl::<studio::view::CheckView>(&cfg),
-        decl::<studio::view::LineFlag>(&cfg),
+        decl::<revoice_engine::dub::flags::LineFlag>(&cfg),
         decl::<studio::view::SegmentView>(&cfg),
         decl::<studio::view::SpeakerView>(&cfg),
         decl::<studio::view::TrackView>(&cfg),

@@ -486,6 +486,9 @@ pub struct ProjectExport {
     pub tracks: Vec<TrackExport>,
     /// The picture with the dubs muxed in, when asked for.
     pub video: Option<PathBuf>,
+    /// Lines exported with a flag (doesn't fit, cut, overlapping, failed
+    /// check), for the faces to list.
+    pub flagged: Vec<crate::dub::flags::FlaggedLine>,
 }
 
 /// What a project's export needs besides its tracks.
@@ -584,7 +587,7 @@ pub fn export_project(tracks: &[crate::dub::lines::TrackLines], inputs: &ExportI
     };
     staging.commit(&destinations)?;
     progress(1.0);
-    Ok(ProjectExport { tracks: done, video: muxed })
+    Ok(ProjectExport { tracks: done, video: muxed, flagged: Vec::new() })
 }
 
 /// The audio a handoff lays beside the lines.
@@ -695,13 +698,15 @@ pub struct ExportSelection {
     pub with_video: bool,
     /// The sample rate and bit depth of every audio file.
     pub audio: AudioDelivery,
+    /// Refuse the export while any chosen line is flagged (`--strict`).
+    pub refuse_flagged: bool,
 }
 
 impl Default for ExportSelection {
     /// Every track with its stems and subtitles (no speaker tags) at
     /// 48 kHz, 24-bit; no handoff, no picture.
     fn default() -> Self {
-        ExportSelection { languages: None, stems: true, subtitles: true, speaker_tags: false, handoff: Vec::new(), with_video: false, audio: AudioDelivery::default() }
+        ExportSelection { languages: None, stems: true, subtitles: true, speaker_tags: false, handoff: Vec::new(), with_video: false, audio: AudioDelivery::default(), refuse_flagged: false }
     }
 }
 

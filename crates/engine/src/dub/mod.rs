@@ -8,6 +8,7 @@
 
 pub mod assemble;
 pub mod export;
+pub mod flags;
 pub mod handoff;
 pub mod lines;
 pub mod mix;

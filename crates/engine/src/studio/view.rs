@@ -15,6 +15,7 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use crate::checking::current_of;
+use crate::dub::flags::{line_flags, LineFlag};
 use crate::dub::lines::{programme_seconds, TrackLines};
 use crate::error::Result;
 use crate::store::Store;
@@ -53,23 +54,6 @@ pub struct FitView {
     pub cut: Option<f64>,
     /// Seconds its render was longer than its slot (before any fitting).
     pub overflow: f64,
-}
-
-/// Why a line cannot ship as it stands: shown on its clip, in the
-/// inspector and in the render panel, and the line is never called ready
-/// while it has one.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[serde(tag = "kind", rename_all = "camelCase")]
-pub enum LineFlag {
-    /// Too long for its room even at the fastest rate with the gaps it may
-    /// borrow: it runs `seconds` past it (known before any render).
-    DoesntFit { seconds: f64 },
-    /// Strict slot cut off its last `seconds`.
-    Cut { seconds: f64 },
-    /// It runs `seconds` past the next line's start.
-    Overlap { seconds: f64 },
-    /// Listening back found a problem in its take.
-    FailedCheck,
 }
 
 /// What listening back heard in a line's take (under the fit it has now).
@@ -183,7 +167,7 @@ pub async fn project_view(store: &Store, tracks: &[TrackLines], project_id: i64,
                 let fit = line.placement(&track.limits).map(|p| fit_view(line, &p, line.take.as_ref().map_or(p.length, |t| t.duration_s)));
                 let planned = line.planned_placement(&track.limits).map(|(p, rendered)| fit_view(line, &p, rendered));
                 let check = checks.get(&line.segment.id).map(|c| CheckView { passed: c.passed, heard: c.heard.clone(), problems: c.problems(), word_error_rate: c.word_error_rate });
-                let flags = line_flags(line.shortfall(&track.limits), fit.as_ref().filter(|_| line.is_current()).or(planned.as_ref()), check.as_ref());
+                let flags = line_flags(line, &track.limits, check.as_ref().is_some_and(|c| !c.passed));
                 let (state, error) = match live.get(&line.segment.id) {
                     Some((state, error)) => (*state, error.clone()),
                     None if line.is_current() => (SegmentState::Ready, None),
@@ -298,27 +282,6 @@ fn fit_view(line: &crate::dub::lines::Line, p: &crate::dub::timing::Placement, r
         cut: p.trimmed_to.map(|t| (rendered / p.rate - t).max(0.0)),
         overflow: (rendered - line.slot.length()).max(0.0),
     }
-}
-
-/// A line's flags: `shortfall` when it does not fit, what its fit (the
-/// current take's, else the planned one) cuts or overlaps, and a failed check.
-fn line_flags(shortfall: Option<f64>, fit: Option<&FitView>, check: Option<&CheckView>) -> Vec<LineFlag> {
-    let mut flags = Vec::new();
-    if let Some(seconds) = shortfall {
-        flags.push(LineFlag::DoesntFit { seconds });
-    }
-    if let Some(fit) = fit {
-        if fit.trimmed {
-            flags.push(LineFlag::Cut { seconds: fit.cut.unwrap_or(0.0) });
-        }
-        if let Some(seconds) = fit.overlap.filter(|&o| o > 0.005) {
-            flags.push(LineFlag::Overlap { seconds });
-        }
-    }
-    if check.is_some_and(|c| !c.passed) {
-        flags.push(LineFlag::FailedCheck);
-    }
-    flags
 }
 
 /// A strategy's stored name (`smart_fit`, …).

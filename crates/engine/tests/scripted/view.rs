@@ -82,7 +82,7 @@ fn what_the_view_calls_stale_is_exactly_what_a_render_synthesises() {
 
 #[test]
 fn a_line_too_long_for_its_slot_is_flagged_before_any_render_and_never_called_ready() {
-    use revoice_engine::studio::view::LineFlag;
+    use revoice_engine::dub::flags::LineFlag;
     let scene = Scene::new();
     scene.run(scene.engine.set_strategy(scene.project, "smart_fit")).unwrap();
     let lines = scene.lines();
@@ -119,4 +119,19 @@ fn a_line_too_long_for_its_slot_is_flagged_before_any_render_and_never_called_re
     let fit = line.fit.as_ref().unwrap();
     assert!((fit.start - planned.start).abs() < 1e-6 && (fit.end - planned.end).abs() < 1e-6 && !fit.trimmed, "{fit:?} against {planned:?}");
     assert_eq!(line.spoken, Some(spoken));
+
+    // An export lists it; a strict one refuses, naming it, and writes nothing.
+    let out = tempfile::tempdir().unwrap();
+    let request = |refuse_flagged: bool| revoice_engine::ExportRequest {
+        folder: out.path().join(if refuse_flagged { "strict" } else { "listed" }),
+        format: revoice_engine::dub::export::ExportFormat::Wav,
+        loudness: revoice_engine::dub::export::LoudnessSpec::parse("ebu").unwrap(),
+        selection: revoice_engine::dub::export::ExportSelection { refuse_flagged, ..Default::default() },
+    };
+    let refused = scene.engine.export_project(scene.project, &request(true), &mut |_| {}).unwrap_err();
+    assert_eq!(refused.kind(), revoice_engine::ErrorKind::InvalidInput);
+    assert!(refused.to_string().contains("1 lines are flagged: line 2") && refused.to_string().contains("doesn't fit"), "{refused}");
+    assert!(!out.path().join("strict").exists() || std::fs::read_dir(out.path().join("strict")).unwrap().next().is_none());
+    let listed = scene.engine.export_project(scene.project, &request(false), &mut |_| {}).unwrap();
+    assert_eq!(listed.flagged.iter().map(|l| (l.segment_id, l.number)).collect::<Vec<_>>(), vec![(lines[1], 2)]);
 }
