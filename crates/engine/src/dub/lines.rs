@@ -12,7 +12,6 @@ use std::sync::Arc;
 use super::mix::fit_line;
 use super::segment_store::{SegmentStore, Stored};
 use crate::subtitles::Cue;
-use super::spoken_length::length_key;
 use super::timing::{cut_at_pause, cut_span, place, render_target, shortfall, FitLimits, Placement, Slot, TimingStrategy, MIN_PAUSE};
 use crate::audio::levels::FrameLevels;
 use crate::cache::{RenderKey, RenderKeyBuilder, VoiceArtifactCache};
@@ -54,6 +53,19 @@ pub fn source_key(segment: &Segment, voice: &str, strategy: TimingStrategy, slot
         .param("speed", f.speed)
         .param("seed", segment.seed())
         .param("target", target.unwrap_or_else(|| "natural".to_string()));
+    let used = dictionary.used_in(&f.text);
+    if !used.is_empty() {
+        key = key.param("pronounce", used.iter().map(|e| e.describe()).collect::<Vec<_>>().join("\n"));
+    }
+    key.build().to_hex()
+}
+
+/// What decides how long a line lasts, hashed: its text, its voice, its
+/// speed and the dictionary entries it uses, under this engine version
+/// (not its seed: the vocoder's noise never moves a frame; not its slot).
+pub fn length_key(segment: &Segment, voice: &str, dictionary: &Pronunciations) -> String {
+    let f = &segment.fields;
+    let mut key = RenderKeyBuilder::new("spoken-length/v1").param("engine", crate::ENGINE_VERSION).param("text", &f.text).param("voice", voice).param("speed", f.speed);
     let used = dictionary.used_in(&f.text);
     if !used.is_empty() {
         key = key.param("pronounce", used.iter().map(|e| e.describe()).collect::<Vec<_>>().join("\n"));

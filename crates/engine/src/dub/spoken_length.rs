@@ -1,33 +1,18 @@
 //! A line's spoken length before it renders: the model's own durations
 //! (ALBERT and the duration predictor, no audio) at the line's voice and
-//! speed, kept in the database by what decides them ([`length_key`]), so
-//! a line's fit is known at import and after every edit, before any
-//! render. Renders are exactly as long as predicted for the local model
+//! speed, kept in the database by what decides them (its length key,
+//! [`super::lines::length_key`]), so a line's fit is known at import and
+//! after every edit, before any render. Renders are exactly as long as predicted for the local model
 //! (its audio is its frames); a remote voice's model is elsewhere, so its
 //! lines are not predicted.
 
 use super::lines::TrackLines;
 use super::timing::FitLimits;
-use crate::cache::RenderKeyBuilder;
 use crate::error::Result;
 use crate::model::speech::SpeechRow;
 use crate::speech::{SayRequest, SpeechStack};
-use crate::store::{Segment, Store};
-use crate::text::pronounce::Pronunciations;
+use crate::store::Store;
 use crate::voice_spec::VoiceSpec;
-
-/// What decides how long a line lasts, hashed: its text, its voice, its
-/// speed and the dictionary entries it uses, under this engine version
-/// (not its seed: the vocoder's noise never moves a frame; not its slot).
-pub fn length_key(segment: &Segment, voice: &str, dictionary: &Pronunciations) -> String {
-    let f = &segment.fields;
-    let mut key = RenderKeyBuilder::new("spoken-length/v1").param("engine", crate::ENGINE_VERSION).param("text", &f.text).param("voice", voice).param("speed", f.speed);
-    let used = dictionary.used_in(&f.text);
-    if !used.is_empty() {
-        key = key.param("pronounce", used.iter().map(|e| e.describe()).collect::<Vec<_>>().join("\n"));
-    }
-    key.build().to_hex()
-}
 
 /// Predicts the length of every local line of `tracks` not known yet (all
 /// their rows in one request to the model's owner thread), keeps them in
