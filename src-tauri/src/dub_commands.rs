@@ -193,7 +193,8 @@ pub async fn redo(studio: State<'_, Studio>, project_id: i64) -> Answer<(Option<
 /// `None`), with stems and subtitles unless turned off (speaker tags in
 /// the subtitles only when `speaker_tags`), the handoff files asked for
 /// and the muxed picture when `with_video`, into `folder`, at
-/// `sample_rate` (48000 unless 44100) and `bits` (24 unless 16).
+/// `sample_rate` (48000 unless 44100) and `bits` (24 unless 16); refused
+/// while a chosen line is flagged when `strict`.
 #[tauri::command]
 #[allow(clippy::too_many_arguments)]
 pub async fn export_project(
@@ -210,6 +211,7 @@ pub async fn export_project(
     speaker_tags: Option<bool>,
     sample_rate: Option<u32>,
     bits: Option<u16>,
+    strict: Option<bool>,
 ) -> Answer<Vec<ExportedFile>> {
     let engine = studio.engine()?;
     let format = ExportFormat::from_name(&format).map_err(text)?;
@@ -223,7 +225,7 @@ pub async fn export_project(
         handoff: handoff.unwrap_or_default(),
         with_video: with_video.unwrap_or(false),
         audio,
-        ..Default::default()
+        refuse_flagged: strict.unwrap_or(false),
     };
     let loudness = revoice_engine::dub::export::LoudnessSpec::parse(&loudness).map_err(text)?;
     let request = ExportRequest { folder, format, loudness, selection };

@@ -117,6 +117,8 @@ export interface ExportChoice {
   withVideo: boolean | null;
   sampleRate: number | null;
   bits: number | null;
+  /** Refuse the export while any chosen line is flagged. */
+  strict: boolean | null;
 }
 
 export const exportProject = (
@@ -124,7 +126,7 @@ export const exportProject = (
   folder: string,
   format: "wav" | "flac" | "mp3",
   loudness: string,
-  choice: ExportChoice = { languages: null, stems: true, subtitles: true, speakerTags: false, handoff: null, withVideo: null, sampleRate: null, bits: null },
+  choice: ExportChoice = { languages: null, stems: true, subtitles: true, speakerTags: false, handoff: null, withVideo: null, sampleRate: null, bits: null, strict: null },
 ) => invoke<ExportedFile[]>("export_project", { projectId, folder, format, loudness, ...choice });
 
 export const segmentTakes = (segmentId: number) => invoke<TakeView[]>("segment_takes", { segmentId });

@@ -4,6 +4,7 @@
 // into the next line; its take failing when the engine listened back to
 // it; and slots that overlap another line of the same speaker. The engine
 // flags a line (`flags`); this turns its flags and fit into badges. Pure.
+import type { LineFlag } from "../engine-types";
 import type { Fit, Segment } from "../model";
 
 /** Past this playback rate a sped-up line sounds rushed. */
@@ -85,22 +86,25 @@ export function isShippable(segment: Segment): boolean {
   return segment.state === "ready" && (segment.flags).length === 0;
 }
 
+/** A flag in a few words. */
+export function flagWords(flag: LineFlag): string {
+  switch (flag.kind) {
+    case "doesntFit":
+      return `doesn't fit (${flag.seconds.toFixed(2)} s too long)`;
+    case "cut":
+      return "words cut";
+    case "overlap":
+      return `overlaps the next line by ${flag.seconds.toFixed(2)} s`;
+    default:
+      return "failed its check";
+  }
+}
+
 /** A line's state in words, with its flags: "Ready" only when it can ship. */
 export function stateWords(segment: Segment, plain: Record<Segment["state"], string>): string {
   const flags = segment.flags;
   if (flags.length === 0) return plain[segment.state];
-  const words = flags.map((f): string => {
-    switch (f.kind) {
-      case "doesntFit":
-        return `doesn't fit (${f.seconds.toFixed(2)} s too long)`;
-      case "cut":
-        return "words cut";
-      case "overlap":
-        return `overlaps the next line by ${f.seconds.toFixed(2)} s`;
-      default:
-        return "failed its check";
-    }
-  });
+  const words = flags.map(flagWords);
   const base = segment.state === "ready" ? "Rendered" : plain[segment.state];
   return `${base}, flagged: ${words.join(", ")}`;
 }

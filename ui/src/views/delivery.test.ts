@@ -31,11 +31,12 @@ describe("an export's choice", () => {
     withVideo: false,
     sampleRate: 48000,
     bits: 24,
+    strict: false,
     ...changes,
   });
 
   it("passes the ticked tracks, files, handoff formats, the muxed video, the rate and the depth", () => {
-    expect(exportChoice(form({ languages: ["en-US", "de-DE"], stems: false, speakerTags: true, handoff: ["rpp", "edl"], withVideo: true, sampleRate: 44100, bits: 16 }))).toEqual({
+    expect(exportChoice(form({ languages: ["en-US", "de-DE"], stems: false, speakerTags: true, handoff: ["rpp", "edl"], withVideo: true, sampleRate: 44100, bits: 16, strict: true }))).toEqual({
       languages: ["en-US", "de-DE"],
       stems: false,
       subtitles: true,
@@ -44,6 +45,7 @@ describe("an export's choice", () => {
       withVideo: true,
       sampleRate: 44100,
       bits: 16,
+      strict: true,
     });
   });
 

@@ -39,6 +39,8 @@ export interface ExportForm {
   sampleRate: number;
   /** One of {@link DELIVERY_BITS}. */
   bits: number;
+  /** Refuse the export while a line is flagged (doesn't fit, cut, overlapping, failed its check). */
+  strict: boolean;
 }
 
 /** What to ask the engine to write; throws when no track is chosen, or a
@@ -56,6 +58,7 @@ export function exportChoice(form: ExportForm): ExportChoice {
     withVideo: form.withVideo,
     sampleRate: form.sampleRate,
     bits: form.bits,
+    strict: form.strict,
   };
 }
 

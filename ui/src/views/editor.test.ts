@@ -356,7 +356,7 @@ describe("the editor's delivery", () => {
     $<HTMLInputElement>("#export-folder")!.value = "/out";
     $<HTMLButtonElement>("#run-export")!.click();
     await settle();
-    expect(api.exportProject).toHaveBeenCalledWith(7, "/out", "wav", "ebu", { languages: ["en-US"], stems: true, subtitles: true, speakerTags: false, handoff: ["rpp", "edl"], withVideo: false, sampleRate: 48000, bits: 24 });
+    expect(api.exportProject).toHaveBeenCalledWith(7, "/out", "wav", "ebu", { languages: ["en-US"], stems: true, subtitles: true, speakerTags: false, handoff: ["rpp", "edl"], withVideo: false, sampleRate: 48000, bits: 24, strict: false });
     editor.destroy();
   });
 
@@ -370,7 +370,24 @@ describe("the editor's delivery", () => {
     $<HTMLInputElement>("#export-folder")!.value = "/out";
     $<HTMLButtonElement>("#run-export")!.click();
     await settle();
-    expect(api.exportProject).toHaveBeenCalledWith(7, "/out", "wav", "ebu", { languages: ["en-US"], stems: true, subtitles: true, speakerTags: false, handoff: null, withVideo: true, sampleRate: 48000, bits: 24 });
+    expect(api.exportProject).toHaveBeenCalledWith(7, "/out", "wav", "ebu", { languages: ["en-US"], stems: true, subtitles: true, speakerTags: false, handoff: null, withVideo: true, sampleRate: 48000, bits: 24, strict: false });
+    editor.destroy();
+  });
+
+  it("lists the flagged lines before an export and can refuse to export them", async () => {
+    const flaggedProject = project();
+    const segments = flaggedProject.tracks[0].segments;
+    segments[1] = { ...segments[1], state: "ready", flags: [{ kind: "doesntFit", seconds: 0.42 }, { kind: "failedCheck" }] };
+    const { editor } = await open({ tracks: flaggedProject.tracks });
+    $<HTMLButtonElement>("#open-export")!.click();
+    expect($("#export-flagged")?.textContent).toContain("1 line is flagged");
+    expect($("#export-flagged")?.textContent).toContain("en-US line 2: doesn't fit (0.42 s too long), failed its check: “Line 2 as stored.”");
+    expect($<HTMLInputElement>("#export-strict")!.checked).toBe(false);
+    $<HTMLInputElement>("#export-strict")!.checked = true;
+    $<HTMLInputElement>("#export-folder")!.value = "/out";
+    $<HTMLButtonElement>("#run-export")!.click();
+    await settle();
+    expect(api.exportProject).toHaveBeenCalledWith(7, "/out", "wav", "ebu", expect.objectContaining({ strict: true }));
     editor.destroy();
   });
 
@@ -386,7 +403,7 @@ describe("the editor's delivery", () => {
     $<HTMLInputElement>("#export-folder")!.value = "/out";
     $<HTMLButtonElement>("#run-export")!.click();
     await settle();
-    expect(api.exportProject).toHaveBeenCalledWith(7, "/out", "wav", "ebu", { languages: ["en-US"], stems: true, subtitles: true, speakerTags: true, handoff: null, withVideo: false, sampleRate: 44100, bits: 16 });
+    expect(api.exportProject).toHaveBeenCalledWith(7, "/out", "wav", "ebu", { languages: ["en-US"], stems: true, subtitles: true, speakerTags: true, handoff: null, withVideo: false, sampleRate: 44100, bits: 16, strict: false });
     editor.destroy();
   });
 

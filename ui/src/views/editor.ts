@@ -35,7 +35,7 @@ import { attachedSummary, decibels, exportChoice, fileName, HANDOFF_FORMATS, MON
 import { attachVideoDialog, bedDialog, castSaved, deliveryFields, dictionaryDialog, saveCastDialog } from "./delivery-dialogs";
 import { PicturePane } from "./picture";
 import { renderPanel } from "./render-panel";
-import { fitProblems, problemSentence, stateWords } from "../timeline/fit-problems";
+import { fitProblems, flagWords, problemSentence, stateWords } from "../timeline/fit-problems";
 
 const STATE_WORDS: Record<Segment["state"], string> = {
   stale: "Not rendered (or edited since)",
@@ -849,9 +849,16 @@ export class Editor {
     const warning = stale
       ? el("p", { class: "status-warning", id: "export-stale-warning", role: "note" }, `${stale} line${stale === 1 ? " is" : "s are"} not rendered as they read now: ${stale === 1 ? "it" : "they"} will be silent or play an older take. Render first to hear every edit.`)
       : null;
-    const failing = this.project.tracks.flatMap((t) => t.segments).filter((s) => s.check && !s.check.passed).length;
-    const failingWarning = failing
-      ? el("p", { class: "status-warning", id: "export-check-warning", role: "note" }, `${failing} line${failing === 1 ? "" : "s"} failed when heard back (marked QC on the timeline): select ${failing === 1 ? "it" : "one"} to see what was heard.`)
+    // Flagged lines (doesn't fit, words cut, overlapping, failed when heard back), listed by number.
+    const flagged = this.project.tracks.flatMap((t) => t.segments.map((s, i) => ({ t, s, number: i + 1 })).filter(({ s }) => s.flags.length > 0));
+    const failingWarning = flagged.length
+      ? el(
+          "div",
+          { class: "status-warning", id: "export-flagged", role: "note" },
+          el("p", {}, `${flagged.length} line${flagged.length === 1 ? " is" : "s are"} flagged and would ship as ${flagged.length === 1 ? "it stands" : "they stand"}:`),
+          el("ul", { class: "export-flagged-lines" }, ...flagged.slice(0, 8).map(({ t, s, number }) => el("li", {}, `${t.language} line ${number}: ${s.flags.map(flagWords).join(", ")}: “${s.text.length > 48 ? `${s.text.slice(0, 47)}…` : s.text}”`))),
+          flagged.length > 8 ? el("p", { class: "muted" }, `and ${flagged.length - 8} more`) : null,
+        )
       : null;
     const check = (id: string, label: string, value = true) => {
       const box = el("input", { type: "checkbox", id });
@@ -861,6 +868,7 @@ export class Editor {
     const tracks = this.project.tracks.map((t) => ({ language: t.language, ...check(`export-track-${t.language}`, `${t.language} (${t.segments.length} lines)`) }));
     const stems = check("export-stems", "Stems (voice only, bed only)");
     const subtitles = check("export-subtitles", "Subtitles (SRT and WebVTT, fitted timings)");
+    const strict = check("export-strict", "Refuse to export while lines are flagged", false);
     const delivery = deliveryFields(format);
     const video = check("export-with-video", "Video with the dub muxed in", false);
     if (!this.project.video) {
@@ -881,6 +889,7 @@ export class Editor {
       stems.row,
       subtitles.row,
       delivery.speakerTags,
+      strict.row,
       video.row,
       el("fieldset", {}, el("legend", {}, "Handoff to an editor"), ...handoff.map((h) => h.row)),
       format,
@@ -902,6 +911,7 @@ export class Editor {
           handoff: handoff.filter((h) => h.box.checked).map((h) => h.name),
           withVideo: !video.box.disabled && video.box.checked,
           ...delivery.read(),
+          strict: strict.box.checked,
         });
         const files = await engine.exportProject(this.project.id, folder.value.trim(), format.value as "wav" | "flac" | "mp3", loudness.value, choice);
         const reveal = el("button", { class: "link-button", id: "reveal-export" }, "Show in file manager");
