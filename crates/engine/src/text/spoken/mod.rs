@@ -347,7 +347,8 @@ impl Reading {
     /// whole number it is when it is a plain one).
     fn figure_at(&self, chars: &[char], i: usize) -> Option<(usize, Vec<String>, Option<u64>)> {
         let r = self.reader;
-        if i > 0 && (chars[i - 1].is_alphanumeric() || is_mark(chars[i - 1])) {
+        // Inside a number, never; right after letters, yes (Whisper writes "el 25 %" as "L25%").
+        if i > 0 && chars[i - 1].is_ascii_digit() {
             return None;
         }
         let (symbol, start) = match currency_symbol(chars, i) {
@@ -420,6 +421,14 @@ impl Reading {
                 return Some((after, readings, None));
             }
         }
+        // "10.30", as Whisper often writes a time: a time or a decimal.
+        if let (Some(h @ 0..=24), Some(f), '.') = (whole, &number.fraction, number.mark) {
+            if let Some(m) = f.parse::<u64>().ok().filter(|m| f.len() == 2 && *m < 60) {
+                let (after, mut times, _) = self.time(chars, end, h, m);
+                times.extend(readings);
+                return Some((after, times, None));
+            }
+        }
         Some((end, readings, whole.filter(|_| number.fraction.is_none())))
     }
 
@@ -461,6 +470,10 @@ impl Reading {
                     readings.extend(r.year(n));
                 }
                 readings.push(r.cardinal(n));
+                // "1030", as Whisper sometimes writes "10:30".
+                if !number.grouped && (3..=4).contains(&number.whole.len()) && n / 100 <= 24 && n % 100 < 60 {
+                    readings.extend(r.time(n / 100, n % 100));
+                }
                 readings
             }
             Number { fraction: Some(fraction), mark, .. } => {

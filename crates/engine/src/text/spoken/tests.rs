@@ -63,6 +63,8 @@ fn english_figures_agree_with_their_words() {
         // times
         ("At 10:30.", "At ten thirty."),
         ("At 10:30.", "At half past ten."),
+        ("At 10:30.", "At 10.30."),
+        ("3.14", "three point one four"),
         ("7 pm", "seven p.m."),
         ("7pm", "7 PM"),
         ("at 9:05 a.m.", "at nine oh five am"),
@@ -125,6 +127,9 @@ fn spanish_figures_agree_with_their_words() {
             ("la 2.ª vez", "la segunda vez"),
             ("el 1er día", "el primer día"),
             ("a las 10:30", "a las diez y media"),
+            ("a las 10:30 de la mañana", "a las 10.30 de la mañana"),
+            ("a las 10:30", "a las 1030"),
+            ("1030 personas", "mil treinta personas"),
             ("a las 7 p. m.", "a las siete de la tarde"),
             ("a las 9:00", "a las nueve en punto"),
             ("el 1 de mayo", "el primero de mayo"),
@@ -132,7 +137,7 @@ fn spanish_figures_agree_with_their_words() {
             ("Está aquí", "esta aqui"),
         ],
     );
-    differ("es", &[("Cuesta 40 €.", "Cuesta 14 €.", 1), ("en 1951", "en 1961", 1), ("la 2.ª vez", "la tercera vez", 1), ("tres coma cinco", "3,6", 1)]);
+    differ("es", &[("Cuesta 40 €.", "Cuesta 14 €.", 1), ("Ganó el 25 % de los votos.", "Ganó L25% de los votos.", 1), ("en 1951", "en 1961", 1), ("la 2.ª vez", "la tercera vez", 1), ("tres coma cinco", "3,6", 1)]);
 }
 
 #[test]
