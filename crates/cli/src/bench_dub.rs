@@ -1,10 +1,13 @@
 //! `revoice bench dub`: a 300-line project (the demo script over and over,
-//! two speakers) in a scratch database and segment store: the full render
-//! (time, RTF), a re-render after editing one line, a re-mix after a
-//! strategy change, an export (mix and stems, × real time), a preview of a
-//! line not rendered yet and timeline playback from the middle (times to
-//! first audio at the output device).
-//! The later steps are also shown as a fraction of the full render.
+//! two speakers) in a scratch database and segment store: every line's
+//! spoken length predicted before the render (time, and its error against
+//! the rendered length), the full render (time, RTF), a re-render after
+//! editing one line, a re-mix after a strategy change, an export (mix and
+//! stems, × real time), a preview of a line not rendered yet and timeline
+//! playback from the middle (times to first audio at the output device).
+//! The later steps are also shown as a fraction of the full render. The
+//! figures are kept in the data folder (`bench/dub-<lines>.json`) and
+//! printed beside the last run's.
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -57,6 +60,16 @@ pub fn dub(data_dir: &Path, lines: usize, device: &str) -> Result<()> {
     let never = AtomicBool::new(false);
     println!("revoice bench dub: {lines} lines (the demo script repeated), 2 speakers, batch width {width}");
     println!();
+    let mut figures: Vec<(&str, f64)> = Vec::new();
+
+    // Every line's spoken length before any render (the model's durations, no audio).
+    let start = Instant::now();
+    let fits = engine.project_fits(project.id)?;
+    let predict_s = start.elapsed().as_secs_f64();
+    let predicted: Vec<(i64, f64)> = fits.iter().flat_map(|t| t.lines.iter().filter_map(|l| l.spoken.map(|s| (l.segment_id, s)))).collect();
+    let not_fitting: usize = fits.iter().map(|t| t.not_fitting().count()).sum();
+    println!("predicted lengths  {:>4} lines   {predict_s:>8.2} s   {:.1} ms a line; {not_fitting} don't fit their slots", predicted.len(), 1000.0 * predict_s / predicted.len().max(1) as f64);
+    figures.push(("predict s", predict_s));
 
     let start = Instant::now();
     let bar = indicatif::ProgressBar::new(lines as u64);
@@ -67,6 +80,19 @@ pub fn dub(data_dir: &Path, lines: usize, device: &str) -> Result<()> {
     // Seconds of speech, as placed (the assembled audio is dropped at once).
     let speech: f64 = assemble_track(&rt.block_on(engine.track_lines(track.id))?, engine.segments(), PROGRAMME_RATE, &settings)?.cues.iter().map(|c| c.end - c.start).sum();
     println!("full render        {:>4} lines   {full_s:>8.2} s   {speech:.0} s of speech, RTF {:.3}", full.rendered, full_s / speech);
+    println!("                                         the prediction was {:.3} of the render's time", predict_s / full_s);
+    figures.extend([("full render s", full_s), ("render RTF", full_s / speech)]);
+    // Predicted against rendered length, line by line.
+    let rendered = rt.block_on(engine.track_lines(track.id))?;
+    let mut errors: Vec<f64> = predicted
+        .iter()
+        .filter_map(|(id, p)| rendered.lines.iter().find(|l| l.segment.id == *id).and_then(|l| l.take.as_ref()).map(|t| (p - t.duration_s).abs() / t.duration_s.max(1e-9)))
+        .collect();
+    errors.sort_by(f64::total_cmp);
+    let median = errors.get(errors.len() / 2).copied().unwrap_or(f64::NAN);
+    let worst = errors.last().copied().unwrap_or(f64::NAN);
+    println!("predicted length   median error {:.2} %, worst {:.2} % over {} lines (against the rendered takes)", 100.0 * median, 100.0 * worst, errors.len());
+    figures.extend([("length error median %", 100.0 * median), ("length error worst %", 100.0 * worst)]);
 
     let first = rt.block_on(store.segments(track.id))?[7].id;
     rt.block_on(store.edit_segment(first, "bench edit", |f| f.text = "Most of it, and the last entries are the strange part.".into()))?;
@@ -74,6 +100,7 @@ pub fn dub(data_dir: &Path, lines: usize, device: &str) -> Result<()> {
     let edit = render(&engine)?;
     let edit_s = start.elapsed().as_secs_f64();
     println!("re-render, 1 edit  {:>4} lines   {edit_s:>8.2} s   {:.4} of the full render", edit.rendered, edit_s / full_s);
+    figures.push(("re-render 1 edit s", edit_s));
 
     rt.block_on(store.set_timing_strategy(project.id, "strict_slot"))?;
     let start = Instant::now();
@@ -81,6 +108,7 @@ pub fn dub(data_dir: &Path, lines: usize, device: &str) -> Result<()> {
     let assembled = assemble_track(&rt.block_on(engine.track_lines(track.id))?, engine.segments(), PROGRAMME_RATE, &settings)?;
     let remix_s = start.elapsed().as_secs_f64();
     println!("strategy change    {:>4} lines   {remix_s:>8.2} s   re-mixed; {:.4} of the full render", remix.rendered, remix_s / full_s);
+    figures.push(("strategy change s", remix_s));
 
     let out = scratch.path().join("export");
     std::fs::create_dir_all(&out).map_err(|e| Error::io("create", &out, e))?;
@@ -88,6 +116,7 @@ pub fn dub(data_dir: &Path, lines: usize, device: &str) -> Result<()> {
     let report = export_mix(&assembled.mix, assembled.sample_rate, &out, "bench", ExportFormat::Wav, &settings, Some(&assembled.cues), true, &mut |_| {})?;
     let export_s = start.elapsed().as_secs_f64();
     println!("export WAV + stems {:>10.2} s of programme in {export_s:.2} s: {:.0}x real time", report.duration_s, report.duration_s / export_s);
+    figures.push(("export x real time", report.duration_s / export_s));
 
     // Preview of a line nobody has rendered (just edited), streamed as it
     // renders: from the request to the first audible sample handed to the
@@ -135,5 +164,26 @@ pub fn dub(data_dir: &Path, lines: usize, device: &str) -> Result<()> {
     let (peak, _) = memory_mib();
     println!();
     println!("peak resident memory {peak:.0} MiB");
+    figures.push(("peak MiB", peak));
+    beside_last_time(&data_dir.join("bench").join(format!("dub-{lines}.json")), &figures);
     Ok(())
+}
+
+/// Prints `figures` beside those the last run kept in `file`, then keeps
+/// these there (a file that cannot be read or written is said, not fatal).
+fn beside_last_time(file: &Path, figures: &[(&str, f64)]) {
+    let last: std::collections::BTreeMap<String, f64> = std::fs::read(file).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
+    println!();
+    println!("{:<24} {:>12} {:>12} {:>8}", "figure", "now", "last time", "ratio");
+    for (name, now) in figures {
+        match last.get(*name) {
+            Some(before) => println!("{name:<24} {now:>12.3} {before:>12.3} {:>8.3}", now / before),
+            None => println!("{name:<24} {now:>12.3} {:>12} {:>8}", "-", "-"),
+        }
+    }
+    let kept: std::collections::BTreeMap<&str, f64> = figures.iter().copied().collect();
+    let written = file.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(file, serde_json::to_vec_pretty(&kept).expect("figures serialise")));
+    if let Err(e) = written {
+        println!("(the figures could not be kept in {}: {e})", file.display());
+    }
 }

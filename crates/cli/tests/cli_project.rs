@@ -87,13 +87,13 @@ fn a_render_killed_mid_way_resumes_and_loses_nothing() {
     let (ok, out, err) = revoice(&["project", "export", &id, "--out", out_dir.to_str().unwrap(), "--format", "flac"]);
     assert!(ok, "{err}");
     assert!(out.contains("-23.0 LUFS"), "{out}");
-    let lengths: Vec<usize> = ["flac", "voice.flac", "bed.flac"]
-        .iter()
-        .map(|ext| revoice_engine::audio::decode::decode_file(&out_dir.join(format!("Killed_render.en-US.{ext}"))).unwrap().samples.len())
-        .collect();
-    assert!(lengths[0] > 24_000 * 20 && lengths.iter().all(|&n| n == lengths[0]), "{lengths:?}");
+    let decoded: Vec<revoice_engine::audio::decode::DecodedAudio> =
+        ["flac", "voice.flac", "bed.flac"].iter().map(|ext| revoice_engine::audio::decode::decode_file(&out_dir.join(format!("Killed_render.en-US.{ext}"))).unwrap()).collect();
+    let lengths: Vec<usize> = decoded.iter().map(|d| d.samples.len()).collect();
+    assert!(decoded.iter().all(|d| d.sample_rate == 48_000), "delivered at 48 kHz");
+    assert!(lengths[0] > 48_000 * 20 && lengths.iter().all(|&n| n == lengths[0]), "{lengths:?}");
     let reported: f64 = out.split(": ").nth(1).and_then(|s| s.split(' ').next()).and_then(|s| s.parse().ok()).expect("a duration");
-    assert!((reported - lengths[0] as f64 / 24_000.0).abs() < 0.01, "the report says {reported} s");
+    assert!((reported - lengths[0] as f64 / 48_000.0).abs() < 0.01, "the report says {reported} s");
     let srt = std::fs::read_to_string(out_dir.join("Killed_render.en-US.srt")).unwrap();
     assert_eq!(revoice_engine::subtitles::parse_srt(&srt, "out.srt").unwrap().len(), 8);
 }
@@ -170,4 +170,39 @@ fn a_track_per_language_renders_with_each_speakers_voice_for_it_and_exports_apar
     assert!(!full.status.success(), "{err}");
     assert!(err.contains("cannot write") && err.contains("Two_languages.en-US.wav") && err.contains("File too large"), "{err}");
     assert_eq!(snapshot(), before, "the earlier export is untouched and nothing half-written is left");
+}
+
+#[test]
+fn lines_that_cannot_fit_are_reported_at_import_and_by_project_fit_and_a_strict_export_refuses_them() {
+    let data = scratch();
+    let revoice = |args: &[&str]| revoice_in(data.path(), args);
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("tight.srt");
+    // The second line has a second for eleven words, and the third follows at once.
+    std::fs::write(&script, "1\n00:00:00,500 --> 00:00:02,500\n[Ana] The boats are in.\n\n2\n00:00:02,600 --> 00:00:03,600\n[Ben] Good morning. Is the shop open yet, or do we wait outside?\n\n3\n00:00:03,700 --> 00:00:06,000\n[Ana] We wait.\n").unwrap();
+    let (ok, out, err) = revoice(&["project", "new", "Tight"]);
+    assert!(ok, "{err}");
+    let id = out.split_whitespace().nth(2).unwrap().to_string();
+    let (ok, out, err) = revoice(&["project", "import", &id, script.to_str().unwrap()]);
+    assert!(ok && out.contains("imported 3 lines"), "{out}{err}");
+    assert!(out.contains("en-US track: 2 of 3 lines fit") && out.contains("line 2 (2.60–3.60 s, segment") && out.contains("doesn't fit by"), "flagged at import: {out}");
+    assert!(!out.contains("line 1 (") && !out.contains("line 3 ("), "{out}");
+
+    let (ok, out, err) = revoice(&["project", "fit", &id]);
+    assert!(ok, "{err}");
+    let long = out.lines().find(|l| l.contains("Good morning")).expect("the line is listed");
+    assert!(long.contains("DOESN'T FIT by") && long.contains("  1.00  "), "{out}");
+    assert_eq!(out.matches("DOESN'T FIT").count(), 1, "{out}");
+
+    let (ok, out, err) = revoice(&["project", "render", &id]);
+    assert!(ok && out.contains("rendered 3 of 3 lines"), "{out}{err}");
+    let (_, status, _) = revoice(&["project", "status", &id]);
+    assert!(status.contains("doesn't fit by"), "{status}");
+    let out_dir = dir.path().join("out");
+    let (ok, _, err) = revoice(&["project", "export", &id, "--out", out_dir.to_str().unwrap(), "--strict"]);
+    assert!(!ok && err.contains("1 lines are flagged: line 2 (en-US") && err.contains("doesn't fit"), "{err}");
+    assert!(!out_dir.join("Tight.en-US.wav").exists(), "nothing written");
+    let (ok, _, err) = revoice(&["project", "export", &id, "--out", out_dir.to_str().unwrap()]);
+    assert!(ok && err.contains("1 exported lines are flagged") && err.contains("line 2 (en-US"), "{err}");
+    assert!(out_dir.join("Tight.en-US.wav").exists());
 }
