@@ -68,8 +68,8 @@ impl Reader for English {
             (_, 3) => "rd",
             _ => "th",
         };
-        // "2d" and "3d" are older spellings; "" asks for the ordinal of a day.
-        let ok = mark.is_empty() || mark == expected || (mark == "d" && matches!(expected, "nd" | "rd"));
+        // "" asks for the ordinal of a day.
+        let ok = mark.is_empty() || mark == expected;
         let ordinal = with_last_word(&self.cardinal(n), ordinal_word);
         // "the hundredth" as well as "the one hundredth".
         let bare = ordinal.strip_prefix("one ").filter(|rest| rest.starts_with(['h', 't', 'm', 'b']));

@@ -81,6 +81,8 @@ fn english_figures_agree_with_their_words() {
         ("apples, pears, etc.", "apples, pears, et cetera"),
         ("We're done, OK?", "We are done, okay?"),
         ("5 km", "five kilometres"),
+        ("10km", "ten kilometers"),
+        ("a 3D film", "a three D film"),
     ];
     agree("en-GB", &pairs);
     agree("en-US", &[("on 12/25/2024", "on December twenty-fifth twenty twenty-four"), ("$3.50", "3 dollars 50 cents")]);
