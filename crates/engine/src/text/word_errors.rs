@@ -142,6 +142,16 @@ mod tests {
     }
 
     #[test]
+    fn figures_are_read_in_the_language_and_a_wrong_one_is_named() {
+        assert_eq!(word_errors_in("Forty pounds, framed.", "40 pounds framed.", "en-GB").rate(), 0.0);
+        assert_eq!(word_errors("Forty pounds, framed.", "40 pounds framed.").rate(), 1.0 / 3.0, "no language named: digits stay digits");
+        let e = word_errors_in("Forty pounds, framed.", "14 pounds, framed.", "en-GB");
+        assert_eq!(e.swapped, vec![("forty".to_string(), "fourteen".to_string())]);
+        let e = word_errors_in("Cuesta 40 euros.", "Cuesta euros.", "es");
+        assert_eq!((e.dropped.clone(), e.added.clone()), (vec!["cuarenta".to_string()], vec![]));
+    }
+
+    #[test]
     fn silence_misses_everything_and_noise_is_all_insertions() {
         let e = word_errors("Light the lamp", "");
         assert_eq!(e.deletions, 3);
