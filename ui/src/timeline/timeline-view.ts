@@ -837,7 +837,7 @@ export class TimelineView {
       item("queued", "queued"),
       item("rendering", "rendering (hatched)"),
       item("failed", "failed (cross-hatched)"),
-      item("problem", "×rate past 1.25 · trim · +s into next line · QC: failed when heard back · red band: overlapping slots"),
+      item("problem", "long: doesn't fit its slot · ×rate past 1.25 · cut: words cut · +s into next line · QC: failed when heard back · red band: overlapping slots · bar: spoken length before a render"),
     );
   }
 
