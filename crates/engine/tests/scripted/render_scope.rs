@@ -88,3 +88,24 @@ fn a_project_renders_once_at_a_time() {
     assert_eq!(first.join().unwrap().unwrap().rendered, 3);
     assert!(!scene.engine.is_rendering(project));
 }
+
+#[test]
+fn fit_by_resynthesis_speaks_no_faster_than_its_cap_and_places_what_is_left_whole() {
+    let scene = Scene::new();
+    scene.run(scene.engine.set_strategy(scene.project, "resynthesize")).unwrap();
+    let lines = scene.lines();
+    // The second slot is 2 s; this line takes about 5 s at its own speed.
+    scene.retype(lines[1], "Light the lamp on the pier, then walk down to the harbour and tell every one of the boats to come in before the storm arrives tonight.");
+    let natural = scene.engine.project_fits(scene.project).unwrap()[0].lines[1].spoken.unwrap();
+    scene.render();
+    let track = scene.run(scene.engine.track_lines(scene.track)).unwrap();
+    let long = &track.lines[1];
+    let take = long.take.as_ref().unwrap().duration_s;
+    assert!((take - natural / 1.25).abs() < 0.01, "asked for no more than x1.25: {take:.3} s from {natural:.3} s");
+    let placed = long.placement(&track.limits).unwrap();
+    assert_eq!((placed.rate, placed.trimmed_to), (1.0, None), "{placed:?}");
+    assert!(placed.overflow.is_some(), "what is still too long runs past its room, flagged: {placed:?}");
+    // A line that fits at x1.25 or less is rendered to its slot.
+    let short = &track.lines[0];
+    assert!((short.take.as_ref().unwrap().duration_s - (short.slot.end - short.slot.start)).abs() < 0.01);
+}
