@@ -59,7 +59,8 @@ fn a_project_renders_only_what_changed() {
     rt.block_on(store.set_timing_strategy(project.id, "smart_fit")).unwrap();
     assert_eq!((render().rendered, rows()), (1 - 1, after_first + 1), "a placement change synthesises nothing");
 
-    // Undo brings the old text back, and with it the take made from it.
+    // Undo takes the strategy back, then the old text, and with it the take made from it.
+    assert_eq!(rt.block_on(store.undo(project.id)).unwrap().as_deref(), Some("timing smart fit"));
     rt.block_on(store.undo(project.id)).unwrap();
     let before_undo = rows();
     assert_eq!((render().rendered, rows()), (0, before_undo), "the old take is current again: nothing rendered");

@@ -123,7 +123,7 @@ pub fn parse(text: &str, source: &str) -> Result<ProjectFile> {
 pub async fn import(store: &Store, file: &ProjectFile) -> Result<i64> {
     let first_language = file.tracks.first().map(|t| t.language.as_str()).unwrap_or("en-US");
     let (project, track) = store.create_project(&file.name, first_language).await?;
-    store.set_timing_strategy(project.id, &file.timing_strategy).await?;
+    store.set_initial_timing_strategy(project.id, &file.timing_strategy).await?;
     for (i, entry) in file.tracks.iter().enumerate() {
         let track = if i == 0 { track.clone() } else { store.add_track(project.id, &entry.language).await? };
         let cues: Vec<crate::subtitles::Cue> = entry

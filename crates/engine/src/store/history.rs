@@ -1,11 +1,11 @@
 //! Undo and redo: stepping a project's history back or forward applies
 //! the recorded state of what the edit changed (a line's fields, a
-//! speaker's voices, or a track's lines after a split, merge, insert or
-//! delete) in one transaction. Edits record themselves as they are made
+//! speaker's voices, a track's lines after a split, merge, insert or
+//! delete, or the project's timing strategy) in one transaction. Edits record themselves as they are made
 //! (`projects::record`); this module only walks the record.
 
 use super::lines::{restore, LineState};
-use super::projects::{touch, write_segment, write_speaker};
+use super::projects::{touch, write_project_strategy, write_segment, write_speaker};
 use super::Store;
 use crate::error::{Error, Result};
 
@@ -37,6 +37,7 @@ impl Store {
         match entity.as_str() {
             "segment" => write_segment(&mut tx, entity_id, &serde_json::from_str(&state).map_err(corrupt)?).await,
             "speaker" => write_speaker(&mut tx, &serde_json::from_str(&state).map_err(corrupt)?).await,
+            "project_strategy" => write_project_strategy(&mut tx, entity_id, &serde_json::from_str::<String>(&state).map_err(corrupt)?).await,
             "lines" => {
                 let (lines, others): (Vec<LineState>, Vec<LineState>) =
                     (serde_json::from_str(&state).map_err(corrupt)?, serde_json::from_str(&other).map_err(corrupt)?);

@@ -566,14 +566,26 @@ impl Store {
         sqlx::query_scalar("SELECT DISTINCT synthesis_key FROM takes").fetch_all(&self.pool).await.map_err(|e| self.db(e))
     }
 
-    /// Sets the project's default timing strategy (a snake_case name, checked by the caller).
+    /// Sets a project's timing strategy as it is made (from a project
+    /// file): not an edit, so nothing to undo.
+    pub async fn set_initial_timing_strategy(&self, project_id: i64, strategy: &str) -> Result<()> {
+        let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
+        write_project_strategy(&mut tx, project_id, strategy).await.map_err(|e| self.db(e))?;
+        tx.commit().await.map_err(|e| self.db(e))?;
+        Ok(())
+    }
+
+    /// Sets the project's default timing strategy (a snake_case name,
+    /// checked by the caller), as an edit undo and redo step through.
     pub async fn set_timing_strategy(&self, project_id: i64, strategy: &str) -> Result<()> {
-        sqlx::query("UPDATE projects SET timing_strategy = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1")
-            .bind(project_id)
-            .bind(strategy)
-            .execute(&self.pool)
-            .await
-            .map_err(|e| self.db(e))?;
+        let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
+        let before: Option<String> = sqlx::query_scalar("SELECT timing_strategy FROM projects WHERE id = ?1").bind(project_id).fetch_optional(&mut *tx).await.map_err(|e| self.db(e))?;
+        let Some(before) = before else { return Err(Error::not_found(format!("project {project_id}"), "it does not exist")) };
+        if before != strategy {
+            write_project_strategy(&mut tx, project_id, strategy).await.map_err(|e| self.db(e))?;
+            record(&mut tx, project_id, &format!("timing {}", strategy.replace('_', " ")), "project_strategy", project_id, &before, &strategy.to_string()).await.map_err(|e| self.db(e))?;
+        }
+        tx.commit().await.map_err(|e| self.db(e))?;
         Ok(())
     }
 
@@ -730,6 +742,12 @@ pub(crate) async fn write_speaker(tx: &mut Transaction<'_, Sqlite>, s: &Speaker)
 }
 
 /// Appends an edit to the history, dropping the redo branch.
+/// Writes a project's timing strategy (an edit, or its undo or redo).
+pub(crate) async fn write_project_strategy(tx: &mut Transaction<'_, Sqlite>, project_id: i64, strategy: &str) -> sqlx::Result<()> {
+    sqlx::query("UPDATE projects SET timing_strategy = ?2 WHERE id = ?1").bind(project_id).bind(strategy).execute(&mut **tx).await?;
+    Ok(())
+}
+
 pub(crate) async fn record<T: Serialize>(tx: &mut Transaction<'_, Sqlite>, project_id: i64, description: &str, entity: &str, entity_id: i64, before: &T, after: &T) -> sqlx::Result<()> {
     sqlx::query("DELETE FROM history WHERE project_id = ?1 AND undone = 1").bind(project_id).execute(&mut **tx).await?;
     sqlx::query("INSERT INTO history (project_id, description, entity, entity_id, before_json, after_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
@@ -767,6 +785,29 @@ mod tests {
         assert_eq!(speakers.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["Maya", "Theo"]);
         assert_eq!(segments[0].fields.speaker_id, Some(speakers[0].id));
         assert_eq!(segments[0].fields.text, "Thanks for coming in on such short notice.");
+    }
+
+    #[tokio::test]
+    async fn a_timing_strategy_change_is_an_edit_undo_and_redo_step_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, project, track) = demo(dir.path()).await;
+        let line = store.segments(track.id).await.unwrap()[0].id;
+        store.edit_segment(line, "retype", |f| f.text = "Thanks for coming.".into()).await.unwrap();
+        store.set_timing_strategy(project.id, "strict_slot").await.unwrap();
+        store.set_timing_strategy(project.id, "strict_slot").await.unwrap();
+        let strategy = |store: &Store| {
+            let store = store.clone();
+            async move { store.project(project.id).await.unwrap().timing_strategy }
+        };
+        assert_eq!(store.undo(project.id).await.unwrap().as_deref(), Some("timing strict slot"), "the strategy, not the edit before it");
+        assert_eq!(strategy(&store).await, "smart_fit");
+        assert_eq!(store.segment(line).await.unwrap().fields.text, "Thanks for coming.");
+        assert_eq!(store.redo(project.id).await.unwrap().as_deref(), Some("timing strict slot"));
+        assert_eq!(strategy(&store).await, "strict_slot");
+        // Setting it as a project is made (from a project file) is not an edit.
+        let (fresh, _) = store.create_project("Loaded", "en-US").await.unwrap();
+        store.set_initial_timing_strategy(fresh.id, "natural").await.unwrap();
+        assert_eq!(store.history_state(fresh.id).await.unwrap(), (false, false));
     }
 
     #[tokio::test]

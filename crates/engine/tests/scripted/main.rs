@@ -51,7 +51,7 @@ impl Scene {
         let engine = Arc::new(engine);
         let (project, track) = runtime.block_on(engine.create_project("Harbour", "en-US")).unwrap();
         runtime.block_on(engine.store().import_cues(&track, &parse_srt(SCENE, "scene.srt").unwrap())).unwrap();
-        runtime.block_on(engine.set_strategy(project.id, "natural")).unwrap();
+        runtime.block_on(engine.store().set_initial_timing_strategy(project.id, "natural")).unwrap();
         Scene { runtime, model, engine, project: project.id, track: track.id, _dir: dir }
     }
 
