@@ -374,6 +374,27 @@ describe("the editor's delivery", () => {
     editor.destroy();
   });
 
+  it("opens one modal dialog at a time, which Escape closes; Escape then deselects the line", async () => {
+    const { editor } = await open({});
+    $<HTMLButtonElement>("#attach-video")!.click();
+    $<HTMLButtonElement>("#attach-video")!.click();
+    expect(document.querySelectorAll(".dialog").length).toBe(1);
+    expect(document.querySelector(".modal-backdrop .dialog")).not.toBeNull();
+    document.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape" }));
+    await settle();
+    expect(document.querySelectorAll(".dialog, .modal-backdrop").length).toBe(0);
+    timelines.FakeTimeline.last!.callbacks.select(2);
+    await settle();
+    frames.splice(0).forEach((f) => f());
+    expect($("#line-text")).not.toBeNull();
+    document.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape" }));
+    await settle();
+    frames.splice(0).forEach((f) => f());
+    expect($("#line-text")).toBeNull();
+    expect(timelines.FakeTimeline.last!.selection).toBeNull();
+    editor.destroy();
+  });
+
   it("lists the flagged lines before an export and can refuse to export them", async () => {
     const flaggedProject = project();
     const segments = flaggedProject.tracks[0].segments;

@@ -35,6 +35,7 @@ import { attachedSummary, decibels, exportChoice, fileName, HANDOFF_FORMATS, MON
 import { attachVideoDialog, bedDialog, castSaved, deliveryFields, dictionaryDialog, saveCastDialog } from "./delivery-dialogs";
 import { PicturePane } from "./picture";
 import { renderPanel } from "./render-panel";
+import { closeModal, openModal, showModal } from "../modal";
 import { fitProblems, flagWords, problemSentence, stateWords } from "../timeline/fit-problems";
 
 const STATE_WORDS: Record<Segment["state"], string> = {
@@ -521,6 +522,20 @@ export class Editor {
   }
 
   private onKey(e: KeyboardEvent): void {
+    // A modal dialog takes the keyboard: Escape closes it, the editor's keys wait.
+    if (openModal(this.root)) {
+      if (e.key === "Escape") closeModal(this.root);
+      return;
+    }
+    if (e.key === "Escape") {
+      const help = this.root.querySelector(".help-overlay");
+      if (help) help.remove();
+      else if (this.selection !== null) {
+        this.timeline.selection = null;
+        this.select(null);
+      }
+      return;
+    }
     const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement;
     const mod = e.ctrlKey || e.metaKey;
     if (mod && e.key.toLowerCase() === "z") {
@@ -764,6 +779,7 @@ export class Editor {
       ["← / →", "Previous / next line"],
       ["Ctrl+Z / Ctrl+Shift+Z", "Undo / redo"],
       ["Delete", "Delete the selected line"],
+      ["Escape", "Deselect the line (or close the dialog)"],
       ["Ctrl+Enter", "Render the selected line (all stale lines when none is selected)"],
       ["Ctrl+wheel", "Zoom under the pointer"],
       ["?", "This help"],
@@ -775,7 +791,8 @@ export class Editor {
 
   private openCast(): void {
     const language = this.project.tracks.find((t) => t.id === this.trackId)?.language ?? null;
-    this.root.append(
+    showModal(
+      this.root,
       castDialog(this.project, language, (project) => {
         this.take(project);
         this.message = "Voiced the speakers from their recordings";
@@ -784,7 +801,8 @@ export class Editor {
   }
 
   private openAttachVideo(): void {
-    this.root.append(
+    showModal(
+      this.root,
       attachVideoDialog(this.project, (attached, project) => {
         // The picture loads again, even when the same file was attached again.
         this.pictureOf = null;
@@ -799,7 +817,8 @@ export class Editor {
   }
 
   private openSaveCast(): void {
-    this.root.append(
+    showModal(
+      this.root,
       saveCastDialog(this.project, (sheet) => {
         this.message = castSaved(sheet);
         this.error = null;
@@ -810,7 +829,8 @@ export class Editor {
   }
 
   private openBeds(): void {
-    this.root.append(
+    showModal(
+      this.root,
       bedDialog(this.project, (project, done) => {
         this.take(project);
         this.message = `${done}; saved`;
@@ -822,7 +842,8 @@ export class Editor {
 
   private openDictionary(): void {
     const first = this.project.speakers[0];
-    this.root.append(
+    showModal(
+      this.root,
       dictionaryDialog(this.project, first ? this.voiceOf(first) : "af_heart", (project, done) => {
         this.take(project);
         this.message = `${done}; saved`;
@@ -926,6 +947,6 @@ export class Editor {
         go.removeAttribute("disabled");
       }
     });
-    this.root.append(dialog);
+    showModal(this.root, dialog);
   }
 }
