@@ -130,12 +130,15 @@ impl Error {
         Error::Internal { what: what.into(), reason: reason.into() }
     }
 
-    /// Wraps this error with what the engine was doing.
+    /// Wraps this error with what the engine was doing. A context the
+    /// error already begins with (the same voice or file named twice) is
+    /// not added again.
     pub fn context(self, context: impl Into<String>) -> Self {
-        Error::Context {
-            context: context.into(),
-            source: Box::new(self),
+        let context = context.into();
+        if self.to_string().strip_prefix(context.as_str()).is_some_and(|rest| rest.starts_with(':')) {
+            return self;
         }
+        Error::Context { context, source: Box::new(self) }
     }
 
     /// What sort of failure this is (through any context).
@@ -193,6 +196,14 @@ mod tests {
         let err = err.context(|| "opening playback").unwrap_err();
         assert_eq!(err.to_string(), "opening playback: audio: no device");
         assert!(std::error::Error::source(&err).is_some());
+    }
+
+    #[test]
+    fn a_context_the_error_already_names_is_not_said_twice() {
+        let err = Error::invalid("voice \"jf_alpha\"", "speaks ja, which this build cannot read yet").context("voice \"jf_alpha\"");
+        assert_eq!(err.to_string(), "voice \"jf_alpha\": speaks ja, which this build cannot read yet");
+        let other = Error::invalid("voice \"jf_alpha\"", "speaks ja").context("voice \"jf\"");
+        assert_eq!(other.to_string(), "voice \"jf\": voice \"jf_alpha\": speaks ja");
     }
 
     #[test]
