@@ -99,6 +99,6 @@ with_display() {
   if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then
     "$@"
   else
-    xvfb-run -a -s "-screen 0 1440x900x24" "$@"
+    xvfb-run -a -s "-screen 0 1920x1080x24" "$@"
   fi
 }
