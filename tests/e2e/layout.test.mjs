@@ -85,3 +85,25 @@ test("with a picture attached the timeline keeps half the window as lines are se
     writeFileSync(join(root, `target/e2e-layout-${width}x${height}.png`), await session.screenshot());
   }
 });
+
+test("the toolbar's controls keep their places while a render and playback start and stop", async () => {
+  await session.cmd("POST", "/window/rect", { x: 0, y: 0, width: 1280, height: 720 });
+  const boxes = () =>
+    session.execute(
+      "return ['#play-pause', '#project-strategy', '#undo', '#redo', '#open-export', '#render-project'].map((s) => { const r = document.querySelector(s).getBoundingClientRect(); return [s, Math.round(r.left), Math.round(r.top), Math.round(r.width)]; });",
+    );
+  await new Promise((r) => setTimeout(r, 500));
+  const still = await boxes();
+  await session.click("#render-project");
+  await session.waitForText("#render-project", (t) => t.startsWith("Rendering"), 60000);
+  assert.deepEqual(await boxes(), still, "a render started");
+  await session.click("#play-pause");
+  await session.waitForText("#play-pause", (t) => t.includes("Pause"), 30000);
+  assert.deepEqual(await boxes(), still, "playback started while rendering");
+  await session.click("#play-pause");
+  await session.click("#cancel-render");
+  await session.waitForText("#editor-status", (t) => t.startsWith("Rendered") || /cancel/i.test(t), 120000);
+  await new Promise((r) => setTimeout(r, 500));
+  assert.deepEqual(await boxes(), still, "the render and playback stopped");
+  writeFileSync(join(root, "target/e2e-layout-after-render.png"), await session.screenshot());
+});

@@ -88,7 +88,7 @@ vi.mock("../engine", () => {
   };
 });
 
-const { Editor, fitReadout } = await import("./editor");
+const { Editor, fitReadout, renderLabel } = await import("./editor");
 const api = await import("../engine");
 
 /** Animation frames the test runs by hand. */
@@ -560,5 +560,14 @@ describe("the fit readout", () => {
     expect(fitReadout({ ...fit, rate: 1, trimmed: false, cut: null, gapUsed: 0, overflow: 0, strategy: "natural", overlap: 0.3 })).toBe(
       "Placed 1.00–3.90 s by Natural (place at start), runs 0.30 s into the next line",
     );
+  });
+});
+
+describe("the render button", () => {
+  it("says what a click renders, and while a render runs how far it has got", () => {
+    expect(renderLabel(3, null)).toBe("Render 3 lines");
+    expect(renderLabel(1, null)).toBe("Render 1 line");
+    expect(renderLabel(0, null)).toBe("All lines rendered");
+    expect(renderLabel(0, { done: 1, total: 32 })).toBe("Rendering 1/32…");
   });
 });

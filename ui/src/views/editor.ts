@@ -71,6 +71,13 @@ export function fitReadout(fit: Segment["fit"] & object): string {
   return parts.join(", ");
 }
 
+/** The render button's words: what a click renders, or how far the render
+ * running now has got (never "All lines rendered" while lines render). */
+export function renderLabel(stale: number, progress: { done: number; total: number } | null): string {
+  if (progress) return `Rendering ${progress.done}/${progress.total}…`;
+  return stale ? `Render ${stale} line${stale === 1 ? "" : "s"}` : "All lines rendered";
+}
+
 const valueOf = (e: Event) => (e.currentTarget as HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement).value;
 
 export class Editor {
@@ -617,7 +624,7 @@ export class Editor {
     };
     const listening = this.listening
       ? html`<span class="render-progress" id="listen-progress" title="Whisper hears each line just rendered; a line that fails is taken again once"><progress max=${String(Math.max(1, this.listening.total))} value=${String(this.listening.done)}></progress> ${
-          this.listening.retaking !== null ? `Taking line ${this.listening.retaking} again…` : `Listening back ${this.listening.done}/${this.listening.total}`
+          this.listening.retaking !== null ? `Retaking ${this.listening.retaking}…` : `Heard ${this.listening.done}/${this.listening.total}`
         }<button class="link-button" id="cancel-listen" @click=${() => void this.run(engine.cancelRender())}>Stop</button></span>`
       : nothing;
     const [low, high] = ORIGINAL_LEVEL_DB;
@@ -630,7 +637,7 @@ export class Editor {
             : nothing
         }</span>`
       : nothing;
-    return html`<button class="link-button" @click=${() => this.back()}>← Projects</button><h1 id="project-name">${project.name}</h1>${track}<span class="saved" id="saved-indicator">✓ Saved</span><button class="button" id="render-project" ?disabled=${!stale || this.progress !== null} @click=${() => this.renderLines(null)}>${stale ? `Render ${stale} line${stale === 1 ? "" : "s"}` : "All lines rendered"}</button>${progress}${listening}<button class="button" id="play-pause" aria-label=${playing ? "Pause" : "Play"} @click=${() => void this.togglePlay()}>${playing ? "❚❚ Pause" : "▶ Play"}</button><span class="position" id="position">${position}</span>${monitor}<select id="project-strategy" aria-label="Timing strategy" title="How rendered lines are fitted to their slots" @change=${strategy}>${STRATEGIES.map(
+    return html`<button class="link-button" @click=${() => this.back()}>← Projects</button><h1 id="project-name">${project.name}</h1>${track}<span class="saved" id="saved-indicator">✓ Saved</span><button class="button" id="render-project" ?disabled=${!stale || this.progress !== null} @click=${() => this.renderLines(null)}>${renderLabel(stale, this.progress)}</button><span class="job-status" id="job-status">${progress}${listening}</span><button class="button" id="play-pause" aria-label=${playing ? "Pause" : "Play"} @click=${() => void this.togglePlay()}>${playing ? "❚❚ Pause" : "▶ Play"}</button><span class="position" id="position">${position}</span>${monitor}<select id="project-strategy" aria-label="Timing strategy" title="How rendered lines are fitted to their slots" @change=${strategy}>${STRATEGIES.map(
       ([value, label]) => html`<option value=${value} .selected=${value === project.strategy}>${label}</option>`,
     )}</select><button class="link-button" id="undo" ?disabled=${!project.canUndo} @click=${() => void this.undo(false)}>Undo</button><button class="link-button" id="redo" ?disabled=${!project.canRedo} @click=${() => void this.undo(true)}>Redo</button><button class="link-button" id="open-cast" ?disabled=${!project.speakers.length} @click=${() => this.openCast()}>Voice every speaker…</button><button class="link-button" id="save-cast" ?disabled=${!project.speakers.length} @click=${() => this.openSaveCast()}>Save cast…</button>${
       project.cast ? html`<span class="muted" id="project-cast">Cast: ${project.cast}</span>` : nothing
