@@ -68,6 +68,10 @@ video: string | null,
  */
 cast: string | null, 
 /**
+ * The rate its timecode runs at (`"25"`, `"29.97df"`…): the picture's, or the project's setting.
+ */
+frameRate: string, 
+/**
  * Programme length in seconds: the latest slot end or placed line end.
  */
 length: number, speakers: Array<Speaker>, tracks: Array<Track>, canUndo: boolean, canRedo: boolean, };

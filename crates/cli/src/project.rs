@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use clap::Subcommand;
 use revoice_engine::dub::pipeline::RenderScope;
+use revoice_engine::dub::timecode;
 use revoice_engine::{Engine, Error, ExportRequest, Result};
 
 /// Export file formats.
@@ -222,8 +223,12 @@ pub enum ProjectCommand {
         #[arg(long, conflicts_with_all = ["file", "bed", "language"])]
         remove: bool,
     },
-    /// Every line with its id, times, speaker and whether it has a take.
+    /// Every line with its id, in and out timecode at the project's frame rate, speaker and
+    /// whether it has a take.
     Lines { project: i64 },
+    /// Set the rate the project's timecode runs at: 23.976, 24, 25, 29.97df (drop-frame), 29.97
+    /// or 30. A project with a picture follows the picture's rate. Without a rate, prints it.
+    FrameRate { project: i64, rate: Option<String> },
     /// Lines, speakers, rendered and stale counts, and the lines that do not fit their slots.
     Status { project: i64 },
     /// Each line's predicted spoken length against its slot, before any render: the rate it
@@ -461,16 +466,22 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
         },
         ProjectCommand::Status { project } => status(engine, project).await?,
         ProjectCommand::Lines { project } => {
+            let rate = engine.frame_rate(project).await?;
             for track in engine.project_lines(project).await? {
-                println!("track {}", track.track.language);
+                println!("track {} (timecode at {rate})", track.track.language);
                 for line in &track.lines {
                     let f = &line.segment.fields;
                     let speaker = track.speaker_name(f.speaker_id).map_or(String::new(), |name| format!("[{name}] "));
                     let take = if line.take.is_some() { "take" } else { "no take" };
-                    println!("{:>6}  {:>8.2}–{:<8.2} {:<8} {speaker}{}", line.segment.id, f.start_s, f.end_s, take, f.text);
+                    let (start, end) = (timecode::format(f.start_s, rate), timecode::format(f.end_s, rate));
+                    println!("{:>6}  {start} – {end}  {:<8} {speaker}{}", line.segment.id, take, f.text);
                 }
             }
         }
+        ProjectCommand::FrameRate { project, rate } => match rate {
+            Some(rate) => println!("project {project}'s timecode now runs at {}", engine.set_frame_rate(project, &rate).await?),
+            None => println!("{}", engine.frame_rate(project).await?),
+        },
         ProjectCommand::Undo { project } => match engine.undo(project).await? {
             Some(what) => println!("undid: {what}"),
             None => println!("nothing to undo"),

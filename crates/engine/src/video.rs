@@ -2,13 +2,16 @@
 //! video (read by ffprobe: a video stream is required), whose audio
 //! becomes the original dialogue when the project has none and, when
 //! asked, the bed; and detaching it. Muxing it into an export is
-//! `dub::picture`'s, called by the export.
+//! `dub::picture`'s, called by the export. The project's timecode rate:
+//! the picture's when it has one (stored as the video is attached, so
+//! readers never run ffprobe), else its own setting.
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 use crate::dub::picture::{probe, VideoInfo};
+use crate::dub::timecode::FrameRate;
 use crate::error::{Error, Result};
 use crate::Engine;
 
@@ -59,6 +62,10 @@ impl Engine {
             crate::projects::decodable_media(file, "the video's audio").await?;
         }
         self.store().set_video(project_id, Some(&absolute.to_string_lossy())).await?;
+        // The timecode follows the picture; a 29.97 picture keeps the
+        // project's choice between drop-frame and non-drop.
+        let rate = FrameRate::nearest(info.frame_rate, Some(FrameRate::stored(project.frame_rate.as_deref())));
+        self.store().set_frame_rate(project_id, rate.name()).await?;
         if original_dialogue {
             self.set_original_dialogue(project_id, file).await?;
         }
@@ -71,7 +78,27 @@ impl Engine {
         Ok(AttachedVideo { path: absolute.to_string_lossy().into_owned(), info, original_dialogue, bed: as_bed })
     }
 
-    /// Takes the picture off the project (its original dialogue and bed stay).
+    /// The rate the project's timecode runs at.
+    pub async fn frame_rate(&self, project_id: i64) -> Result<FrameRate> {
+        Ok(FrameRate::stored(self.store().project(project_id).await?.frame_rate.as_deref()))
+    }
+
+    /// Sets the rate the project's timecode runs at (`"25"`, `"29.97df"`…).
+    /// With a picture attached the timecode follows the picture: only the
+    /// choice between 29.97 drop-frame and non-drop is left to make.
+    pub async fn set_frame_rate(&self, project_id: i64, rate: &str) -> Result<FrameRate> {
+        let project = self.store().project(project_id).await?;
+        let rate: FrameRate = rate.parse()?;
+        let current = FrameRate::stored(project.frame_rate.as_deref());
+        if project.video_file.is_some() && rate.fps() != current.fps() {
+            return Err(Error::invalid(format!("frame rate {rate}"), format!("project {project_id} has a picture at {current} fps, and its timecode follows the picture")));
+        }
+        self.store().set_frame_rate(project_id, rate.name()).await?;
+        Ok(rate)
+    }
+
+    /// Takes the picture off the project (its original dialogue and bed stay;
+    /// the timecode keeps the picture's rate until it is set).
     pub async fn detach_video(&self, project_id: i64) -> Result<()> {
         self.store().project(project_id).await?;
         self.store().set_video(project_id, None).await

@@ -96,6 +96,7 @@ export function syntheticProject(lines = 2000, speakers = 5, seed = 7): Syntheti
       original: null,
       video: null,
       cast: null,
+      frameRate: "25",
       length,
       speakers: cast,
       tracks: [{ id: 1, language: "en", segments }],

@@ -14,6 +14,7 @@ export function testProject(speakers: string[] = ["Ana"], segments: Segment[] = 
     original: null,
     video: null,
     cast: null,
+    frameRate: "25",
     length: 10,
     speakers: speakers.map((name, i) => ({ id: i + 1, name, voice: "af_heart", languageVoices: {} })),
     tracks: [{ id: 1, language: "en-US", segments }],

@@ -1,7 +1,7 @@
 //! Dub projects: the timed lines of a programme and what becomes of them.
 //! A track's lines resolved (`lines`), the timing strategies'
-//! placement arithmetic (`timing`), lengths predicted before a render
-//! (`spoken_length`), rendered lines on disk by synthesis key
+//! placement arithmetic (`timing`), SMPTE timecode (`timecode`),
+//! lengths predicted before a render (`spoken_length`), rendered lines on disk by synthesis key
 //! (`segment_store`), rendering (`pipeline`), fitting and mixing
 //! (`assemble`, `mix`), export (`export`), and playback (`programme`,
 //! `transport`, `player`).
@@ -21,6 +21,7 @@ pub mod qc;
 pub mod segment_store;
 pub mod spoken_length;
 pub mod staging;
+pub mod timecode;
 pub mod timing;
 pub mod transport;
 

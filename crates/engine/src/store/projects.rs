@@ -30,6 +30,8 @@ pub struct Project {
     pub original_language: Option<String>,
     /// The cast sheet its speakers take their voices from, if any.
     pub cast_id: Option<i64>,
+    /// Its timecode's frame rate by name (`dub::timecode::FrameRate`); `None` is 25.
+    pub frame_rate: Option<String>,
 }
 
 /// A track: the dub of a project into one language.
@@ -605,6 +607,17 @@ impl Store {
         sqlx::query("UPDATE projects SET video_file = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1")
             .bind(project_id)
             .bind(video)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| self.db(e))?;
+        Ok(())
+    }
+
+    /// Sets the rate the project's timecode runs at (a `FrameRate` name).
+    pub async fn set_frame_rate(&self, project_id: i64, rate: &str) -> Result<()> {
+        sqlx::query("UPDATE projects SET frame_rate = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1")
+            .bind(project_id)
+            .bind(rate)
             .execute(&self.pool)
             .await
             .map_err(|e| self.db(e))?;

@@ -138,6 +138,8 @@ pub struct ProjectView {
     pub video: Option<String>,
     /// The cast sheet its speakers take their voices from, if any.
     pub cast: Option<String>,
+    /// The rate its timecode runs at (`"25"`, `"29.97df"`…): the picture's, or the project's setting.
+    pub frame_rate: String,
     /// Programme length in seconds: the latest slot end or placed line end.
     pub length: f64,
     pub speakers: Vec<SpeakerView>,
@@ -214,6 +216,7 @@ pub async fn project_view(store: &Store, tracks: &[TrackLines], project_id: i64,
         original: project.original_media,
         video: project.video_file,
         cast,
+        frame_rate: crate::dub::timecode::FrameRate::stored(project.frame_rate.as_deref()).name().to_string(),
         length,
         speakers: speakers.iter().map(|s| SpeakerView { id: s.id, name: s.name.clone(), voice: s.voice.clone(), language_voices: s.language_voices() }).collect(),
         tracks: views,
