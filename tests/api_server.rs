@@ -196,6 +196,23 @@ fn languages_are_spoken_natively_or_through_espeak_and_the_list_says_which() {
 }
 
 #[test]
+fn text_the_voice_cannot_read_is_refused_naming_its_script_never_spoken_as_something_else() {
+    for (body, script) in [
+        (json!({"input": "第一段，第二段；第三段。"}), "Han (Chinese characters)"),
+        (json!({"input": "Hello, 世界.", "voice": "af_heart"}), "Han (Chinese characters)"),
+        (json!({"input": "Привет, друзья.", "voice": "ef_dora"}), "Cyrillic"),
+    ] {
+        let r = speech(body.clone());
+        assert_eq!(r.status, 400, "{body}: {}", r.text());
+        let message = r.json()["error"]["message"].as_str().unwrap_or_default().to_string();
+        assert!(message.contains(script) && message.contains("cannot read"), "{body}: {message}");
+    }
+    // The same text with a language whose reading reads it is spoken.
+    let r = speech(json!({"input": "你好。", "language": "Chinese", "response_format": "wav"}));
+    assert_eq!(r.status, 200, "{}", r.text());
+}
+
+#[test]
 fn a_blend_of_stock_voices_and_the_default_voice_speak() {
     for voice in ["af_heart:0.7,af_bella:0.3", "default", "bm_george"] {
         let r = speech(json!({"input": "Blend.", "voice": voice, "response_format": "wav", "speed": 1.5, "seed": 3}));

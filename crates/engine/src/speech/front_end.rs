@@ -1,5 +1,7 @@
 //! The text and voice front end: what turns a line of text and a voice
-//! into the rows a speech model renders. Text is cleaned, split into
+//! into the rows a speech model renders. Text in a script its reading
+//! cannot read is refused, naming the script (`text::script`). Text is
+//! cleaned, split into
 //! sentences (and clauses when a sentence is longer than one pass),
 //! phonemized for the language it is read in (the English G2P, or
 //! espeak-ng), tokenized, and given the voice's style vector for its
@@ -112,6 +114,13 @@ impl FrontEnd {
             None if voice_language.starts_with("en") => Some(voice_language),
             None => crate::language::espeak_voice(voice_language),
         };
+        if let Some((script, letters)) = reading.and_then(|r| crate::text::script::unreadable(&request.text, r)) {
+            let reads: Vec<&str> = crate::text::script::reads(reading.unwrap_or_default()).iter().map(|s| s.name()).collect();
+            return Err(Error::invalid(
+                format!("text {letters:?}"),
+                format!("is in {} script, which voice {:?} reading {} cannot read (it reads {} script): choose a voice that speaks the text's language", script.name(), request.voice.to_string(), reading.unwrap_or_default(), reads.join(" and ")),
+            ));
+        }
         let espeak = reading.filter(|r| !r.starts_with("en")).map(EspeakPhonemizer::new);
         let phonemize = |s: &str| -> Result<String> {
             match (reading, &espeak) {

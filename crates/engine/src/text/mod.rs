@@ -10,6 +10,7 @@ pub mod english;
 pub mod espeak;
 pub mod normalize;
 pub mod pronounce;
+pub mod script;
 pub mod sentences;
 pub mod spoken;
 pub mod tokens;
