@@ -5,6 +5,7 @@
 import type { Segment, SegmentState } from "../model";
 import { problemLabel, shownFit, type FitProblem, type SlotOverlap } from "./fit-problems";
 import { blockBox, type TimelineLayout } from "./layout";
+import type { FrameRate } from "../timecode";
 import { formatTickLabel, tickSpacing, tickTimes } from "./ruler";
 import { timeToX, type TimeScale } from "./scale";
 import type { SegmentIndex } from "./segment-index";
@@ -28,6 +29,8 @@ export interface Scene {
   /** The original dialogue's waveform, once read (its strip is in the layout when the project has one). */
   original: PeaksPyramid | null;
   length: number;
+  /** The project's timecode rate, which the ruler's labels are written at. */
+  frameRate?: FrameRate;
   playhead: number;
   selectedId: number | null;
   hoverId: number | null;
@@ -197,7 +200,7 @@ function drawRuler(ctx: CanvasRenderingContext2D, scene: Scene, lanesWidth: numb
     const x = Math.round(timeToX(scale, t)) + 0.5;
     ctx.moveTo(x, h - 12);
     ctx.lineTo(x, h);
-    ctx.fillText(formatTickLabel(t, major), x + 3, 4);
+    ctx.fillText(formatTickLabel(t, major, scene.frameRate), x + 3, 4);
   }
   ctx.stroke();
 }

@@ -50,3 +50,22 @@ describe("timecodes", () => {
     expect(formatTickLabel(1.05, 0.05)).toBe("0:01.05");
   });
 });
+
+describe("ruler labels at a frame rate", () => {
+  it("labels each tick with the timecode of its nearest frame", () => {
+    expect(formatTickLabel(90, 10, "25")).toBe("00:01:30:00");
+    expect(formatTickLabel(1.05, 0.05, "25")).toBe("00:00:01:01");
+    expect(formatTickLabel(3600, 600, "29.97df")).toBe("01:00:00;00");
+    expect(formatTickLabel(60, 10, "29.97df")).toBe("00:00:59;28");
+    // 23.976's timecode runs 1.001 times slower than the clock.
+    expect(formatTickLabel(10, 10, "23.976")).toBe("00:00:10:00");
+    expect(formatTickLabel(600, 60, "23.976")).toBe("00:09:59:10");
+  });
+
+  it("never labels two ticks with one frame, at the finest spacing and every rate", () => {
+    for (const rate of ["23.976", "24", "25", "29.97df", "29.97", "30"] as const) {
+      const labels = tickTimes(0, 10, 0.05).map((t) => formatTickLabel(t, 0.05, rate));
+      expect(new Set(labels).size).toBe(labels.length);
+    }
+  });
+});

@@ -1,6 +1,8 @@
 // The time ruler's arithmetic: which tick spacing to use at a zoom (major
 // labelled ticks and minor ones between), the tick times in a range, and
-// the timecode labels. Pure.
+// the labels (SMPTE timecode at the project's frame rate). Pure.
+
+import { formatFrame, fps, type FrameRate } from "../timecode";
 
 /** Spacings the ruler picks from, seconds: round numbers on a clock. */
 export const TICK_STEPS: readonly number[] = [
@@ -46,9 +48,13 @@ export function tickTimes(from: number, to: number, step: number): number[] {
   return times;
 }
 
-/** A label for a tick: `h:mm:ss`, `m:ss`, or with fractions when the
- * spacing is under a second (`0:01.5`, `0:01.25`). */
-export function formatTickLabel(seconds: number, major: number): string {
+/** A label for a tick: at a project's frame `rate`, the timecode of the
+ * frame nearest it (the ticks are never closer than a frame: the finest
+ * spacing, 0.05 s, is longer than a frame at every rate); without one,
+ * `h:mm:ss`, `m:ss`, or with fractions when the spacing is under a second
+ * (`0:01.5`, `0:01.25`). */
+export function formatTickLabel(seconds: number, major: number, rate?: FrameRate): string {
+  if (rate) return formatFrame(Math.max(0, Math.round(seconds * fps(rate))), rate);
   const decimals = major >= 1 ? 0 : major >= 0.1 ? 1 : major >= 0.01 ? 2 : 3;
   return formatTimecode(seconds, decimals);
 }

@@ -15,6 +15,7 @@ import { DrawScratch, STATE_LABELS, drawTimeline, type Scene } from "./draw";
 import { fitProblems, problemSentence, slotOverlaps, stateWords, type FitProblem, type SlotOverlap } from "./fit-problems";
 import { hitTest, type Hit } from "./hit-test";
 import { DEFAULT_SIZES, laneIndexOf, layoutLanes, type TimelineLayout } from "./layout";
+import { frameRate } from "../timecode";
 import { formatTimecode } from "./ruler";
 import {
   clampScroll,
@@ -489,6 +490,7 @@ export class TimelineView {
       hasBed: Boolean(this.project?.bed),
       original: this.original,
       length: this.project?.length ?? 0,
+      frameRate: frameRate(this.project?.frameRate),
       playhead: this.playhead,
       selectedId: this.selectedId,
       hoverId: this.hoverId,

@@ -36,7 +36,10 @@ const timelines = vi.hoisted(() => {
       this.bedPeaks.push(peaks);
     }
     setOriginalPeaks() {}
-    setPlayhead() {}
+    playheads: number[] = [];
+    setPlayhead(seconds: number) {
+      this.playheads.push(seconds);
+    }
     selectNext() {}
     selectPrevious() {}
     deleteSelected() {}
@@ -77,6 +80,8 @@ vi.mock("../engine", () => {
       return copy();
     }),
     stop: vi.fn(async () => {}),
+    seek: vi.fn(async () => {}),
+    play: vi.fn(async () => null),
     previewVoice: vi.fn(async () => {}),
     exportProject: vi.fn(async () => []),
     revealFolder: vi.fn(async () => {}),
@@ -180,8 +185,72 @@ describe("the editor's inspector while the engine talks", () => {
     expect(area.value).toBe("Light the lamp, qu");
     expect(area.selectionStart).toBe(5);
     expect($("#line-unsaved")?.textContent).toContain("Unsaved");
-    expect($("#position")?.textContent).toBe("9.95 / 10.00 s");
+    expect($("#position")?.textContent).toBe("00:00:09:23");
+    expect($("#length")?.textContent).toBe("00:00:10:00");
     expect($("#editor-status")?.textContent).toBe("Rendered 3 lines");
+  });
+
+  const lastPlayhead = () => timeline.playheads[timeline.playheads.length - 1];
+
+  /** Types `text` into the position field and presses `key` there. */
+  function typePosition(text: string, key: string): HTMLElement {
+    const field = $<HTMLElement>("#position")!;
+    field.textContent = text;
+    field.dispatchEvent(new Event("input", { bubbles: true }));
+    field.dispatchEvent(new KeyboardEvent("keydown", { key, bubbles: true }));
+    return field;
+  }
+
+  it("seeks to a typed timecode or seconds on Enter, at the project's rate", async () => {
+    typePosition("00:00:04:12", "Enter");
+    await settle();
+    expect(lastPlayhead()).toBe(4.48);
+    expect($("#position")?.textContent).toBe("00:00:04:12");
+    typePosition("6.5", "Enter");
+    await settle();
+    expect(lastPlayhead()).toBe(6.5);
+    expect($("#position")?.textContent).toBe("00:00:06:12");
+    // Playing, the engine is asked to seek.
+    editor.handle(playback(1));
+    typePosition("02:00", "Enter");
+    await settle();
+    expect($("#editor-status")?.textContent).toContain('timecode "02:00" has 2 fields');
+    typePosition("00:00:08:00", "Enter");
+    await settle();
+    expect(api.seek).toHaveBeenCalledWith(8);
+  });
+
+  it("reads the timecode at 29.97 drop-frame, and refuses a dropped frame number", async () => {
+    engine.state.project.frameRate = "29.97df";
+    engine.state.project.length = 120;
+    editor.destroy();
+    editor = new Editor(host, structuredClone(engine.state.project), () => {});
+    timeline = timelines.FakeTimeline.last!;
+    await settle();
+    expect($("#position")?.textContent).toBe("00:00:00;00");
+    expect($("#length")?.textContent).toBe("00:01:59;28");
+    typePosition("00:01:00;02", "Enter");
+    await settle();
+    expect(lastPlayhead()).toBe(1800 / (30000 / 1001));
+    expect($("#position")?.textContent).toBe("00:01:00;02");
+    typePosition("00:01:00;00", "Enter");
+    await settle();
+    expect($("#editor-status")?.textContent).toContain("drop-frame skips");
+    expect(lastPlayhead()).toBe(1800 / (30000 / 1001));
+  });
+
+  it("puts the playhead's timecode back on Escape, and keeps its keys from the editor", async () => {
+    const field = typePosition("00:00:0", "Escape");
+    await settle();
+    expect(field.textContent).toBe("00:00:00:00");
+    // The editor's Escape (deselect) and Space (play) do not fire from the field.
+    expect($("#line-text")).not.toBeNull();
+    typePosition("1 2", " ");
+    expect(api.play).not.toHaveBeenCalled();
+  });
+
+  it("shows the selected line's slot in timecode", () => {
+    expect($("#line-slot")?.textContent).toMatch(/^Slot 00:00:04:00–00:00:05:12\./);
   });
 
   it("Save text sends the draft and clears it; the field keeps its element", async () => {

@@ -25,6 +25,7 @@ import { el } from "../dom";
 import * as engine from "../engine";
 import type { EngineStatus, PlaybackView, StudioEvent, TakeView, VoiceChoice } from "../engine";
 import { FrameScheduler } from "../frame";
+import { formatTimecode, frameRate, parseTimecode, type FrameRate } from "../timecode";
 import type { Project, Segment, Speaker } from "../model";
 import { measureTimeline } from "../timeline/measure";
 import { TimelineView } from "../timeline/timeline-view";
@@ -87,6 +88,12 @@ export class Editor {
   private trackId: number;
   private selection: number | null = null;
   private playback: PlaybackView | null = null;
+  /** Where the playhead was last put while nothing of this project plays (seconds). */
+  private parked = 0;
+  /** The position field's text as last drawn, and held there while it is typed in
+   * (a bound value that does not change is never written over the typing). */
+  private positionShown = "";
+  private positionHeld: string | null = null;
   private progress: { done: number; total: number } | null = null;
   /** Remote engines' servers, polled while a render runs. */
   private servers: EngineStatus[] = [];
@@ -475,11 +482,62 @@ export class Editor {
   }
 
   private async seek(seconds: number): Promise<void> {
+    this.parked = seconds;
+    this.redraw();
     this.timeline.setPlayhead(seconds);
     // The picture follows the playhead, whether or not the engine is playing.
     const transport = this.playback?.projectId === this.project.id ? this.playback : null;
     this.picture?.follow(seconds, transport?.playing ?? false, transport?.length ?? this.project.length, transport?.looping ?? null);
     if (this.playback?.projectId === this.project.id) await this.run(engine.seek(seconds));
+  }
+
+  /** The project's timecode rate. */
+  private get rate(): FrameRate {
+    return frameRate(this.project.frameRate);
+  }
+
+  /** The playhead's timecode: where this project plays, else where it was put. */
+  private positionText(): string {
+    const seconds = this.playback?.projectId === this.project.id ? this.playback.position : this.parked;
+    return formatTimecode(seconds, this.rate);
+  }
+
+  /** The transport's position: timecode one can type over (or seconds);
+   * Enter seeks there, Escape or leaving the field puts the playhead's
+   * timecode back. Its keys stay in it. */
+  private positionField(): TemplateResult {
+    const restore = (field: HTMLElement) => {
+      this.positionHeld = null;
+      field.textContent = this.positionText();
+    };
+    const keys = (e: KeyboardEvent) => {
+      e.stopPropagation();
+      const field = e.currentTarget as HTMLElement;
+      if (e.key === "Enter") {
+        e.preventDefault();
+        const typed = field.textContent ?? "";
+        try {
+          const seconds = Math.min(parseTimecode(typed, this.rate), this.project.length);
+          this.error = null;
+          restore(field);
+          field.blur();
+          void this.seek(seconds);
+        } catch (error) {
+          this.error = error instanceof Error ? error.message : String(error);
+          this.redraw();
+        }
+      } else if (e.key === "Escape") {
+        e.preventDefault();
+        restore(field);
+        field.blur();
+      }
+    };
+    const typing = () => {
+      this.positionHeld ??= this.positionShown;
+    };
+    const length = formatTimecode(this.project.length, this.rate);
+    this.positionShown = this.positionHeld ?? this.positionText();
+    return html`<span class="position"><span id="position" role="textbox" contenteditable="plaintext-only" tabindex="0" spellcheck="false" aria-label=${`Position (timecode at ${this.rate} fps, or seconds; Enter goes there)`} title="Type a timecode or seconds and press Enter to go there" style="display: inline-block; width: 11ch; text-align: right; white-space: nowrap; overflow: hidden; vertical-align: bottom" .textContent=${this.positionShown} @keydown=${keys} @input=${typing} @blur=${(e: Event) => this.positionHeld !== null && restore(e.currentTarget as HTMLElement)}></span> / <span id="length">${length}</span></span>`;
   }
 
   private async undo(redo: boolean): Promise<void> {
@@ -611,7 +669,6 @@ export class Editor {
       ? html`<span class="render-progress" id="render-progress"><progress max=${String(Math.max(1, this.progress.total))} value=${String(this.progress.done)}></progress> ${this.progress.done}/${this.progress.total}<button class="link-button" id="cancel-render" @click=${() => void this.run(engine.cancelRender())}>Cancel</button></span>`
       : nothing;
     const playing = this.playback?.playing && this.playback.projectId === project.id;
-    const position = this.playback?.projectId === project.id ? `${this.playback.position.toFixed(2)} / ${project.length.toFixed(2)} s` : `${project.length.toFixed(2)} s`;
     const track =
       project.tracks.length > 1
         ? html`<select id="track" aria-label="Track (language)" @change=${(e: Event) => this.showTrack(Number(valueOf(e)))}>${project.tracks.map(
@@ -637,7 +694,7 @@ export class Editor {
             : nothing
         }</span>`
       : nothing;
-    return html`<button class="link-button" @click=${() => this.back()}>← Projects</button><h1 id="project-name">${project.name}</h1>${track}<span class="saved" id="saved-indicator">✓ Saved</span><button class="button" id="render-project" ?disabled=${!stale || this.progress !== null} @click=${() => this.renderLines(null)}>${renderLabel(stale, this.progress)}</button><span class="job-status" id="job-status">${progress}${listening}</span><button class="button" id="play-pause" aria-label=${playing ? "Pause" : "Play"} @click=${() => void this.togglePlay()}>${playing ? "❚❚ Pause" : "▶ Play"}</button><span class="position" id="position">${position}</span>${monitor}<select id="project-strategy" aria-label="Timing strategy" title="How rendered lines are fitted to their slots" @change=${strategy}>${STRATEGIES.map(
+    return html`<button class="link-button" @click=${() => this.back()}>← Projects</button><h1 id="project-name">${project.name}</h1>${track}<span class="saved" id="saved-indicator">✓ Saved</span><button class="button" id="render-project" ?disabled=${!stale || this.progress !== null} @click=${() => this.renderLines(null)}>${renderLabel(stale, this.progress)}</button><span class="job-status" id="job-status">${progress}${listening}</span><button class="button" id="play-pause" aria-label=${playing ? "Pause" : "Play"} @click=${() => void this.togglePlay()}>${playing ? "❚❚ Pause" : "▶ Play"}</button>${this.positionField()}${monitor}<select id="project-strategy" aria-label="Timing strategy" title="How rendered lines are fitted to their slots" @change=${strategy}>${STRATEGIES.map(
       ([value, label]) => html`<option value=${value} .selected=${value === project.strategy}>${label}</option>`,
     )}</select><button class="link-button" id="undo" ?disabled=${!project.canUndo} @click=${() => void this.undo(false)}>Undo</button><button class="link-button" id="redo" ?disabled=${!project.canRedo} @click=${() => void this.undo(true)}>Redo</button><button class="link-button" id="open-cast" ?disabled=${!project.speakers.length} @click=${() => this.openCast()}>Voice every speaker…</button><button class="link-button" id="save-cast" ?disabled=${!project.speakers.length} @click=${() => this.openSaveCast()}>Save cast…</button>${
       project.cast ? html`<span class="muted" id="project-cast">Cast: ${project.cast}</span>` : nothing
@@ -684,7 +741,7 @@ export class Editor {
       line.error ? html`<p class="status-error" role="alert">${line.error}</p>` : nothing
     }${
       line.state === "failed" ? html`<button class="button" id="retry-line" ?disabled=${this.progress !== null} @click=${() => this.renderLines([id])}>Retry this line</button>` : nothing
-    }<p class="muted">Slot ${line.start.toFixed(2)}–${line.end.toFixed(2)} s. ${fit}</p>${this.checkPanel(line)}<textarea id="line-text" rows="4" aria-label="Line text" .value=${draft ?? line.text} @input=${typed} @change=${typed}></textarea><button class="button" id="save-line" @click=${() => void this.saveText(id)}>Save text</button>${
+    }<p class="muted" id="line-slot">Slot ${formatTimecode(line.start, this.rate)}–${formatTimecode(line.end, this.rate)}. ${fit}</p>${this.checkPanel(line)}<textarea id="line-text" rows="4" aria-label="Line text" .value=${draft ?? line.text} @input=${typed} @change=${typed}></textarea><button class="button" id="save-line" @click=${() => void this.saveText(id)}>Save text</button>${
       draft !== undefined && draft !== line.text ? html`<p class="unsaved" id="line-unsaved" role="note">● Unsaved text (Save text keeps it)</p>` : nothing
     }${settings}${speaker ? this.voicePicker(speaker) : html`<p class="muted">No speaker</p>`}${speaker ? this.blendFor(speaker) : nothing}<button class="link-button" id="preview-line" @click=${() => void this.run(engine.previewSegment(id))}>${
       line.state === "ready" ? "▶ Audition" : "▶ Preview (renders as it plays)"
