@@ -19,6 +19,9 @@ pub struct ProjectFile {
     pub version: u32,
     pub name: String,
     pub timing_strategy: String,
+    /// The timecode rate (`25`, `29.97df`…) when the project set one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame_rate: Option<String>,
     pub speakers: Vec<SpeakerEntry>,
     pub tracks: Vec<TrackEntry>,
 }
@@ -99,6 +102,7 @@ pub async fn export(store: &Store, project_id: i64) -> Result<ProjectFile> {
         version: FORMAT_VERSION,
         name: project.name,
         timing_strategy: project.timing_strategy,
+        frame_rate: project.frame_rate,
         speakers: speakers.into_iter().map(|s| SpeakerEntry { language_voices: s.language_voices(), name: s.name, voice: s.voice }).collect(),
         tracks,
     })
@@ -124,6 +128,10 @@ pub async fn import(store: &Store, file: &ProjectFile) -> Result<i64> {
     let first_language = file.tracks.first().map(|t| t.language.as_str()).unwrap_or("en-US");
     let (project, track) = store.create_project(&file.name, first_language).await?;
     store.set_initial_timing_strategy(project.id, &file.timing_strategy).await?;
+    if let Some(rate) = &file.frame_rate {
+        rate.parse::<crate::dub::timecode::FrameRate>().map_err(|e| e.context(format!("project file {:?}", file.name)))?;
+        store.set_frame_rate(project.id, rate).await?;
+    }
     for (i, entry) in file.tracks.iter().enumerate() {
         let track = if i == 0 { track.clone() } else { store.add_track(project.id, &entry.language).await? };
         let cues: Vec<crate::subtitles::Cue> = entry
@@ -179,12 +187,14 @@ mod tests {
         .unwrap();
         let maya = store.speakers(project.id).await.unwrap()[0].id;
         store.set_speaker_voice(maya, "bf_emma").await.unwrap();
+        store.set_frame_rate(project.id, "29.97df").await.unwrap();
 
         let exported = export(&store, project.id).await.unwrap();
         let text = serde_json::to_string_pretty(&exported).unwrap();
         let copy = import(&store, &parse(&text, "copy.json").unwrap()).await.unwrap();
         assert_ne!(copy, project.id);
         assert_eq!(export(&store, copy).await.unwrap(), exported);
+        assert_eq!(exported.frame_rate.as_deref(), Some("29.97df"), "the timecode rate travels with the project");
         // Importing does not leave undo steps behind.
         assert_eq!(store.undo(copy).await.unwrap(), None);
     }
