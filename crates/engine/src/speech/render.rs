@@ -14,6 +14,10 @@ use crate::error::{Error, Result};
 use crate::model::speech::{RowAudio, SpeechModel, SpeechRow};
 use crate::scheduler::{Job, JobCanceller, JobHandle, Scheduler, SchedulerConfig, SchedulerStats};
 
+/// Rows predicted in one task on the owner thread (about a third of a
+/// second of Kokoro's front end on 2 cores).
+const PREDICTED_ROWS_A_TASK: usize = 4;
+
 /// Scheduler plus render cache for one model.
 pub struct Renderer {
     scheduler: Scheduler,
@@ -36,20 +40,19 @@ impl Renderer {
 
     /// Seconds each row will last when rendered, without rendering it: a
     /// cached render's own length, else the model's prediction (Kokoro's
-    /// durations), worked out on the owner thread between batches.
+    /// durations), worked out on the owner thread between batches, a few
+    /// rows at a time, so a preview or render asked for meanwhile waits
+    /// for one small task, not for a whole project's lines.
     pub fn spoken_seconds(&self, rows: &[SpeechRow]) -> Result<Vec<f32>> {
         let known: Vec<Option<f32>> = rows.iter().map(|r| self.cache.get(&self.key(r)).and_then(|b| decode(&b)).map(|a| a.samples.len() as f32 / a.sample_rate.max(1) as f32)).collect();
         let unknown: Vec<SpeechRow> = rows.iter().zip(&known).filter(|(_, k)| k.is_none()).map(|(r, _)| r.clone()).collect();
-        let mut predicted = if unknown.is_empty() {
-            Vec::new()
-        } else {
-            let model = self.model.clone();
-            self.scheduler
-                .run_between_batches(move || model.spoken_seconds(&unknown))
-                .recv()
-                .map_err(|_| Error::internal("predicting line lengths", "the scheduler stopped"))?
+        let mut predicted = Vec::with_capacity(unknown.len());
+        for chunk in unknown.chunks(PREDICTED_ROWS_A_TASK) {
+            let (model, chunk) = (self.model.clone(), chunk.to_vec());
+            let answer = self.scheduler.run_between_batches(move || model.spoken_seconds(&chunk)).recv();
+            predicted.extend(answer.map_err(|_| Error::internal("predicting line lengths", "the scheduler stopped"))?);
         }
-        .into_iter();
+        let mut predicted = predicted.into_iter();
         known.into_iter().map(|k| k.map_or_else(|| predicted.next().expect("one prediction per unknown row"), Ok)).collect()
     }
 
