@@ -265,7 +265,8 @@ export class Editor {
         if (event.projectId === this.project.id) void this.reload();
         break;
       case "modelLoading":
-        this.message = event.loading ? "Loading the voice model…" : this.message;
+        if (event.loading) this.message = "Loading the voice model…";
+        else if (this.message === "Loading the voice model…") this.message = "Voice model loaded";
         break;
     }
     this.redraw();
