@@ -11,9 +11,12 @@ const CHECK_ENGINE: &str = "check-engine";
 const OPEN_DATA_DIR: &str = "open-data-dir";
 const QUIT: &str = "quit";
 const FULLSCREEN: &str = "toggle-fullscreen";
+const SHORTCUTS: &str = "keyboard-shortcuts";
 
 /// Event the UI listens to: re-run and show the engine check.
 pub const CHECK_ENGINE_EVENT: &str = "studio://check-engine";
+/// Event the UI listens to: show (or hide) the keyboard shortcuts.
+pub const SHORTCUTS_EVENT: &str = "studio://shortcuts";
 /// Event the UI listens to: show an error message from a menu action.
 pub const MENU_ERROR_EVENT: &str = "studio://menu-error";
 
@@ -35,6 +38,7 @@ pub fn build(app: &AppHandle) -> tauri::Result<Menu<Wry>> {
         .license(Some("Apache-2.0"))
         .build();
     let help = SubmenuBuilder::new(app, "Help")
+        .item(&MenuItemBuilder::with_id(SHORTCUTS, "Keyboard Shortcuts").accelerator("F1").build(app)?)
         .item(&PredefinedMenuItem::about(app, Some("About Revoice Studio"), Some(about))?)
         .build()?;
     Menu::with_items(app, &[&file, &view, &help])
@@ -44,6 +48,7 @@ pub fn build(app: &AppHandle) -> tauri::Result<Menu<Wry>> {
 pub fn handle(app: &AppHandle, event: MenuEvent) {
     let result = match event.id().as_ref() {
         CHECK_ENGINE => app.emit(CHECK_ENGINE_EVENT, ()).map_err(|e| e.to_string()),
+        SHORTCUTS => app.emit(SHORTCUTS_EVENT, ()).map_err(|e| e.to_string()),
         OPEN_DATA_DIR => app
             .state::<Studio>()
             .engine()

@@ -53,6 +53,11 @@ export function onCheckEngineRequested(handler: () => void): Promise<UnlistenFn>
   return listen("studio://check-engine", () => handler());
 }
 
+/** The menu's Help → Keyboard Shortcuts. */
+export function onShortcutsRequested(handler: () => void): Promise<UnlistenFn> {
+  return listen("studio://shortcuts", () => handler());
+}
+
 /** Errors from menu actions that ran in the shell. */
 export function onMenuError(handler: (message: string) => void): Promise<UnlistenFn> {
   return listen<string>("studio://menu-error", (event) => handler(event.payload));

@@ -9,6 +9,7 @@ import { html, render as renderTemplate, type TemplateResult } from "lit-html";
 import * as engine from "./engine";
 import type { Diagnosis } from "./engine";
 import { Editor } from "./views/editor";
+import { toggleShortcuts } from "./shortcuts";
 import { enginePanelView } from "./views/engine-panel";
 import { apiSwitchView, type ApiSwitchState } from "./views/api-switch";
 import { emptyMediaForm, emptyProjectForm, projectsView, type ProjectsState } from "./views/projects";
@@ -214,6 +215,8 @@ void engine.onStudioEvent((event) => {
   voices?.handle(event);
 });
 void engine.onCheckEngineRequested(() => void checkAgain());
+// Help → Keyboard Shortcuts: over the editor when one is open, else over the page.
+void engine.onShortcutsRequested(() => (editor ? editor.view.toggleHelp() : toggleShortcuts(document.body)));
 void engine.onMenuError((message) => {
   shell.error = message;
   render();

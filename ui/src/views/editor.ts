@@ -37,6 +37,7 @@ import { attachVideoDialog, bedDialog, castSaved, deliveryFields, dictionaryDial
 import { PicturePane } from "./picture";
 import { renderPanel } from "./render-panel";
 import { closeModal, openModal, showModal } from "../modal";
+import { toggleShortcuts } from "../shortcuts";
 import { fitProblems, flagWords, problemSentence, stateWords } from "../timeline/fit-problems";
 
 const STATE_WORDS: Record<Segment["state"], string> = {
@@ -835,24 +836,11 @@ export class Editor {
 
   // ---- dialogs (built once when opened; engine events do not redraw them) ----
 
-  private toggleHelp(): void {
-    const open = this.root.querySelector(".help-overlay");
-    if (open) return open.remove();
-    const rows: [string, string][] = [
-      ["Space", "Play / pause"],
-      ["J / K / L", "Back 5 s / pause / play (again: ahead 5 s)"],
-      ["← / →", "Previous / next line"],
-      ["Ctrl+Z / Ctrl+Shift+Z", "Undo / redo"],
-      ["Delete", "Delete the selected line"],
-      ["Escape", "Deselect the line (or close the dialog)"],
-      ["Ctrl+Enter", "Render the selected line (all stale lines when none is selected)"],
-      ["Ctrl+wheel", "Zoom under the pointer"],
-      ["?", "This help"],
-    ];
-    const overlay = el("div", { class: "help-overlay", role: "dialog", "aria-label": "Keyboard shortcuts" }, el("h2", {}, "Keyboard"), el("table", {}, ...rows.map(([k, v]) => el("tr", {}, el("td", {}, el("kbd", {}, k)), el("td", {}, v)))));
-    overlay.addEventListener("click", () => overlay.remove());
-    this.root.append(overlay);
+  /** The keyboard shortcuts over the editor ("?"; Help → Keyboard Shortcuts). */
+  toggleHelp(): void {
+    toggleShortcuts(this.root);
   }
+
 
   private openCast(): void {
     const language = this.project.tracks.find((t) => t.id === this.trackId)?.language ?? null;
