@@ -473,8 +473,6 @@ fn stage_mix(
 pub struct TrackExport {
     pub language: String,
     pub report: ExportReport,
-    /// Lines that run into the next one (natural timing), with the overlap in seconds.
-    pub overlaps: Vec<(i64, f64)>,
     /// The handoff files (`.rpp`, `.otio`, `.edl`) and their media folder, when asked for.
     pub handoff: Vec<PathBuf>,
 }
@@ -572,7 +570,7 @@ pub fn export_project(tracks: &[crate::dub::lines::TrackLines], inputs: &ExportI
             sample_rate: rate,
             subtitles: report.files.iter().find(|f| f.kind == ExportedKind::Srt).map(|f| staging.path(&f.path)),
         });
-        done.push(TrackExport { language: track.track.language.clone(), report, overlaps: assembled.overlaps, handoff });
+        done.push(TrackExport { language: track.track.language.clone(), report, handoff });
     }
     let muxed = match video {
         Some(video) => {
