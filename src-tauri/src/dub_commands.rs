@@ -179,6 +179,8 @@ pub fn playback_state(studio: State<'_, Studio>) -> Answer<PlaybackView> {
 pub async fn undo(studio: State<'_, Studio>, project_id: i64) -> Answer<(Option<String>, ProjectView)> {
     let session = studio.session()?;
     let what = session.engine().undo(project_id).await.map_err(text)?;
+    // A lane's mix it changed is heard at once.
+    let _ = session.refresh_playback(Vec::new());
     Ok((what, session.view(project_id).await.map_err(text)?))
 }
 
@@ -186,6 +188,8 @@ pub async fn undo(studio: State<'_, Studio>, project_id: i64) -> Answer<(Option<
 pub async fn redo(studio: State<'_, Studio>, project_id: i64) -> Answer<(Option<String>, ProjectView)> {
     let session = studio.session()?;
     let what = session.engine().redo(project_id).await.map_err(text)?;
+    // A lane's mix it changed is heard at once.
+    let _ = session.refresh_playback(Vec::new());
     Ok((what, session.view(project_id).await.map_err(text)?))
 }
 

@@ -11,6 +11,7 @@ mod renderer_watch;
 mod studio;
 mod settings_commands;
 mod take_commands;
+mod timeline_commands;
 mod voice_commands;
 
 use std::sync::Arc;
@@ -121,6 +122,12 @@ pub fn run() {
             take_commands::new_take,
             take_commands::pick_take,
             take_commands::audition_take,
+            timeline_commands::set_lane_mix,
+            timeline_commands::add_marker,
+            timeline_commands::rename_marker,
+            timeline_commands::move_marker,
+            timeline_commands::remove_marker,
+            timeline_commands::replace_text,
         ])
         .run(tauri::generate_context!("../tauri.conf.json"))
         .expect("Revoice Studio could not start its window");

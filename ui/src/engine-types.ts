@@ -44,7 +44,33 @@ flags: Array<LineFlag>,
  * Its take heard back, when it has been since its take or fit changed.
  */
 check: TakeCheck | null, };
-export type Speaker = { id: number, name: string, voice: string, languageVoices: { [key in string]: string }, };
+export type Speaker = { id: number, name: string, voice: string, languageVoices: { [key in string]: string }, 
+/**
+ * Their lane never sounds.
+ */
+muted: boolean, 
+/**
+ * Their lane is soloed.
+ */
+solo: boolean, 
+/**
+ * Their lane's level, dB.
+ */
+levelDb: number, 
+/**
+ * Whether their lane sounds now (not muted, and soloed when any lane is).
+ */
+audible: boolean, };
+export type Lane = { muted: boolean, solo: boolean, levelDb: number, 
+/**
+ * Whether it sounds now.
+ */
+audible: boolean, };
+export type Marker = { id: number, 
+/**
+ * Seconds.
+ */
+at: number, name: string, };
 export type Track = { id: number, language: string, segments: Array<Segment>, };
 export type Project = { id: number, name: string, strategy: string, 
 /**
@@ -74,7 +100,15 @@ frameRate: string,
 /**
  * Programme length in seconds: the latest slot end or placed line end.
  */
-length: number, speakers: Array<Speaker>, tracks: Array<Track>, canUndo: boolean, canRedo: boolean, };
+length: number, speakers: Array<Speaker>, 
+/**
+ * The lane of lines without a speaker.
+ */
+noSpeakerLane: Lane, 
+/**
+ * In time order.
+ */
+markers: Array<Marker>, tracks: Array<Track>, canUndo: boolean, canRedo: boolean, };
 export type ProjectSummary = { id: number, name: string, updatedAt: string, };
 export type ExportedFile = { path: string, seconds: number | null, 
 /**
@@ -255,6 +289,24 @@ export type SegmentEdit = { text?: string, start?: number, end?: number, speaker
  * `""` clears the line's own strategy (the project's applies).
  */
 strategy?: string, };
+export type LaneMixEdit = { muted?: boolean, solo?: boolean, 
+/**
+ * dB, from -60 to +12.
+ */
+levelDb?: number, };
+export type ReplaceOptions = { 
+/**
+ * Only text in the same case matches (any case by default).
+ */
+matchCase: boolean, 
+/**
+ * Only whole words match: no letter, digit or `_` right before or after.
+ */
+wholeWord: boolean, 
+/**
+ * Only these lines (ids on the track); every line of the track when absent.
+ */
+only?: Array<number>, };
 export type SettingsEdit = { outputDevice?: string, batchWidth?: number, segmentStoreMb?: number, renderCacheMb?: number, apiEnabled?: boolean, apiPort?: number, listenBack?: boolean, resynthesizeMaxSpeed?: number, };
 export type TakeView = { id: number, seed: number, seconds: number, createdAt: string, 
 /**

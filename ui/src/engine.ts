@@ -11,6 +11,7 @@ import type {
   EngineStatus,
   ExportedFile,
   HandoffFormat,
+  LaneMixEdit,
   LibraryVoice,
   OriginalMonitor,
   PictureSource,
@@ -18,6 +19,7 @@ import type {
   ProjectSummary,
   Pronunciation,
   RemoteEngineSettings,
+  ReplaceOptions,
   Saying,
   SegmentEdit,
   SettingsEdit,
@@ -107,6 +109,26 @@ export const resume = () => invoke<void>("resume");
 export const seek = (seconds: number) => invoke<void>("seek", { seconds });
 export const stop = () => invoke<void>("stop");
 export const playbackState = () => invoke<PlaybackView>("playback_state");
+/** Mutes, solos or levels a speaker's lane (`speakerId` null: the lines without a speaker); undoable, heard at once. */
+export const setLaneMix = (projectId: number, speakerId: number | null, mix: LaneMixEdit) =>
+  invoke<Project>("set_lane_mix", { projectId, speakerId, mix });
+/** Markers: named points in time on the project (each change undoable). */
+export const addMarker = (projectId: number, at: number, name: string) => invoke<Project>("add_marker", { projectId, at, name });
+export const renameMarker = (markerId: number, name: string) => invoke<Project>("rename_marker", { markerId, name });
+export const moveMarker = (markerId: number, at: number) => invoke<Project>("move_marker", { markerId, at });
+export const removeMarker = (markerId: number) => invoke<Project>("remove_marker", { markerId });
+/** Replaces `find` with `replace` in a track's lines (only those in `only` when given) as one undoable step;
+ * how many lines changed, and the project. Any case and anywhere unless asked. */
+export const replaceText = (
+  trackId: number,
+  find: string,
+  replace: string,
+  options: { matchCase?: boolean; wholeWord?: boolean; only?: number[] } = {},
+) => {
+  const full: ReplaceOptions = { matchCase: options.matchCase ?? false, wholeWord: options.wholeWord ?? false };
+  if (options.only) full.only = options.only;
+  return invoke<[number, Project]>("replace_text", { trackId, find, replace, options: full });
+};
 export const undo = (projectId: number) => invoke<[string | null, Project]>("undo", { projectId });
 export const redo = (projectId: number) => invoke<[string | null, Project]>("redo", { projectId });
 /** Which files an export writes: tracks by language (all when null), stems,

@@ -1,7 +1,9 @@
 //! `revoice project …`: dub projects from the command line. Create one,
 //! import a script (SRT, WebVTT or plain text), give speakers voices, pick
 //! a timing strategy, render (only what changed), see where it stands,
-//! undo and redo. Every edit is saved at once, as in the app.
+//! mute, solo and level a speaker's lane, mark points in time, find and
+//! replace in the lines, undo and redo. Every edit is saved at once, as in
+//! the app, and undoes in the same history.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -33,6 +35,20 @@ pub enum CastCommand {
     List,
     /// Delete a cast sheet (projects keep the voices they have).
     Delete { name: String },
+}
+
+#[derive(Subcommand)]
+pub enum MarkerCommand {
+    /// Add a marker at AT (seconds, or timecode at the project's frame rate).
+    Add { at: String, name: String },
+    /// Rename a marker.
+    Rename { marker: i64, name: String },
+    /// Move a marker to AT (seconds, or timecode).
+    Move { marker: i64, at: String },
+    /// Remove a marker.
+    Remove { marker: i64 },
+    /// List the markers (the default).
+    List,
 }
 
 #[derive(Subcommand)]
@@ -238,6 +254,47 @@ pub enum ProjectCommand {
     Save { project: i64, file: PathBuf },
     /// Create a project from a JSON project file.
     Load { file: PathBuf },
+    /// Mute, solo or level a speaker's lane (SPEAKER by name, or "none" for the lines without a
+    /// speaker): muted lanes are never heard, while any lane is soloed only soloed lanes are, and
+    /// the level is a gain on every line of the lane, in playback and export. Prints the lanes.
+    Lane {
+        project: i64,
+        speaker: String,
+        #[arg(long, conflicts_with = "unmute")]
+        mute: bool,
+        #[arg(long)]
+        unmute: bool,
+        #[arg(long, conflicts_with = "unsolo")]
+        solo: bool,
+        #[arg(long)]
+        unsolo: bool,
+        /// The lane's level, dB (-60 to +12).
+        #[arg(long, allow_hyphen_values = true)]
+        level: Option<f32>,
+    },
+    /// The project's markers: named points in time, carried into the handoff files.
+    Markers {
+        project: i64,
+        #[command(subcommand)]
+        command: Option<MarkerCommand>,
+    },
+    /// Replace text in a track's lines, as one undoable edit (the lines changed render again).
+    Replace {
+        project: i64,
+        #[arg(long)]
+        find: String,
+        #[arg(long, allow_hyphen_values = true)]
+        replace: String,
+        /// The track's language (the first track by default).
+        #[arg(long)]
+        track: Option<String>,
+        /// Only text in the same case matches.
+        #[arg(long)]
+        match_case: bool,
+        /// Only whole words match.
+        #[arg(long)]
+        whole_word: bool,
+    },
     /// Undo the last edit.
     Undo { project: i64 },
     /// Redo the last undone edit.
@@ -482,6 +539,28 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
             Some(rate) => println!("project {project}'s timecode now runs at {}", engine.set_frame_rate(project, &rate).await?),
             None => println!("{}", engine.frame_rate(project).await?),
         },
+        ProjectCommand::Lane { project, speaker, mute, unmute, solo, unsolo, level } => {
+            let speaker_id = match speaker.trim() {
+                s if s.eq_ignore_ascii_case("none") || s.eq_ignore_ascii_case(revoice_engine::NO_SPEAKER_LANE) => None,
+                s => Some(engine.speaker_named(project, s).await?.id),
+            };
+            let either = |on: bool, off: bool| if on { Some(true) } else if off { Some(false) } else { None };
+            let edit = revoice_engine::LaneMixEdit { muted: either(mute, unmute), solo: either(solo, unsolo), level_db: level };
+            if edit != revoice_engine::LaneMixEdit::default() {
+                engine.set_lane_mix(project, speaker_id, edit).await?;
+            }
+            print_lanes(engine, project).await?;
+        }
+        ProjectCommand::Markers { project, command } => markers(engine, project, command.unwrap_or(MarkerCommand::List)).await?,
+        ProjectCommand::Replace { project, find, replace, track, match_case, whole_word } => {
+            let track = engine.existing_track(project, track.as_deref()).await?;
+            let options = revoice_engine::ReplaceOptions { match_case, whole_word, only: None };
+            let (count, changed) = engine.replace_text(track.id, &find, &replace, &options).await?;
+            println!("replaced {find:?} with {replace:?} in {count} {} of the {} track", if count == 1 { "line" } else { "lines" }, track.language);
+            for line in changed {
+                println!("{:>6}  {}", line.id, line.fields.text);
+            }
+        }
         ProjectCommand::Undo { project } => match engine.undo(project).await? {
             Some(what) => println!("undid: {what}"),
             None => println!("nothing to undo"),
@@ -492,6 +571,51 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
         },
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Every lane of the project: each speaker's, then the lines without one.
+async fn print_lanes(engine: &Engine, project: i64) -> Result<()> {
+    let view = engine.store();
+    let lanes = revoice_engine::dub::lanes::LaneMixes::new(view.lane_mixes(project).await?);
+    let mut rows: Vec<(String, Option<i64>)> = view.speakers(project).await?.into_iter().map(|s| (s.name, Some(s.id))).collect();
+    rows.push((revoice_engine::NO_SPEAKER_LANE.to_string(), None));
+    for (name, id) in rows {
+        let mix = lanes.mix(id);
+        let heard = if lanes.audible(id) { "heard" } else { "silent" };
+        println!("  {name:<16} {:<6} {:<5} {:+6.1} dB  {heard}", if mix.muted { "muted" } else { "" }, if mix.solo { "solo" } else { "" }, mix.level_db);
+    }
+    Ok(())
+}
+
+async fn markers(engine: &Engine, project: i64, command: MarkerCommand) -> Result<()> {
+    let rate = engine.frame_rate(project).await?;
+    match command {
+        MarkerCommand::Add { at, name } => {
+            let marker = engine.add_marker(project, timecode::parse(&at, rate)?, &name).await?;
+            println!("marker {} {:?} at {}", marker.id, marker.name, timecode::format(marker.at_seconds, rate));
+        }
+        MarkerCommand::Rename { marker, name } => {
+            let marker = engine.rename_marker(marker, &name).await?;
+            println!("marker {} is now {:?}", marker.id, marker.name);
+        }
+        MarkerCommand::Move { marker, at } => {
+            let marker = engine.move_marker(marker, timecode::parse(&at, rate)?).await?;
+            println!("marker {} {:?} now at {}", marker.id, marker.name, timecode::format(marker.at_seconds, rate));
+        }
+        MarkerCommand::Remove { marker } => {
+            engine.remove_marker(marker).await?;
+            println!("marker {marker} removed");
+        }
+        MarkerCommand::List => {}
+    }
+    let all = engine.markers(project).await?;
+    if all.is_empty() {
+        println!("project {project} has no markers");
+    }
+    for m in all {
+        println!("{:>6}  {}  {}", m.id, timecode::format(m.at_seconds, rate), m.name);
+    }
+    Ok(())
 }
 
 async fn cast(engine: &Engine, command: CastCommand) -> Result<()> {

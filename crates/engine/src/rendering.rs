@@ -91,7 +91,11 @@ impl Engine {
     pub fn export_project(&self, project_id: i64, request: &ExportRequest, progress: &mut dyn FnMut(f32)) -> Result<ProjectExport> {
         let tracks = self.runtime().block_on(self.project_lines(project_id))?;
         let chosen: Vec<_> = tracks.iter().filter(|t| request.selection.languages.as_ref().is_none_or(|l| l.iter().any(|l| l.eq_ignore_ascii_case(&t.track.language)))).cloned().collect();
-        let flagged = self.runtime().block_on(self.flagged_lines(&chosen))?;
+        let mut flagged = self.runtime().block_on(self.flagged_lines(&chosen))?;
+        // Lines of a lane that does not sound are not exported, so not refused.
+        let unheard: std::collections::HashSet<i64> =
+            chosen.iter().flat_map(|t| t.lines.iter().filter(|l| !t.lanes.audible(l.segment.fields.speaker_id)).map(|l| l.segment.id)).collect();
+        flagged.retain(|l| !unheard.contains(&l.segment_id));
         if request.selection.refuse_flagged && !flagged.is_empty() {
             let listed: Vec<String> = flagged.iter().take(5).map(|l| format!("line {} ({}, segment {}): {}", l.number, l.language, l.segment_id, l.flags.iter().map(|f| f.describe()).collect::<Vec<_>>().join(", "))).collect();
             let more = if flagged.len() > 5 { format!("; and {} more", flagged.len() - 5) } else { String::new() };
@@ -106,7 +110,8 @@ impl Engine {
             Some(Err(e)) if request.selection.with_video => return Err(e),
             _ => 25,
         };
-        let inputs = ExportInputs { segments: self.segments(), out_dir: &request.folder, format: request.format, settings: &settings, selection: &request.selection, frame_rate };
+        let markers = self.runtime().block_on(self.store().markers(project_id))?;
+        let inputs = ExportInputs { segments: self.segments(), out_dir: &request.folder, format: request.format, settings: &settings, selection: &request.selection, frame_rate, markers: &markers };
         let mut export = crate::dub::export::export_project(&tracks, &inputs, progress)?;
         export.flagged = flagged;
         Ok(export)

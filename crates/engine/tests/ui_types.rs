@@ -29,6 +29,8 @@ fn generated() -> String {
         decl::<revoice_engine::dub::flags::LineFlag>(&cfg),
         decl::<studio::view::SegmentView>(&cfg),
         decl::<studio::view::SpeakerView>(&cfg),
+        decl::<studio::view::LaneView>(&cfg),
+        decl::<studio::view::MarkerView>(&cfg),
         decl::<studio::view::TrackView>(&cfg),
         decl::<studio::view::ProjectView>(&cfg),
         decl::<studio::view::ProjectSummary>(&cfg),
@@ -57,6 +59,8 @@ fn generated() -> String {
         decl::<studio::session::StudioEvent>(&cfg),
         // Edits.
         decl::<LineEdit>(&cfg),
+        decl::<revoice_engine::LaneMixEdit>(&cfg),
+        decl::<revoice_engine::ReplaceOptions>(&cfg),
         decl::<config::SettingsEdit>(&cfg),
         // Takes, voices, settings.
         decl::<studio::takes::TakeView>(&cfg),

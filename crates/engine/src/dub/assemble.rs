@@ -1,7 +1,10 @@
 //! Assembling a track from its rendered lines: each line's active take is
 //! read from the segment store, placed by its timing strategy, fitted
 //! (stretched, trimmed, padded, gain and fades) and laid on the timeline;
-//! the bed stems go under it, those that duck ducked. Nothing here synthesises or queries the
+//! the bed stems go under it, those that duck ducked. Lines of a lane
+//! that does not sound (muted, or not soloed while another lane is) are
+//! left out, subtitles included, and need no render; the others are at
+//! their lane's level (`dub::lanes`). Nothing here synthesises or queries the
 //! database: the track comes resolved ([`TrackLines`]), so changing a
 //! strategy, a gain or a fade only re-assembles. The cues it returns carry
 //! the fitted timings, for subtitles that match the dub.
@@ -34,7 +37,10 @@ pub fn assemble_track(track: &TrackLines, segments: &SegmentStore, sample_rate: 
     let mut overlaps = Vec::new();
     let mut missing = Vec::new();
     for (i, line) in track.lines.iter().enumerate() {
-        let Some(fitted) = track.fit(segments, i, sample_rate)? else {
+        if !track.lanes.audible(line.segment.fields.speaker_id) {
+            continue;
+        }
+        let Some(fitted) = track.fit_heard(segments, i, sample_rate)? else {
             missing.push(line.segment.id);
             continue;
         };

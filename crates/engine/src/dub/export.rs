@@ -32,7 +32,7 @@ use crate::audio::decode::decode_file;
 use crate::audio::encode::{write_audio, Encoding, Pcm};
 use crate::audio::loudness;
 use crate::dub::mix::{Mix, MixSettings};
-use crate::dub::handoff::{lay_out_lanes, HandoffClip, HandoffFormat, HandoffTimeline, HandoffTrack, HandoffTrackKind};
+use crate::dub::handoff::{lay_out_lanes, HandoffClip, HandoffFormat, HandoffMarker, HandoffTimeline, HandoffTrack, HandoffTrackKind};
 use crate::dub::staging::Staging;
 use crate::subtitles::{self, Cue, SubtitleFormat};
 use crate::error::{Error, Result};
@@ -498,6 +498,8 @@ pub struct ExportInputs<'a> {
     pub selection: &'a ExportSelection,
     /// The handoff EDL's timecode rate, frames per second (the picture's).
     pub frame_rate: u32,
+    /// The project's markers, for the handoff files.
+    pub markers: &'a [crate::store::Marker],
 }
 
 /// Exports the resolved `tracks` of one project (those `selection`
@@ -559,7 +561,7 @@ pub fn export_project(tracks: &[crate::dub::lines::TrackLines], inputs: &ExportI
             Vec::new()
         } else {
             let gain = 10f64.powf(report.gain_db / 20.0) as f32;
-            let media = HandoffMedia { sample_rate: rate, beds: &assembled.mix.beds, original: original.as_deref(), gain, frame_rate: inputs.frame_rate };
+            let media = HandoffMedia { sample_rate: rate, beds: &assembled.mix.beds, original: original.as_deref(), gain, frame_rate: inputs.frame_rate, markers: inputs.markers };
             stage_handoff(track, inputs.segments, &media, &staging, out_dir, &base, &selection.handoff)?
         };
         destinations.extend(handoff.iter().cloned());
@@ -599,6 +601,7 @@ struct HandoffMedia<'a> {
     /// The mix's normalisation gain (the clips and the bed are at it).
     gain: f32,
     frame_rate: u32,
+    markers: &'a [crate::store::Marker],
 }
 
 /// A file name part from a speaker's name: letters, digits, `-` and `_`.
@@ -636,7 +639,10 @@ fn stage_handoff(
     let mut by_speaker: Vec<(String, Vec<HandoffClip>)> = Vec::new();
     let mut end = 0u64;
     for (i, line) in track.lines.iter().enumerate() {
-        let Some(fitted) = track.fit(segments, i, rate)? else {
+        if !track.lanes.audible(line.segment.fields.speaker_id) {
+            continue;
+        }
+        let Some(fitted) = track.fit_heard(segments, i, rate)? else {
             return Err(invalid(format!("handoff of {base}"), format!("line {} has no rendered audio: render the project first", line.segment.id)));
         };
         let speaker = track.speaker_name(line.segment.fields.speaker_id).unwrap_or_else(|| "Unassigned".into());
@@ -669,7 +675,8 @@ fn stage_handoff(
             tracks.push(HandoffTrack { name: name.clone(), kind, clips: vec![HandoffClip { name, file, start: 0, length: samples.len() as u64, segment_id: None }] });
         }
     }
-    let timeline = HandoffTimeline { name: format!("{} ({})", track.project.name, track.track.language), sample_rate: rate, length: end, frame_rate: media.frame_rate, tracks };
+    let markers = media.markers.iter().map(|m| HandoffMarker { name: m.name.clone(), at: (m.at_seconds.max(0.0) * rate as f64).round() as u64 }).collect();
+    let timeline = HandoffTimeline { name: format!("{} ({})", track.project.name, track.track.language), sample_rate: rate, length: end, frame_rate: media.frame_rate, tracks, markers };
     let mut written = vec![folder];
     for format in formats {
         let path = out_dir.join(format!("{base}.{}", format.extension()));

@@ -4,6 +4,11 @@
 //! timeline (`.otio`) and a CMX 3600 EDL (`.edl`). Nothing here reads or
 //! writes audio: `export.rs` writes the clips and hands the timeline over.
 //!
+//! The project's markers go with it: Reaper `MARKER` lines, OpenTimelineIO
+//! markers on the timeline's stack, and in the EDL Avid-style locator
+//! comments (`* LOC: <timecode> <colour> <name>`) after the event they
+//! fall in, which Avid, Premiere and Resolve read as markers.
+//!
 //! A track in these formats plays one clip at a time, so lines that
 //! overlap (a speaker talking over their own next line, natural timing)
 //! go to a second lane of their speaker ([`lay_out_lanes`]).
@@ -100,6 +105,14 @@ pub struct HandoffTrack {
     pub clips: Vec<HandoffClip>,
 }
 
+/// A named point on the timeline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HandoffMarker {
+    pub name: String,
+    /// Where it is, samples.
+    pub at: u64,
+}
+
 /// A dub laid out for another tool.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HandoffTimeline {
@@ -110,6 +123,8 @@ pub struct HandoffTimeline {
     /// Frames per second for the EDL's timecode (the picture's rate, or 25).
     pub frame_rate: u32,
     pub tracks: Vec<HandoffTrack>,
+    /// The project's markers, in time order.
+    pub markers: Vec<HandoffMarker>,
 }
 
 /// Lays each speaker's clips (in any order) onto as few lanes as keep
@@ -148,8 +163,9 @@ fn rpp_string(text: &str) -> String {
     }
 }
 
-/// The timeline as a Reaper project: a track per lane (voices, bed,
-/// original), an item per clip with its WAVE source, times in seconds.
+/// The timeline as a Reaper project: its markers, a track per lane
+/// (voices, bed, original), an item per clip with its WAVE source, times
+/// in seconds.
 pub fn rpp(timeline: &HandoffTimeline) -> String {
     let rate = timeline.sample_rate as f64;
     let seconds = |samples: u64| format!("{:.10}", samples as f64 / rate);
@@ -158,6 +174,9 @@ pub fn rpp(timeline: &HandoffTimeline) -> String {
     out.push_str("  RIPPLE 0\n");
     out.push_str(&format!("  SAMPLERATE {} 0 0\n", timeline.sample_rate));
     out.push_str(&format!("  <NOTES 0 2\n    |{}\n  >\n", timeline.name.replace(['\n', '\r'], " ")));
+    for (i, marker) in timeline.markers.iter().enumerate() {
+        out.push_str(&format!("  MARKER {} {} {} 0\n", i + 1, seconds(marker.at), rpp_string(&marker.name)));
+    }
     for track in &timeline.tracks {
         out.push_str("  <TRACK\n");
         out.push_str(&format!("    NAME {}\n", rpp_string(&track.name)));
@@ -189,7 +208,8 @@ fn time_range(start: u64, duration: u64, rate: u32) -> Value {
 
 /// The timeline as OpenTimelineIO JSON: an audio track per lane, gaps
 /// between the clips, times in samples (the rate is the sample rate), each
-/// clip an external reference to its file.
+/// clip an external reference to its file; the markers, zero-length, on
+/// the timeline's stack.
 pub fn otio(timeline: &HandoffTimeline) -> String {
     let rate = timeline.sample_rate;
     let tracks: Vec<Value> = timeline
@@ -227,9 +247,14 @@ pub fn otio(timeline: &HandoffTimeline) -> String {
             })
         })
         .collect();
+    let markers: Vec<Value> = timeline
+        .markers
+        .iter()
+        .map(|m| json!({"OTIO_SCHEMA": "Marker.2", "name": m.name, "metadata": {}, "color": "RED", "comment": "", "marked_range": time_range(m.at, 0, rate)}))
+        .collect();
     let timeline = json!({
         "OTIO_SCHEMA": "Timeline.1", "name": timeline.name, "metadata": {}, "global_start_time": rational(0, rate),
-        "tracks": {"OTIO_SCHEMA": "Stack.1", "name": "tracks", "metadata": {}, "effects": [], "markers": [], "enabled": true, "source_range": null, "children": tracks},
+        "tracks": {"OTIO_SCHEMA": "Stack.1", "name": "tracks", "metadata": {}, "effects": [], "markers": markers, "enabled": true, "source_range": null, "children": tracks},
     });
     serde_json::to_string_pretty(&timeline).expect("a timeline serialises")
 }
@@ -245,12 +270,21 @@ fn timecode(samples: u64, rate: u32, fps: u32) -> String {
 /// own audio channel (A, A2, A3, …), source timecode from the file's
 /// start, record timecode the programme's; the file named in a
 /// `* FROM CLIP:` comment. Times are rounded to frames of `frame_rate`.
+/// Each marker is a `* LOC:` comment after the last event that starts at
+/// or before it (after the first event when none does; with no events,
+/// after the header).
 pub fn edl(timeline: &HandoffTimeline) -> String {
     let (rate, fps) = (timeline.sample_rate, timeline.frame_rate.max(1));
     let mut out = format!("TITLE: {}\nFCM: NON-DROP FRAME\n\n", timeline.name.replace(['\n', '\r'], " "));
     let mut events: Vec<(u64, usize, &HandoffClip)> = timeline.tracks.iter().enumerate().flat_map(|(i, t)| t.clips.iter().map(move |c| (c.start, i, c))).collect();
     events.sort_by_key(|&(start, lane, _)| (start, lane));
-    for (n, (_, lane, clip)) in events.into_iter().enumerate() {
+    let locator = |m: &HandoffMarker| format!("* LOC: {} RED {}\n", timecode(m.at, rate, fps), m.name.replace(['\n', '\r'], " "));
+    // The event each marker follows: the last that starts at or before it.
+    let after_event = |m: &HandoffMarker| events.iter().rposition(|&(start, _, _)| start <= m.at).unwrap_or(0);
+    if events.is_empty() {
+        timeline.markers.iter().for_each(|m| out.push_str(&locator(m)));
+    }
+    for (n, &(_, lane, clip)) in events.iter().enumerate() {
         let channel = if lane == 0 { "A".to_string() } else { format!("A{}", lane + 1) };
         out.push_str(&format!(
             "{:03}  AX       {:<5} C        {} {} {} {}\n",
@@ -262,7 +296,9 @@ pub fn edl(timeline: &HandoffTimeline) -> String {
             timecode(clip.start + clip.length, rate, fps),
         ));
         out.push_str(&format!("* FROM CLIP NAME: {}\n", clip.name.replace(['\n', '\r'], " ")));
-        out.push_str(&format!("* FROM CLIP: {}\n\n", clip.file));
+        out.push_str(&format!("* FROM CLIP: {}\n", clip.file));
+        timeline.markers.iter().filter(|m| after_event(m) == n).for_each(|m| out.push_str(&locator(m)));
+        out.push('\n');
     }
     out
 }
@@ -281,7 +317,8 @@ mod tests {
             ("Theo \"the keeper\"".into(), vec![clip("d", 0, 12_000)]),
         ]);
         tracks.push(HandoffTrack { name: "Bed".into(), kind: HandoffTrackKind::Bed, clips: vec![HandoffClip { name: "Bed".into(), file: "show.handoff/bed.wav".into(), start: 0, length: 144_000, segment_id: None }] });
-        HandoffTimeline { name: "Show".into(), sample_rate: 24_000, length: 144_000, frame_rate: 25, tracks }
+        let markers = vec![HandoffMarker { name: "Scene 2".into(), at: 72_000 }, HandoffMarker { name: "Storm, \"coming\"".into(), at: 130_000 }];
+        HandoffTimeline { name: "Show".into(), sample_rate: 24_000, length: 144_000, frame_rate: 25, tracks, markers }
     }
 
     #[test]
@@ -324,5 +361,33 @@ mod tests {
         assert_eq!(maya[1]["name"], "a");
         assert_eq!(maya[1]["media_references"]["DEFAULT_MEDIA"]["target_url"], "show.handoff/a.wav");
         assert_eq!(maya[2]["source_range"]["duration"]["value"], 48_000.0, "the gap from 3 s to 5 s");
+    }
+
+    #[test]
+    fn markers_reach_every_format_by_name_and_time() {
+        let t = timeline();
+        let rpp = rpp(&t);
+        assert!(rpp.contains("  MARKER 1 3.0000000000 \"Scene 2\" 0\n"), "{rpp}");
+        assert!(rpp.contains("  MARKER 2 5.4166666667 'Storm, \"coming\"' 0\n"), "{rpp}");
+        assert!(rpp.find("MARKER").unwrap() < rpp.find("<TRACK").unwrap(), "markers belong to the project, before its tracks");
+
+        let value: Value = serde_json::from_str(&otio(&t)).unwrap();
+        let markers = value["tracks"]["markers"].as_array().unwrap();
+        assert_eq!(markers.len(), 2);
+        assert_eq!(markers[0]["OTIO_SCHEMA"], "Marker.2");
+        assert_eq!(markers[0]["name"], "Scene 2");
+        assert_eq!(markers[0]["marked_range"]["start_time"]["value"], 72_000.0);
+        assert_eq!(markers[0]["marked_range"]["duration"]["value"], 0.0);
+
+        let edl = edl(&t);
+        assert!(edl.contains("* LOC: 00:00:03:00 RED Scene 2\n"), "{edl}");
+        assert!(edl.contains("* LOC: 00:00:05:10 RED Storm, \"coming\"\n"), "{edl}");
+        // Scene 2 (3 s) follows the event of Maya's line b (2.5 s), the last to start before it.
+        let b = edl.find("* FROM CLIP: show.handoff/b.wav").unwrap();
+        let scene = edl.find("* LOC: 00:00:03:00").unwrap();
+        let c = edl.find("* FROM CLIP: show.handoff/c.wav").unwrap();
+        assert!(b < scene && scene < c, "{edl}");
+        let empty = HandoffTimeline { tracks: Vec::new(), ..t };
+        assert!(super::edl(&empty).contains("* LOC: 00:00:03:00 RED Scene 2"), "kept with no events");
     }
 }

@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::lanes::LaneMixes;
 use super::mix::fit_line;
 use super::segment_store::{SegmentStore, Stored};
 use crate::subtitles::Cue;
@@ -170,6 +171,8 @@ impl Line {
 /// One line fitted and placed on the timeline.
 pub struct FittedLine {
     pub segment_id: i64,
+    /// Its lane: the speaker (`None`: no speaker).
+    pub lane: Option<i64>,
     /// Timeline seconds of its first sample.
     pub start: f64,
     /// The line fitted to its placement (stretch, trim, pad, gain, fades).
@@ -196,6 +199,7 @@ struct ProjectShared {
     /// The project's dictionary merged with the global one.
     dictionary: Arc<Pronunciations>,
     beds: Vec<crate::store::BedStem>,
+    lanes: LaneMixes,
 }
 
 impl ProjectShared {
@@ -204,7 +208,8 @@ impl ProjectShared {
         let speakers = store.speakers(project_id).await?;
         let dictionary = Arc::new(Pronunciations::merged(store.pronunciations(Some(project_id)).await?, store.pronunciations(None).await?));
         let beds = store.bed_stems(project_id).await?;
-        Ok(ProjectShared { project, speakers, dictionary, beds })
+        let lanes = LaneMixes::new(store.lane_mixes(project_id).await?);
+        Ok(ProjectShared { project, speakers, dictionary, beds, lanes })
     }
 }
 
@@ -219,6 +224,8 @@ pub struct TrackLines {
     /// In time order.
     pub lines: Vec<Line>,
     pub limits: FitLimits,
+    /// How each lane (speaker) is heard in playback and export.
+    pub lanes: LaneMixes,
 }
 
 impl TrackLines {
@@ -242,7 +249,7 @@ impl TrackLines {
     }
 
     async fn load_in(store: &Store, voices: &VoiceArtifactCache<MatchedVoice>, shared: &ProjectShared, track: Track, limits: FitLimits) -> Result<TrackLines> {
-        let ProjectShared { project, speakers, dictionary, beds } = shared.clone();
+        let ProjectShared { project, speakers, dictionary, beds, lanes } = shared.clone();
         let default_strategy = parse_strategy(&project.timing_strategy)?;
         let mut voice_of = HashMap::new();
         for s in &speakers {
@@ -271,7 +278,7 @@ impl TrackLines {
         for line in lines.iter_mut().filter(|l| !l.is_remote()) {
             line.predicted = known.get(&line.length_key).copied();
         }
-        Ok(TrackLines { project, track, speakers, beds, lines, limits })
+        Ok(TrackLines { project, track, speakers, beds, lines, limits, lanes })
     }
 
     /// Reads line `index`'s segment and active take again (after a render
@@ -304,6 +311,21 @@ impl TrackLines {
         programme_seconds(self.lines.iter().map(|l| l.slot.end), placed_ends)
     }
 
+    /// Line `index` as the mix hears it: [`TrackLines::fit`] with its
+    /// lane's gain applied; `None` when it has no take on disk or its lane
+    /// does not sound.
+    pub fn fit_heard(&self, segments: &SegmentStore, index: usize, sample_rate: u32) -> Result<Option<FittedLine>> {
+        let gain = self.lanes.gain(self.lines[index].segment.fields.speaker_id);
+        if gain == 0.0 {
+            return Ok(None);
+        }
+        let mut fitted = self.fit(segments, index, sample_rate)?;
+        if let Some(line) = fitted.as_mut().filter(|_| gain != 1.0) {
+            line.audio.iter_mut().for_each(|s| *s *= gain);
+        }
+        Ok(fitted)
+    }
+
     /// Line `index` read from the segment store at `sample_rate` and fitted
     /// by its timing strategy (a strict-slot cut at a pause between words);
     /// `None` when it has no rendered take on disk.
@@ -323,6 +345,6 @@ impl TrackLines {
         };
         let audio = fit_line(&samples, sample_rate, &placement, f.gain_db as f32, f.fade_in_s as f32, f.fade_out_s as f32);
         let cue = Cue { start: placement.start, end: placement.start + placement.length, text: f.text.clone(), speaker: self.speaker_name(f.speaker_id) };
-        Ok(Some(FittedLine { segment_id: line.segment.id, start: placement.start, audio, cue, overlap: placement.overlap, placement }))
+        Ok(Some(FittedLine { segment_id: line.segment.id, lane: f.speaker_id, start: placement.start, audio, cue, overlap: placement.overlap, placement }))
     }
 }

@@ -3,13 +3,14 @@
 //! placement arithmetic (`timing`), SMPTE timecode (`timecode`),
 //! lengths predicted before a render (`spoken_length`), rendered lines on disk by synthesis key
 //! (`segment_store`), rendering (`pipeline`), fitting and mixing
-//! (`assemble`, `mix`), export (`export`), and playback (`programme`,
+//! (`assemble`, `mix`), which lanes sound (`lanes`), export (`export`), and playback (`programme`,
 //! `transport`, `player`).
 
 pub mod assemble;
 pub mod export;
 pub mod flags;
 pub mod handoff;
+pub mod lanes;
 pub mod lines;
 pub mod mix;
 pub mod picture;

@@ -17,12 +17,13 @@ use super::transport::Transport;
 use crate::error::Result;
 use crate::store::{Project, Store};
 
-/// An empty programme for `track`: its length and the project's bed
-/// stems, no lines yet; the original dialogue in it when `monitor` hears it.
+/// An empty programme for `track`: its length, the project's bed stems
+/// and how its lanes are heard, no lines yet; the original dialogue in it when `monitor` hears it.
 pub fn empty_programme(project: &Project, lines: &TrackLines, settings: &MixSettings, monitor: OriginalMonitor) -> Result<Programme> {
     let beds = load_beds(&lines.beds, super::PROGRAMME_RATE)?;
     let seconds = lines.programme_seconds(std::iter::empty());
     let mut programme = Programme::new(super::PROGRAMME_RATE, seconds, beds, settings.bed_gain_db, settings.ducking);
+    programme.set_lanes(lines.lanes.clone());
     if monitor != OriginalMonitor::Off {
         if let Some(media) = &project.original_media {
             programme.set_original(Some(load_bed(Path::new(media), super::PROGRAMME_RATE).map_err(|e| e.context("reading the original dialogue"))?), monitor);
@@ -78,7 +79,7 @@ impl Feed<'_> {
             }
             match lines.fit(segments, i, super::PROGRAMME_RATE)? {
                 Some(line) => {
-                    transport.edit(|p| p.set_clip(line.segment_id, line.start, line.audio));
+                    transport.edit(|p| p.set_clip(line.segment_id, line.lane, line.start, line.audio));
                     report.from_store += 1;
                 }
                 None => missing.push(lines.lines[i].segment.id),
@@ -100,7 +101,7 @@ impl Feed<'_> {
             let placed = runtime.block_on(lines.refresh_take(store, i)).and_then(|()| lines.fit(segments, i, super::PROGRAMME_RATE));
             match placed {
                 Ok(Some(line)) => {
-                    transport.edit(|p| p.set_clip(line.segment_id, line.start, line.audio));
+                    transport.edit(|p| p.set_clip(line.segment_id, line.lane, line.start, line.audio));
                     progress(&format!("segment {id} rendered and in place ({} of {} lines current)", p.done, p.total));
                 }
                 Ok(None) => {}

@@ -4,12 +4,16 @@
 //! ducked under the voice exactly as the exported mix ducks them; and the
 //! original dialogue, for reference, off, under the dub at a level, or
 //! alone (solo). Lines join or change while it plays: a line rendered in
-//! the background is set as a clip and heard from the next block on.
+//! the background is set as a clip and heard from the next block on. Each
+//! clip is on its lane (its speaker), heard at the lane's gain
+//! (`dub::lanes`), so muting, soloing or levelling a lane is heard from
+//! the next block without fitting any line again.
 
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::lanes::LaneMixes;
 use super::mix::{db_to_gain, fit_bed, samples_in, BedAudio};
 use crate::audio::ducking::{DuckFollower, Ducking};
 
@@ -17,6 +21,8 @@ use crate::audio::ducking::{DuckFollower, Ducking};
 #[derive(Debug, Clone)]
 pub struct Clip {
     pub segment_id: i64,
+    /// Its lane: the speaker (`None`: no speaker).
+    pub lane: Option<i64>,
     /// Timeline sample of its first sample.
     pub start: usize,
     pub audio: Arc<[f32]>,
@@ -66,6 +72,8 @@ pub struct Programme {
     /// The original dialogue at the programme's rate, if the project has one.
     original: Option<Arc<[f32]>>,
     monitor: OriginalMonitor,
+    /// How each lane is heard.
+    lanes: LaneMixes,
 }
 
 impl Programme {
@@ -86,6 +94,7 @@ impl Programme {
             ducking,
             original: None,
             monitor: OriginalMonitor::Off,
+            lanes: LaneMixes::default(),
         };
         programme.refit_bed();
         programme
@@ -95,6 +104,15 @@ impl Programme {
     pub fn set_original(&mut self, original: Option<Vec<f32>>, monitor: OriginalMonitor) {
         self.original = original.map(Arc::from);
         self.monitor = monitor;
+    }
+
+    /// Changes how the lanes are heard (from the next block on).
+    pub fn set_lanes(&mut self, lanes: LaneMixes) {
+        self.lanes = lanes;
+    }
+
+    pub fn lanes(&self) -> &LaneMixes {
+        &self.lanes
     }
 
     /// Changes how the original is heard.
@@ -138,11 +156,11 @@ impl Programme {
         &self.clips
     }
 
-    /// Sets `segment_id`'s line (replacing what it had) at `start_s`; the
-    /// programme grows if the line ends past it.
-    pub fn set_clip(&mut self, segment_id: i64, start_s: f64, audio: Vec<f32>) {
+    /// Sets `segment_id`'s line (replacing what it had) on `lane` at
+    /// `start_s`; the programme grows if the line ends past it.
+    pub fn set_clip(&mut self, segment_id: i64, lane: Option<i64>, start_s: f64, audio: Vec<f32>) {
         self.clips.retain(|c| c.segment_id != segment_id);
-        let clip = Clip { segment_id, start: samples_in(start_s, self.sample_rate), audio: Arc::from(audio) };
+        let clip = Clip { segment_id, lane, start: samples_in(start_s, self.sample_rate), audio: Arc::from(audio) };
         let at = self.clips.partition_point(|c| (c.start, c.segment_id) <= (clip.start, segment_id));
         self.longest = self.longest.max(clip.audio.len());
         if clip.end() > self.length {
@@ -159,7 +177,8 @@ impl Programme {
         }
     }
 
-    /// Adds the voice of `[from, from + voice.len())` into `voice`.
+    /// Adds the voice of `[from, from + voice.len())` into `voice`, each
+    /// clip at its lane's gain.
     fn mix_voice(&self, from: usize, voice: &mut [f32]) {
         let to = from + voice.len();
         let first = self.clips.partition_point(|c| c.start + self.longest <= from);
@@ -170,9 +189,13 @@ impl Programme {
             if clip.end() <= from {
                 continue;
             }
+            let gain = self.lanes.gain(clip.lane);
+            if gain == 0.0 {
+                continue;
+            }
             let (a, b) = (clip.start.max(from), clip.end().min(to));
             for (out, s) in voice[a - from..b - from].iter_mut().zip(&clip.audio[a - clip.start..b - clip.start]) {
-                *out += s;
+                *out += s * gain;
             }
         }
     }
@@ -314,7 +337,7 @@ mod tests {
         let mut programme = Programme::new(RATE, 3.0, vec![BedAudio::ducked(bed.clone())], -6.0, Ducking::default());
         // Set out of order, as background renders finish.
         for (i, (start, audio)) in lines.iter().enumerate().rev() {
-            programme.set_clip(i as i64, *start, audio.clone());
+            programme.set_clip(i as i64, Some(i as i64 % 2), *start, audio.clone());
         }
         (programme, lines, bed)
     }
@@ -377,7 +400,7 @@ mod tests {
     #[test]
     fn a_replaced_clip_is_heard_instead_of_the_old_one() {
         let (mut programme, _, _) = demo();
-        programme.set_clip(1, 1.0, vec![0.0; 400]);
+        programme.set_clip(1, Some(1), 1.0, vec![0.0; 400]);
         assert_eq!(programme.clips().len(), 3);
         let mut cursor = Cursor::new(&programme);
         cursor.seek(&programme, 1250);
@@ -408,10 +431,32 @@ mod tests {
     fn a_stem_that_does_not_duck_plays_at_its_level_under_speech() {
         let effects = vec![0.1f32; 3500];
         let mut programme = Programme::new(RATE, 3.5, vec![BedAudio { samples: effects, gain_db: 6.0, ducked: false }], -6.0, Ducking::default());
-        programme.set_clip(1, 0.5, tone(1000, 0.3, 10));
+        programme.set_clip(1, None, 0.5, tone(1000, 0.3, 10));
         let played = play_all(&programme, &mut Cursor::new(&programme), 128);
         // Under speech (1.0 s) the effects are there at full level: 0.1 at 0 dB (−6 + 6).
         let voice = tone(1000, 0.3, 10)[500];
         assert!((played[1000] - voice - 0.1).abs() < 1e-6, "{}", played[1000]);
+    }
+
+    #[test]
+    fn a_lane_change_is_heard_from_the_next_block_without_setting_any_clip_again() {
+        use crate::store::LaneMix;
+        let (mut programme, lines, _) = demo();
+        // Lines 0 and 2 are on lane 0, line 1 on lane 1.
+        let voice_at = |programme: &Programme, at: usize| {
+            let mut cursor = Cursor::new(programme);
+            cursor.seek(programme, at);
+            let (mut mixed, mut voice) = (vec![0f32; 1], vec![0f32; 1]);
+            cursor.render(programme, &mut mixed, &mut voice);
+            voice[0]
+        };
+        let (line0, line1) = (lines[0].1[103], lines[1].1[3]);
+        assert!((voice_at(&programme, 603) - line0).abs() < 1e-6);
+        programme.set_lanes(LaneMixes::new([(Some(1), LaneMix { solo: true, ..LaneMix::default() })]));
+        assert_eq!(voice_at(&programme, 603), 0.0, "lane 0 is silent while lane 1 is soloed");
+        assert!((voice_at(&programme, 1003) - line1).abs() < 1e-6);
+        programme.set_lanes(LaneMixes::new([(Some(0), LaneMix { level_db: -6.0, ..LaneMix::default() }), (Some(1), LaneMix { muted: true, ..LaneMix::default() })]));
+        assert!((voice_at(&programme, 603) - line0 * 0.501).abs() < 1e-3, "-6 dB halves it");
+        assert!((voice_at(&programme, 1003) - lines[0].1[503] * 0.501).abs() < 1e-3, "line 1's lane muted: only line 0 under it");
     }
 }

@@ -1,13 +1,13 @@
 //! The project file: a project as one JSON document (name, timing
 //! strategy, speakers and their voices, tracks and their lines with every
-//! setting), for moving a project between machines or keeping it under
+//! setting, each lane's mix, the markers), for moving a project between machines or keeping it under
 //! version control. Export then import gives back the same project;
 //! rendered audio is not included (it is re-rendered from the lines).
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::store::{SegmentFields, Store};
+use crate::store::{LaneMix, SegmentFields, Store};
 
 /// The document's format version.
 pub const FORMAT_VERSION: u32 = 1;
@@ -23,7 +23,29 @@ pub struct ProjectFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame_rate: Option<String>,
     pub speakers: Vec<SpeakerEntry>,
+    /// How the lane of lines without a speaker is heard, when not at its defaults.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_speaker_lane: Option<LaneMix>,
     pub tracks: Vec<TrackEntry>,
+    /// Named points on the timeline, in time order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub markers: Vec<MarkerEntry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MarkerEntry {
+    /// Seconds.
+    pub at: f64,
+    pub name: String,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+fn is_zero(db: &f32) -> bool {
+    *db == 0.0
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -34,6 +56,15 @@ pub struct SpeakerEntry {
     /// Voices by track language, where the speaker has their own.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub language_voices: std::collections::BTreeMap<String, String>,
+    /// Their lane never sounds.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub muted: bool,
+    /// Their lane is soloed.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub solo: bool,
+    /// Their lane's level, dB.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub level_db: f32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -70,6 +101,7 @@ const FORMAT_NAME: &str = "revoice-project";
 pub async fn export(store: &Store, project_id: i64) -> Result<ProjectFile> {
     let project = store.project(project_id).await?;
     let speakers = store.speakers(project_id).await?;
+    let lanes = crate::dub::lanes::LaneMixes::new(store.lane_mixes(project_id).await?);
     let speaker_name = |id: Option<i64>| id.and_then(|id| speakers.iter().find(|s| s.id == id)).map(|s| s.name.clone());
     let mut tracks = Vec::new();
     for track in store.tracks(project_id).await? {
@@ -103,8 +135,16 @@ pub async fn export(store: &Store, project_id: i64) -> Result<ProjectFile> {
         name: project.name,
         timing_strategy: project.timing_strategy,
         frame_rate: project.frame_rate,
-        speakers: speakers.into_iter().map(|s| SpeakerEntry { language_voices: s.language_voices(), name: s.name, voice: s.voice }).collect(),
+        speakers: speakers
+            .into_iter()
+            .map(|s| {
+                let mix = lanes.mix(Some(s.id));
+                SpeakerEntry { language_voices: s.language_voices(), name: s.name, voice: s.voice, muted: mix.muted, solo: mix.solo, level_db: mix.level_db }
+            })
+            .collect(),
+        no_speaker_lane: Some(lanes.mix(None)).filter(|m| *m != LaneMix::default()),
         tracks,
+        markers: store.markers(project_id).await?.into_iter().map(|m| MarkerEntry { at: m.at_seconds, name: m.name }).collect(),
     })
 }
 
@@ -157,10 +197,25 @@ pub async fn import(store: &Store, file: &ProjectFile) -> Result<i64> {
             }
         }
     }
+    let bad = |what: String, reason: &str| Error::invalid(format!("project file {:?}: {what}", file.name), reason);
+    let (low, high) = crate::store::lanes::LANE_LEVEL_RANGE;
+    let check_level = |what: &str, level: f32| if (low..=high).contains(&level) { Ok(()) } else { Err(bad(format!("{what} level_db {level}"), "must be from -60 to +12 dB")) };
     for speaker in store.speakers(project.id).await? {
         if let Some(entry) = file.speakers.iter().find(|s| s.name == speaker.name) {
             store.set_speaker_voice_quietly(speaker.id, &entry.voice, &entry.language_voices).await?;
+            check_level(&format!("speaker {:?}", entry.name), entry.level_db)?;
+            store.set_lane_mix_quietly(project.id, Some(speaker.id), LaneMix { muted: entry.muted, solo: entry.solo, level_db: entry.level_db }).await?;
         }
+    }
+    if let Some(mix) = file.no_speaker_lane {
+        check_level("no_speaker_lane", mix.level_db)?;
+        store.set_lane_mix_quietly(project.id, None, mix).await?;
+    }
+    for marker in &file.markers {
+        if !marker.at.is_finite() || marker.at < 0.0 || marker.name.trim().is_empty() {
+            return Err(bad(format!("marker {:?} at {}", marker.name, marker.at), "a marker needs a name and a time from 0 seconds on"));
+        }
+        store.add_marker_quietly(project.id, marker.at, marker.name.trim()).await?;
     }
     Ok(project.id)
 }
@@ -188,6 +243,10 @@ mod tests {
         let maya = store.speakers(project.id).await.unwrap()[0].id;
         store.set_speaker_voice(maya, "bf_emma").await.unwrap();
         store.set_frame_rate(project.id, "29.97df").await.unwrap();
+        store.set_lane_mix(project.id, Some(maya), "solo Maya", LaneMix { muted: false, solo: true, level_db: -3.0 }).await.unwrap();
+        store.set_lane_mix(project.id, None, "mute no speaker", LaneMix { muted: true, ..LaneMix::default() }).await.unwrap();
+        store.add_marker(project.id, 12.5, "Storm").await.unwrap();
+        store.add_marker(project.id, 2.0, "Arrival").await.unwrap();
 
         let exported = export(&store, project.id).await.unwrap();
         let text = serde_json::to_string_pretty(&exported).unwrap();
@@ -195,6 +254,9 @@ mod tests {
         assert_ne!(copy, project.id);
         assert_eq!(export(&store, copy).await.unwrap(), exported);
         assert_eq!(exported.frame_rate.as_deref(), Some("29.97df"), "the timecode rate travels with the project");
+        assert_eq!((exported.speakers[0].solo, exported.speakers[0].level_db), (true, -3.0), "lanes travel too");
+        assert!(exported.no_speaker_lane.is_some_and(|m| m.muted));
+        assert_eq!(exported.markers.iter().map(|m| (m.at, m.name.as_str())).collect::<Vec<_>>(), [(2.0, "Arrival"), (12.5, "Storm")]);
         // Importing does not leave undo steps behind.
         assert_eq!(store.undo(copy).await.unwrap(), None);
     }

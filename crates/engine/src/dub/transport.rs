@@ -350,7 +350,7 @@ mod tests {
 
     fn programme() -> Programme {
         let mut p = Programme::new(1000, 2.0, vec![crate::dub::mix::BedAudio::ducked(vec![0.1; 500])], 0.0, Ducking::default());
-        p.set_clip(7, 0.5, vec![0.5; 300]);
+        p.set_clip(7, None, 0.5, vec![0.5; 300]);
         p
     }
 
@@ -413,7 +413,7 @@ mod tests {
         deck.play();
         run(&mut deck, 10);
         let mut edited = (*deck.programme).clone();
-        edited.set_clip(7, 0.5, vec![0.0; 300]);
+        edited.set_clip(7, None, 0.5, vec![0.0; 300]);
         deck.replace(Arc::new(edited));
         let out = run(&mut deck, 100);
         assert!(out[5..].iter().all(|&v| v.abs() < 0.11), "the old line is gone: {:?}", &out[..10]);

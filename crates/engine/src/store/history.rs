@@ -1,10 +1,13 @@
 //! Undo and redo: stepping a project's history back or forward applies
 //! the recorded state of what the edit changed (a line's fields, a
-//! speaker's voices, a track's lines after a split, merge, insert or
-//! delete, or the project's timing strategy) in one transaction. Edits record themselves as they are made
+//! speaker's voices, a track's lines after a split, merge, insert,
+//! delete or find and replace, the project's timing strategy, a lane's
+//! mix, or a marker) in one transaction. Edits record themselves as they are made
 //! (`projects::record`); this module only walks the record.
 
+use super::lanes::{write_lane, LaneState};
 use super::lines::{restore, LineState};
+use super::markers::{write_marker, Marker};
 use super::projects::{touch, write_project_strategy, write_segment, write_speaker};
 use super::Store;
 use crate::error::{Error, Result};
@@ -37,6 +40,8 @@ impl Store {
         match entity.as_str() {
             "segment" => write_segment(&mut tx, entity_id, &serde_json::from_str(&state).map_err(corrupt)?).await,
             "speaker" => write_speaker(&mut tx, &serde_json::from_str(&state).map_err(corrupt)?).await,
+            "lane" => write_lane(&mut tx, project_id, &serde_json::from_str::<LaneState>(&state).map_err(corrupt)?).await,
+            "marker" => write_marker(&mut tx, entity_id, serde_json::from_str::<Option<Marker>>(&state).map_err(corrupt)?.as_ref()).await,
             "project_strategy" => write_project_strategy(&mut tx, entity_id, &serde_json::from_str::<String>(&state).map_err(corrupt)?).await,
             "lines" => {
                 let (lines, others): (Vec<LineState>, Vec<LineState>) =

@@ -1,5 +1,6 @@
-//! Edits that add or remove lines: insert, delete, split at a time, merge
-//! two neighbours. Each is one transaction and one undoable step whose
+//! Edits that add or remove lines, or change several at once: insert,
+//! delete, split at a time, merge two neighbours, new texts for many
+//! lines (find and replace). Each is one transaction and one undoable step whose
 //! history holds the lines it touched before and after, with their takes,
 //! so undoing a delete brings the line back with every take it had (and
 //! its rendered audio, which the segment store keeps while a take refers
@@ -161,6 +162,24 @@ impl Store {
         let second_fields = SegmentFields { start_s: at_s, text: second, fade_in_s: 0.0, seed: None, ..f.clone() };
         let new_id = insert_line(&mut tx, line.segment.track_id, &second_fields).await.map_err(|e| self.db(e))?;
         self.finish_lines_edit(tx, project_id, "split a line", vec![line], &[id, new_id]).await
+    }
+
+    /// Gives each line of `texts` (ids on `track_id`) its new text in one
+    /// undoable step called `description`; the lines as they are after.
+    pub async fn set_texts(&self, track_id: i64, texts: &[(i64, String)], description: &str) -> Result<Vec<Segment>> {
+        let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
+        let project_id = project_of_track(&mut tx, track_id).await.map_err(|e| self.db(e))?.ok_or_else(|| Error::not_found(format!("track {track_id}"), "there is no such track"))?;
+        let mut before = Vec::with_capacity(texts.len());
+        for (id, text) in texts {
+            let line = self.line_in(&mut tx, *id).await?;
+            if line.segment.track_id != track_id {
+                return Err(Error::invalid(format!("segment {id}"), format!("is not on track {track_id}")));
+            }
+            sqlx::query("UPDATE segments SET text = ?2 WHERE id = ?1").bind(id).bind(text).execute(&mut *tx).await.map_err(|e| self.db(e))?;
+            before.push(line);
+        }
+        let ids: Vec<i64> = texts.iter().map(|(id, _)| *id).collect();
+        self.finish_lines_edit(tx, project_id, description, before, &ids).await
     }
 
     /// Joins `second` onto `first` (same track): one line from the first's

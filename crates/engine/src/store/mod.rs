@@ -15,7 +15,9 @@ pub mod beds;
 pub mod casts;
 pub mod checks;
 pub mod fits;
+pub mod lanes;
 pub mod lines;
+pub mod markers;
 pub mod projects;
 pub mod pronunciations;
 pub mod remote_voices;
@@ -26,6 +28,8 @@ pub use projects::{Project, RenderJob, RunningJob, Segment, SegmentFields, Speak
 pub use beds::BedStem;
 pub use casts::{CastMember, CastSheet};
 pub use checks::TakeCheckRecord;
+pub use lanes::LaneMix;
+pub use markers::Marker;
 pub use voices::{NewVoice, VoiceRecord};
 
 /// File name of the database inside the data directory.

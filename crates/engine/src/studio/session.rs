@@ -588,7 +588,9 @@ impl StudioSession {
         self.command(PlayerCommand::Stop)
     }
 
-    /// Lays edited lines again in what is playing (after an edit or an undo).
+    /// Lays edited lines again in what is playing (after an edit or an
+    /// undo), and hears the lanes as they are now (an empty list after a
+    /// lane's mix changed).
     pub fn refresh_playback(&self, segment_ids: Vec<i64>) -> Result<()> {
         self.command(PlayerCommand::Refit(segment_ids))
     }
@@ -762,7 +764,7 @@ impl Player {
             if let Some(p) = playing.as_mut() {
                 if let Some(i) = p.pending.pop_front() {
                     match p.lines.fit(self.engine.segments(), i, PROGRAMME_RATE) {
-                        Ok(Some(line)) => p.transport.edit(|programme| programme.set_clip(line.segment_id, line.start, line.audio)),
+                        Ok(Some(line)) => p.transport.edit(|programme| programme.set_clip(line.segment_id, line.lane, line.start, line.audio)),
                         Ok(None) => {}
                         Err(e) => tracing::warn!(error = %e, "a line could not be laid for playback"),
                     }
@@ -812,13 +814,16 @@ impl Player {
         Ok(())
     }
 
-    /// Reads the track again and lays the lines `ids` where they now belong.
+    /// Reads the track again, hears its lanes as they are now, and lays the
+    /// lines `ids` where they now belong.
     fn refit(&self, p: &mut Playing, ids: &[i64]) -> Result<()> {
         p.lines = self.runtime.block_on(self.engine.track_lines(p.track_id))?;
+        let lanes = p.lines.lanes.clone();
+        p.transport.edit(|programme| programme.set_lanes(lanes));
         for &id in ids {
             let Some(i) = p.lines.index_of(id) else { continue };
             if let Some(line) = p.lines.fit(self.engine.segments(), i, PROGRAMME_RATE)? {
-                p.transport.edit(|programme| programme.set_clip(line.segment_id, line.start, line.audio));
+                p.transport.edit(|programme| programme.set_clip(line.segment_id, line.lane, line.start, line.audio));
             }
         }
         Ok(())

@@ -6,7 +6,8 @@
 //! (no audio is read, no G2P runs): a take is current when the source key
 //! it recorded is the line's source key now, and its placement follows
 //! from its length; what listening back heard in it is shown while it is
-//! of that take under that fit. These are the shapes the window receives; their
+//! of that take under that fit; each speaker's lane as it is heard (muted,
+//! solo, level) and the project's markers. These are the shapes the window receives; their
 //! TypeScript twins are generated from them (`ui/src/engine-types.ts`).
 
 use std::collections::{BTreeMap, HashMap};
@@ -99,7 +100,7 @@ pub struct SegmentView {
     pub check: Option<CheckView>,
 }
 
-/// A speaker and their voices.
+/// A speaker, their voices, and how their lane is heard.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(rename = "Speaker")]
@@ -108,6 +109,37 @@ pub struct SpeakerView {
     pub name: String,
     pub voice: String,
     pub language_voices: BTreeMap<String, String>,
+    /// Their lane never sounds.
+    pub muted: bool,
+    /// Their lane is soloed.
+    pub solo: bool,
+    /// Their lane's level, dB.
+    pub level_db: f32,
+    /// Whether their lane sounds now (not muted, and soloed when any lane is).
+    pub audible: bool,
+}
+
+/// How a lane is heard: the lane of lines without a speaker.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(rename = "Lane")]
+pub struct LaneView {
+    pub muted: bool,
+    pub solo: bool,
+    pub level_db: f32,
+    /// Whether it sounds now.
+    pub audible: bool,
+}
+
+/// A named point on the timeline.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(rename = "Marker")]
+pub struct MarkerView {
+    pub id: i64,
+    /// Seconds.
+    pub at: f64,
+    pub name: String,
 }
 
 /// One language's lines.
@@ -143,6 +175,10 @@ pub struct ProjectView {
     /// Programme length in seconds: the latest slot end or placed line end.
     pub length: f64,
     pub speakers: Vec<SpeakerView>,
+    /// The lane of lines without a speaker.
+    pub no_speaker_lane: LaneView,
+    /// In time order.
+    pub markers: Vec<MarkerView>,
     pub tracks: Vec<TrackView>,
     pub can_undo: bool,
     pub can_redo: bool,
@@ -157,6 +193,12 @@ pub type LiveStates = HashMap<i64, (SegmentState, Option<String>)>;
 pub async fn project_view(store: &Store, tracks: &[TrackLines], project_id: i64, live: &LiveStates) -> Result<ProjectView> {
     let project = store.project(project_id).await?;
     let speakers = store.speakers(project_id).await?;
+    let lanes = crate::dub::lanes::LaneMixes::new(store.lane_mixes(project_id).await?);
+    let lane = |id: Option<i64>| {
+        let mix = lanes.mix(id);
+        LaneView { muted: mix.muted, solo: mix.solo, level_db: mix.level_db, audible: lanes.audible(id) }
+    };
+    let markers = store.markers(project_id).await?.into_iter().map(|m| MarkerView { id: m.id, at: m.at_seconds, name: m.name }).collect();
     let checks = current_of(tracks, &mut store.project_take_checks(project_id).await?);
     let mut views = Vec::with_capacity(tracks.len());
     let mut length: f64 = 0.0;
@@ -218,7 +260,15 @@ pub async fn project_view(store: &Store, tracks: &[TrackLines], project_id: i64,
         cast,
         frame_rate: crate::dub::timecode::FrameRate::stored(project.frame_rate.as_deref()).name().to_string(),
         length,
-        speakers: speakers.iter().map(|s| SpeakerView { id: s.id, name: s.name.clone(), voice: s.voice.clone(), language_voices: s.language_voices() }).collect(),
+        speakers: speakers
+            .iter()
+            .map(|s| {
+                let l = lane(Some(s.id));
+                SpeakerView { id: s.id, name: s.name.clone(), voice: s.voice.clone(), language_voices: s.language_voices(), muted: l.muted, solo: l.solo, level_db: l.level_db, audible: l.audible }
+            })
+            .collect(),
+        no_speaker_lane: lane(None),
+        markers,
         tracks: views,
         can_undo,
         can_redo,

@@ -2,13 +2,15 @@
 //! real one: what a render takes and in what order (`render_scope`), how a
 //! track is assembled (`assembly`), what the editor's view says about each
 //! line (`view`), the editor's session (`session`), and the project
-//! editing rules every face shares (`editing`). The same engine code runs
+//! editing rules every face shares (`editing`), and the timeline's own
+//! edits: lanes, markers, find and replace (`timeline`). The same engine code runs
 //! over Kokoro in `tests/` at the repository root.
 
 mod assembly;
 mod editing;
 mod render_scope;
 mod session;
+mod timeline;
 mod view;
 
 use std::sync::atomic::AtomicBool;

@@ -1,0 +1,102 @@
+//! The editor's commands on the timeline as a whole: a lane's mix (mute,
+//! solo, level), markers (add, rename, move, remove) and find and replace
+//! in a track's lines. Each is one undoable engine operation answered with
+//! the project as the timeline shows it; what playback must hear (a lane's
+//! mix, replaced lines) is handed to the playing programme at once.
+
+use revoice_engine::studio::session::StudioSession;
+use revoice_engine::studio::view::ProjectView;
+use revoice_engine::{LaneMixEdit, ReplaceOptions};
+use tauri::State;
+
+use crate::studio::{text, Answer, Studio};
+
+/// Mutes, solos or levels a speaker's lane (`speaker_id` `None`: the lane
+/// of lines without a speaker); heard at once by playback that is running.
+#[tauri::command]
+pub async fn set_lane_mix(studio: State<'_, Studio>, project_id: i64, speaker_id: Option<i64>, mix: LaneMixEdit) -> Answer<ProjectView> {
+    let session = studio.session()?;
+    lane_mix(&session, project_id, speaker_id, mix).await
+}
+
+/// [`set_lane_mix`] without Tauri's state (the shell's tests call it).
+pub async fn lane_mix(session: &StudioSession, project_id: i64, speaker_id: Option<i64>, mix: LaneMixEdit) -> Answer<ProjectView> {
+    session.engine().set_lane_mix(project_id, speaker_id, mix).await.map_err(text)?;
+    let _ = session.refresh_playback(Vec::new());
+    session.view(project_id).await.map_err(text)
+}
+
+/// Adds a marker at `at` seconds.
+#[tauri::command]
+pub async fn add_marker(studio: State<'_, Studio>, project_id: i64, at: f64, name: String) -> Answer<ProjectView> {
+    let session = studio.session()?;
+    session.engine().add_marker(project_id, at, &name).await.map_err(text)?;
+    session.view(project_id).await.map_err(text)
+}
+
+#[tauri::command]
+pub async fn rename_marker(studio: State<'_, Studio>, marker_id: i64, name: String) -> Answer<ProjectView> {
+    let session = studio.session()?;
+    let marker = session.engine().rename_marker(marker_id, &name).await.map_err(text)?;
+    session.view(marker.project_id).await.map_err(text)
+}
+
+/// Moves a marker to `at` seconds.
+#[tauri::command]
+pub async fn move_marker(studio: State<'_, Studio>, marker_id: i64, at: f64) -> Answer<ProjectView> {
+    let session = studio.session()?;
+    let marker = session.engine().move_marker(marker_id, at).await.map_err(text)?;
+    session.view(marker.project_id).await.map_err(text)
+}
+
+#[tauri::command]
+pub async fn remove_marker(studio: State<'_, Studio>, marker_id: i64) -> Answer<ProjectView> {
+    let session = studio.session()?;
+    let project_id = session.engine().remove_marker(marker_id).await.map_err(text)?;
+    session.view(project_id).await.map_err(text)
+}
+
+/// Replaces `find` with `replace` in a track's lines as one undoable
+/// step; how many lines changed, and the project.
+#[tauri::command]
+pub async fn replace_text(studio: State<'_, Studio>, track_id: i64, find: String, replace: String, options: ReplaceOptions) -> Answer<(usize, ProjectView)> {
+    let session = studio.session()?;
+    let (count, changed) = session.engine().replace_text(track_id, &find, &replace, &options).await.map_err(text)?;
+    let _ = session.refresh_playback(changed.iter().map(|s| s.id).collect());
+    let project_id = session.engine().project_of_track(track_id).await.map_err(text)?;
+    Ok((count, session.view(project_id).await.map_err(text)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use revoice_engine::LaneMixEdit;
+
+    use super::lane_mix;
+    use crate::studio::Studio;
+
+    #[test]
+    fn the_app_mutes_a_lane_refuses_a_level_out_of_range_by_name_and_undo_brings_it_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let studio = Studio::start(Some(dir.path().to_path_buf()), Arc::new(|_| {}));
+        let session = studio.session().unwrap();
+        let engine = session.engine().clone();
+        let script = dir.path().join("scene.srt");
+        std::fs::write(&script, "1\n00:00:00,500 --> 00:00:02,000\n[Ana] The boats are in.\n").unwrap();
+        use tauri::async_runtime::block_on;
+        let (project, _) = block_on(engine.create_project("Harbour", "en-US")).unwrap();
+        block_on(engine.import_script(project.id, &script, None)).unwrap();
+        let ana = block_on(engine.speaker_named(project.id, "Ana")).unwrap();
+
+        let view = block_on(lane_mix(&session, project.id, Some(ana.id), LaneMixEdit { muted: Some(true), ..Default::default() })).unwrap();
+        assert!(view.speakers[0].muted && !view.speakers[0].audible);
+        let refused = block_on(lane_mix(&session, project.id, Some(ana.id), LaneMixEdit { level_db: Some(40.0), ..Default::default() })).unwrap_err();
+        assert!(refused.contains("levelDb") && refused.contains("-60"), "{refused}");
+        let view = block_on(lane_mix(&session, project.id, None, LaneMixEdit { solo: Some(true), ..Default::default() })).unwrap();
+        assert!(view.no_speaker_lane.solo && !view.speakers[0].audible);
+        assert_eq!(block_on(engine.undo(project.id)).unwrap().as_deref(), Some("solo lane No speaker"));
+        assert_eq!(block_on(engine.undo(project.id)).unwrap().as_deref(), Some("mute lane Ana"));
+        assert!(!block_on(session.view(project.id)).unwrap().speakers[0].muted);
+    }
+}
