@@ -1,5 +1,5 @@
 //! The editor's commands for picture and delivery: attaching a project's
-//! video and the picture the window plays (the video, or a proxy the
+//! video, its timecode rate, and the picture the window plays (the video, or a proxy the
 //! engine makes when the window cannot play its codec), the bed's stems
 //! and how the original dialogue is heard, cast sheets (save a project's cast, list them, start a project
 //! from one) and pronunciation dictionaries (list, set, remove, and hear an
@@ -23,6 +23,15 @@ pub async fn attach_video(studio: State<'_, Studio>, project_id: i64, path: Path
     let session = studio.session()?;
     let attached = session.engine().attach_video(project_id, &path, as_bed.unwrap_or(false), None).await.map_err(text)?;
     Ok((attached, session.view(project_id).await.map_err(text)?))
+}
+
+/// Sets the rate the project's timecode runs at (`"25"`, `"29.97df"`…), an
+/// undoable edit; with a picture only drop-frame or not is left to choose.
+#[tauri::command]
+pub async fn set_frame_rate(studio: State<'_, Studio>, project_id: i64, rate: String) -> Answer<ProjectView> {
+    let session = studio.session()?;
+    session.engine().set_frame_rate(project_id, &rate).await.map_err(text)?;
+    session.view(project_id).await.map_err(text)
 }
 
 /// Saves the project's speakers and voices on cast sheet `name`.

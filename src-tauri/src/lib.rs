@@ -89,6 +89,7 @@ pub fn run() {
             dub_commands::redo,
             dub_commands::export_project,
             delivery_commands::attach_video,
+            delivery_commands::set_frame_rate,
             delivery_commands::picture_source,
             delivery_commands::add_bed_stem,
             delivery_commands::edit_bed_stem,

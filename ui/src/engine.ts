@@ -163,6 +163,8 @@ export const newTake = (segmentId: number) => invoke<Project>("new_take", { segm
 export const pickTake = (segmentId: number, takeId: number) => invoke<Project>("pick_take", { segmentId, takeId });
 /** Plays a take as rendered; a previewFinished event follows. */
 export const auditionTake = (segmentId: number, takeId: number) => invoke<void>("audition_take", { segmentId, takeId });
+/** Sets the project's timecode rate (`"25"`, `"29.97df"`…): an undoable edit. */
+export const setFrameRate = (projectId: number, rate: string) => invoke<Project>("set_frame_rate", { projectId, rate });
 export const setProjectStrategy = (projectId: number, strategy: string) => invoke<Project>("set_project_strategy", { projectId, strategy });
 
 // ---- Picture, cast sheets and the pronunciation dictionary ----

@@ -83,7 +83,8 @@ impl Engine {
         Ok(FrameRate::stored(self.store().project(project_id).await?.frame_rate.as_deref()))
     }
 
-    /// Sets the rate the project's timecode runs at (`"25"`, `"29.97df"`…).
+    /// Sets the rate the project's timecode runs at (`"25"`, `"29.97df"`…),
+    /// an edit that undo and redo step through.
     /// With a picture attached the timecode follows the picture: only the
     /// choice between 29.97 drop-frame and non-drop is left to make.
     pub async fn set_frame_rate(&self, project_id: i64, rate: &str) -> Result<FrameRate> {
@@ -93,7 +94,7 @@ impl Engine {
         if project.video_file.is_some() && rate.fps() != current.fps() {
             return Err(Error::invalid(format!("frame rate {rate}"), format!("project {project_id} has a picture at {current} fps, and its timecode follows the picture")));
         }
-        self.store().set_frame_rate(project_id, rate.name()).await?;
+        self.store().change_frame_rate(project_id, rate.name()).await?;
         Ok(rate)
     }
 

@@ -8,7 +8,7 @@
 use super::lanes::{write_lane, LaneState};
 use super::lines::{restore, LineState};
 use super::markers::{write_marker, Marker};
-use super::projects::{touch, write_project_strategy, write_segment, write_speaker};
+use super::projects::{touch, write_frame_rate, write_project_strategy, write_segment, write_speaker};
 use super::Store;
 use crate::error::{Error, Result};
 
@@ -42,6 +42,7 @@ impl Store {
             "speaker" => write_speaker(&mut tx, &serde_json::from_str(&state).map_err(corrupt)?).await,
             "lane" => write_lane(&mut tx, project_id, &serde_json::from_str::<LaneState>(&state).map_err(corrupt)?).await,
             "marker" => write_marker(&mut tx, entity_id, serde_json::from_str::<Option<Marker>>(&state).map_err(corrupt)?.as_ref()).await,
+            "project_frame_rate" => write_frame_rate(&mut tx, entity_id, serde_json::from_str::<Option<String>>(&state).map_err(corrupt)?.as_deref()).await,
             "project_strategy" => write_project_strategy(&mut tx, entity_id, &serde_json::from_str::<String>(&state).map_err(corrupt)?).await,
             "lines" => {
                 let (lines, others): (Vec<LineState>, Vec<LineState>) =

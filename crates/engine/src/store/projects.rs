@@ -614,6 +614,22 @@ impl Store {
     }
 
     /// Sets the rate the project's timecode runs at (a `FrameRate` name).
+    /// Sets the project's timecode rate as an edit undo and redo step through
+    /// (the rate a person chose; a picture's rate is set by `set_frame_rate`).
+    pub async fn change_frame_rate(&self, project_id: i64, rate: &str) -> Result<()> {
+        let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
+        let before: Option<Option<String>> = sqlx::query_scalar("SELECT frame_rate FROM projects WHERE id = ?1").bind(project_id).fetch_optional(&mut *tx).await.map_err(|e| self.db(e))?;
+        let Some(before) = before else { return Err(Error::not_found(format!("project {project_id}"), "it does not exist")) };
+        if before.as_deref() != Some(rate) {
+            write_frame_rate(&mut tx, project_id, Some(rate)).await.map_err(|e| self.db(e))?;
+            record(&mut tx, project_id, &format!("timecode at {rate}"), "project_frame_rate", project_id, &before, &Some(rate.to_string())).await.map_err(|e| self.db(e))?;
+        }
+        touch(&mut tx, project_id).await.map_err(|e| self.db(e))?;
+        tx.commit().await.map_err(|e| self.db(e))?;
+        Ok(())
+    }
+
+    /// Sets the project's timecode rate, outside the history (a picture's rate as it is attached, a project file's).
     pub async fn set_frame_rate(&self, project_id: i64, rate: &str) -> Result<()> {
         sqlx::query("UPDATE projects SET frame_rate = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1")
             .bind(project_id)
@@ -754,12 +770,19 @@ pub(crate) async fn write_speaker(tx: &mut Transaction<'_, Sqlite>, s: &Speaker)
     Ok(())
 }
 
-/// Appends an edit to the history, dropping the redo branch.
 /// Writes a project's timing strategy (an edit, or its undo or redo).
 pub(crate) async fn write_project_strategy(tx: &mut Transaction<'_, Sqlite>, project_id: i64, strategy: &str) -> sqlx::Result<()> {
     sqlx::query("UPDATE projects SET timing_strategy = ?2 WHERE id = ?1").bind(project_id).bind(strategy).execute(&mut **tx).await?;
     Ok(())
 }
+
+/// Writes a project's timecode rate (NULL: the default), an edit or its undo or redo.
+pub(crate) async fn write_frame_rate(tx: &mut Transaction<'_, Sqlite>, project_id: i64, rate: Option<&str>) -> sqlx::Result<()> {
+    sqlx::query("UPDATE projects SET frame_rate = ?2 WHERE id = ?1").bind(project_id).bind(rate).execute(&mut **tx).await?;
+    Ok(())
+}
+
+/// Appends an edit to the history, dropping the redo branch.
 
 pub(crate) async fn record<T: Serialize>(tx: &mut Transaction<'_, Sqlite>, project_id: i64, description: &str, entity: &str, entity_id: i64, before: &T, after: &T) -> sqlx::Result<()> {
     sqlx::query("DELETE FROM history WHERE project_id = ?1 AND undone = 1").bind(project_id).execute(&mut **tx).await?;

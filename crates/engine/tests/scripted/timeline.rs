@@ -1,7 +1,7 @@
 //! The timeline's own edits: a lane's mix (solo, mute, level) heard in the
 //! exported mix and in playback's programme without any synthesis, markers
 //! carried into the handoff files, find and replace as one edit, and a
-//! line's slot and the project's strategy on the same undo history.
+//! line's slot, the project's strategy and its timecode rate on the same undo history.
 
 use revoice_engine::dub::assemble::assemble_track;
 use revoice_engine::dub::mix::MixSettings;
@@ -211,4 +211,20 @@ fn a_lines_slot_and_the_projects_strategy_undo_on_one_history_in_order() {
     scene.run(scene.engine.redo(scene.project)).unwrap();
     scene.run(scene.engine.redo(scene.project)).unwrap();
     assert_eq!((slot(&scene), strategy(&scene).as_str()), ((3.2, 5.4), "strict_slot"));
+}
+
+#[test]
+fn the_projects_timecode_rate_is_an_edit_that_undoes_and_redoes() {
+    let scene = Scene::new();
+    let rate = |scene: &Scene| scene.run(scene.engine.frame_rate(scene.project)).unwrap().name().to_string();
+    assert_eq!(rate(&scene), "25");
+    scene.run(scene.engine.set_frame_rate(scene.project, "29.97df")).unwrap();
+    assert_eq!(rate(&scene), "29.97df");
+    assert_eq!(scene.run(scene.engine.undo(scene.project)).unwrap().as_deref(), Some("timecode at 29.97df"));
+    assert_eq!(rate(&scene), "25");
+    scene.run(scene.engine.redo(scene.project)).unwrap();
+    assert_eq!(rate(&scene), "29.97df");
+    let refused = scene.run(scene.engine.set_frame_rate(scene.project, "31")).unwrap_err();
+    assert!(refused.to_string().contains("31"), "{refused}");
+    assert_eq!(rate(&scene), "29.97df");
 }
