@@ -28,32 +28,8 @@ use crate::bench::memory_mib;
 /// Runs the benchmark with `lines` lines and prints the report.
 pub fn dub(data_dir: &Path, lines: usize, device: &str) -> Result<()> {
     let rt = tokio::runtime::Handle::current();
-    // A scratch data folder with the installed models: its own database and segment store.
-    let scratch = tempfile::tempdir().map_err(|e| Error::io("create", std::env::temp_dir(), e))?;
-    std::os::unix::fs::symlink(data_dir.join("models"), scratch.path().join("models")).map_err(|e| Error::io("link the models into", scratch.path(), e))?;
-    let mut config = EngineConfig::load_from(scratch.path().to_path_buf())?;
-    config.settings.dub.segment_store_mb = 8 << 10;
-    config.settings.scheduler = revoice_engine::config::SchedulerSettings::default();
-    let calibration = data_dir.join("calibration.json");
-    if calibration.exists() {
-        let _ = std::fs::copy(&calibration, scratch.path().join("calibration.json"));
-    }
-    let engine = rt.block_on(Engine::open(config))?;
+    let DemoProject { scratch, engine, project, track } = demo_project(data_dir, lines)?;
     let store = engine.store();
-    let (project, track) = rt.block_on(engine.create_project("bench", "en-US"))?;
-    let demo = parse_srt(include_str!("../../../assets/demo/lighthouse.srt"), "lighthouse.srt")?;
-    let period = demo.last().map(|c| c.end + 1.0).unwrap_or(1.0);
-    let cues: Vec<Cue> = (0..lines)
-        .map(|i| {
-            let c = &demo[i % demo.len()];
-            let shift = (i / demo.len()) as f64 * period;
-            Cue { start: c.start + shift, end: c.end + shift, ..c.clone() }
-        })
-        .collect();
-    rt.block_on(store.import_cues(&track, &cues))?;
-    for s in rt.block_on(store.speakers(project.id))? {
-        rt.block_on(engine.set_speaker_voice(project.id, s.id, if s.name == "Maya" { "af_bella" } else { "bm_george" }, None))?;
-    }
     let speech_stack = engine.speech()?;
     let width = speech_stack.renderer.scheduler().config().width;
     let render = |engine: &Engine| engine.render_project(project.id, &RenderScope::default(), &AtomicBool::new(false), &mut |_| {});
@@ -186,4 +162,47 @@ fn beside_last_time(file: &Path, figures: &[(&str, f64)]) {
     if let Err(e) = written {
         println!("(the figures could not be kept in {}: {e})", file.display());
     }
+}
+
+/// A bench's project: the demo script repeated to `lines` lines, Maya on
+/// af_bella and Theo on bm_george, in a scratch data folder (its own
+/// database and segment store; the installed models linked in).
+pub(crate) struct DemoProject {
+    pub scratch: tempfile::TempDir,
+    pub engine: Engine,
+    pub project: revoice_engine::store::Project,
+    pub track: revoice_engine::store::Track,
+}
+
+/// Makes the bench's project (see [`DemoProject`]).
+pub(crate) fn demo_project(data_dir: &Path, lines: usize) -> Result<DemoProject> {
+    let rt = tokio::runtime::Handle::current();
+    let scratch = tempfile::tempdir().map_err(|e| Error::io("create", std::env::temp_dir(), e))?;
+    // The link is made from another folder: a relative data folder would leave it dangling.
+    let data_dir = &std::path::absolute(data_dir).map_err(|e| Error::io("find", data_dir, e))?;
+    std::os::unix::fs::symlink(data_dir.join("models"), scratch.path().join("models")).map_err(|e| Error::io("link the models into", scratch.path(), e))?;
+    let mut config = EngineConfig::load_from(scratch.path().to_path_buf())?;
+    config.settings.dub.segment_store_mb = 8 << 10;
+    config.settings.scheduler = revoice_engine::config::SchedulerSettings::default();
+    let calibration = data_dir.join("calibration.json");
+    if calibration.exists() {
+        let _ = std::fs::copy(&calibration, scratch.path().join("calibration.json"));
+    }
+    let engine = rt.block_on(Engine::open(config))?;
+    let store = engine.store();
+    let (project, track) = rt.block_on(engine.create_project("bench", "en-US"))?;
+    let demo = parse_srt(include_str!("../../../assets/demo/lighthouse.srt"), "lighthouse.srt")?;
+    let period = demo.last().map(|c| c.end + 1.0).unwrap_or(1.0);
+    let cues: Vec<Cue> = (0..lines)
+        .map(|i| {
+            let c = &demo[i % demo.len()];
+            let shift = (i / demo.len()) as f64 * period;
+            Cue { start: c.start + shift, end: c.end + shift, ..c.clone() }
+        })
+        .collect();
+    rt.block_on(store.import_cues(&track, &cues))?;
+    for s in rt.block_on(store.speakers(project.id))? {
+        rt.block_on(engine.set_speaker_voice(project.id, s.id, if s.name == "Maya" { "af_bella" } else { "bm_george" }, None))?;
+    }
+    Ok(DemoProject { scratch, engine, project, track })
 }

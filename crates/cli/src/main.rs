@@ -11,6 +11,7 @@ mod bench;
 mod bench_api;
 mod bench_asr;
 mod bench_dub;
+mod bench_edit;
 mod bench_engine;
 mod bench_fleet;
 mod bench_voicefit;
@@ -144,6 +145,16 @@ enum BenchCommand {
     Dub {
         #[arg(long, default_value_t = 300)]
         lines: usize,
+    },
+    /// The engine's part of the editor's feedback: each kind of edit (timing, text, slot, lane
+    /// level, voice) and the project view after it, median and p95 beside the view alone, and
+    /// the prediction a voice change asks for.
+    Edit {
+        #[arg(long, default_value_t = 300)]
+        lines: usize,
+        /// Edits of each kind.
+        #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(u32).range(2..=200))]
+        repeats: u32,
     },
     /// A project rendered in-process and through fleets of 1, 2 and 3 local `revoice serve`
     /// nodes: throughput, dispatch overhead per line, failover time when a node is killed,
@@ -437,6 +448,11 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
             let data_dir = engine.data_dir().to_path_buf();
             let device = engine.config().settings.audio.output_device.clone();
             tokio::task::spawn_blocking(move || bench_dub::dub(&data_dir, lines, &device)).await.expect("bench thread")?;
+            ExitCode::SUCCESS
+        }
+        Command::Bench { command: BenchCommand::Edit { lines, repeats } } => {
+            let data_dir = engine.data_dir().to_path_buf();
+            tokio::task::spawn_blocking(move || bench_edit::edit(&data_dir, lines, repeats as usize)).await.expect("bench thread")?;
             ExitCode::SUCCESS
         }
         Command::Bench { command: BenchCommand::Engine { voice, no_save } } => {
