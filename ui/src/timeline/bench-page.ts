@@ -1,12 +1,13 @@
 // The timeline bench page (ui/timeline-bench.html): mounts a synthetic
 // project (2,000 lines unless ?lines=N; ?zoom=px/s, ?at=seconds and
-// ?select=id set the view), applies the timeline's intents to
+// ?select=id set the view, ?markers=N puts N markers along it), applies the timeline's intents to
 // it in the page as a stand-in for the engine, plays the playhead on Play,
 // and on Measure (or on load with ?auto) runs measureTimeline and prints the
 // numbers, also to the console as `TIMELINE_BENCH {json}` and on
 // window.timelineBench for a driven browser.
 import "../styles.css";
-import type { Project, Segment } from "../model";
+import type { Project, Segment, Speaker } from "../model";
+import type { Marker } from "./markers";
 import { measureTimeline, type TimelineFrameStats } from "./measure";
 import { syntheticProject } from "./synthetic";
 import { TimelineView } from "./timeline-view";
@@ -24,6 +25,7 @@ declare global {
 const params = new URLSearchParams(location.search);
 const lines = Number(params.get("lines") ?? 2000);
 const frames = Number(params.get("frames") ?? 600);
+const markerCount = Number(params.get("markers") ?? 0);
 const synthetic = syntheticProject(lines);
 let project: Project = synthetic.project;
 let nextId = lines + 1;
@@ -44,6 +46,12 @@ function edit(change: (segments: Segment[]) => Segment[]): void {
 }
 
 const stale = (s: Segment): Segment => ({ ...s, state: "stale", fit: null });
+
+let markers: Marker[] = Array.from({ length: markerCount }, (_, i) => ({
+  id: i + 1,
+  at: Number((((i + 0.5) * project.length) / Math.max(1, markerCount)).toFixed(2)),
+  name: `Marker ${i + 1}`,
+}));
 
 const view = new TimelineView(document.getElementById("bench-timeline")!, {
   select: (id) => say(`select ${id}`),
@@ -92,8 +100,21 @@ const view = new TimelineView(document.getElementById("bench-timeline")!, {
     const peaks = synthetic.peaks.get(id);
     if (peaks) queueMicrotask(() => view.setPeaks(id, peaks));
   },
+  selectMarker: (id) => say(`marker ${id}`),
+  moveMarker: (id, at) => {
+    say(`marker ${id} → ${at.toFixed(3)}`);
+    markers = markers.map((m) => (m.id === id ? { ...m, at } : m));
+    view.setMarkers(markers);
+  },
+  laneMix: (speakerId, change) => {
+    say(`lane ${speakerId} ${JSON.stringify(change)}`);
+    if (speakerId === null) return;
+    project = { ...project, speakers: project.speakers.map((s) => (s.id === speakerId ? ({ ...s, ...change } as Speaker) : s)) };
+    view.setProject(project, synthetic.trackId);
+  },
 });
 view.setProject(project, synthetic.trackId);
+view.setMarkers(markers);
 if (params.has("zoom")) view.setZoom(Number(params.get("zoom")));
 if (params.has("at")) view.setScroll(Number(params.get("at")));
 if (params.has("select")) view.selection = Number(params.get("select"));

@@ -1,7 +1,9 @@
 // The arithmetic of dragging a line: moving it (its length kept), or
 // resizing it by an edge (never shorter than MIN_SEGMENT_SECONDS, never
-// before 0), with snapping applied; and when a press counts as a drag.
-// Pure.
+// before 0), with snapping applied and then, at a frame rate, the moved
+// edge rounded to its nearest frame; dragging a single time (a marker)
+// the same way; and when a press counts as a drag. Pure.
+import { frameAtOrAfter, frameAtOrBefore, frameTime, roundToFrame } from "./frames";
 import { snapMove, snapTime, type SnapResult, type SnapTarget } from "./snap";
 import type { SegmentPart } from "./hit-test";
 
@@ -28,32 +30,60 @@ export interface DragPreview {
 }
 
 /** Where the line would be with the pointer at `pointerTime`. `targets`
- * is empty when snapping is off. */
+ * is empty when snapping is off; `fps`, when given, rounds the moved edge
+ * (after snapping) to the nearest frame: the caller passes it only while
+ * snapping is on. A moved line keeps its length: the edge that snapped (the
+ * start when none did) lands on the frame. */
 export function dragPreview(
   drag: SegmentDrag,
   pointerTime: number,
   targets: readonly SnapTarget[],
   pxPerSecond: number,
+  fps: number | null = null,
 ): DragPreview {
   const delta = pointerTime - drag.pointerOrigin;
   const duration = drag.originEnd - drag.originStart;
+  const onFrame = (t: number) => (fps ? roundToFrame(t, fps) : t);
   switch (drag.part) {
     case "body": {
       const snapped = snapMove(drag.originStart + delta, duration, targets, pxPerSecond);
-      const start = Math.max(0, snapped.time);
-      return { start, end: start + duration, snap: start === snapped.time ? snapped.target : null };
+      const byEnd = snapped.target !== null && Math.abs(snapped.target.time - (snapped.time + duration)) < 1e-9;
+      const wanted = byEnd ? onFrame(snapped.time + duration) - duration : onFrame(snapped.time);
+      const start = Math.max(0, wanted);
+      return { start, end: start + duration, snap: start === wanted ? snapped.target : null };
     }
     case "start-edge": {
       const snapped = snapTime(drag.originStart + delta, targets, pxPerSecond);
-      const start = Math.min(drag.originEnd - MIN_SEGMENT_SECONDS, Math.max(0, snapped.time));
-      return { start, end: drag.originEnd, snap: start === snapped.time ? snapped.target : null };
+      const wanted = onFrame(snapped.time);
+      const limit = drag.originEnd - MIN_SEGMENT_SECONDS;
+      const latest = fps && wanted > limit ? frameTime(frameAtOrBefore(limit, fps), fps) : limit;
+      const start = Math.min(latest, Math.max(0, wanted));
+      return { start, end: drag.originEnd, snap: start === wanted ? snapped.target : null };
     }
     case "end-edge": {
       const snapped = snapTime(drag.originEnd + delta, targets, pxPerSecond);
-      const end = Math.max(drag.originStart + MIN_SEGMENT_SECONDS, snapped.time);
-      return { start: drag.originStart, end, snap: end === snapped.time ? snapped.target : null };
+      const wanted = onFrame(snapped.time);
+      const limit = drag.originStart + MIN_SEGMENT_SECONDS;
+      const earliest = fps && wanted < limit ? frameTime(frameAtOrAfter(limit, fps), fps) : limit;
+      const end = Math.max(earliest, wanted);
+      return { start: drag.originStart, end, snap: end === wanted ? snapped.target : null };
     }
   }
+}
+
+/** A single time dragged (a marker): snapped, then rounded to the frame,
+ * and kept within [0, `length`]. */
+export function dragTime(
+  time: number,
+  targets: readonly SnapTarget[],
+  pxPerSecond: number,
+  fps: number | null,
+  length: number,
+): SnapResult {
+  const snapped = snapTime(time, targets, pxPerSecond);
+  const wanted = fps ? roundToFrame(snapped.time, fps) : snapped.time;
+  const at = Math.max(0, Math.min(Math.max(0, length), wanted));
+  return { time: at, target: at === wanted ? snapped.target : null };
 }
 
 /** Whether the pointer has gone far enough from where it was pressed. */

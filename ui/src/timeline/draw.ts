@@ -1,12 +1,19 @@
-// Paints the timeline onto its canvas from a Scene: ruler, lanes, the
-// visible blocks only (with state colour, state icon and pattern, text,
-// waveform, fit-problem badges, overlaps), the original dialogue and bed strips, the drag preview
-// and snap guide, and the playhead. Knows nothing of events or the engine.
+// Paints the timeline onto its canvas from a Scene: ruler, lanes (dimmed
+// when silent in the mix), the visible blocks only (with state colour, state
+// icon and pattern, text, waveform, fit-problem badges, overlaps), the
+// original dialogue (with its speech spans) and bed strips, the visible
+// markers (flag on the ruler, line through the lanes), the drag preview with
+// its in and out timecode and the snap guide, the playhead, and the lane
+// headers with their S, M and level controls. Knows nothing of events or the engine.
 import type { Segment, SegmentState } from "../model";
 import { problemLabel, shownFit, type FitProblem, type SlotOverlap } from "./fit-problems";
-import { blockBox, type TimelineLayout } from "./layout";
+import { formatFrameTime, type FrameGrid } from "./frames";
+import { formatLevel } from "./lane-mix";
+import { blockBox, laneControls, laneDimmed, type Rect, type TimelineLayout } from "./layout";
+import { MARKER_FLAG_HEIGHT, MARKER_FLAG_MAX_PX, flagWidth, type Marker, type MarkerList } from "./markers";
 import type { FrameRate } from "../timecode";
 import { formatTickLabel, tickSpacing, tickTimes } from "./ruler";
+import { lowerBound, type SpeechSpan } from "./speech-bounds";
 import { timeToX, type TimeScale } from "./scale";
 import type { SegmentIndex } from "./segment-index";
 import type { SnapTarget } from "./snap";
@@ -36,6 +43,20 @@ export interface Scene {
   hoverId: number | null;
   /** The line being dragged and where it would land. */
   drag: { id: number; start: number; end: number; snap: SnapTarget | null } | null;
+  /** The frame grid drag labels are written at (seconds without one). */
+  frames?: FrameGrid;
+  /** Markers on the ruler, sorted. */
+  markers?: MarkerList;
+  /** The marker being dragged and where it would land. */
+  markerDrag?: { id: number; at: number; snap: SnapTarget | null } | null;
+  /** The original dialogue's speech, sorted (drawn along its strip). */
+  speech?: readonly SpeechSpan[];
+  /** Speech spans' starts, for finding the visible ones. */
+  speechStarts?: readonly number[];
+  /** Levels being changed, by speaker (null: the no-speaker lane), shown until the project has them. */
+  pendingLevels?: ReadonlyMap<number | null, number>;
+  /** Device pixels per CSS pixel (the lane headers are cached at it). */
+  pixelRatio?: number;
 }
 
 export const COLORS = {
@@ -56,6 +77,13 @@ export const COLORS = {
   problem: "#f0605d",
   pastEnd: "rgba(0, 0, 0, 0.35)",
   bed: "#161c28",
+  dim: "rgba(21, 26, 36, 0.6)",
+  marker: "#f5b942",
+  markerLine: "rgba(245, 185, 66, 0.55)",
+  markerText: "#1b1b1b",
+  solo: "#f5b942",
+  mute: "#f0605d",
+  speech: "rgba(240, 185, 95, 0.85)",
 };
 
 /** How each state looks: fill, border, and whether the border is dashed.
@@ -74,12 +102,37 @@ export const STATE_LABELS = Object.fromEntries(Object.entries(STATE_STYLE).map((
 
 const FONT = '12px "Inter", "DejaVu Sans", system-ui, sans-serif';
 const SMALL_FONT = '10.5px "Inter", "DejaVu Sans", system-ui, sans-serif';
+const BUTTON_FONT = '600 10.5px "Inter", "DejaVu Sans", system-ui, sans-serif';
 
 /** Scratch buffers reused frame to frame. */
 export class DrawScratch {
   min = new Float32Array(0);
   max = new Float32Array(0);
   private patterns = new Map<string, CanvasPattern | null>();
+  /** The lane headers, drawn once per layout, pending levels and pixel
+   * ratio: they do not change as the view scrolls and zooms. */
+  private headers: { canvas: HTMLCanvasElement; layout: TimelineLayout; key: string } | null = null;
+
+  /** The headers' cached image, drawing it anew when `layout` or `key` changed;
+   * null where an offscreen canvas cannot be had. */
+  headerImage(layout: TimelineLayout, key: string, ratio: number, paint: (ctx: CanvasRenderingContext2D) => void): HTMLCanvasElement | null {
+    const cached = this.headers;
+    if (cached && cached.layout === layout && cached.key === key) return cached.canvas;
+    const canvas = cached?.canvas ?? document.createElement("canvas");
+    const w = Math.max(1, Math.round(layout.headerWidth * ratio));
+    const h = Math.max(1, Math.round(layout.height * ratio));
+    if (canvas.width !== w || canvas.height !== h) {
+      canvas.width = w;
+      canvas.height = h;
+    }
+    const ctx = canvas.getContext("2d");
+    if (!ctx) return null;
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, layout.headerWidth, layout.height);
+    paint(ctx);
+    this.headers = { canvas, layout, key };
+    return canvas;
+  }
 
   ensure(columns: number): void {
     if (this.min.length < columns) {
@@ -128,14 +181,22 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, scene: Scene, scratc
   ctx.clip();
   drawLanes(ctx, scene, lanesWidth);
   drawBlocks(ctx, scene, scratch, lanesWidth);
+  dimSilentLanes(ctx, scene, lanesWidth);
   drawBed(ctx, scene, scratch, lanesWidth);
   drawOriginal(ctx, scene, scratch, lanesWidth);
   drawRuler(ctx, scene, lanesWidth);
+  drawMarkers(ctx, scene, lanesWidth);
   drawDragGuide(ctx, scene);
   drawPlayhead(ctx, scene);
   ctx.restore();
 
-  drawHeaders(ctx, scene);
+  // The headers change only with the layout or a level being changed.
+  const ratio = scene.pixelRatio ?? 1;
+  let key = `${ratio} ${typeof document !== "undefined" ? document.fonts?.status : ""}`;
+  scene.pendingLevels?.forEach((db, speakerId) => (key += ` ${speakerId}:${db}`));
+  const image = scratch.headerImage(layout, key, ratio, (c) => drawHeaders(c, scene));
+  if (image) ctx.drawImage(image, 0, 0, layout.headerWidth, layout.height);
+  else drawHeaders(ctx, scene);
 }
 
 function visibleSpan(scene: Scene, lanesWidth: number): [number, number] {
@@ -507,12 +568,19 @@ function drawDragPreview(ctx: CanvasRenderingContext2D, scene: Scene, segment: S
     ctx.fillStyle = COLORS.text;
     ctx.font = FONT;
     ctx.textBaseline = "middle";
-    ctx.fillText(`${drag.start.toFixed(2)}–${drag.end.toFixed(2)} s`, left + 6, box.y + box.height / 2);
+    ctx.textAlign = "left";
+    const text = fitText(ctx, dragLabel(drag.start, drag.end, scene.frames), w - 12);
+    if (text) ctx.fillText(text, left + 6, box.y + box.height / 2);
   }
 }
 
+/** In and out of a dragged line: timecode at the frame grid, or seconds. */
+export function dragLabel(start: number, end: number, frames?: FrameGrid): string {
+  return frames ? `${formatFrameTime(start, frames)} – ${formatFrameTime(end, frames)}` : `${start.toFixed(2)}–${end.toFixed(2)} s`;
+}
+
 function drawDragGuide(ctx: CanvasRenderingContext2D, scene: Scene): void {
-  const snap = scene.drag?.snap;
+  const snap = scene.drag?.snap ?? scene.markerDrag?.snap;
   if (!snap) return;
   const x = Math.round(timeToX(scene.scale, snap.time)) + 0.5;
   ctx.strokeStyle = COLORS.accent2;
@@ -531,8 +599,75 @@ function drawBed(ctx: CanvasRenderingContext2D, scene: Scene, scratch: DrawScrat
 }
 
 function drawOriginal(ctx: CanvasRenderingContext2D, scene: Scene, scratch: DrawScratch, lanesWidth: number): void {
-  if (!scene.layout.original) return;
-  drawStrip(ctx, scene, scratch, lanesWidth, scene.layout.original, scene.original, "Original dialogue loading…", "rgba(240, 185, 95, 0.6)");
+  const strip = scene.layout.original;
+  if (!strip) return;
+  drawStrip(ctx, scene, scratch, lanesWidth, strip, scene.original, "Original dialogue loading…", "rgba(240, 185, 95, 0.6)");
+  // Where it speaks (what line edges snap to): a bar along the strip's foot.
+  const spans = scene.speech;
+  const starts = scene.speechStarts;
+  if (!spans || !starts || spans.length === 0) return;
+  const [from, to] = visibleSpan(scene, lanesWidth);
+  ctx.fillStyle = COLORS.speech;
+  // Spans do not overlap, so the one before the first start in view may reach in.
+  for (let i = Math.max(0, lowerBound(starts, from) - 1); i < spans.length && spans[i].start <= to; i++) {
+    const x0 = Math.round(timeToX(scene.scale, spans[i].start));
+    const x1 = Math.round(timeToX(scene.scale, spans[i].end));
+    if (x1 < 0) continue;
+    ctx.fillRect(x0, strip.y + strip.height - 3, Math.max(1, x1 - x0), 2);
+  }
+}
+
+/** Lanes silent in the mix (muted, or not soloed while another is) under a veil. */
+function dimSilentLanes(ctx: CanvasRenderingContext2D, scene: Scene, lanesWidth: number): void {
+  const { layout } = scene;
+  ctx.fillStyle = COLORS.dim;
+  for (let i = 0; i < layout.lanes.length; i++) {
+    if (!laneDimmed(layout, i)) continue;
+    const lane = layout.lanes[i];
+    ctx.fillRect(0, lane.y, lanesWidth, lane.height);
+  }
+}
+
+/** The visible markers: a thin line down through the lanes and a flag with
+ * the name on the ruler; the one being dragged where it would land. */
+function drawMarkers(ctx: CanvasRenderingContext2D, scene: Scene, lanesWidth: number): void {
+  const list = scene.markers;
+  const dragged = scene.markerDrag ?? null;
+  if ((!list || list.length === 0) && !dragged) return;
+  const { scale } = scene;
+  const [from, to] = visibleSpan(scene, lanesWidth);
+  const shown: Marker[] = [];
+  if (list) {
+    const [first, last] = list.visibleRange(from, to, MARKER_FLAG_MAX_PX / scale.pxPerSecond);
+    for (let i = first; i < last; i++) if (list.markers[i].id !== dragged?.id) shown.push(list.markers[i]);
+  }
+  const draggedMarker = dragged ? list?.byId(dragged.id) : undefined;
+  if (dragged && draggedMarker) shown.push({ ...draggedMarker, at: dragged.at });
+  if (shown.length === 0) return;
+
+  const bottom = scene.layout.bed.y + scene.layout.bed.height;
+  const h = scene.layout.rulerHeight;
+  ctx.fillStyle = COLORS.markerLine;
+  for (const m of shown) ctx.fillRect(Math.round(timeToX(scale, m.at)), h, 1, bottom - h);
+
+  const top = h - 1 - MARKER_FLAG_HEIGHT;
+  ctx.font = SMALL_FONT;
+  ctx.textBaseline = "middle";
+  ctx.textAlign = "left";
+  for (const m of shown) {
+    const x = Math.round(timeToX(scale, m.at));
+    const w = flagWidth(m.name);
+    ctx.globalAlpha = m.id === dragged?.id ? 0.8 : 1;
+    ctx.fillStyle = COLORS.marker;
+    ctx.fillRect(x, 0, 1, h);
+    ctx.fillRect(x, top, w, MARKER_FLAG_HEIGHT);
+    const text = w > 14 ? fitText(ctx, m.name, w - 7) : "";
+    if (text) {
+      ctx.fillStyle = COLORS.markerText;
+      ctx.fillText(text, x + 4, top + MARKER_FLAG_HEIGHT / 2 + 0.5);
+    }
+  }
+  ctx.globalAlpha = 1;
 }
 
 /** A waveform strip under the lanes (the original dialogue, the bed), or
@@ -588,18 +723,52 @@ function drawHeaders(ctx: CanvasRenderingContext2D, scene: Scene): void {
   ctx.fillRect(0, 0, w, layout.rulerHeight);
   ctx.fillStyle = COLORS.header;
   ctx.fillRect(0, layout.rulerHeight, w, layout.height - layout.rulerHeight);
-  ctx.font = FONT;
-  ctx.textBaseline = "middle";
-  ctx.textAlign = "left";
-  layout.lanes.forEach((lane) => {
+  layout.lanes.forEach((lane, i) => {
+    const dimmed = laneDimmed(layout, i);
     ctx.fillStyle = COLORS.border;
     ctx.fillRect(0, lane.y + lane.height - 1, w, 1);
+    const controls = laneControls(lane, w);
+    ctx.globalAlpha = dimmed ? 0.55 : 1;
+    ctx.font = FONT;
+    ctx.textBaseline = "middle";
+    ctx.textAlign = "left";
     ctx.fillStyle = lane.speakerId === null ? COLORS.rulerText : COLORS.headerText;
-    ctx.fillText(fitText(ctx, lane.name, w - 20), 12, lane.y + lane.height / 2);
+    ctx.fillText(fitText(ctx, lane.name, w - 20), 12, Math.min(lane.y + 18, (lane.y + controls.solo.y) / 2));
+    ctx.globalAlpha = 1;
+    drawToggle(ctx, controls.solo, "S", lane.mix.solo, COLORS.solo);
+    drawToggle(ctx, controls.mute, "M", lane.mix.muted, COLORS.mute);
+    const pending = scene.pendingLevels?.get(lane.speakerId);
+    const level = controls.level;
+    ctx.strokeStyle = COLORS.border;
+    ctx.lineWidth = 1;
+    ctx.strokeRect(level.x + 0.5, level.y + 0.5, level.width - 1, level.height - 1);
+    ctx.font = SMALL_FONT;
+    ctx.textAlign = "right";
+    ctx.fillStyle = pending !== undefined ? COLORS.accent2 : dimmed ? COLORS.rulerText : COLORS.headerText;
+    ctx.fillText(formatLevel(pending ?? lane.mix.levelDb), level.x + level.width - 5, level.y + level.height / 2 + 0.5);
   });
+  ctx.textAlign = "left";
+  ctx.font = FONT;
   ctx.fillStyle = COLORS.rulerText;
   if (layout.original) ctx.fillText("Original", 12, layout.original.y + layout.original.height / 2);
   ctx.fillText("Bed", 12, layout.bed.y + layout.bed.height / 2);
   ctx.fillStyle = COLORS.border;
   ctx.fillRect(w - 1, 0, 1, layout.height);
+}
+
+/** An S or M toggle: filled in its colour when on, outlined when off. */
+function drawToggle(ctx: CanvasRenderingContext2D, r: Rect, label: string, on: boolean, color: string): void {
+  if (on) {
+    ctx.fillStyle = color;
+    ctx.fillRect(r.x, r.y, r.width, r.height);
+  } else {
+    ctx.strokeStyle = COLORS.border;
+    ctx.lineWidth = 1;
+    ctx.strokeRect(r.x + 0.5, r.y + 0.5, r.width - 1, r.height - 1);
+  }
+  ctx.font = BUTTON_FONT;
+  ctx.textAlign = "center";
+  ctx.textBaseline = "middle";
+  ctx.fillStyle = on ? COLORS.markerText : COLORS.rulerText;
+  ctx.fillText(label, r.x + r.width / 2, r.y + r.height / 2 + 0.5);
 }

@@ -1,11 +1,13 @@
+// What is under the pointer: blocks and their edges, markers, ruler, lanes, strips, header controls.
 import { describe, expect, it } from "vitest";
 import type { Speaker } from "../model";
 import { EDGE_HANDLE_PX, blockPartAt, hitTest, type HitContext } from "./hit-test";
-import { blockBox, layoutLanes } from "./layout";
+import { blockBox, laneControls, layoutLanes } from "./layout";
+import { MARKER_FLAG_HEIGHT, MarkerList, flagWidth } from "./markers";
 import { SegmentIndex } from "./segment-index";
-import { line } from "./synthetic";
+import { line, speaker } from "./synthetic";
 
-const speakers: Speaker[] = [{ id: 1, name: "Ana", voice: "v", languageVoices: {} }];
+const speakers: Speaker[] = [speaker({ id: 1, name: "Ana" })];
 
 function context(selectedId: number | null = null): HitContext {
   const segments = [
@@ -62,7 +64,7 @@ describe("hit-testing the timeline", () => {
     expect(hitTest(header + 50, anaY, ctx)).toEqual({ kind: "lane", laneIndex: 0, time: 0.5 });
     expect(hitTest(header + 250, 5, ctx)).toEqual({ kind: "ruler", time: 2.5 });
     expect(hitTest(header + 250, ctx.layout.bed.y + 5, ctx)).toEqual({ kind: "bed", time: 2.5 });
-    expect(hitTest(10, anaY, ctx)).toEqual({ kind: "header", laneIndex: 0 });
+    expect(hitTest(10, anaY, ctx)).toEqual({ kind: "header", laneIndex: 0, control: null });
     expect(hitTest(header + 10, ctx.layout.height + 5, ctx)).toEqual({ kind: "none" });
   });
 
@@ -71,5 +73,46 @@ describe("hit-testing the timeline", () => {
     // Line 1 spans 1..3 s: x 5..25 at 10 px/s from 0.5 s.
     expect(hitTest(header + 15, anaY, scrolled)).toMatchObject({ kind: "segment", id: 1, part: "body" });
     expect(hitTest(header + 2, anaY, scrolled)).toMatchObject({ kind: "lane" });
+  });
+});
+
+describe("hit-testing markers and lane controls", () => {
+  const base = context();
+  const header = base.layout.headerWidth;
+  const markers = new MarkerList([
+    { id: 10, at: 2, name: "Reel 1" },
+    { id: 11, at: 2.3, name: "Door slam" },
+  ]);
+  const ctx: HitContext = { ...base, markers };
+  const flagY = base.layout.rulerHeight - 1 - MARKER_FLAG_HEIGHT / 2;
+
+  it("finds a marker by its line anywhere on the ruler, or by its flag at the ruler's foot", () => {
+    // 100 px/s: marker 10's line at x 200, its flag to the right of it.
+    expect(hitTest(header + 202, 3, ctx)).toEqual({ kind: "marker", id: 10, at: 2 });
+    expect(hitTest(header + 215, flagY, ctx)).toEqual({ kind: "marker", id: 10, at: 2 });
+    // Above the flag, away from the line: the ruler (seeking).
+    expect(hitTest(header + 215, 3, ctx)).toEqual({ kind: "ruler", time: 2.15 });
+    // Past the flag's end.
+    expect(hitTest(header + 200 + flagWidth("Reel 1") + 2, flagY, { ...base, markers: new MarkerList([{ id: 10, at: 2, name: "Reel 1" }]) })).toMatchObject({ kind: "ruler" });
+  });
+
+  it("gives overlapping flags to the later marker, and ignores markers below the ruler", () => {
+    expect(hitTest(header + 235, flagY, ctx)).toMatchObject({ kind: "marker", id: 11 });
+    expect(hitTest(header + 250, base.layout.lanes[1].y + 30, { ...ctx, markers: new MarkerList([{ id: 12, at: 2.5, name: "x" }]) })).toMatchObject({ kind: "lane" });
+    expect(hitTest(header + 215, flagY, base)).toMatchObject({ kind: "ruler" });
+  });
+
+  it("finds a lane header's S, M and level controls", () => {
+    const lane = base.layout.lanes[1];
+    const c = laneControls(lane, header);
+    const at = (r: { x: number; y: number; width: number; height: number }) => hitTest(r.x + r.width / 2, r.y + r.height / 2, ctx);
+    expect(at(c.solo)).toEqual({ kind: "header", laneIndex: 1, control: "solo" });
+    expect(at(c.mute)).toEqual({ kind: "header", laneIndex: 1, control: "mute" });
+    expect(at(c.level)).toEqual({ kind: "header", laneIndex: 1, control: "level" });
+    expect(hitTest(c.solo.x - 3, c.solo.y + 2, ctx)).toEqual({ kind: "header", laneIndex: 1, control: null });
+    // The controls sit inside the lane, clear of the name and the lane's foot.
+    expect(c.solo.y).toBeGreaterThan(lane.y + 24);
+    expect(c.level.y + c.level.height).toBeLessThanOrEqual(lane.y + lane.height - 4);
+    expect(c.level.x + c.level.width).toBeLessThanOrEqual(header);
   });
 });

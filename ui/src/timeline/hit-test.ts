@@ -1,8 +1,11 @@
-// What is under the pointer: a line's body or one of its edge handles, the
-// ruler, an empty stretch of a lane, the bed strip or a lane header. The
-// selected line wins where blocks overlap, then the one drawn on top. Pure.
+// What is under the pointer: a line's body or one of its edge handles, a
+// marker on the ruler, the ruler, an empty stretch of a lane, the bed
+// strip, or a lane header and which of its controls (S, M, level). The
+// selected line wins where blocks overlap, then the one drawn on top; the
+// later marker wins where flags overlap. Pure.
 import type { Segment } from "../model";
-import { blockBox, laneAtY, laneIndexOf, type TimelineLayout } from "./layout";
+import { blockBox, laneAtY, laneControlAt, laneIndexOf, type LaneControl, type TimelineLayout } from "./layout";
+import { MARKER_FLAG_MAX_PX, MARKER_GRAB_PX, onMarker, type MarkerList } from "./markers";
 import { timeToX, xToTime, type TimeScale } from "./scale";
 import type { SegmentIndex } from "./segment-index";
 
@@ -13,11 +16,13 @@ export type SegmentPart = "body" | "start-edge" | "end-edge";
 
 export type Hit =
   | { kind: "segment"; id: number; part: SegmentPart; laneIndex: number }
+  | { kind: "marker"; id: number; at: number }
   | { kind: "ruler"; time: number }
   | { kind: "lane"; laneIndex: number; time: number }
   /** The waveform strips under the lanes (original dialogue, bed). */
   | { kind: "bed"; time: number }
-  | { kind: "header"; laneIndex: number }
+  /** A lane's header; `control` the S, M or level control under the pointer. */
+  | { kind: "header"; laneIndex: number; control: LaneControl | null }
   | { kind: "none" };
 
 /** The part of a block at `x`, given the block's left and right pixels:
@@ -36,6 +41,23 @@ export interface HitContext {
   scale: TimeScale;
   index: SegmentIndex;
   selectedId: number | null;
+  /** The markers on the ruler (none when absent). */
+  markers?: MarkerList;
+}
+
+/** The marker under (laneX, y) on the ruler, the latest where flags overlap. */
+export function markerAt(laneX: number, y: number, ctx: HitContext): { id: number; at: number } | null {
+  const markers = ctx.markers;
+  if (!markers || markers.length === 0) return null;
+  const { scale, layout } = ctx;
+  const from = xToTime(scale, laneX - MARKER_GRAB_PX);
+  const to = xToTime(scale, laneX + MARKER_GRAB_PX);
+  const [first, last] = markers.visibleRange(from, to, MARKER_FLAG_MAX_PX / scale.pxPerSecond);
+  for (let i = last - 1; i >= first; i--) {
+    const m = markers.markers[i];
+    if (onMarker(laneX, y, timeToX(scale, m.at), m.name, layout.rulerHeight)) return { id: m.id, at: m.at };
+  }
+  return null;
 }
 
 /** What lies at (x, y) in the timeline's own pixels (x includes the lane
@@ -44,9 +66,16 @@ export function hitTest(x: number, y: number, ctx: HitContext): Hit {
   const { layout, scale } = ctx;
   const laneX = x - layout.headerWidth;
   if (y < 0 || y >= layout.height) return { kind: "none" };
-  if (y < layout.rulerHeight) return laneX < 0 ? { kind: "none" } : { kind: "ruler", time: xToTime(scale, laneX) };
+  if (y < layout.rulerHeight) {
+    if (laneX < 0) return { kind: "none" };
+    const marker = markerAt(laneX, y, ctx);
+    return marker ? { kind: "marker", ...marker } : { kind: "ruler", time: xToTime(scale, laneX) };
+  }
   const laneIndex = laneAtY(layout, y);
-  if (laneX < 0) return laneIndex >= 0 ? { kind: "header", laneIndex } : { kind: "none" };
+  if (laneX < 0) {
+    if (laneIndex < 0) return { kind: "none" };
+    return { kind: "header", laneIndex, control: laneControlAt(layout.lanes[laneIndex], layout.headerWidth, x, y) };
+  }
   const time = xToTime(scale, laneX);
   if (laneIndex < 0) return y >= layout.bed.y ? { kind: "bed", time } : { kind: "none" };
 

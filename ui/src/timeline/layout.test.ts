@@ -1,9 +1,10 @@
+// Lanes: order, stacking, unknown speakers, lane under a y, each lane's mix and dimming.
 import { describe, expect, it } from "vitest";
 import type { Speaker } from "../model";
-import { DEFAULT_SIZES, blockBox, laneAtY, laneIndexOf, layoutLanes } from "./layout";
-import { line } from "./synthetic";
+import { DEFAULT_SIZES, blockBox, laneAtY, laneDimmed, laneIndexOf, layoutLanes } from "./layout";
+import { line, speaker as makeSpeaker } from "./synthetic";
 
-const speaker = (id: number, name: string): Speaker => ({ id, name, voice: "v", languageVoices: {} });
+const speaker = (id: number, name: string): Speaker => makeSpeaker({ id, name });
 
 describe("lane layout", () => {
   const speakers = [speaker(7, "Ana"), speaker(3, "Bruno")];
@@ -47,5 +48,31 @@ describe("lane layout", () => {
     const box = blockBox(layout.lanes[1]);
     expect(box.y).toBeGreaterThan(layout.lanes[1].y);
     expect(box.y + box.height).toBeLessThan(layout.lanes[2].y);
+  });
+
+  it("carries each speaker's mix and dims muted lanes, and unsoloed ones while any is soloed", () => {
+    // Speakers as an older engine sends them, without `audible`: worked out here.
+    const old = (s: Speaker, fields: object) => {
+      const { audible: _, ...rest } = { ...s, ...fields };
+      return rest as Speaker;
+    };
+    const mixed = [old(speaker(7, "Ana"), { muted: true }), old(speaker(3, "Bruno"), { levelDb: -4.5 })];
+    const layout = layoutLanes(mixed, []);
+    expect(layout.lanes.map((l) => l.mix)).toEqual([
+      { muted: true, solo: false, levelDb: 0 },
+      { muted: false, solo: false, levelDb: -4.5 },
+      { muted: false, solo: false, levelDb: 0 },
+    ]);
+    expect(layout.anySolo).toBe(false);
+    expect([0, 1, 2].map((i) => laneDimmed(layout, i))).toEqual([true, false, false]);
+    const soloed = layoutLanes([old(speaker(7, "Ana"), {}), old(speaker(3, "Bruno"), { solo: true })], []);
+    expect(soloed.anySolo).toBe(true);
+    expect([0, 1, 2].map((i) => laneDimmed(soloed, i))).toEqual([true, false, true]);
+  });
+
+  it("takes the no-speaker lane's mix and the engine's audible flags from the project", () => {
+    const layout = layoutLanes([makeSpeaker({ id: 1, name: "Ana", audible: false })], [], DEFAULT_SIZES, false, { muted: true, solo: false, levelDb: -2, audible: false });
+    expect(layout.lanes[1].mix).toEqual({ muted: true, solo: false, levelDb: -2, audible: false });
+    expect([0, 1].map((i) => laneDimmed(layout, i))).toEqual([true, true]);
   });
 });

@@ -1,3 +1,4 @@
+// Snapping: tolerance, priorities (edge, speech, playhead, tick), the targets in view.
 import { describe, expect, it } from "vitest";
 import { line } from "./synthetic";
 import { tickSpacing } from "./ruler";
@@ -64,5 +65,18 @@ describe("snap targets", () => {
       const { major } = tickSpacing(pps);
       expect(Math.abs(major / tickGrid(pps) - Math.round(major / tickGrid(pps)))).toBeLessThan(1e-6);
     }
+  });
+});
+
+describe("snapping to the original dialogue's speech", () => {
+  it("ranks speech boundaries after lines' edges and before the playhead and ticks", () => {
+    const tie: SnapTarget[] = [{ time: 7, kind: "tick" }, { time: 7, kind: "playhead" }, { time: 7, kind: "speech" }];
+    expect(snapTime(7.01, tie, 100).target).toEqual({ time: 7, kind: "speech" });
+    expect(snapTime(7.01, [...tie, edge(7)], 100).target).toEqual(edge(7));
+  });
+
+  it("takes the speech boundaries in the visible span only", () => {
+    const targets = snapTargets({ segments: [], excludeId: null, playhead: null, pxPerSecond: 100, from: 2, to: 5, speech: [0.5, 1.9, 2, 3.25, 5, 5.1, 9] });
+    expect(targets.filter((t) => t.kind === "speech").map((t) => t.time)).toEqual([2, 3.25, 5]);
   });
 });

@@ -1,10 +1,12 @@
-// Snapping while a line is dragged or resized: to other lines' edges, the
+// Snapping while a line (or a marker) is dragged or resized: to other
+// lines' edges, the original dialogue's speech onsets and offsets, the
 // playhead and ruler ticks, within a pixel tolerance, and only when
 // snapping is on. Pure.
 import type { Segment } from "../model";
 import { TICK_STEPS, divides, tickSpacing, tickTimes } from "./ruler";
+import { lowerBound } from "./speech-bounds";
 
-export type SnapKind = "edge" | "playhead" | "tick";
+export type SnapKind = "edge" | "speech" | "playhead" | "tick";
 
 export interface SnapTarget {
   time: number;
@@ -14,9 +16,9 @@ export interface SnapTarget {
 /** Pixels within which a dragged edge jumps to a target. */
 export const SNAP_TOLERANCE_PX = 8;
 
-/** Ties go to the more meaningful target: a line's edge, then the playhead,
- * then a tick. */
-const PRIORITY: Record<SnapKind, number> = { edge: 0, playhead: 1, tick: 2 };
+/** Ties go to the more meaningful target: a line's edge, then where the
+ * original dialogue starts or stops speaking, then the playhead, then a tick. */
+const PRIORITY: Record<SnapKind, number> = { edge: 0, speech: 1, playhead: 2, tick: 3 };
 
 export interface SnapResult {
   time: number;
@@ -64,8 +66,9 @@ export function snapMove(
 }
 
 /** What a dragged line may snap to in the visible span: the edges of the
- * other lines (not the dragged one), the playhead, and the ruler's ticks
- * on the grid `tickGrid` picks for this zoom. */
+ * other lines (not the dragged one), the original dialogue's speech
+ * boundaries (sorted times; only those in the span are taken), the
+ * playhead, and the ruler's ticks on the grid `tickGrid` picks for this zoom. */
 export function snapTargets(options: {
   segments: readonly Segment[];
   excludeId: number | null;
@@ -73,11 +76,16 @@ export function snapTargets(options: {
   pxPerSecond: number;
   from: number;
   to: number;
+  speech?: readonly number[];
 }): SnapTarget[] {
   const targets: SnapTarget[] = [];
   for (const s of options.segments) {
     if (s.id === options.excludeId) continue;
     targets.push({ time: s.start, kind: "edge" }, { time: s.end, kind: "edge" });
+  }
+  const speech = options.speech ?? [];
+  for (let i = lowerBound(speech, options.from); i < speech.length && speech[i] <= options.to; i++) {
+    targets.push({ time: speech[i], kind: "speech" });
   }
   if (options.playhead !== null) targets.push({ time: options.playhead, kind: "playhead" });
   const grid = tickGrid(options.pxPerSecond);

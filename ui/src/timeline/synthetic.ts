@@ -1,5 +1,6 @@
 // A made-up project for tests and the benchmark page: N lines over several
-// speakers with every state and fit problem, their waveforms and a bed's.
+// speakers with every state and fit problem, their waveforms and a bed's;
+// and the `line()` and `speaker()` test builders.
 // Deterministic (seeded), so runs compare. Pure.
 import type { Peaks, Project, Segment, SegmentState, Speaker } from "../model";
 
@@ -38,6 +39,12 @@ export function line(fields: Partial<Segment> & { id: number; start: number; end
   };
 }
 
+/** A speaker with sensible defaults (an audible lane at 0 dB), for tests:
+ * `speaker({ id: 1, name: "Ana", muted: true })`. */
+export function speaker(fields: Partial<Speaker> & { id: number; name: string }): Speaker {
+  return { voice: "v", languageVoices: {}, muted: false, solo: false, levelDb: 0, audible: true, ...fields } as Speaker;
+}
+
 const STATES: SegmentState[] = ["ready", "ready", "ready", "ready", "stale", "queued", "rendering", "failed"];
 const WORDS = "the a we you never always here there tonight tomorrow listen wait go now really think know sorry right door light house river".split(" ");
 
@@ -54,12 +61,13 @@ export interface SyntheticProject {
  * running into the next line. */
 export function syntheticProject(lines = 2000, speakers = 5, seed = 7): SyntheticProject {
   const random = seededRandom(seed);
-  const cast: Speaker[] = Array.from({ length: speakers }, (_, i) => ({
-    id: i + 1,
-    name: ["Ana", "Bruno", "Chiara", "Dmitri", "Eun-ji", "Farid", "Greta", "Hugo"][i % 8] + (i >= 8 ? ` ${i}` : ""),
-    voice: `voice-${i + 1}`,
-    languageVoices: {},
-  }));
+  const cast: Speaker[] = Array.from({ length: speakers }, (_, i) =>
+    speaker({
+      id: i + 1,
+      name: ["Ana", "Bruno", "Chiara", "Dmitri", "Eun-ji", "Farid", "Greta", "Hugo"][i % 8] + (i >= 8 ? ` ${i}` : ""),
+      voice: `voice-${i + 1}`,
+    }),
+  );
   const segments: Segment[] = [];
   const peaks = new Map<number, Peaks>();
   let time = 1;
@@ -99,6 +107,8 @@ export function syntheticProject(lines = 2000, speakers = 5, seed = 7): Syntheti
       frameRate: "25",
       length,
       speakers: cast,
+      noSpeakerLane: { muted: false, solo: false, levelDb: 0, audible: true },
+      markers: [],
       tracks: [{ id: 1, language: "en", segments }],
       canUndo: false,
       canRedo: false,

@@ -1,7 +1,9 @@
 // The timeline editor component: mounts a toolbar, a canvas and a drawn
 // scrollbar into a container, draws the current track on requestAnimationFrame
 // when something changed, and turns pointer gestures into intents (select,
-// seek, move, resize, split, merge, insert, delete) through its callbacks.
+// seek, move, resize, split, merge, insert, delete, marker select and move,
+// lane solo / mute / level) through its callbacks. Snaps edits to lines'
+// edges, the original dialogue's speech, the playhead, ticks and frames.
 // It never calls the engine and never changes the project itself: the caller
 // applies an intent and hands the new project back with setProject, or,
 // when only lines' states changed (a render running), with updateSegments,
@@ -10,13 +12,18 @@
 import "./timeline.css";
 import type { Peaks, Project, Segment } from "../model";
 import { el } from "../dom";
-import { changed, dragPreview, isDrag, type DragPreview, type SegmentDrag } from "./drag";
+import { changed, dragPreview, dragTime, isDrag, type DragPreview, type SegmentDrag } from "./drag";
 import { DrawScratch, STATE_LABELS, drawTimeline, type Scene } from "./draw";
 import { fitProblems, problemSentence, slotOverlaps, stateWords, type FitProblem, type SlotOverlap } from "./fit-problems";
-import { hitTest, type Hit } from "./hit-test";
+import { formatFrameTime, frameGrid, gridOfRate, type FrameGrid } from "./frames";
+import { hitTest, type Hit, type SegmentPart } from "./hit-test";
+import { LEVEL_IDLE_MS, WheelSteps, dragLevel, formatLevel, stepLevel, type LaneMixChange } from "./lane-mix";
 import { DEFAULT_SIZES, laneIndexOf, layoutLanes, type TimelineLayout } from "./layout";
+import { MarkerList, type Marker } from "./markers";
+import { nudgeSlot } from "./nudge";
 import { frameRate } from "../timecode";
 import { formatTimecode } from "./ruler";
+import { speechBoundaries, speechSpans, type SpeechSpan } from "./speech-bounds";
 import {
   clampScroll,
   clampZoom,
@@ -60,7 +67,17 @@ export interface TimelineCallbacks {
   /** Following the playhead was turned on or off (by the button, or off by
    * the user scrolling away). */
   followChange?(following: boolean): void;
+  /** A marker was clicked (after `seek` to it). */
+  selectMarker?(id: number): void;
+  /** A marker was dragged along the ruler to `at` (snapped like an edge). */
+  moveMarker?(id: number, at: number): void;
+  /** A lane's S or M was clicked (`solo` / `muted`: the new state), or its
+   * level changed (`levelDb`). `speakerId` null: the no-speaker lane. */
+  laneMix?(speakerId: number | null, change: LaneMixChange): void;
 }
+
+export type { Marker } from "./markers";
+export type { LaneMixChange } from "./lane-mix";
 
 /** Timing of the timeline's own drawing, for the benchmark. */
 export interface PaintStats {
@@ -75,6 +92,9 @@ export interface PaintStats {
 
 type Gesture =
   | { kind: "segment"; pointerId: number; x: number; y: number; drag: SegmentDrag; dragging: boolean }
+  | { kind: "marker"; pointerId: number; x: number; y: number; id: number; originAt: number; pointerOrigin: number; moved: boolean }
+  | { kind: "toggle"; pointerId: number; laneIndex: number; control: "solo" | "mute" }
+  | { kind: "level"; pointerId: number; laneIndex: number; y: number; originDb: number; moved: boolean }
   | { kind: "pan"; pointerId: number; x: number; y: number; scroll: number; moved: boolean; hit: Hit }
   | { kind: "scrub"; pointerId: number }
   | { kind: "thumb"; pointerId: number; x: number; left: number };
@@ -107,6 +127,22 @@ export class TimelineView {
   private peaksAsked = new Set<number>();
   private bed: PeaksPyramid | null = null;
   private original: PeaksPyramid | null = null;
+  /** The original dialogue's speech, and its onsets and offsets (snap targets). */
+  private speech: SpeechSpan[] = [];
+  private speechStarts: number[] = [];
+  private speechTimes: number[] = [];
+  private markers = new MarkerList();
+  private markerPreview: { id: number; at: number; snap: DragPreview["snap"] } | null = null;
+  /** The rate setFrameRate set (frames per second); null: the project's. */
+  private fpsOverride: number | null = null;
+  /** Lane levels being changed, by speaker, shown until sent and the
+   * project comes back; `sentLevels` those already sent. */
+  private pendingLevels = new Map<number | null, number>();
+  private sentLevels = new Set<number | null>();
+  private levelTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly wheelSteps = new WheelSteps();
+  /** What the pointer is over, for the tooltip. */
+  private hoverKey = "";
 
   private scale: TimeScale = { pxPerSecond: DEFAULT_ZOOM, scrollSeconds: 0 };
   private width = 0;
@@ -175,7 +211,8 @@ export class TimelineView {
     this.trackId = trackId;
     const segments = project.tracks.find((t) => t.id === trackId)?.segments ?? [];
     this.index = new SegmentIndex(segments);
-    this.layout = layoutLanes(project.speakers, segments, DEFAULT_SIZES, Boolean(project.original));
+    const noSpeakerLane = (project as Partial<{ noSpeakerLane: object }>).noSpeakerLane ?? null;
+    this.layout = layoutLanes(project.speakers, segments, DEFAULT_SIZES, Boolean(project.original), noSpeakerLane);
     this.laneOf = new Map(segments.map((s) => [s.id, laneIndexOf(this.layout, s.speakerId)]));
     this.problems = new Map();
     const ordered = this.index.segments;
@@ -187,7 +224,9 @@ export class TimelineView {
     for (const id of [...this.peaks.keys()]) if (!this.index.byId(id)) this.peaks.delete(id);
     this.peaksAsked = new Set([...this.peaksAsked].filter((id) => this.index.byId(id)?.state === "ready"));
     if (!project.bed) this.bed = null;
-    if (!project.original) this.original = null;
+    if (!project.original) this.setSpeech(null);
+    for (const speakerId of this.sentLevels) this.pendingLevels.delete(speakerId);
+    this.sentLevels.clear();
     if (this.selectedId !== null && !this.index.byId(this.selectedId)) this.selectedId = null;
     if (this.activeLane !== null && this.activeLane >= this.layout.lanes.length) this.activeLane = null;
     if (!sameTrack) {
@@ -238,9 +277,38 @@ export class TimelineView {
     this.invalidate();
   }
 
-  /** The original dialogue's waveform, drawn in its strip under the lanes. */
+  /** The original dialogue's waveform, drawn in its strip under the lanes;
+   * where it speaks (found in it once, here) becomes snap targets. */
   setOriginalPeaks(peaks: Peaks | null): void {
-    this.original = peaks ? new PeaksPyramid(peaks) : null;
+    this.setSpeech(peaks);
+    this.invalidate();
+  }
+
+  /** The original dialogue's speech onsets and offsets, sorted (snap targets). */
+  get speechBoundaries(): readonly number[] {
+    return this.speechTimes;
+  }
+
+  /** The frame rate edits snap and nudge to, frames per second (23.976 and
+   * 29.97 mean 24000/1001 and 30000/1001). Until set, the project's. */
+  setFrameRate(fps: number): void {
+    this.fpsOverride = fps;
+    this.chromeStale = true;
+    this.invalidate();
+  }
+
+  /** The frame rate edits snap and nudge to, frames per second. */
+  get frameRate(): number {
+    return this.frames.fps;
+  }
+
+  /** Markers drawn on the ruler (replacing any before). */
+  setMarkers(markers: readonly Marker[]): void {
+    this.markers = new MarkerList(markers);
+    if (this.gesture?.kind === "marker" && !this.markers.byId(this.gesture.id)) {
+      this.gesture = null;
+      this.markerPreview = null;
+    }
     this.invalidate();
   }
 
@@ -411,6 +479,21 @@ export class TimelineView {
     return true;
   }
 
+  /** Moves the selected line (`body`, its length kept) or one of its edges
+   * by `frames` whole frames at the frame rate, landing on the frame grid,
+   * never before 0 nor shorter than MIN_SEGMENT_SECONDS, and emits `move`
+   * or `resize`. Returns whether it emitted (false with nothing selected or
+   * against a limit). */
+  nudgeSelected(part: SegmentPart, frames: number): boolean {
+    const s = this.selectedSegment();
+    if (!s) return false;
+    const next = nudgeSlot(s, part, frames, this.frames.fps);
+    if (!next) return false;
+    if (part === "body") this.callbacks.move(s.id, next.start);
+    else this.callbacks.resize(s.id, next.start, next.end);
+    return true;
+  }
+
   // ---- drawing -----------------------------------------------------------
 
   /** Asks for a redraw on the next animation frame. */
@@ -445,6 +528,8 @@ export class TimelineView {
     if (this.frame) cancelAnimationFrame(this.frame);
     this.frame = 0;
     this.resizeObserver.disconnect();
+    if (this.levelTimer !== null) clearTimeout(this.levelTimer);
+    this.levelTimer = null;
     this.root.remove();
   }
 
@@ -459,7 +544,7 @@ export class TimelineView {
       this.canvas.height = h;
     }
     this.ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    drawTimeline(this.ctx, this.scene(), this.scratch);
+    drawTimeline(this.ctx, { ...this.scene(), pixelRatio: dpr }, this.scratch);
     if (this.chromeStale) {
       this.chromeStale = false;
       this.updateScrollbar();
@@ -490,12 +575,31 @@ export class TimelineView {
       hasBed: Boolean(this.project?.bed),
       original: this.original,
       length: this.project?.length ?? 0,
-      frameRate: frameRate(this.project?.frameRate),
+      frameRate: this.frames.rate ?? undefined,
       playhead: this.playhead,
       selectedId: this.selectedId,
       hoverId: this.hoverId,
       drag: this.preview,
+      frames: this.frames,
+      markers: this.markers,
+      markerDrag: this.markerPreview,
+      speech: this.speech,
+      speechStarts: this.speechStarts,
+      pendingLevels: this.pendingLevels,
     };
+  }
+
+  /** The frame grid: setFrameRate's, else the project's rate. */
+  private get frames(): FrameGrid {
+    const projectRate = frameRate(this.project?.frameRate);
+    return this.fpsOverride !== null ? frameGrid(this.fpsOverride, projectRate) : gridOfRate(projectRate);
+  }
+
+  private setSpeech(peaks: Peaks | null): void {
+    this.original = peaks ? new PeaksPyramid(peaks) : null;
+    this.speech = peaks ? speechSpans(peaks) : [];
+    this.speechStarts = this.speech.map((span) => span.start);
+    this.speechTimes = speechBoundaries(this.speech);
   }
 
   private askForMissingPeaks(): void {
@@ -554,7 +658,7 @@ export class TimelineView {
   }
 
   private hit(x: number, y: number): Hit {
-    return hitTest(x, y, { layout: this.layout, scale: this.scale, index: this.index, selectedId: this.selectedId });
+    return hitTest(x, y, { layout: this.layout, scale: this.scale, index: this.index, selectedId: this.selectedId, markers: this.markers });
   }
 
   private selectedSegment(): Segment | null {
@@ -595,6 +699,12 @@ export class TimelineView {
         capture();
         break;
       }
+      case "marker": {
+        const pointerOrigin = xToTime(this.scale, x - this.layout.headerWidth);
+        this.gesture = { kind: "marker", pointerId: event.pointerId, x, y, id: hit.id, originAt: hit.at, pointerOrigin, moved: false };
+        capture();
+        break;
+      }
       case "ruler":
         this.gesture = { kind: "scrub", pointerId: event.pointerId };
         this.seekTo(hit.time);
@@ -608,6 +718,15 @@ export class TimelineView {
         break;
       case "header":
         this.activeLane = hit.laneIndex;
+        if (hit.control === "solo" || hit.control === "mute") {
+          this.gesture = { kind: "toggle", pointerId: event.pointerId, laneIndex: hit.laneIndex, control: hit.control };
+          capture();
+        } else if (hit.control === "level") {
+          this.flushLevel();
+          const originDb = this.laneLevel(hit.laneIndex);
+          this.gesture = { kind: "level", pointerId: event.pointerId, laneIndex: hit.laneIndex, y, originDb, moved: false };
+          capture();
+        }
         break;
       case "none":
         break;
@@ -628,11 +747,42 @@ export class TimelineView {
         gesture.dragging = true;
         const pointerTime = xToTime(this.scale, x - this.layout.headerWidth);
         const targets = this.snapping ? this.snapTargetsFor(gesture.drag.id) : [];
-        const preview = dragPreview(gesture.drag, pointerTime, targets, this.scale.pxPerSecond);
+        const fps = this.snapping ? this.frames.fps : null;
+        const preview = dragPreview(gesture.drag, pointerTime, targets, this.scale.pxPerSecond, fps);
         this.preview = { id: gesture.drag.id, ...preview };
+        this.setTitle(this.tooltip(gesture.drag.id, preview));
+        this.chromeStale = true;
         this.invalidate();
         break;
       }
+      case "marker": {
+        if (!gesture.moved && !isDrag(x - gesture.x, y - gesture.y)) return;
+        gesture.moved = true;
+        this.canvas.dataset.cursor = "grabbing";
+        const pointerTime = xToTime(this.scale, x - this.layout.headerWidth);
+        const targets = this.snapping ? this.snapTargetsFor(null) : [];
+        const fps = this.snapping ? this.frames.fps : null;
+        const length = this.project?.length || Infinity;
+        const moved = dragTime(gesture.originAt + pointerTime - gesture.pointerOrigin, targets, this.scale.pxPerSecond, fps, length);
+        this.markerPreview = { id: gesture.id, at: moved.time, snap: moved.target };
+        this.chromeStale = true;
+        this.invalidate();
+        break;
+      }
+      case "level": {
+        if (!gesture.moved && Math.abs(y - gesture.y) < 2) return;
+        gesture.moved = true;
+        const db = dragLevel(gesture.originDb, y - gesture.y);
+        const speakerId = this.layout.lanes[gesture.laneIndex]?.speakerId ?? null;
+        if (this.pendingLevels.get(speakerId) !== db) {
+          this.pendingLevels.set(speakerId, db);
+          this.sentLevels.delete(speakerId);
+          this.invalidate();
+        }
+        break;
+      }
+      case "toggle":
+        break;
       case "scrub":
         this.seekTo(xToTime(this.scale, x - this.layout.headerWidth));
         break;
@@ -661,6 +811,7 @@ export class TimelineView {
       case "segment": {
         const preview = this.preview;
         this.preview = null;
+        this.chromeStale = true;
         if (gesture.dragging && preview && changed(gesture.drag, preview)) {
           if (gesture.drag.part === "body") this.callbacks.move(gesture.drag.id, preview.start);
           else this.callbacks.resize(gesture.drag.id, preview.start, preview.end);
@@ -678,6 +829,33 @@ export class TimelineView {
           if (hit.kind === "lane" || hit.kind === "bed") this.seekTo(hit.time);
         }
         break;
+      case "marker": {
+        const preview = this.markerPreview;
+        this.markerPreview = null;
+        this.chromeStale = true;
+        if (!gesture.moved) {
+          this.seekTo(gesture.originAt);
+          this.callbacks.selectMarker?.(gesture.id);
+        } else if (preview && Math.abs(preview.at - gesture.originAt) > 1e-6) {
+          this.callbacks.moveMarker?.(gesture.id, preview.at);
+        }
+        this.invalidate();
+        break;
+      }
+      case "toggle": {
+        const { x, y } = this.local(event);
+        const hit = this.hit(x, y);
+        const lane = this.layout.lanes[gesture.laneIndex];
+        if (lane && hit.kind === "header" && hit.laneIndex === gesture.laneIndex && hit.control === gesture.control) {
+          this.callbacks.laneMix?.(lane.speakerId, gesture.control === "solo" ? { solo: !lane.mix.solo } : { muted: !lane.mix.muted });
+        }
+        break;
+      }
+      case "level": {
+        const lane = this.layout.lanes[gesture.laneIndex];
+        if (lane && gesture.moved) this.sendLevel(lane.speakerId);
+        break;
+      }
       case "scrub":
       case "thumb":
         break;
@@ -687,13 +865,20 @@ export class TimelineView {
 
   private onPointerCancel = (event: PointerEvent): void => {
     if (!this.gesture || event.pointerId !== this.gesture.pointerId) return;
+    if (this.gesture.kind === "level") {
+      const speakerId = this.layout.lanes[this.gesture.laneIndex]?.speakerId ?? null;
+      if (!this.sentLevels.has(speakerId)) this.pendingLevels.delete(speakerId);
+    }
     this.gesture = null;
     this.preview = null;
+    this.markerPreview = null;
+    this.chromeStale = true;
     this.thumb.classList.remove("is-dragging");
     this.invalidate();
   };
 
   private onPointerLeave = (): void => {
+    this.flushLevel();
     if (this.hoverId !== null && !this.gesture) {
       this.hoverId = null;
       this.invalidate();
@@ -704,11 +889,25 @@ export class TimelineView {
     const { x, y } = this.local(event);
     const hit = this.hit(x, y);
     if (hit.kind === "lane") this.callbacks.insert(Math.max(0, hit.time), this.layout.lanes[hit.laneIndex].speakerId);
+    if (hit.kind === "header" && hit.control === "level") {
+      // Back to unity gain.
+      const speakerId = this.layout.lanes[hit.laneIndex].speakerId;
+      this.flushLevel();
+      this.pendingLevels.set(speakerId, 0);
+      this.sendLevel(speakerId);
+    }
   };
 
   private onWheel = (event: WheelEvent): void => {
     event.preventDefault();
-    const { x } = this.local(event);
+    const { x, y } = this.local(event);
+    if (!event.ctrlKey && !event.metaKey && x < this.layout.headerWidth) {
+      const hit = this.hit(x, y);
+      if (hit.kind === "header" && hit.control === "level") {
+        this.wheelLevel(hit.laneIndex, event);
+        return;
+      }
+    }
     const lineHeight = event.deltaMode === 1 ? 16 : event.deltaMode === 2 ? this.lanesWidth : 1;
     if (event.ctrlKey || event.metaKey) {
       const laneX = Math.max(0, x - this.layout.headerWidth);
@@ -743,26 +942,123 @@ export class TimelineView {
     const hit = this.hit(x, y);
     const hoverId = hit.kind === "segment" ? hit.id : null;
     this.canvas.dataset.cursor =
-      hit.kind === "segment" ? (hit.part === "body" ? "grab" : "resize") : hit.kind === "ruler" ? "seek" : "pan";
+      hit.kind === "segment"
+        ? hit.part === "body"
+          ? "grab"
+          : "resize"
+        : hit.kind === "marker"
+          ? "grab"
+          : hit.kind === "ruler"
+            ? "seek"
+            : hit.kind === "header" && hit.control
+              ? hit.control === "level"
+                ? "level"
+                : "button"
+              : "pan";
+    const key =
+      hit.kind === "segment" ? `segment ${hit.id}` : hit.kind === "marker" ? `marker ${hit.id}` : hit.kind === "header" && hit.control ? `${hit.control} ${hit.laneIndex}` : "";
+    if (key !== this.hoverKey) {
+      this.hoverKey = key;
+      this.setTitle(this.hoverTitle(hit));
+    }
     if (hoverId !== this.hoverId) {
       this.hoverId = hoverId;
-      this.canvas.title = hoverId !== null ? this.tooltip(hoverId) : "";
       this.invalidate();
     }
   }
 
-  private tooltip(id: number): string {
+  private setTitle(title: string): void {
+    if (this.canvas.title !== title) this.canvas.title = title;
+  }
+
+  private hoverTitle(hit: Hit): string {
+    switch (hit.kind) {
+      case "segment":
+        return this.tooltip(hit.id);
+      case "marker": {
+        const m = this.markers.byId(hit.id);
+        return m ? `${m.name}  ${formatFrameTime(m.at, this.frames)}\nClick to go there; drag along the ruler to move it` : "";
+      }
+      case "header": {
+        const lane = this.layout.lanes[hit.laneIndex];
+        if (!lane || !hit.control) return "";
+        if (hit.control === "solo") return `Solo ${lane.name}${lane.mix.solo ? " (on)" : ""}`;
+        if (hit.control === "mute") return `Mute ${lane.name}${lane.mix.muted ? " (on)" : ""}`;
+        return `${lane.name}'s level ${formatLevel(this.laneLevel(hit.laneIndex))}\nWheel or drag up/down: ±0.5 dB a step · double-click: 0 dB`;
+      }
+      default:
+        return "";
+    }
+  }
+
+  /** A line's tooltip; `slot`, while it is dragged, the times it would get. */
+  private tooltip(id: number, slot?: { start: number; end: number }): string {
     const s = this.index.byId(id);
     if (!s) return "";
+    const { start, end } = slot ?? s;
     const lines = [
-      `${formatTimecode(s.start, 2)}–${formatTimecode(s.end, 2)}  ${stateWords(s, STATE_LABELS)}`,
+      `In ${formatFrameTime(start, this.frames)}  Out ${formatFrameTime(end, this.frames)}  ${stateWords(s, STATE_LABELS)}`,
       s.text,
-      ...(s.spoken !== null ? [`Spoken ${s.spoken.toFixed(2)} s in a ${(s.end - s.start).toFixed(2)} s slot`] : []),
+      ...(s.spoken !== null ? [`Spoken ${s.spoken.toFixed(2)} s in a ${(end - start).toFixed(2)} s slot`] : []),
       ...(s.error ? [`Error: ${s.error}`] : []),
       ...(this.problems.get(id) ?? []).map(problemSentence),
       ...(this.overlaps.get(id) ?? []).map((o) => `Overlaps line ${o.withId} of the same speaker`),
     ];
     return lines.join("\n");
+  }
+
+  // ---- lane mix ----------------------------------------------------------
+
+  /** A lane's level as shown: the one being changed, else the speaker's. */
+  private laneLevel(laneIndex: number): number {
+    const lane = this.layout.lanes[laneIndex];
+    if (!lane) return 0;
+    return this.pendingLevels.get(lane.speakerId) ?? lane.mix.levelDb;
+  }
+
+  /** The wheel over a lane's level: 0.5 dB steps, sent LEVEL_IDLE_MS after the last. */
+  private wheelLevel(laneIndex: number, event: WheelEvent): void {
+    const lane = this.layout.lanes[laneIndex];
+    if (!lane) return;
+    const steps = this.wheelSteps.add(event.deltaY, event.deltaMode);
+    if (steps === 0) return;
+    if (this.levelTimer !== null && this.wheelLane?.speakerId !== lane.speakerId) this.flushLevel();
+    const db = stepLevel(this.laneLevel(laneIndex), steps);
+    this.pendingLevels.set(lane.speakerId, db);
+    this.sentLevels.delete(lane.speakerId);
+    this.wheelLane = { speakerId: lane.speakerId };
+    if (this.levelTimer !== null) clearTimeout(this.levelTimer);
+    this.levelTimer = setTimeout(() => this.flushLevel(), LEVEL_IDLE_MS);
+    this.setTitle(this.hoverTitle({ kind: "header", laneIndex, control: "level" }));
+    this.invalidate();
+  }
+
+  /** The lane (by speaker) the wheel is changing the level of, while its timer runs. */
+  private wheelLane: { speakerId: number | null } | null = null;
+
+  /** Sends a wheeled level now, if one is waiting. */
+  private flushLevel(): void {
+    if (this.levelTimer === null) return;
+    clearTimeout(this.levelTimer);
+    this.levelTimer = null;
+    this.wheelSteps.reset();
+    if (this.wheelLane) this.sendLevel(this.wheelLane.speakerId);
+    this.wheelLane = null;
+  }
+
+  /** Emits a lane's pending level (when it differs from the speaker's). */
+  private sendLevel(speakerId: number | null): void {
+    const db = this.pendingLevels.get(speakerId);
+    if (db === undefined) return;
+    const lane = this.layout.lanes.find((l) => l.speakerId === speakerId);
+    if (!lane || db === lane.mix.levelDb) {
+      this.pendingLevels.delete(speakerId);
+      this.sentLevels.delete(speakerId);
+      this.invalidate();
+      return;
+    }
+    this.sentLevels.add(speakerId);
+    this.callbacks.laneMix?.(speakerId, { levelDb: db });
   }
 
   private seekTo(seconds: number): void {
@@ -773,7 +1069,7 @@ export class TimelineView {
     this.invalidate();
   }
 
-  private snapTargetsFor(id: number) {
+  private snapTargetsFor(id: number | null) {
     const from = this.scale.scrollSeconds;
     const to = from + this.viewSeconds;
     return snapTargets({
@@ -783,6 +1079,7 @@ export class TimelineView {
       pxPerSecond: this.scale.pxPerSecond,
       from,
       to,
+      speech: this.speechTimes,
     });
   }
 
@@ -812,7 +1109,7 @@ export class TimelineView {
       el(
         "div",
         { class: "timeline__group" },
-        button("snap", "Snap", "Snap to lines, the playhead and ruler ticks", () => this.setSnapping(!this.snapping)),
+        button("snap", "Snap", "Snap to lines, the original's speech, the playhead, ruler ticks and frames", () => this.setSnapping(!this.snapping)),
         button("follow", "Follow", "Keep the playhead in view during playback", () => this.setFollow(!this.following)),
       ),
       el(
@@ -856,7 +1153,23 @@ export class TimelineView {
   }
 
   private updateReadout(): void {
-    this.readout.textContent = `${formatTimecode(this.playhead, 2)} · ${formatTimecode(this.viewSeconds, 1)} in view`;
+    const text = this.readoutText();
+    if (this.readout.textContent !== text) this.readout.textContent = text;
+  }
+
+  /** While a line is dragged, its in and out (and length); while a marker
+   * is, where it would go; else the playhead and the span in view. */
+  private readoutText(): string {
+    const frames = this.frames;
+    if (this.preview) {
+      const { start, end } = this.preview;
+      return `In ${formatFrameTime(start, frames)} · Out ${formatFrameTime(end, frames)} · ${(end - start).toFixed(2)} s`;
+    }
+    if (this.markerPreview) {
+      const name = this.markers.byId(this.markerPreview.id)?.name ?? "Marker";
+      return `${name} → ${formatFrameTime(this.markerPreview.at, frames)}`;
+    }
+    return `${formatTimecode(this.playhead, 2)} · ${formatTimecode(this.viewSeconds, 1)} in view`;
   }
 
   private updateScrollbar(): void {
