@@ -40,6 +40,15 @@ const timelines = vi.hoisted(() => {
     setPlayhead(seconds: number) {
       this.playheads.push(seconds);
     }
+    markers: unknown[] = [];
+    setMarkers(markers: unknown[]) {
+      this.markers = markers;
+    }
+    nudges: [string, number][] = [];
+    nudgeSelected(part: string, frames: number) {
+      this.nudges.push([part, frames]);
+      return true;
+    }
     selectNext() {}
     selectPrevious() {}
     deleteSelected() {}
@@ -75,6 +84,18 @@ vi.mock("../engine", () => {
       return copy();
     }),
     segmentPeaks: vi.fn(async () => null),
+    addMarker: vi.fn(async (_project: number, at: number, name: string) => {
+      engine.state.project.markers.push({ id: 40 + engine.state.project.markers.length, at, name });
+      return copy();
+    }),
+    removeMarker: vi.fn(async (id: number) => {
+      engine.state.project.markers = engine.state.project.markers.filter((m) => m.id !== id);
+      return copy();
+    }),
+    setFrameRate: vi.fn(async (_project: number, rate: string) => {
+      engine.state.project.frameRate = rate;
+      return copy();
+    }),
     setSpeakerVoice: vi.fn(async (_project: number, speaker: number, voice: string) => {
       engine.state.project.speakers.find((s) => s.id === speaker)!.voice = voice;
       return copy();
@@ -154,6 +175,41 @@ describe("the editor's inspector while the engine talks", () => {
     editor.destroy();
     vi.unstubAllGlobals();
     vi.clearAllMocks();
+  });
+
+  it("nudges the selected line or its edges by a frame from the keyboard, ten with Shift", () => {
+    const key = (code: string, mods: KeyboardEventInit = {}) => document.dispatchEvent(new KeyboardEvent("keydown", { code, key: code === "Comma" ? "," : ".", bubbles: true, ...mods }));
+    key("Period");
+    key("Comma", { shiftKey: true });
+    key("Comma", { altKey: true });
+    key("Period", { ctrlKey: true });
+    expect(timeline.nudges).toEqual([["body", 1], ["body", -10], ["start-edge", -1], ["end-edge", 1]]);
+  });
+
+  it("adds a marker at the playhead with M, lists it with no line selected, and removes it", async () => {
+    editor.handle({ ...playback(4.5), playing: false });
+    document.dispatchEvent(new KeyboardEvent("keydown", { key: "m", bubbles: true }));
+    await settle();
+    expect(api.addMarker).toHaveBeenCalledWith(7, 4.5, "Marker 1");
+    expect(timeline.markers).toEqual([{ id: 40, at: 4.5, name: "Marker 1" }]);
+    document.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
+    await settle();
+    const row = $<HTMLElement>("#marker-list [data-marker='40']")!;
+    expect(row.querySelector(".marker-at")!.textContent).toBe("00:00:04:12");
+    expect(row.querySelector<HTMLInputElement>(".marker-name")!.value).toBe("Marker 1");
+    row.querySelector<HTMLButtonElement>("button[aria-label='Remove Marker 1']")!.click();
+    await settle();
+    expect($("#marker-list")).toBeNull();
+  });
+
+  it("sets the timecode rate from the transport, and the position reads at it", async () => {
+    const select = $<HTMLSelectElement>("#frame-rate")!;
+    expect([...select.options].map((o) => o.value)).toEqual(["23.976", "24", "25", "29.97df", "29.97", "30"]);
+    select.value = "30";
+    select.dispatchEvent(new Event("change"));
+    await settle();
+    expect(api.setFrameRate).toHaveBeenCalledWith(7, "30");
+    expect($("#line-slot")!.textContent).toContain("00:00:04:00");
   });
 
   /** Types into the focused textarea as a person would (value, caret, input event). */

@@ -25,7 +25,7 @@ import { el } from "../dom";
 import * as engine from "../engine";
 import type { EngineStatus, PlaybackView, StudioEvent, TakeView, VoiceChoice } from "../engine";
 import { FrameScheduler } from "../frame";
-import { formatTimecode, frameRate, parseTimecode, type FrameRate } from "../timecode";
+import { formatTimecode, fps, FRAME_RATES, frameRate, parseTimecode, type FrameRate } from "../timecode";
 import type { Project, Segment, Speaker } from "../model";
 import { measureTimeline } from "../timeline/measure";
 import { TimelineView } from "../timeline/timeline-view";
@@ -35,6 +35,8 @@ import { castDialog } from "./cast-dialog";
 import { attachedSummary, decibels, exportChoice, fileName, HANDOFF_FORMATS, MONITOR_MODES, ORIGINAL_LEVEL_DB, originalMonitor, type MonitorMode } from "./delivery";
 import { attachVideoDialog, bedDialog, castSaved, deliveryFields, dictionaryDialog, saveCastDialog } from "./delivery-dialogs";
 import { PicturePane } from "./picture";
+import { closePictureWindow, followInWindow, openPictureWindow, pictureWindowUrl } from "./picture-window";
+import { clampScript, clampSide, loadPanes, savePanes, splitter, type PaneSizes } from "./panes";
 import { renderPanel } from "./render-panel";
 import { closeModal, openModal, showModal } from "../modal";
 import { toggleShortcuts } from "../shortcuts";
@@ -134,12 +136,24 @@ export class Editor {
    * (the pane loads again when that changes, or a video is attached again). */
   private picture: PicturePane | null = null;
   private pictureOf: string | null = null;
+  /** The picture is in a window of its own (the pane is then not made). */
+  private pictureWindow = false;
+  /** The playhead's timecode over the picture, in the pane and the window. */
+  private pictureTimecode = false;
   /** How the original dialogue is heard while the dub plays, as chosen
    * here (the engine keeps it for what plays now and next); the level
    * counts under the dub. Off again when the editor closes. */
   private monitor: { mode: MonitorMode; level: number } = { mode: "off", level: -12 };
+  /** The marker picked on the ruler (shown in the marker list), if any. */
+  private markerSelection: number | null = null;
   /** Asks for the bed's waveform: only the latest answer is drawn. */
   private bedAsks = 0;
+  /** The panes' sizes as the user left them (remembered between sessions). */
+  private panes: PaneSizes = loadPanes();
+  private readonly scriptHost = el("div", { class: "editor-script" });
+  private readonly sideSplitter = this.paneSplitter("side");
+  private readonly scriptSplitter = this.paneSplitter("script");
+  private readonly resized = () => this.redraw();
 
   /** `root` is the editor's own element (in the document): it draws everything inside it. */
   constructor(private readonly root: HTMLElement, project: Project, private readonly back: () => void) {
@@ -169,8 +183,19 @@ export class Editor {
       requestPeaks: (id) => {
         void engine.segmentPeaks(id).then((peaks) => this.timeline.setPeaks(id, peaks), () => {});
       },
+      laneMix: (speakerId, change) => void this.apply(engine.setLaneMix(this.project.id, speakerId, change), this.laneWords(speakerId, change)),
+      moveMarker: (id, at) => void this.apply(engine.moveMarker(id, at), `Moved the marker to ${formatTimecode(at, this.rate)}`),
+      selectMarker: (id) => {
+        this.markerSelection = id;
+        if (this.selection !== null) {
+          this.timeline.selection = null;
+          this.select(null);
+        }
+        this.redraw();
+      },
     });
     this.timeline.setProject(project, this.trackId);
+    this.timeline.setMarkers(project.markers);
     this.loadBedPeaks();
     if (project.original) {
       void engine.originalPeaks(project.id).then((peaks) => this.timeline.setOriginalPeaks(peaks), (e) => {
@@ -179,6 +204,7 @@ export class Editor {
       });
     }
     document.addEventListener("keydown", this.keys);
+    window.addEventListener("resize", this.resized);
     // The end-to-end test's hook: frame times of a scroll-and-zoom sweep.
     (window as unknown as Record<string, unknown>).revoiceMeasureTimeline = (frames: number) => measureTimeline(this.timeline, { frames });
     void engine.stockVoices().then((v) => {
@@ -191,8 +217,10 @@ export class Editor {
     this.closed = true;
     this.frames.cancel();
     document.removeEventListener("keydown", this.keys);
+    window.removeEventListener("resize", this.resized);
     this.timeline.destroy();
     this.picture?.dispose();
+    if (this.pictureWindow) void closePictureWindow().catch(() => {});
     if (this.serverPoll !== null) window.clearInterval(this.serverPoll);
     void engine.stop();
     if (this.monitor.mode !== "off") void engine.setOriginalMonitor({ mode: "off" }).catch(() => {});
@@ -299,13 +327,68 @@ export class Editor {
     const video = this.project.video;
     if (video === this.pictureOf) return;
     this.pictureOf = video;
-    if (!video) {
+    if (!video || this.pictureWindow) {
       this.picture?.dispose();
       this.picture = null;
+      if (!video && this.pictureWindow) void closePictureWindow().catch(() => {});
       return;
     }
     this.picture ??= new PicturePane();
+    this.picture.setTimecode(this.pictureTimecode ? this.rate : null);
     void this.picture.load(this.project.id, fileName(video));
+  }
+
+  /** Moves the picture to a window of its own (a second screen), or back into its pane. */
+  private async detachPicture(detach: boolean): Promise<void> {
+    const video = this.project.video;
+    if (!video) return;
+    if (!detach) return closePictureWindow().catch((e) => this.failed(e));
+    const url = pictureWindowUrl(this.project.id, fileName(video), this.rate, this.pictureTimecode);
+    try {
+      await openPictureWindow(url, `Picture · ${this.project.name}`, () => {
+        // However it was closed, the picture comes back to its pane.
+        this.pictureWindow = false;
+        this.pictureOf = null;
+        if (this.closed) return;
+        this.syncPicture();
+        this.followPicture(this.positionSeconds());
+        this.redraw();
+      });
+      this.pictureWindow = true;
+      this.pictureOf = null;
+      this.syncPicture();
+      this.followPicture(this.positionSeconds());
+      this.message = "The picture is in its own window (F there for full screen)";
+      this.error = null;
+    } catch (e) {
+      this.failed(e);
+    }
+    this.redraw();
+  }
+
+  private failed(e: unknown): void {
+    this.error = e instanceof Error ? e.message : String(e);
+    this.redraw();
+  }
+
+  /** The playhead in seconds: where this project plays, else where it was put. */
+  private positionSeconds(): number {
+    return this.playback?.projectId === this.project.id ? this.playback.position : this.parked;
+  }
+
+  /** Tells the picture (pane or window) where the playhead is now. */
+  private followPicture(seconds: number): void {
+    const transport = this.playback?.projectId === this.project.id ? this.playback : null;
+    const [playing, length, looping] = [transport?.playing ?? false, transport?.length ?? this.project.length, transport?.looping ?? null];
+    this.picture?.follow(seconds, playing, length, looping);
+    if (this.pictureWindow) followInWindow({ projectId: this.project.id, position: seconds, playing, length, looping, timecode: this.pictureTimecode ? this.rate : null });
+  }
+
+  private setPictureTimecode(on: boolean): void {
+    this.pictureTimecode = on;
+    this.picture?.setTimecode(on ? this.rate : null);
+    this.followPicture(this.positionSeconds());
+    this.redraw();
   }
 
   /** Draws the bed's waveform (again, when its stems changed). */
@@ -335,6 +418,7 @@ export class Editor {
     if (this.timelineStale) {
       this.timelineStale = false;
       this.timeline.setProject(this.project, this.trackId);
+      this.timeline.setMarkers(this.project.markers);
     }
   }
 
@@ -346,6 +430,11 @@ export class Editor {
   private line(id: number): Segment | undefined {
     const line = this.lines.get(id);
     return line?.trackId === this.trackId ? line : undefined;
+  }
+
+  /** A line's number in its track (1, 2, 3… in time order), as the script shows it. */
+  private lineNumber(line: Segment): number {
+    return (this.project.tracks.find((t) => t.id === line.trackId)?.segments.findIndex((s) => s.id === line.id) ?? -1) + 1;
   }
 
   private select(id: number | null): void {
@@ -449,7 +538,8 @@ export class Editor {
     if (this.playback?.playing) return this.run(engine.pause());
     if (this.playback && this.playback.projectId === this.project.id && !this.playback.ended) return this.run(engine.resume());
     try {
-      this.playback = await engine.play(this.project.id, this.trackId, this.playback?.ended ? 0 : (this.playback?.position ?? 0));
+      // From where the playhead was put (a click, a typed timecode), or the start once it ended.
+      this.playback = await engine.play(this.project.id, this.trackId, this.playback?.ended ? 0 : this.positionSeconds());
       this.error = null;
     } catch (e) {
       this.error = String(e);
@@ -488,8 +578,7 @@ export class Editor {
     this.redraw();
     this.timeline.setPlayhead(seconds);
     // The picture follows the playhead, whether or not the engine is playing.
-    const transport = this.playback?.projectId === this.project.id ? this.playback : null;
-    this.picture?.follow(seconds, transport?.playing ?? false, transport?.length ?? this.project.length, transport?.looping ?? null);
+    this.followPicture(seconds);
     if (this.playback?.projectId === this.project.id) await this.run(engine.seek(seconds));
   }
 
@@ -500,8 +589,7 @@ export class Editor {
 
   /** The playhead's timecode: where this project plays, else where it was put. */
   private positionText(): string {
-    const seconds = this.playback?.projectId === this.project.id ? this.playback.position : this.parked;
-    return formatTimecode(seconds, this.rate);
+    return formatTimecode(this.positionSeconds(), this.rate);
   }
 
   /** The transport's position: timecode one can type over (or seconds);
@@ -540,6 +628,17 @@ export class Editor {
     const length = formatTimecode(this.project.length, this.rate);
     this.positionShown = this.positionHeld ?? this.positionText();
     return html`<span class="position"><span id="position" role="textbox" contenteditable="plaintext-only" tabindex="0" spellcheck="false" aria-label=${`Position (timecode at ${this.rate} fps, or seconds; Enter goes there)`} title="Type a timecode or seconds and press Enter to go there" style="display: inline-block; width: 11ch; text-align: right; white-space: nowrap; overflow: hidden; vertical-align: bottom" .textContent=${this.positionShown} @keydown=${keys} @input=${typing} @blur=${(e: Event) => this.positionHeld !== null && restore(e.currentTarget as HTMLElement)}></span> / <span id="length">${length}</span></span>`;
+  }
+
+  /** The timecode rate: any of them without a picture; with one, its rate
+   * (at 29.97 drop-frame or not). An undoable edit. */
+  private rateField(): TemplateResult {
+    const current = this.rate;
+    const allowed = FRAME_RATES.filter((r) => !this.project.video || fps(r) === fps(current));
+    const label = (r: FrameRate) => (r === "29.97df" ? "29.97 DF" : r === "29.97" ? "29.97 NDF" : r) + " fps";
+    return html`<select id="frame-rate" aria-label="Timecode rate" title=${this.project.video ? "The timecode follows the picture's rate" : "The timecode's frame rate"} @change=${(e: Event) => void this.apply(engine.setFrameRate(this.project.id, valueOf(e)), `Timecode at ${label(valueOf(e) as FrameRate)}`)}>${allowed.map(
+      (r) => html`<option value=${r} .selected=${r === current}>${label(r)}</option>`,
+    )}</select>`;
   }
 
   private async undo(redo: boolean): Promise<void> {
@@ -624,6 +723,14 @@ export class Editor {
       else void this.togglePlay();
     } else if (e.key === "j" || e.key === "J") {
       void this.seek(Math.max(0, (this.playback?.position ?? 0) - JUMP_SECONDS));
+    } else if (e.code === "Comma" || e.code === "Period") {
+      // Nudge by a frame (Shift: ten): the line; with Alt its in edge, with Ctrl its out edge.
+      e.preventDefault();
+      const frames = (e.code === "Comma" ? -1 : 1) * (e.shiftKey ? 10 : 1);
+      this.timeline.nudgeSelected(e.altKey ? "start-edge" : e.ctrlKey || e.metaKey ? "end-edge" : "body", frames);
+    } else if ((e.key === "m" || e.key === "M") && !mod && !e.altKey) {
+      e.preventDefault();
+      void this.addMarker();
     } else if (e.key === "ArrowRight") {
       this.timeline.selectNext();
     } else if (e.key === "ArrowLeft") {
@@ -633,6 +740,83 @@ export class Editor {
     } else if (e.key === "?") {
       this.toggleHelp();
     }
+  }
+
+  // ---- lanes and markers -------------------------------------------------
+
+  /** The status line's words for a lane's change. */
+  private laneWords(speakerId: number | null, change: engine.LaneMixEdit): string {
+    const lane = speakerId === null ? "No speaker" : (this.project.speakers.find((s) => s.id === speakerId)?.name ?? "the lane");
+    if (change.solo !== undefined) return `${change.solo ? "Soloed" : "Unsoloed"} ${lane}`;
+    if (change.muted !== undefined) return `${change.muted ? "Muted" : "Unmuted"} ${lane}`;
+    return `${lane} at ${(change.levelDb ?? 0).toFixed(1)} dB`;
+  }
+
+  /** A marker at the playhead ("M"), named by its number; renamed in the list. */
+  private async addMarker(): Promise<void> {
+    const at = this.positionSeconds();
+    const name = `Marker ${this.project.markers.length + 1}`;
+    if (await this.apply(engine.addMarker(this.project.id, at, name), `Added ${name} at ${formatTimecode(at, this.rate)}`)) {
+      this.markerSelection = this.project.markers.find((m) => Math.abs(m.at - at) < 1e-6 && m.name === name)?.id ?? null;
+      this.redraw();
+    }
+  }
+
+  /** The project's markers, when no line is selected: go to, rename (Enter), remove. */
+  private markerList(): TemplateResult {
+    const markers = this.project.markers;
+    const rename = (id: number, e: Event) => {
+      const name = valueOf(e).trim();
+      const marker = markers.find((m) => m.id === id);
+      if (marker && name && name !== marker.name) void this.apply(engine.renameMarker(id, name), `Renamed the marker “${name}”`);
+    };
+    const keys = (e: KeyboardEvent) => {
+      e.stopPropagation();
+      if (e.key === "Enter") (e.currentTarget as HTMLInputElement).blur();
+    };
+    return html`<section class="markers" aria-label="Markers"><h3>Markers <span class="muted">(M adds one at the playhead)</span></h3>${
+      markers.length
+        ? html`<ol class="marker-list" id="marker-list">${markers.map(
+            (m) => html`<li class=${`marker${m.id === this.markerSelection ? " marker--selected" : ""}`} data-marker=${String(m.id)}><button class="link-button marker-at" title="Go there" @click=${() => {
+              this.markerSelection = m.id;
+              void this.seek(m.at);
+            }}>${formatTimecode(m.at, this.rate)}</button><input class="marker-name" aria-label="Marker name" .value=${m.name} @change=${(e: Event) => rename(m.id, e)} @keydown=${keys} /><button class="link-button" aria-label=${`Remove ${m.name}`} @click=${() => void this.apply(engine.removeMarker(m.id), `Removed ${m.name} (Ctrl+Z brings it back)`)}>✕</button></li>`,
+          )}</ol>`
+        : html`<p class="muted">No markers yet.</p>`
+    }</section>`;
+  }
+
+  // ---- panes -------------------------------------------------------------
+
+  /** The splitter left of the side column ("side": dragging left widens it)
+   * or under the script ("script": dragging down makes it taller). */
+  private paneSplitter(pane: keyof PaneSizes): HTMLElement {
+    let origin = 0;
+    const label = pane === "side" ? "Resize the picture and inspector column" : "Resize the script";
+    return splitter(
+      pane === "side" ? "x" : "y",
+      label,
+      (delta) => {
+        if (!origin) origin = this.shownPanes()[pane];
+        this.panes = { ...this.panes, [pane]: pane === "side" ? origin - delta : origin + delta };
+        this.panes = this.shownPanes();
+        this.redraw();
+      },
+      () => {
+        origin = 0;
+        savePanes(this.panes);
+      },
+    );
+  }
+
+  /** The panes' sizes as drawn in the window as it is now: each within its
+   * minimum and the room the timeline needs. */
+  private shownPanes(): PaneSizes {
+    const width = this.root.clientWidth || window.innerWidth;
+    const header = this.root.querySelector(".editor-header")?.getBoundingClientRect().height ?? 60;
+    const status = this.root.querySelector(".editor-status")?.getBoundingClientRect().height ?? 30;
+    const main = (this.root.clientHeight || window.innerHeight) - header - status;
+    return { side: clampSide(this.panes.side, width, true), script: clampScript(this.panes.script, main) };
   }
 
   // ---- drawing -----------------------------------------------------------
@@ -656,12 +840,30 @@ export class Editor {
         });
       },
     }, this.servers);
+    // Panes: the script above the timeline (and the render panel) in the
+    // main column; the picture above the inspector in the side column. The
+    // splitters set the sizes (custom properties), nothing else does.
     renderTemplate(
-      html`<header class="editor-header">${keyed(this.revision, this.header())}</header><div class=${this.picture ? "editor-body editor-body--picture" : "editor-body"}><div class="editor-main">${this.timelineHost}<div class="editor-render-panel">${panel}</div></div>${
-        this.picture ? html`<aside class="picture-column" aria-label="Picture">${this.picture.element}</aside>` : nothing
-      }<aside class="inspector" aria-label="Line inspector">${this.inspector()}</aside></div><div class="editor-status" role="status" id="editor-status">${status}</div>`,
+      html`<header class="editor-header">${keyed(this.revision, this.header())}</header><div class="editor-body" style=${this.paneStyle()}><div class="editor-main">${this.scriptHost}${this.scriptSplitter}${this.timelineHost}<div class="editor-render-panel">${panel}</div></div>${this.sideSplitter}<div class="editor-side">${
+        this.project.video ? this.pictureColumn() : nothing
+      }<aside class="inspector" aria-label="Line inspector">${this.inspector()}</aside></div></div><div class="editor-status" role="status" id="editor-status">${status}</div>`,
       this.root,
     );
+  }
+
+  /** The picture's pane (or word that it is in its own window), and its actions. */
+  private pictureColumn(): TemplateResult {
+    const actions = html`<div class="picture-actions"><button class="link-button" id="picture-detach" title="Show the picture in a window of its own (a second screen; F there for full screen)" @click=${() => void this.detachPicture(!this.pictureWindow)}>${
+      this.pictureWindow ? "Back into the editor" : "Own window ↗"
+    }</button><label class="picture-option" title="The playhead's timecode over the picture"><input type="checkbox" id="picture-timecode-toggle" .checked=${this.pictureTimecode} @change=${(e: Event) => this.setPictureTimecode((e.currentTarget as HTMLInputElement).checked)} /> Timecode</label></div>`;
+    return html`<aside class="picture-column" aria-label="Picture">${
+      this.picture && !this.pictureWindow ? this.picture.element : html`<p class="muted picture-detached" id="picture-in-window">The picture is in its own window.</p>`
+    }${actions}</aside>`;
+  }
+
+  private paneStyle(): string {
+    const shown = this.shownPanes();
+    return `--side-width: ${shown.side}px; --script-height: ${shown.script}px`;
   }
 
   private header(): TemplateResult {
@@ -696,7 +898,7 @@ export class Editor {
             : nothing
         }</span>`
       : nothing;
-    return html`<button class="link-button" @click=${() => this.back()}>← Projects</button><h1 id="project-name">${project.name}</h1>${track}<span class="saved" id="saved-indicator">✓ Saved</span><button class="button" id="render-project" ?disabled=${!stale || this.progress !== null} @click=${() => this.renderLines(null)}>${renderLabel(stale, this.progress)}</button><span class="job-status" id="job-status">${progress}${listening}</span><button class="button" id="play-pause" aria-label=${playing ? "Pause" : "Play"} @click=${() => void this.togglePlay()}>${playing ? "❚❚ Pause" : "▶ Play"}</button>${this.positionField()}${monitor}<select id="project-strategy" aria-label="Timing strategy" title="How rendered lines are fitted to their slots" @change=${strategy}>${STRATEGIES.map(
+    return html`<button class="link-button" @click=${() => this.back()}>← Projects</button><h1 id="project-name">${project.name}</h1>${track}<span class="saved" id="saved-indicator">✓ Saved</span><button class="button" id="render-project" ?disabled=${!stale || this.progress !== null} @click=${() => this.renderLines(null)}>${renderLabel(stale, this.progress)}</button><span class="job-status" id="job-status">${progress}${listening}</span><button class="button" id="play-pause" aria-label=${playing ? "Pause" : "Play"} @click=${() => void this.togglePlay()}>${playing ? "❚❚ Pause" : "▶ Play"}</button>${this.positionField()}${this.rateField()}${monitor}<select id="project-strategy" aria-label="Timing strategy" title="How rendered lines are fitted to their slots" @change=${strategy}>${STRATEGIES.map(
       ([value, label]) => html`<option value=${value} .selected=${value === project.strategy}>${label}</option>`,
     )}</select><button class="link-button" id="undo" ?disabled=${!project.canUndo} @click=${() => void this.undo(false)}>Undo</button><button class="link-button" id="redo" ?disabled=${!project.canRedo} @click=${() => void this.undo(true)}>Redo</button><button class="link-button" id="open-cast" ?disabled=${!project.speakers.length} @click=${() => this.openCast()}>Voice every speaker…</button><button class="link-button" id="save-cast" ?disabled=${!project.speakers.length} @click=${() => this.openSaveCast()}>Save cast…</button>${
       project.cast ? html`<span class="muted" id="project-cast">Cast: ${project.cast}</span>` : nothing
@@ -707,7 +909,7 @@ export class Editor {
 
   private inspector(): TemplateResult | DirectiveResult {
     const line = this.selection === null ? undefined : this.line(this.selection);
-    if (!line) return html`<h2>Line</h2><p class="muted">Select a line on the timeline (or press → ) to edit it.</p>`;
+    if (!line) return html`<h2>Line</h2><p class="muted">Select a line on the timeline or in the script (or press → ) to edit it.</p>${this.markerList()}`;
     // One set of elements per line (and per refused edit): a field keeps
     // its element, focus and caret for as long as its line is selected.
     return keyed(`${line.id}/${this.revision}`, this.lineInspector(line));
@@ -739,7 +941,7 @@ export class Editor {
     // The textarea's value is bound (not live): lit writes it only when the
     // draft or the stored text changes, never over what is being typed.
     const flagged = line.flags.length > 0;
-    return html`<h2>Line ${id}</h2><p class="line-state line-state--${flagged ? "flagged" : line.state}" id="line-state">${stateWords(line, STATE_WORDS)}</p>${this.fitPanel(line)}${
+    return html`<h2 title=${`Line id ${id}`}>Line ${this.lineNumber(line)}</h2><p class="line-state line-state--${flagged ? "flagged" : line.state}" id="line-state">${stateWords(line, STATE_WORDS)}</p>${this.fitPanel(line)}${
       line.error ? html`<p class="status-error" role="alert">${line.error}</p>` : nothing
     }${
       line.state === "failed" ? html`<button class="button" id="retry-line" ?disabled=${this.progress !== null} @click=${() => this.renderLines([id])}>Retry this line</button>` : nothing

@@ -10,6 +10,7 @@ import * as engine from "../engine";
 import type { PictureSource, VideoInfo } from "../engine";
 import { el } from "../dom";
 import { videoSummary } from "./delivery";
+import { formatTimecode, type FrameRate } from "../timecode";
 
 /** Playing further than this from the playhead, the video jumps at once (seconds). */
 const JUMP_DRIFT = 0.25;
@@ -157,6 +158,9 @@ export class PicturePane {
   /** Bumped by each load: an older answer arriving later is dropped. */
   private generation = 0;
   private disposed = false;
+  /** The playhead's timecode over the picture, at this rate, when asked for. */
+  private timecodeRate: FrameRate | null = null;
+  private readonly timecode: HTMLElement;
 
   constructor(private readonly now: () => number = () => performance.now()) {
     this.video = el("video", { id: "picture", muted: "", playsinline: "", preload: "auto", "aria-label": "Picture" });
@@ -168,7 +172,10 @@ export class PicturePane {
     this.video.addEventListener("error", () => this.failed());
     this.video.addEventListener("seeked", () => this.seeked());
     this.statusHost = el("div", { class: "picture-status" });
-    this.element = el("section", { class: "picture-pane", id: "picture-pane" }, this.video, this.statusHost);
+    this.timecode = el("div", { class: "picture-timecode", id: "picture-timecode", "aria-hidden": "true" });
+    this.timecode.hidden = true;
+    const frame = el("div", { class: "picture-frame" }, this.video, this.timecode);
+    this.element = el("section", { class: "picture-pane", id: "picture-pane" }, frame, this.statusHost);
     this.show("loading", "Loading the picture…");
   }
 
@@ -182,6 +189,17 @@ export class PicturePane {
   /** The engine's transport now (an event, or a seek the editor made). */
   follow(position: number, playing: boolean, length: number, looping: [number, number] | null = null): void {
     this.report = { position, playing, length, looping, at: this.now() };
+  }
+
+  /** Shows the playhead's timecode over the picture at `rate` (null: none). */
+  setTimecode(rate: FrameRate | null): void {
+    this.timecodeRate = rate;
+    this.timecode.hidden = rate === null;
+    this.showTimecode(this.report.position);
+  }
+
+  private showTimecode(seconds: number): void {
+    if (this.timecodeRate !== null) this.timecode.textContent = formatTimecode(seconds, this.timecodeRate);
   }
 
   /** Stops the loop and lets the video go. */
@@ -303,6 +321,7 @@ export class PicturePane {
     const target = Math.min(playheadAt(this.report, now), end);
     video.dataset.target = target.toFixed(3);
     video.dataset.targetAt = now.toFixed(1);
+    this.showTimecode(target);
     if (video.readyState < HAVE_METADATA || video.seeking || video.error) return;
     // At the video's end it stays on its last frame (playing an ended video starts it again).
     const playing = this.report.playing && target < end - 0.5 / fps;
