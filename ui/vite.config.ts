@@ -17,6 +17,7 @@ export default defineConfig({
       input: {
         main: fileURLToPath(new URL("index.html", import.meta.url)),
         "timeline-bench": fileURLToPath(new URL("timeline-bench.html", import.meta.url)),
+        "script-bench": fileURLToPath(new URL("script-bench.html", import.meta.url)),
         // The picture in a window of its own (a second screen), opened from the editor.
         picture: fileURLToPath(new URL("picture.html", import.meta.url)),
       },

@@ -49,6 +49,10 @@ const timelines = vi.hoisted(() => {
       this.nudges.push([part, frames]);
       return true;
     }
+    scrolledTo: number[] = [];
+    scrollToTime(seconds: number) {
+      this.scrolledTo.push(seconds);
+    }
     selectNext() {}
     selectPrevious() {}
     deleteSelected() {}
@@ -177,6 +181,18 @@ describe("the editor's inspector while the engine talks", () => {
     vi.clearAllMocks();
   });
 
+  it("keeps the script's selection and the timeline's together, both ways", async () => {
+    const row = (id: number) => $<HTMLElement>(`.script-row[data-segment-id='${id}']`);
+    expect(row(2)?.getAttribute("aria-selected")).toBe("true");
+    row(3)!.querySelector<HTMLElement>(".script-text")!.click();
+    await settle();
+    expect(timeline.selection).toBe(3);
+    expect(timeline.scrolledTo).toContain(6);
+    expect($("#line-slot")!.textContent).toContain("00:00:06:00");
+    expect(row(3)?.getAttribute("aria-selected")).toBe("true");
+    expect(row(2)?.getAttribute("aria-selected")).toBe("false");
+  });
+
   it("nudges the selected line or its edges by a frame from the keyboard, ten with Shift", () => {
     const key = (code: string, mods: KeyboardEventInit = {}) => document.dispatchEvent(new KeyboardEvent("keydown", { code, key: code === "Comma" ? "," : ".", bubbles: true, ...mods }));
     key("Period");
@@ -187,7 +203,7 @@ describe("the editor's inspector while the engine talks", () => {
   });
 
   it("adds a marker at the playhead with M, lists it with no line selected, and removes it", async () => {
-    editor.handle({ ...playback(4.5), playing: false });
+    editor.handle({ ...playback(4.5), playing: false } as StudioEvent);
     document.dispatchEvent(new KeyboardEvent("keydown", { key: "m", bubbles: true }));
     await settle();
     expect(api.addMarker).toHaveBeenCalledWith(7, 4.5, "Marker 1");

@@ -29,6 +29,8 @@ import { formatTimecode, fps, FRAME_RATES, frameRate, parseTimecode, type FrameR
 import type { Project, Segment, Speaker } from "../model";
 import { measureTimeline } from "../timeline/measure";
 import { TimelineView } from "../timeline/timeline-view";
+import { ScriptView } from "../script/script-view";
+import { measureScript } from "../script/measure";
 import { browseButton } from "../pick";
 import { blendBuilder, startingParts, type BlendPart } from "./blend";
 import { castDialog } from "./cast-dialog";
@@ -131,6 +133,8 @@ export class Editor {
   private closed = false;
   private readonly timelineHost = el("div", { class: "editor-timeline" });
   private readonly timeline: TimelineView;
+  /** The script: every line of the track, read, edited in place, filtered and searched. */
+  private readonly script: ScriptView;
   private readonly keys = (e: KeyboardEvent) => this.onKey(e);
   /** The project's picture, while it has a video, and the video it shows
    * (the pane loads again when that changes, or a video is attached again). */
@@ -196,6 +200,13 @@ export class Editor {
     });
     this.timeline.setProject(project, this.trackId);
     this.timeline.setMarkers(project.markers);
+    this.script = new ScriptView(this.scriptHost, {
+      select: (id) => this.selectFromScript(id),
+      seek: (seconds) => void this.seek(seconds),
+      saveText: (id, text) => this.apply(engine.editSegment(id, { text }), "Changed the text"),
+      replace: (find, replacement, options) => this.replace(find, replacement, options),
+    });
+    this.script.setProject(project, this.trackId, this.rate);
     this.loadBedPeaks();
     if (project.original) {
       void engine.originalPeaks(project.id).then((peaks) => this.timeline.setOriginalPeaks(peaks), (e) => {
@@ -207,6 +218,7 @@ export class Editor {
     window.addEventListener("resize", this.resized);
     // The end-to-end test's hook: frame times of a scroll-and-zoom sweep.
     (window as unknown as Record<string, unknown>).revoiceMeasureTimeline = (frames: number) => measureTimeline(this.timeline, { frames });
+    (window as unknown as Record<string, unknown>).revoiceMeasureScript = (frames: number) => measureScript(this.script, { frames });
     void engine.stockVoices().then((v) => {
       this.voices = v;
       this.redraw();
@@ -219,6 +231,7 @@ export class Editor {
     document.removeEventListener("keydown", this.keys);
     window.removeEventListener("resize", this.resized);
     this.timeline.destroy();
+    this.script.destroy();
     this.picture?.dispose();
     if (this.pictureWindow) void closePictureWindow().catch(() => {});
     if (this.serverPoll !== null) window.clearInterval(this.serverPoll);
@@ -278,6 +291,7 @@ export class Editor {
       case "playback":
         this.playback = event;
         this.timeline.setPlayhead(event.position);
+        if (event.projectId === this.project.id) this.script.setPlayhead(event.position);
         this.picture?.follow(event.position, event.playing, event.length, event.looping);
         break;
       case "previewFinished":
@@ -414,11 +428,13 @@ export class Editor {
   private syncTimeline(): void {
     const changed = [...this.changedLines.values()];
     this.changedLines.clear();
-    if (!this.timelineStale && changed.length && !this.timeline.updateSegments(changed)) this.timelineStale = true;
+    if (!this.timelineStale && changed.length && !(this.timeline.updateSegments(changed) && this.script.updateSegments(changed))) this.timelineStale = true;
     if (this.timelineStale) {
       this.timelineStale = false;
       this.timeline.setProject(this.project, this.trackId);
       this.timeline.setMarkers(this.project.markers);
+      this.script.setProject(this.project, this.trackId, this.rate);
+      this.script.setSelection(this.selection);
     }
   }
 
@@ -439,8 +455,35 @@ export class Editor {
 
   private select(id: number | null): void {
     this.selection = id;
+    this.script.setSelection(id);
     this.redraw();
     void this.loadTakes();
+  }
+
+  /** A row picked in the script: the timeline selects it and brings it into
+   * view, and, while nothing plays, the playhead goes to its start. */
+  private selectFromScript(id: number | null): void {
+    this.timeline.selection = id;
+    const line = id === null ? undefined : this.line(id);
+    if (line) {
+      this.timeline.scrollToTime(line.start);
+      if (!(this.playback?.playing && this.playback.projectId === this.project.id)) void this.seek(line.start);
+    }
+    this.select(id);
+  }
+
+  /** Replace all, from the script's find bar: one undoable edit; the lines changed. */
+  private async replace(find: string, replacement: string, options: { matchCase: boolean; wholeWord: boolean; only: number[] | null }): Promise<number> {
+    try {
+      const [count, project] = await engine.replaceText(this.trackId, find, replacement, { matchCase: options.matchCase, wholeWord: options.wholeWord, only: options.only ?? undefined });
+      this.take(project);
+      this.message = `Replaced “${find}” with “${replacement}” in ${count} line${count === 1 ? "" : "s"} (Ctrl+Z undoes it); saved`;
+      this.error = null;
+      return count;
+    } catch (e) {
+      this.failed(e);
+      return 0;
+    }
   }
 
   /** The draft of a line as typed: kept while it differs from the stored text. */
@@ -577,6 +620,7 @@ export class Editor {
     this.parked = seconds;
     this.redraw();
     this.timeline.setPlayhead(seconds);
+    this.script.setPlayhead(seconds);
     // The picture follows the playhead, whether or not the engine is playing.
     this.followPicture(seconds);
     if (this.playback?.projectId === this.project.id) await this.run(engine.seek(seconds));
