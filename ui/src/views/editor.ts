@@ -841,9 +841,9 @@ export class Editor {
       pane === "side" ? "x" : "y",
       label,
       (delta) => {
-        if (!origin) origin = this.shownPanes()[pane];
+        if (!origin) origin = this.shownPanes()[pane] ?? 0;
         this.panes = { ...this.panes, [pane]: pane === "side" ? origin - delta : origin + delta };
-        this.panes = this.shownPanes();
+        this.panes = { ...this.panes, [pane]: this.shownPanes()[pane] };
         this.redraw();
       },
       () => {

@@ -14,6 +14,7 @@ describe("pane sizes", () => {
     expect(clampScript(580, 600)).toBe(600 - MIN_TIMELINE_HEIGHT);
     expect(clampScript(10, 600)).toBe(MIN_SCRIPT);
     expect(clampScript(400, 100)).toBe(MIN_SCRIPT);
+    expect(clampScript(null, 1000)).toBe(420);
   });
 
   it("remembers sizes and ignores a damaged entry", () => {
@@ -22,6 +23,8 @@ describe("pane sizes", () => {
     expect(loadPanes(storage)).toEqual(DEFAULT_PANES);
     savePanes({ side: 420, script: 300 }, storage);
     expect(loadPanes(storage)).toEqual({ side: 420, script: 300 });
+    savePanes({ side: 420, script: null }, storage);
+    expect(loadPanes(storage)).toEqual({ side: 420, script: null });
     for (const value of ["{", '{"side": -3, "script": "x"}']) {
       kept.set([...kept.keys()][0]!, value);
       expect(loadPanes(storage)).toEqual(DEFAULT_PANES);

@@ -9,11 +9,14 @@ import { el } from "../dom";
 export interface PaneSizes {
   /** The side column (picture and inspector). */
   side: number;
-  /** The script, above the timeline. */
-  script: number;
+  /** The script, above the timeline; null until the user sets it (then
+   * it takes SCRIPT_SHARE of the main column). */
+  script: number | null;
 }
 
-export const DEFAULT_PANES: PaneSizes = { side: 360, script: 240 };
+export const DEFAULT_PANES: PaneSizes = { side: 360, script: null };
+/** The share of the main column's height the script takes until it is dragged. */
+export const SCRIPT_SHARE = 0.42;
 /** The least each pane keeps, px. */
 export const MIN_SIDE = 280;
 export const MIN_SCRIPT = 96;
@@ -32,8 +35,10 @@ export function clampSide(side: number, bodyWidth: number, dragged = false): num
   return Math.round(Math.max(MIN_SIDE, Math.min(side, Math.max(MIN_SIDE, most))));
 }
 
-/** The script's height in a main column `mainHeight` tall: the timeline keeps its minimum. */
-export function clampScript(script: number, mainHeight: number): number {
+/** The script's height in a main column `mainHeight` tall (null: its
+ * share of the column): the timeline keeps its minimum. */
+export function clampScript(script: number | null, mainHeight: number): number {
+  script ??= mainHeight * SCRIPT_SHARE;
   return Math.round(Math.max(MIN_SCRIPT, Math.min(script, Math.max(MIN_SCRIPT, mainHeight - MIN_TIMELINE_HEIGHT))));
 }
 
@@ -41,8 +46,8 @@ export function clampScript(script: number, mainHeight: number): number {
 export function loadPanes(storage: Pick<Storage, "getItem"> | null = safeStorage()): PaneSizes {
   try {
     const saved = JSON.parse(storage?.getItem(STORAGE_KEY) ?? "null") as Partial<PaneSizes> | null;
-    const size = (value: unknown, fallback: number) => (typeof value === "number" && Number.isFinite(value) && value > 0 ? value : fallback);
-    return { side: size(saved?.side, DEFAULT_PANES.side), script: size(saved?.script, DEFAULT_PANES.script) };
+    const size = <T>(value: unknown, fallback: T) => (typeof value === "number" && Number.isFinite(value) && value > 0 ? value : fallback);
+    return { side: size(saved?.side, DEFAULT_PANES.side), script: saved?.script === undefined || saved.script === null ? null : size(saved.script, DEFAULT_PANES.script) };
   } catch {
     return { ...DEFAULT_PANES };
   }

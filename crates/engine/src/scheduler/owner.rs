@@ -119,7 +119,10 @@ impl Scheduler {
         };
         let thread = std::thread::Builder::new()
             .name("revoice-scheduler".into())
-            .spawn(move || owner.run())
+            .spawn(move || {
+                crate::compute_threads::enter_compute_thread();
+                owner.run()
+            })
             .map_err(|e| Error::InvalidInput { input: "scheduler".into(), reason: format!("cannot start its thread: {e}") })?;
         Ok(Scheduler { inbox, thread: Some(thread), stats, next_job: AtomicU64::new(1), config })
     }

@@ -214,6 +214,7 @@ impl StudioSession {
         }
         let (engine, sink, predicting) = (self.engine.clone(), self.sink.clone(), self.predicting.clone());
         let spawned = std::thread::Builder::new().name("revoice-line-lengths".into()).spawn(move || {
+            crate::compute_threads::enter_compute_thread();
             let before = engine.runtime().block_on(engine.project_lines(project_id)).map(|t| unknown_lengths(&t)).unwrap_or(0);
             match engine.predict_lengths(project_id) {
                 Ok(tracks) => {
@@ -281,6 +282,7 @@ impl StudioSession {
         };
         let session = self.clone();
         let spawned = std::thread::Builder::new().name("revoice-render".into()).spawn(move || {
+            crate::compute_threads::enter_compute_thread();
             let mut next = Some((project_id, job, cancel));
             while let Some((project_id, job, cancel)) = next.take() {
                 next = session.run_job(project_id, job, &cancel);
