@@ -29,7 +29,10 @@ export class VoiceLibrary {
   private library: LibraryVoice[] = [];
   private busy: string | null = null;
   private message = "";
-  private error: string | null = null;
+  /** The last failure, shown once, next to what caused it: a voice's
+   * name (its preview, fit, rename or delete), "add" (the add form), or
+   * "page" (the library could not be read). */
+  private failure: { at: string; text: string } | null = null;
   private playing: string | null = null;
   /** The add form as typed. */
   private readonly form = { path: "", name: "", consent: "", description: "" };
@@ -47,7 +50,7 @@ export class VoiceLibrary {
       this.stock = all.stock;
       this.library = all.library;
     } catch (e) {
-      this.error = String(e);
+      this.failure = { at: "page", text: String(e) };
     }
     // While a fit runs, its progress is read again every 2 s.
     const fitting = this.library.some((v) => v.fitting);
@@ -69,7 +72,8 @@ export class VoiceLibrary {
   handle(event: StudioEvent): void {
     if (event.kind !== "voicePreviewFinished") return;
     this.playing = null;
-    this.error = event.error;
+    const voice = event.voice.startsWith("recording:") ? event.voice.slice("recording:".length) : event.voice;
+    this.failure = event.error ? { at: voice, text: event.error } : null;
     const recording = event.voice.startsWith("recording:") ? event.voice.slice("recording:".length) : null;
     this.message = event.error
       ? ""
@@ -81,20 +85,23 @@ export class VoiceLibrary {
 
   private preview(voice: string): void {
     this.playing = voice;
+    this.failure = null;
     this.message = voice.startsWith("recording:") ? "Playing the recording…" : `Speaking a sample in ${voice}… (the first preview loads the model)`;
     this.changed();
     const playing = voice.startsWith("recording:") ? engine.playVoiceRecording(voice.slice("recording:".length)) : engine.previewVoice(voice);
     playing.catch((e) => {
       this.playing = null;
-      this.error = String(e);
+      this.failure = { at: voice.startsWith("recording:") ? voice.slice("recording:".length) : voice, text: String(e) };
+      this.message = "";
       this.changed();
     });
   }
 
-  /** Runs a library change and reads the library again; true when it was made. */
-  private async act(busy: string, action: Promise<unknown>, done: string): Promise<boolean> {
+  /** Runs a library change for `at` (a voice's name, or "add") and reads
+   * the library again; true when it was made. */
+  private async act(busy: string, at: string, action: Promise<unknown>, done: string): Promise<boolean> {
     this.busy = busy;
-    this.error = null;
+    this.failure = null;
     this.changed();
     let made = false;
     try {
@@ -102,7 +109,7 @@ export class VoiceLibrary {
       this.message = done;
       made = true;
     } catch (e) {
-      this.error = String(e);
+      this.failure = { at, text: String(e) };
     } finally {
       this.busy = null;
     }
@@ -113,7 +120,7 @@ export class VoiceLibrary {
   template(): TemplateResult {
     return html`<section class="voices">
       <h1>Voices</h1>
-      ${this.error ? html`<div class="error-banner" role="alert">${this.error}</div>` : nothing}
+      ${this.failureAt("page")}
       ${this.message ? html`<p class="muted" role="status" id="voices-status">${this.message}</p>` : nothing}
       ${this.addForm()}
       <h2>Your voices</h2>
@@ -123,6 +130,11 @@ export class VoiceLibrary {
       <h2>Stock voices</h2>
       ${this.stockList()}
     </section>`;
+  }
+
+  /** The failure, where it belongs: next to the voice or form it came from. */
+  private failureAt(at: string): TemplateResult | typeof nothing {
+    return this.failure?.at === at ? html`<p class="status-error inline-error" role="alert">${this.failure.text}</p>` : nothing;
   }
 
   private addForm(): TemplateResult {
@@ -137,10 +149,10 @@ export class VoiceLibrary {
       const path = form.path.trim();
       const name = form.name.trim();
       if (!path || !name) {
-        this.error = "Choose a recording and give the voice a name.";
+        this.failure = { at: "add", text: "Choose a recording and give the voice a name." };
         return this.changed();
       }
-      void this.act("add", engine.addLibraryVoice(name, path, form.consent, form.description, ""), `Added ${name}`).then((added) => {
+      void this.act("add", "add", engine.addLibraryVoice(name, path, form.consent, form.description, ""), `Added ${name}`).then((added) => {
         if (!added) return;
         Object.assign(form, { path: "", name: "", consent: "", description: "" });
         this.changed();
@@ -153,7 +165,7 @@ export class VoiceLibrary {
         "audio",
         (path) => this.dropped(path),
       )}<input type="text" id="voice-name" placeholder="Name" aria-label="Voice name" .value=${form.name} @input=${field("name")} @change=${field("name")} /></div>
-      <div class="row"><input type="text" id="voice-consent" placeholder="Who agreed to this voice being used, and when" aria-label="Consent" .value=${form.consent} @input=${field("consent")} @change=${field("consent")} /><input type="text" id="voice-description" placeholder="Description (optional)" aria-label="Description" .value=${form.description} @input=${field("description")} @change=${field("description")} /><button class="button" id="add-voice" ?disabled=${this.busy !== null} @click=${add}>${this.busy === "add" ? "Matching…" : "Add voice"}</button></div>
+      <div class="row"><input type="text" id="voice-consent" placeholder="Who agreed to this voice being used, and when" aria-label="Consent" .value=${form.consent} @input=${field("consent")} @change=${field("consent")} /><input type="text" id="voice-description" placeholder="Description (optional)" aria-label="Description" .value=${form.description} @input=${field("description")} @change=${field("description")} /><button class="button" id="add-voice" ?disabled=${this.busy !== null} @click=${add}>${this.busy === "add" ? "Matching…" : "Add voice"}</button></div>${this.failureAt("add")}
     </div>`;
   }
 
@@ -164,10 +176,10 @@ export class VoiceLibrary {
       : "Quality report unreadable";
     const rename = () => {
       const next = window.prompt(`New name for ${v.name} (speakers using it follow)`, v.name);
-      if (next && next.trim() && next.trim() !== v.name) void this.act("rename", engine.renameLibraryVoice(v.name, next.trim()), `Renamed ${v.name} to ${next.trim()}`);
+      if (next && next.trim() && next.trim() !== v.name) void this.act("rename", v.name, engine.renameLibraryVoice(v.name, next.trim()), `Renamed ${v.name} to ${next.trim()}`);
     };
     const remove = () => {
-      if (window.confirm(`Delete the voice "${v.name}" and its recording? Speakers using it will need another voice.`)) void this.act("delete", engine.deleteLibraryVoice(v.name), `Deleted ${v.name}`);
+      if (window.confirm(`Delete the voice "${v.name}" and its recording? Speakers using it will need another voice.`)) void this.act("delete", v.name, engine.deleteLibraryVoice(v.name), `Deleted ${v.name}`);
     };
     return html`<li class="voice-card" data-voice=${v.name}>
       <div class="voice-card-head"><strong>${v.name}</strong><button class="link-button" aria-label="Preview ${v.name}" @click=${() => this.preview(v.name)}>${this.playing === v.name ? "Speaking…" : "▶ Preview"}</button><button class="link-button" @click=${rename}>Rename</button><button class="link-button danger" @click=${remove}>Delete</button></div>
@@ -177,6 +189,7 @@ export class VoiceLibrary {
       <p class="matches">Closest stock voices (a match, not a clone): ${v.matches.map((m, i) => html`<span class="match">${`${i ? ", " : ""}${m.voice} ${(m.similarity * 100).toFixed(0)} %`}</span>`)}</p>
       ${this.fitSection(v)}
       ${this.compareRow(v)}
+      ${this.failureAt(v.name)}
       <p class="muted">Consent: ${v.consent} · ${(v.fileSize / 1024).toFixed(0)} KiB ${v.mimeType} · added ${v.createdAt.slice(0, 10)}</p>
     </li>`;
   }
@@ -191,7 +204,7 @@ export class VoiceLibrary {
       return html`<div class="fit fit-running" data-fit="running">
         <p>${f.generation === null ? "Fitting a voice to the recording: waiting for its turn…" : `Fitting a voice to the recording: generation ${f.generation}, about ${Math.floor(left / 60)} min ${left % 60} s left`}</p>
         ${f.generation === null ? nothing : html`${meter("Start", f.startSimilarity, "start")}${meter("Best so far", f.bestSimilarity, "best")}`}
-        <button class="link-button" @click=${() => void this.act("fit", engine.cancelLibraryVoiceFit(v.name), `Stopping the fit of ${v.name}; fitting again resumes it`)}>Cancel fit</button>
+        <button class="link-button" @click=${() => void this.act("fit", v.name, engine.cancelLibraryVoiceFit(v.name), `Stopping the fit of ${v.name}; fitting again resumes it`)}>Cancel fit</button>
       </div>`;
     }
     if (v.fit) {
@@ -204,7 +217,7 @@ export class VoiceLibrary {
     }
     return html`<div class="fit" data-fit="matched">
       <p class="muted">Speaks as a blend of the closest stock voices. A fit searches Kokoro's voices for one that sounds more like the recording (about 8 minutes).</p>
-      <button class="button" ?disabled=${this.busy !== null} @click=${() => void this.act("fit", engine.fitLibraryVoice(v.name), `Fitting ${v.name}`)}>Fit voice</button>
+      <button class="button" ?disabled=${this.busy !== null} @click=${() => void this.act("fit", v.name, engine.fitLibraryVoice(v.name), `Fitting ${v.name}`)}>Fit voice</button>
     </div>`;
   }
 
@@ -228,7 +241,7 @@ export class VoiceLibrary {
       ([language, voices]) =>
         html`<section><h3>${LANGUAGES[language] ?? language}</h3><ul class="stock-list">${voices.map(
           (v) =>
-            html`<li data-voice=${v.name}><button class="link-button" aria-label="Preview ${v.name}" @click=${() => this.preview(v.name)}>${this.playing === v.name ? "Speaking…" : "▶"}</button> ${v.name} <span class="muted">${v.gender}</span></li>`,
+            html`<li data-voice=${v.name}><button class="link-button" aria-label="Preview ${v.name}" @click=${() => this.preview(v.name)}>${this.playing === v.name ? "Speaking…" : "▶"}</button> ${v.name} <span class="muted">${v.gender}</span>${this.failureAt(v.name)}</li>`,
         )}</ul></section>`,
     )}</div>`;
   }
