@@ -312,10 +312,8 @@ pub fn cancel_hearing(studio: State<'_, Studio>) -> Answer<bool> {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::set_voice;
-    use crate::studio::Studio;
+    use crate::studio::test_scene::{harbour, Harbour};
 
     /// The rule's own words, as every face shows them (`revoice project voice` prints the same).
     fn rule(voice: &str, language: &str) -> String {
@@ -324,26 +322,19 @@ mod tests {
 
     #[test]
     fn the_app_refuses_a_voice_that_speaks_another_language_with_the_engines_message() {
-        let dir = tempfile::tempdir().unwrap();
-        let studio = Studio::start(Some(dir.path().to_path_buf()), Arc::new(|_| {}));
-        let session = studio.session().unwrap();
-        let engine = session.engine().clone();
-        let script = dir.path().join("scene.srt");
-        std::fs::write(&script, "1\n00:00:00,500 --> 00:00:02,000\n[Ana] The boats are in.\n").unwrap();
         use tauri::async_runtime::block_on;
-        let (project, _) = block_on(engine.create_project("Harbour", "en-US")).unwrap();
-        block_on(engine.import_script(project.id, &script, None)).unwrap();
-        let ana = block_on(engine.speaker_named(project.id, "Ana")).unwrap();
+        let Harbour { session, project, ana, _dir } = harbour();
+        let engine = session.engine().clone();
 
-        let refused = block_on(set_voice(&session, project.id, ana.id, "ef_dora", None)).unwrap_err();
+        let refused = block_on(set_voice(&session, project, ana, "ef_dora", None)).unwrap_err();
         assert_eq!(refused, rule("ef_dora", "en-US"));
-        let view = block_on(set_voice(&session, project.id, ana.id, "bf_emma", None)).unwrap();
+        let view = block_on(set_voice(&session, project, ana, "bf_emma", None)).unwrap();
         assert_eq!(view.speakers[0].voice, "bf_emma", "an English voice is taken");
         // On a Spanish track the Spanish voice is right, and the English one is refused there.
-        block_on(engine.track_for(project.id, Some("es"))).unwrap();
-        let refused = block_on(set_voice(&session, project.id, ana.id, "af_bella", Some("es"))).unwrap_err();
+        block_on(engine.track_for(project, Some("es"))).unwrap();
+        let refused = block_on(set_voice(&session, project, ana, "af_bella", Some("es"))).unwrap_err();
         assert_eq!(refused, rule("af_bella", "es"));
-        let view = block_on(set_voice(&session, project.id, ana.id, "ef_dora", Some("es"))).unwrap();
+        let view = block_on(set_voice(&session, project, ana, "ef_dora", Some("es"))).unwrap();
         assert_eq!(view.speakers[0].language_voices.get("es").map(String::as_str), Some("ef_dora"));
     }
 }

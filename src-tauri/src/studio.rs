@@ -138,6 +138,39 @@ pub fn data_dir_from_args(mut args: impl Iterator<Item = String>) -> Option<Path
     None
 }
 
+/// The app's commands' tests: a studio on a scratch data folder with one
+/// project, "Harbour", whose script has one line of Ana's.
+#[cfg(test)]
+pub(crate) mod test_scene {
+    use std::sync::Arc;
+
+    use revoice_engine::studio::session::StudioSession;
+
+    use super::Studio;
+
+    pub(crate) struct Harbour {
+        pub session: Arc<StudioSession>,
+        pub project: i64,
+        pub ana: i64,
+        /// Kept for the studio's life: the data folder goes with it.
+        pub _dir: tempfile::TempDir,
+    }
+
+    pub(crate) fn harbour() -> Harbour {
+        use tauri::async_runtime::block_on;
+        let dir = tempfile::tempdir().unwrap();
+        let studio = Studio::start(Some(dir.path().to_path_buf()), Arc::new(|_| {}));
+        let session = studio.session().unwrap();
+        let engine = session.engine().clone();
+        let script = dir.path().join("scene.srt");
+        std::fs::write(&script, "1\n00:00:00,500 --> 00:00:02,000\n[Ana] The boats are in.\n").unwrap();
+        let (project, _) = block_on(engine.create_project("Harbour", "en-US")).unwrap();
+        block_on(engine.import_script(project.id, &script, None)).unwrap();
+        let ana = block_on(engine.speaker_named(project.id, "Ana")).unwrap();
+        Harbour { session, project: project.id, ana: ana.id, _dir: dir }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

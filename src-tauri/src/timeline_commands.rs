@@ -69,34 +69,25 @@ pub async fn replace_text(studio: State<'_, Studio>, track_id: i64, find: String
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use revoice_engine::LaneMixEdit;
 
     use super::lane_mix;
-    use crate::studio::Studio;
+    use crate::studio::test_scene::{harbour, Harbour};
 
     #[test]
     fn the_app_mutes_a_lane_refuses_a_level_out_of_range_by_name_and_undo_brings_it_back() {
-        let dir = tempfile::tempdir().unwrap();
-        let studio = Studio::start(Some(dir.path().to_path_buf()), Arc::new(|_| {}));
-        let session = studio.session().unwrap();
-        let engine = session.engine().clone();
-        let script = dir.path().join("scene.srt");
-        std::fs::write(&script, "1\n00:00:00,500 --> 00:00:02,000\n[Ana] The boats are in.\n").unwrap();
         use tauri::async_runtime::block_on;
-        let (project, _) = block_on(engine.create_project("Harbour", "en-US")).unwrap();
-        block_on(engine.import_script(project.id, &script, None)).unwrap();
-        let ana = block_on(engine.speaker_named(project.id, "Ana")).unwrap();
+        let Harbour { session, project, ana, _dir } = harbour();
+        let engine = session.engine().clone();
 
-        let view = block_on(lane_mix(&session, project.id, Some(ana.id), LaneMixEdit { muted: Some(true), ..Default::default() })).unwrap();
+        let view = block_on(lane_mix(&session, project, Some(ana), LaneMixEdit { muted: Some(true), ..Default::default() })).unwrap();
         assert!(view.speakers[0].muted && !view.speakers[0].audible);
-        let refused = block_on(lane_mix(&session, project.id, Some(ana.id), LaneMixEdit { level_db: Some(40.0), ..Default::default() })).unwrap_err();
+        let refused = block_on(lane_mix(&session, project, Some(ana), LaneMixEdit { level_db: Some(40.0), ..Default::default() })).unwrap_err();
         assert!(refused.contains("levelDb") && refused.contains("-60"), "{refused}");
-        let view = block_on(lane_mix(&session, project.id, None, LaneMixEdit { solo: Some(true), ..Default::default() })).unwrap();
+        let view = block_on(lane_mix(&session, project, None, LaneMixEdit { solo: Some(true), ..Default::default() })).unwrap();
         assert!(view.no_speaker_lane.solo && !view.speakers[0].audible);
-        assert_eq!(block_on(engine.undo(project.id)).unwrap().as_deref(), Some("solo lane No speaker"));
-        assert_eq!(block_on(engine.undo(project.id)).unwrap().as_deref(), Some("mute lane Ana"));
-        assert!(!block_on(session.view(project.id)).unwrap().speakers[0].muted);
+        assert_eq!(block_on(engine.undo(project)).unwrap().as_deref(), Some("solo lane No speaker"));
+        assert_eq!(block_on(engine.undo(project)).unwrap().as_deref(), Some("mute lane Ana"));
+        assert!(!block_on(session.view(project)).unwrap().speakers[0].muted);
     }
 }

@@ -6,33 +6,23 @@
 // target/e2e-layout-WxH.png for a person to look at.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync, symlinkSync, existsSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join, resolve } from "node:path";
-import { startTauriDriver, openApp, waitFor } from "./webdriver.mjs";
+import { startStudio, waitFor } from "./webdriver.mjs";
 
 const root = resolve(import.meta.dirname, "../..");
-const app = process.env.REVOICE_APP ?? join(root, "target/debug/revoice-studio");
-const installed = process.env.REVOICE_TEST_DATA_DIR ?? join(root, "target/test-data");
-
-let driver;
+let studio;
 let session;
 let dataDir;
 
 before(async () => {
-  assert.ok(process.env.DISPLAY, "the end-to-end test needs a display (run it through scripts/test)");
-  assert.ok(existsSync(join(installed, "models")), `the models are not installed in ${installed} (run scripts/test)`);
-  dataDir = mkdtempSync(join(tmpdir(), "revoice-e2e-layout-"));
-  symlinkSync(join(installed, "models"), join(dataDir, "models"));
-  driver = await startTauriDriver();
-  session = await openApp(driver.url, app, ["--data-dir", dataDir]);
+  studio = await startStudio("layout", root);
+  ({ session, dataDir } = studio);
 });
 
 after(async () => {
-  if (session) await session.close().catch(() => {});
-  driver?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await studio?.close();
 });
 
 /** The window's inner width and the timeline's and inspector's widths, px. */

@@ -8,33 +8,23 @@
 // target/e2e-script.png.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, readdirSync, rmSync, symlinkSync, existsSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync, readFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { startTauriDriver, openApp, waitFor } from "./webdriver.mjs";
+import { startStudio, waitFor } from "./webdriver.mjs";
 
 const root = resolve(import.meta.dirname, "../..");
-const app = process.env.REVOICE_APP ?? join(root, "target/debug/revoice-studio");
-const installed = process.env.REVOICE_TEST_DATA_DIR ?? join(root, "target/test-data");
-
-let driver;
+let studio;
 let session;
 let dataDir;
 
 before(async () => {
-  assert.ok(process.env.DISPLAY, "the end-to-end test needs a display (run it through scripts/test)");
-  assert.ok(existsSync(join(installed, "models")), `the models are not installed in ${installed} (run scripts/test)`);
-  dataDir = mkdtempSync(join(tmpdir(), "revoice-e2e-script-"));
-  symlinkSync(join(installed, "models"), join(dataDir, "models"));
-  driver = await startTauriDriver();
-  session = await openApp(driver.url, app, ["--data-dir", dataDir]);
+  studio = await startStudio("script", root);
+  ({ session, dataDir } = studio);
   await session.cmd("POST", "/window/rect", { x: 0, y: 0, width: 1280, height: 720 });
 });
 
 after(async () => {
-  if (session) await session.close().catch(() => {});
-  driver?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await studio?.close();
 });
 
 /** The script's rows as drawn: [number, in, out, speaker, text, state] by segment id. */

@@ -154,3 +154,30 @@ export class Session {
     }
   }
 }
+
+/** The app on a fresh data folder (named `revoice-e2e-NAME-…`, the
+ * installed models linked in), driven through its own tauri-driver.
+ * Returns the session, the folder and `close()`, which ends both and
+ * removes the folder. Refuses without a display or installed models. */
+export async function startStudio(name, root) {
+  const { mkdtempSync, rmSync, symlinkSync, existsSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const app = process.env.REVOICE_APP ?? join(root, "target/debug/revoice-studio");
+  const installed = process.env.REVOICE_TEST_DATA_DIR ?? join(root, "target/test-data");
+  if (!process.env.DISPLAY) throw new Error("the end-to-end test needs a display (run it through scripts/test)");
+  if (!existsSync(join(installed, "models"))) throw new Error(`the models are not installed in ${installed} (run scripts/test)`);
+  const dataDir = mkdtempSync(join(tmpdir(), `revoice-e2e-${name}-`));
+  symlinkSync(join(installed, "models"), join(dataDir, "models"));
+  const driver = await startTauriDriver();
+  const session = await openApp(driver.url, app, ["--data-dir", dataDir]);
+  return {
+    session,
+    dataDir,
+    async close() {
+      await session.close().catch(() => {});
+      driver.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
