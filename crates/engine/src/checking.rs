@@ -106,8 +106,7 @@ impl Engine {
             }
         }
         // The rest, track by track, several lines to a window.
-        for track_index in 0..tracks.len() {
-            let track = &tracks[track_index];
+        for (track_index, track) in tracks.iter().enumerate() {
             let lines: Vec<(usize, usize)> = to_hear.iter().filter(|(_, t, _)| *t == track_index).map(|&(k, _, i)| (k, i)).collect();
             let lengths: Vec<f64> = lines.iter().map(|&(_, i)| track.lines[i].placement(&track.limits).map_or(0.0, |p| p.length)).collect();
             for pack in crate::listening::pack_clips(&lengths) {

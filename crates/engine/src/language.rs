@@ -111,6 +111,12 @@ pub fn reading_for(language: Option<&Language>, voice_language: &str) -> Option<
     }
 }
 
+/// The ISO 639-2 code media containers tag a stream with (`en-GB` →
+/// `eng`), or `und` for a language not in the table.
+pub fn iso639_2(tag: &str) -> &'static str {
+    of_tag(tag).and_then(|l| l.codes.iter().find(|c| c.len() == 3).copied()).unwrap_or("und")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,10 +163,4 @@ mod tests {
             assert!(stock.iter().any(|v| v.name == l.default_voice), "{}'s default {}", l.name, l.default_voice);
         }
     }
-}
-
-/// The ISO 639-2 code media containers tag a stream with (`en-GB` →
-/// `eng`), or `und` for a language not in the table.
-pub fn iso639_2(tag: &str) -> &'static str {
-    of_tag(tag).and_then(|l| l.codes.iter().find(|c| c.len() == 3).copied()).unwrap_or("und")
 }

@@ -131,7 +131,7 @@ const FRAMES_PER_DROPPING_MINUTE: u64 = 1_798;
 /// The frame `seconds` falls in at `rate` (counted from 0; times before
 /// zero are frame 0).
 pub fn frame_at(seconds: f64, rate: FrameRate) -> u64 {
-    if !(seconds > 0.0) {
+    if seconds.is_nan() || seconds <= 0.0 {
         return 0;
     }
     // A time read back from a frame lands a hair under it in floating point.

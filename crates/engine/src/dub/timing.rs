@@ -193,7 +193,7 @@ pub const MIN_PAUSE: f64 = 0.05;
 /// (the take's check then reports the words it lost).
 pub fn cut_at_pause(p: &Placement, pauses: &[(f64, f64)], cut_is_silent: bool) -> Placement {
     let Some(cut) = p.trimmed_to else { return *p };
-    if cut_is_silent || !(p.rate > 0.0) {
+    if cut_is_silent || p.rate.is_nan() || p.rate <= 0.0 {
         return *p;
     }
     let at_pause = pauses

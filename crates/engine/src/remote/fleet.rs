@@ -335,7 +335,7 @@ impl Fleet {
                                 left -= 1;
                                 if let Some(f) = recovering[j].take() {
                                     // Recovered once the last of its lines is rendered.
-                                    if !recovering.iter().any(|r| *r == Some(f)) {
+                                    if !recovering.contains(&Some(f)) {
                                         run.failovers[f].recovered_after_s = Some(failed_at[f].elapsed().as_secs_f64());
                                     }
                                 }
@@ -349,7 +349,7 @@ impl Fleet {
                             Err(Fault::VoiceGone(reason)) => {
                                 // Sent again (the reference is uploaded again first).
                                 last_fault[j] = Some(reason);
-                                if attempts[j] >= MAX_ATTEMPTS + 1 {
+                                if attempts[j] > MAX_ATTEMPTS {
                                     finished[j] = true;
                                     left -= 1;
                                     done(j, Err(format!("engine {name} ({}): {}", s.client.base, last_fault[j].clone().unwrap_or_default())));

@@ -49,11 +49,14 @@ impl Reference {
     }
 }
 
+/// One lock per (engine, voice) upload in flight, so each is made once.
+type Flights = Mutex<HashMap<(String, String), Arc<Mutex<()>>>>;
+
 /// The uploads of every engine.
 pub struct Uploads {
     store: Store,
     runtime: tokio::runtime::Handle,
-    flights: Mutex<HashMap<(String, String), Arc<Mutex<()>>>>,
+    flights: Flights,
     no_uploads: Mutex<HashSet<String>>,
     made: AtomicU64,
 }

@@ -783,7 +783,6 @@ pub(crate) async fn write_frame_rate(tx: &mut Transaction<'_, Sqlite>, project_i
 }
 
 /// Appends an edit to the history, dropping the redo branch.
-
 pub(crate) async fn record<T: Serialize>(tx: &mut Transaction<'_, Sqlite>, project_id: i64, description: &str, entity: &str, entity_id: i64, before: &T, after: &T) -> sqlx::Result<()> {
     sqlx::query("DELETE FROM history WHERE project_id = ?1 AND undone = 1").bind(project_id).execute(&mut **tx).await?;
     sqlx::query("INSERT INTO history (project_id, description, entity, entity_id, before_json, after_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")

@@ -318,8 +318,11 @@ mod tests {
         hex::encode(Sha256::digest(bytes))
     }
 
+    /// A release, its ONNX file's parts and its voices' files by name.
+    type Release = (KokoroRelease, Vec<Vec<u8>>, Vec<(String, Vec<u8>)>);
+
     /// A small release: a 3-part "ONNX" file, a vocabulary, two voices.
-    fn release() -> (KokoroRelease, Vec<Vec<u8>>, Vec<(String, Vec<u8>)>) {
+    fn release() -> Release {
         let parts: Vec<Vec<u8>> = (0..3u8).map(|i| vec![i + 1; 1000 + i as usize]).collect();
         let onnx: Vec<u8> = parts.concat();
         let voices: Vec<(String, Vec<u8>)> = vec![("af_test".into(), vec![7; 64]), ("bm_test".into(), vec![9; 64])];

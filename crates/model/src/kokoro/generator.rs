@@ -104,16 +104,16 @@ impl Generator {
     pub fn forward(&self, x: &Tensor, style: &Tensor, f0: &[f32], noise: SourceNoise) -> Result<GeneratorOutput> {
         let _enter = self.span.enter();
         let (har, source) = self.source_spectrum(f0, noise, x.device())?;
-        let (post, audio) = self.from_spectrum(x, style, &har)?;
+        let (post, audio) = self.spectrum_to_audio(x, style, &har)?;
         Ok(GeneratorOutput { audio, post, source })
     }
 
     /// The filter half: features and the source's spectrum → (`conv_post` output, audio).
-    pub fn from_spectrum(&self, x: &Tensor, style: &Tensor, har: &Tensor) -> Result<(Tensor, Vec<f32>)> {
+    pub fn spectrum_to_audio(&self, x: &Tensor, style: &Tensor, har: &Tensor) -> Result<(Tensor, Vec<f32>)> {
         self.render_spectrum(x, style, har, &mut NormStatistics::Own)
     }
 
-    /// [`Self::from_spectrum`] with the norms' statistics from `norms`.
+    /// [`Self::spectrum_to_audio`] with the norms' statistics from `norms`.
     pub fn render_spectrum(&self, x: &Tensor, style: &Tensor, har: &Tensor, norms: &mut NormStatistics) -> Result<(Tensor, Vec<f32>)> {
         let mut x = x.clone();
         for i in 0..self.stages.len() {

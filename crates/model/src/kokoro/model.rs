@@ -236,7 +236,7 @@ impl KokoroModel {
     /// The generator's filter half alone, from decoder features `[1, C, 2F]`,
     /// the timbre half of a style `[1, 128]` and a source spectrum `[1, 22, frames]`.
     pub fn generator_from_spectrum(&self, x: &Tensor, timbre: &Tensor, har: &Tensor) -> Result<(Tensor, Vec<f32>)> {
-        self.decoder.generator.from_spectrum(x, timbre, har).map_err(|e| model_error("generator failed", e))
+        self.decoder.generator.spectrum_to_audio(x, timbre, har).map_err(|e| model_error("generator failed", e))
     }
 
     /// The generator's view of a source signal: its `[1, 22, frames]` spectrum.

@@ -538,7 +538,8 @@ mod tests {
     use super::*;
     use crate::testing::uniform_noise as noise;
 
-    /// The direct definition in f64.
+    /// The direct definition in f64 (the convolution's parameters as they are).
+    #[allow(clippy::too_many_arguments)]
     fn reference(x: &[f32], c_in: usize, t: usize, w: &[f32], (c_out, _, k): (usize, usize, usize), bias: &[f32], pad: usize, dil: usize) -> Vec<f64> {
         let t_out = t + 2 * pad - dil * (k - 1);
         let mut out = vec![0f64; c_out * t_out];

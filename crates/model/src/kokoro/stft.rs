@@ -147,8 +147,8 @@ mod tests {
         let phase_expected = {
             let w = hann(20);
             let (mut re, mut im) = (0f64, 0f64);
-            for n in 0..20 {
-                let x = (2.0 * std::f64::consts::PI * 3.0 * (start + n as i64) as f64 / 20.0).cos() * w[n] as f64;
+            for (n, &wn) in w.iter().enumerate() {
+                let x = (2.0 * std::f64::consts::PI * 3.0 * (start + n as i64) as f64 / 20.0).cos() * wn as f64;
                 let a = 2.0 * std::f64::consts::PI * 3.0 * n as f64 / 20.0;
                 re += x * a.cos();
                 im -= x * a.sin();
@@ -156,6 +156,6 @@ mod tests {
             im.atan2(re) as f32
         };
         let diff = (p[3 * frames + f] - phase_expected).rem_euclid(2.0 * std::f32::consts::PI);
-        assert!(diff < 1e-4 || diff > 2.0 * std::f32::consts::PI - 1e-4, "{} vs {phase_expected}", p[3 * frames + f]);
+        assert!(!(1e-4..=2.0 * std::f32::consts::PI - 1e-4).contains(&diff), "{} vs {phase_expected}", p[3 * frames + f]);
     }
 }

@@ -161,7 +161,7 @@ impl Generator {
         let frames = x.dim(2)?;
         let per_frame = self.samples_per_input_frame();
         if plan.renders_whole(frames) {
-            let (_, audio) = self.from_spectrum(x, style, har)?;
+            let (_, audio) = self.spectrum_to_audio(x, style, har)?;
             return Ok(piece(&audio).is_continue());
         }
         if energy.len() != frames {

@@ -145,7 +145,7 @@ mod tests {
         // Two tokens, two frames; a head that is a scaled copy of another gives the same result.
         let a = vec![vec![0.9, 0.1], vec![0.1, 0.9]];
         let b = vec![vec![0.6, 0.4], vec![0.4, 0.6]];
-        let one = combine_heads(&[a.clone()], 1);
+        let one = combine_heads(std::slice::from_ref(&a), 1);
         let both = combine_heads(&[a, b], 1);
         for (x, y) in one.iter().flatten().zip(both.iter().flatten()) {
             assert!((x - y).abs() < 1e-5);

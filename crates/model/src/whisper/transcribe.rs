@@ -18,7 +18,7 @@ use super::{WhisperModel, WordTiming, WINDOW_FRAMES};
 use revoice_core::error::{Error, Result};
 
 /// What to transcribe with.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TranscriptOptions {
     /// The spoken language ("en"); `None` detects it on the first window.
     pub language: Option<String>,
@@ -26,12 +26,6 @@ pub struct TranscriptOptions {
     pub word_timestamps: bool,
     /// Text that comes before the recording (names, spelling), as a prompt.
     pub initial_prompt: Option<String>,
-}
-
-impl Default for TranscriptOptions {
-    fn default() -> Self {
-        TranscriptOptions { language: None, word_timestamps: false, initial_prompt: None }
-    }
 }
 
 /// One timed word.
