@@ -14,9 +14,9 @@ use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use revoice_benches::{noise, print_memory, speech_like};
-use revoice_engine::model::kokoro::packed_linear::PackedLinear;
 use revoice_engine::model::kokoro::layers::AdaIn1d;
 use revoice_engine::model::kokoro::norm_statistics::NormStatistics;
+use revoice_engine::model::kokoro::packed_linear::PackedLinear;
 use revoice_engine::model::kokoro::quantized_conv::{Int8Kernel, QuantizedConv};
 use revoice_engine::model::kokoro::stft::Stft;
 use revoice_engine::model::lstm::BiLstm;
@@ -55,7 +55,10 @@ fn albert_linear(c: &mut Criterion) {
     let mut group = c.benchmark_group("ALBERT linear 768→2048, 80 tokens");
     group.throughput(Throughput::Elements((inputs * outputs * tokens) as u64));
     let dev = Device::Cpu;
-    let exact = candle_nn::Linear::new(Tensor::from_vec(weight.clone(), (outputs, inputs), &dev).unwrap(), Some(Tensor::from_vec(bias.clone(), outputs, &dev).unwrap()));
+    let exact = candle_nn::Linear::new(
+        Tensor::from_vec(weight.clone(), (outputs, inputs), &dev).unwrap(),
+        Some(Tensor::from_vec(bias.clone(), outputs, &dev).unwrap()),
+    );
     let input = Tensor::from_vec(x.clone(), (1, tokens, inputs), &dev).unwrap();
     group.bench_function("f32 (candle, the baseline)", |b| b.iter(|| candle_core::Module::forward(&exact, &input).unwrap()));
     if PackedLinear::supported() {
@@ -73,7 +76,9 @@ fn lstm(c: &mut Criterion) {
     let dev = Device::Cpu;
     let mut weights = HashMap::new();
     for (n, suffix) in ["", "_reverse"].iter().enumerate() {
-        let t = |len: usize, shape: (usize, usize), seed: u64| Tensor::from_vec(noise(len, seed).iter().map(|v| v * 0.05).collect::<Vec<_>>(), shape, &dev).unwrap();
+        let t = |len: usize, shape: (usize, usize), seed: u64| {
+            Tensor::from_vec(noise(len, seed).iter().map(|v| v * 0.05).collect::<Vec<_>>(), shape, &dev).unwrap()
+        };
         weights.insert(format!("weight_ih_l0{suffix}"), t(4 * hidden * input, (4 * hidden, input), 10 + n as u64));
         weights.insert(format!("weight_hh_l0{suffix}"), t(4 * hidden * hidden, (4 * hidden, hidden), 20 + n as u64));
         weights.insert(format!("bias_ih_l0{suffix}"), Tensor::zeros(4 * hidden, DType::F32, &dev).unwrap());

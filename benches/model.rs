@@ -6,14 +6,16 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use revoice_benches::print_memory;
+use revoice_engine::model::assets;
 use revoice_engine::model::kokoro::source::SourceNoise;
 use revoice_engine::model::kokoro::{KokoroModel, Precision, WEIGHTS_FILE};
-use revoice_engine::model::assets;
 use revoice_engine::model::speech::SpeechModel;
 use revoice_engine::speech::{FrontEnd, SayRequest};
 
 fn data_dir() -> Option<std::path::PathBuf> {
-    let dir = std::env::var_os("REVOICE_TEST_DATA_DIR").map(std::path::PathBuf::from).unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../target/test-data").into());
+    let dir = std::env::var_os("REVOICE_TEST_DATA_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../target/test-data").into());
     assets::KOKORO.status(&dir).is_installed().then_some(dir)
 }
 

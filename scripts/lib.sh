@@ -54,6 +54,11 @@ ensure_toolchains() {
   if ! command -v cargo >/dev/null; then
     die "cargo is missing: install Rust from rustup (https://rustup.rs) and run this again"
   fi
+  # The tests check formatting and lints: rustup's minimal profile leaves both tools out.
+  if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 2>&1; then
+    command -v rustup >/dev/null || die "cargo fmt and cargo clippy are missing: install the rustfmt and clippy components"
+    rustup component add rustfmt clippy
+  fi
   if ! command -v npm >/dev/null; then
     ensure_apt_packages nodejs npm
   fi

@@ -4,9 +4,6 @@
 //! cancelled when it disconnects, the cap on uploaded voices, and the bind
 //! policy. The tests take turns (one lock), since they read shared counters.
 
-
-
-
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -114,7 +111,12 @@ fn upload_key(name: &str, audio: &[u8]) -> Reply {
 #[test]
 fn the_upload_cap_refuses_new_names_when_full_but_allows_overwrites() {
     let _turn = turn();
-    let wav = post_json_key(&server().base, "/v1/audio/speech", &json!({"input": "A voice for the cap test. It needs two sentences.", "voice": "bf_emma", "response_format": "wav"}), KEY);
+    let wav = post_json_key(
+        &server().base,
+        "/v1/audio/speech",
+        &json!({"input": "A voice for the cap test. It needs two sentences.", "voice": "bf_emma", "response_format": "wav"}),
+        KEY,
+    );
     assert_eq!(wav.status, 200);
     assert_eq!(upload_key("only", &wav.body).status, 200);
     assert_error(&upload_key("second", &wav.body), 400, Some("name"));

@@ -3,14 +3,11 @@
 //! install), every contract of the API and its malformed cases. Texts are
 //! short; repeated texts come from the render cache.
 
-
-
-
 use std::io::{Read, Write};
 use std::sync::OnceLock;
 
-use revoice_tests::api_client::*;
 use base64::Engine as _;
+use revoice_tests::api_client::*;
 use serde_json::{json, Value};
 
 fn server() -> &'static TestServer {
@@ -53,7 +50,9 @@ fn every_response_format_is_real_audio_with_its_content_type() {
     assert_eq!((pcm.status, pcm.header("content-type"), pcm.header("x-sample-rate")), (200, Some("audio/pcm"), Some("24000")));
     assert_eq!(pcm.body, wav.body[44..], "pcm is the WAV's data chunk, raw");
 
-    for (format, content_type, name) in [("mp3", "audio/mpeg", "a.mp3"), ("opus", "audio/ogg", "a.opus"), ("aac", "audio/aac", "a.aac"), ("flac", "audio/flac", "a.flac")] {
+    for (format, content_type, name) in
+        [("mp3", "audio/mpeg", "a.mp3"), ("opus", "audio/ogg", "a.opus"), ("aac", "audio/aac", "a.aac"), ("flac", "audio/flac", "a.flac")]
+    {
         let r = speech(json!({"input": text, "voice": "af_heart", "response_format": format}));
         assert_eq!((r.status, r.header("content-type")), (200, Some(content_type)), "{format}: {}", r.text());
         let audio = decode(&r.body, name);
@@ -115,7 +114,12 @@ fn a_maximum_length_input_with_a_token_budget_renders() {
     let addr = base().trim_start_matches("http://").to_string();
     let mut stream = std::net::TcpStream::connect(&addr).unwrap();
     let body = json!({"input": input, "voice": "af_heart", "response_format": "pcm", "stream": true, "max_new_tokens": 2048}).to_string();
-    write!(stream, "POST /v1/audio/speech HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()).unwrap();
+    write!(
+        stream,
+        "POST /v1/audio/speech HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
     let mut raw = Vec::new();
     let mut buffer = [0u8; 65536];
     while !raw.windows(4).any(|w| w == b"\r\n\r\n") || raw.len() < 20_000 {
@@ -132,7 +136,12 @@ fn chunked_post(path: &str, body: &Value) -> (String, Vec<Vec<u8>>) {
     let addr = base().trim_start_matches("http://");
     let mut stream = std::net::TcpStream::connect(addr).unwrap();
     let body = body.to_string();
-    write!(stream, "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()).unwrap();
+    write!(
+        stream,
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw).unwrap();
     let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
@@ -156,7 +165,10 @@ fn chunked_post(path: &str, body: &Value) -> (String, Vec<Vec<u8>>) {
 fn a_streamed_request_sends_each_sentence_as_its_own_chunk() {
     let first = speech(json!({"input": "Stream one.", "voice": "af_heart", "response_format": "pcm"}));
     assert_eq!(first.status, 200);
-    let (head, chunks) = chunked_post("/v1/audio/speech", &json!({"input": "Stream one. Stream two! Stream three?", "voice": "af_heart", "response_format": "pcm", "stream": true}));
+    let (head, chunks) = chunked_post(
+        "/v1/audio/speech",
+        &json!({"input": "Stream one. Stream two! Stream three?", "voice": "af_heart", "response_format": "pcm", "stream": true}),
+    );
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
     let lower = head.to_ascii_lowercase();
     assert!(lower.contains("transfer-encoding: chunked") && lower.contains("x-sample-rate: 24000") && lower.contains("content-type: audio/pcm"), "{head}");
@@ -396,13 +408,7 @@ fn concurrent_upload_and_delete_of_one_name_leave_at_most_one_entry() {
     let wav = reference_wav();
     let threads: Vec<_> = (0..6)
         .map(|i| {
-            std::thread::spawn(move || {
-                if i % 2 == 0 {
-                    upload(base(), "racer", "r.wav", wav).status
-                } else {
-                    delete(base(), "/v1/audio/voices/racer").status
-                }
-            })
+            std::thread::spawn(move || if i % 2 == 0 { upload(base(), "racer", "r.wav", wav).status } else { delete(base(), "/v1/audio/voices/racer").status })
         })
         .collect();
     for t in threads {
@@ -471,7 +477,10 @@ fn session(socket: &mut Socket) -> (Vec<Value>, Vec<Vec<u8>>, Vec<Value>, Value)
 #[test]
 fn the_websocket_speaks_each_sentence_in_order_as_the_text_arrives() {
     let mut socket = ws_connect(base());
-    ws_send(&mut socket, &json!({"type": "session.config", "voice": "af_heart", "response_format": "pcm", "stream_audio": true, "split_granularity": "sentence"}));
+    ws_send(
+        &mut socket,
+        &json!({"type": "session.config", "voice": "af_heart", "response_format": "pcm", "stream_audio": true, "split_granularity": "sentence"}),
+    );
     for piece in ["Socket one. Sock", "et two", "! Socket three"] {
         ws_send(&mut socket, &json!({"type": "input.text", "text": piece}));
     }
@@ -488,7 +497,10 @@ fn the_websocket_speaks_each_sentence_in_order_as_the_text_arrives() {
     assert_eq!(done["total_sentences"], 3);
 
     let mut socket = ws_connect(base());
-    ws_send(&mut socket, &json!({"type": "session.config", "voice": "af_heart", "response_format": "pcm", "stream_audio": false, "split_granularity": "clause"}));
+    ws_send(
+        &mut socket,
+        &json!({"type": "session.config", "voice": "af_heart", "response_format": "pcm", "stream_audio": false, "split_granularity": "clause"}),
+    );
     ws_send(&mut socket, &json!({"type": "input.text", "text": "First clause, second clause."}));
     ws_send(&mut socket, &json!({"type": "input.done"}));
     let (starts, audio, _, done) = session(&mut socket);
@@ -501,7 +513,10 @@ fn the_websocket_speaks_each_sentence_in_order_as_the_text_arrives() {
 fn the_websocket_speaks_each_chinese_clause_and_sentence_on_its_own() {
     // Full-width punctuation (，；。！？) with no space after it cuts the pieces.
     let mut socket = ws_connect(base());
-    ws_send(&mut socket, &json!({"type": "session.config", "voice": "zf_xiaobei", "language": "Chinese", "response_format": "pcm", "stream_audio": true, "split_granularity": "clause"}));
+    ws_send(
+        &mut socket,
+        &json!({"type": "session.config", "voice": "zf_xiaobei", "language": "Chinese", "response_format": "pcm", "stream_audio": true, "split_granularity": "clause"}),
+    );
     for piece in ["你好，世", "界；今天很好。明天", "呢！你好吗？"] {
         ws_send(&mut socket, &json!({"type": "input.text", "text": piece}));
     }
@@ -510,7 +525,11 @@ fn the_websocket_speaks_each_chinese_clause_and_sentence_on_its_own() {
     let texts: Vec<&str> = starts.iter().map(|s| s["sentence_text"].as_str().unwrap()).collect();
     assert_eq!(texts, ["你好，", "世界；", "今天很好。", "明天呢！", "你好吗？"]);
     for (i, (start, end)) in starts.iter().zip(&dones).enumerate() {
-        assert_eq!((start["sentence_index"].as_u64(), end["sentence_index"].as_u64(), end["error"].clone()), (Some(i as u64), Some(i as u64), json!(false)), "{end}");
+        assert_eq!(
+            (start["sentence_index"].as_u64(), end["sentence_index"].as_u64(), end["error"].clone()),
+            (Some(i as u64), Some(i as u64), json!(false)),
+            "{end}"
+        );
         assert!(!audio[i].is_empty());
     }
     assert_eq!(done["total_sentences"], 5);

@@ -59,7 +59,23 @@ fn ffmpeg(args: &[&str]) -> Vec<u8> {
 fn scene_video(dir: &Path) -> PathBuf {
     let path = dir.join("scene.mp4");
     ffmpeg(&[
-        "-y", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25", "-f", "lavfi", "-i", "sine=frequency=220:sample_rate=48000", "-t", "9", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac",
+        "-y",
+        "-f",
+        "lavfi",
+        "-i",
+        "testsrc=size=320x240:rate=25",
+        "-f",
+        "lavfi",
+        "-i",
+        "sine=frequency=220:sample_rate=48000",
+        "-t",
+        "9",
+        "-c:v",
+        "libx264",
+        "-pix_fmt",
+        "yuv420p",
+        "-c:a",
+        "aac",
         path.to_str().unwrap(),
     ]);
     path
@@ -143,7 +159,8 @@ fn a_default_export_is_48_khz_24_bit_and_meets_ebu_r128_with_its_stems_handoff_m
 fn an_export_at_44_1_khz_16_bit_is_written_so_when_asked_with_speaker_tags_when_asked() {
     let dub = rendered_dub();
     let audio = AudioDelivery::parse("44.1k", "16").unwrap();
-    let selection = ExportSelection { languages: Some(vec!["en-US".into()]), speaker_tags: true, handoff: vec![HandoffFormat::Rpp], audio, ..Default::default() };
+    let selection =
+        ExportSelection { languages: Some(vec!["en-US".into()]), speaker_tags: true, handoff: vec![HandoffFormat::Rpp], audio, ..Default::default() };
     let export = export_into(&dub, "cd", selection);
     let report = &export.tracks[0].report;
     for file in report.files.iter().filter(|f| f.samples.is_some()) {
@@ -268,7 +285,8 @@ fn music_and_effects_as_several_stems_each_at_its_level_are_exported_and_handed_
     assert!(names.contains(&"Harbour_night.en-US.bed-1.wav".to_string()) && names.contains(&"Harbour_night.en-US.bed-2.wav".to_string()), "{names:?}");
     // The stems add up to the mix wherever the limiter was idle (-23 LUFS leaves room).
     let read = |name: &str| revoice_engine::audio::decode::decode_file(&out.join(name)).unwrap().samples;
-    let (mix, voice, bed1, bed2) = (read("Harbour_night.en-US.wav"), read("Harbour_night.en-US.voice.wav"), read("Harbour_night.en-US.bed-1.wav"), read("Harbour_night.en-US.bed-2.wav"));
+    let (mix, voice, bed1, bed2) =
+        (read("Harbour_night.en-US.wav"), read("Harbour_night.en-US.voice.wav"), read("Harbour_night.en-US.bed-1.wav"), read("Harbour_night.en-US.bed-2.wav"));
     let worst = (0..mix.len()).map(|i| (mix[i] - voice[i] - bed1[i] - bed2[i]).abs()).fold(0f32, f32::max);
     assert!(worst < 3.0 / 32768.0, "{worst}");
     // Under a line, the music is ducked and the effects are not.
@@ -358,7 +376,8 @@ fn handoff_files_load_in_their_tools_with_every_line_at_its_fitted_time() {
     assert_eq!(items.len(), 3);
     for (segment, start, length) in &lines {
         let seconds = |samples: u64| samples as f64 / DELIVERY_RATE as f64;
-        let (track, item) = items.iter().find(|(_, i)| (i.number("POSITION") - seconds(*start)).abs() < 1e-6).unwrap_or_else(|| panic!("no item for line {segment}"));
+        let (track, item) =
+            items.iter().find(|(_, i)| (i.number("POSITION") - seconds(*start)).abs() < 1e-6).unwrap_or_else(|| panic!("no item for line {segment}"));
         assert!((item.number("LENGTH") - seconds(*length)).abs() < 1e-6);
         let source = item.children("SOURCE").next().unwrap();
         assert_eq!(source.params, ["WAVE"]);

@@ -10,9 +10,9 @@
 
 use std::sync::atomic::AtomicBool;
 
-use revoice_engine::dub::pipeline::{RenderScope, RenderSummary};
-use revoice_engine::checking::{ListenEvent, ListenRequest};
 use revoice_engine::audio::levels::FrameLevels;
+use revoice_engine::checking::{ListenEvent, ListenRequest};
+use revoice_engine::dub::pipeline::{RenderScope, RenderSummary};
 use revoice_engine::dub::segment_store::Stored;
 use revoice_engine::dub::timing::cut_span;
 use revoice_engine::dub::PROGRAMME_RATE;
@@ -162,7 +162,11 @@ fn a_two_speaker_video_becomes_timed_lines_with_two_speakers_that_render_and_exp
         let errors = revoice_engine::text::word_errors::word_errors(text, &cue.text);
         assert!(errors.rate() <= 0.15, "{text:?} heard as {:?}", cue.text);
     }
-    assert!(heard.cues.windows(2).all(|w| w[0].end <= w[1].start + 1e-9) && heard.cues[0].start >= 0.5, "lines in time order after the lead-in: {:?}", heard.cues);
+    assert!(
+        heard.cues.windows(2).all(|w| w[0].end <= w[1].start + 1e-9) && heard.cues[0].start >= 0.5,
+        "lines in time order after the lead-in: {:?}",
+        heard.cues
+    );
     let speakers: Vec<&str> = heard.cues.iter().map(|c| c.speaker.as_deref().unwrap()).collect();
     assert_eq!(speakers, ["Speaker 1", "Speaker 2", "Speaker 1", "Speaker 2"]);
     assert_eq!(heard.speakers, 2);
@@ -197,7 +201,12 @@ fn a_two_speaker_video_becomes_timed_lines_with_two_speakers_that_render_and_exp
     let summary = engine.render_project(project.id, &RenderScope::default(), &never, &mut |_| {}).unwrap();
     assert!(summary.failed.is_empty(), "{:?}", summary.failed);
     let out = dir.path().join("export");
-    let request = revoice_engine::ExportRequest { folder: out.clone(), format: revoice_engine::dub::export::ExportFormat::Wav, loudness: revoice_engine::dub::export::LoudnessSpec::parse("ebu").unwrap(), selection: Default::default() };
+    let request = revoice_engine::ExportRequest {
+        folder: out.clone(),
+        format: revoice_engine::dub::export::ExportFormat::Wav,
+        loudness: revoice_engine::dub::export::LoudnessSpec::parse("ebu").unwrap(),
+        selection: Default::default(),
+    };
     let tracks = engine.export_project(project.id, &request, &mut |_| {}).unwrap().tracks;
     assert_eq!(tracks.len(), 1);
     let mix = &tracks[0].report.files[0];

@@ -104,7 +104,12 @@ fn smart_fit_keeps_every_word_flags_what_needs_more_room_before_the_render_and_o
     for (line, fit) in track_lines.lines.iter().zip(lines) {
         let take = line.take.as_ref().expect("rendered");
         let predicted = fit.spoken.unwrap();
-        assert!((take.duration_s - predicted).abs() / take.duration_s < 0.05, "line {}: predicted {predicted:.3} s, rendered {:.3} s", fit.number, take.duration_s);
+        assert!(
+            (take.duration_s - predicted).abs() / take.duration_s < 0.05,
+            "line {}: predicted {predicted:.3} s, rendered {:.3} s",
+            fit.number,
+            take.duration_s
+        );
         let placed = line.placement(&track_lines.limits).unwrap();
         assert_eq!(placed.trimmed_to, None, "line {} is never cut: {placed:?}", fit.number);
         assert!((placed.length * placed.rate - take.duration_s).abs() < 1e-6, "line {} is placed whole: {placed:?}", fit.number);
@@ -115,8 +120,14 @@ fn smart_fit_keeps_every_word_flags_what_needs_more_room_before_the_render_and_o
     // Exported: the mix with its subtitles and each line as placed (the handoff's media), every
     // line heard alone by Whisper: every word of every line is there.
     let out = dir.path().join("export");
-    let selection = revoice_engine::dub::export::ExportSelection { subtitles: true, handoff: vec![revoice_engine::dub::handoff::HandoffFormat::Edl], ..Default::default() };
-    let request = revoice_engine::ExportRequest { folder: out.clone(), format: revoice_engine::dub::export::ExportFormat::Wav, loudness: revoice_engine::dub::export::LoudnessSpec::parse("ebu").unwrap(), selection };
+    let selection =
+        revoice_engine::dub::export::ExportSelection { subtitles: true, handoff: vec![revoice_engine::dub::handoff::HandoffFormat::Edl], ..Default::default() };
+    let request = revoice_engine::ExportRequest {
+        folder: out.clone(),
+        format: revoice_engine::dub::export::ExportFormat::Wav,
+        loudness: revoice_engine::dub::export::LoudnessSpec::parse("ebu").unwrap(),
+        selection,
+    };
     let exported = engine.export_project(project.id, &request, &mut |_| {}).unwrap();
     let files = &exported.tracks[0].report.files;
     let srt = files.iter().find(|f| f.path.extension().is_some_and(|e| e == "srt")).expect("subtitles exported");
@@ -129,7 +140,12 @@ fn smart_fit_keeps_every_word_flags_what_needs_more_room_before_the_render_and_o
         let line = revoice_engine::audio::decode::decode_file(&media.join(format!("{:04}-{speaker}.wav", i + 1))).unwrap();
         let heard = engine.listener().transcribe(&line.samples, line.sample_rate, &options, &mut |_| true).unwrap().text();
         let errors = word_errors(&written.text, &heard);
-        assert!(errors.missing_at_end.is_empty() && errors.missing_at_start.is_empty(), "line {}: {:?} exported as placed was heard as {heard:?}: {errors:?}", i + 1, written.text);
+        assert!(
+            errors.missing_at_end.is_empty() && errors.missing_at_start.is_empty(),
+            "line {}: {:?} exported as placed was heard as {heard:?}: {errors:?}",
+            i + 1,
+            written.text
+        );
         words += errors.words;
         deleted += errors.deletions;
     }

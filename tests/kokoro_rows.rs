@@ -1,7 +1,5 @@
 //! Kokoro through the engine's `SpeechModel` interface, on the real weights.
 
-
-
 use revoice_engine::model::speech::SpeechModel;
 use revoice_engine::speech::{SayRequest, Synthesizer};
 

@@ -69,7 +69,14 @@ fn with_a_sketch_of_the_whole_line_the_pieces_join_into_the_one_pass() {
     let whole = one_pass(s.model(), &row);
     for (first_frames, piece_frames) in [(20, 80), (8, 24), (40, 200)] {
         // One sketch span over everything after the opening piece, with the reach as its context.
-        let plan = StreamPlan { first_frames, piece_frames, sketch_spans: 1, sketch_span_frames: usize::MAX, sketch_context_frames: StreamPlan::PREVIEW.context_frames, ..StreamPlan::PREVIEW };
+        let plan = StreamPlan {
+            first_frames,
+            piece_frames,
+            sketch_spans: 1,
+            sketch_span_frames: usize::MAX,
+            sketch_context_frames: StreamPlan::PREVIEW.context_frames,
+            ..StreamPlan::PREVIEW
+        };
         let (streamed, pieces) = stream(s.model(), &row, &plan);
         assert_eq!(streamed.len(), whole.len());
         assert_eq!(pieces[0], first_frames * 300);
@@ -97,7 +104,13 @@ fn a_preview_stream_stays_within_its_tolerance_and_is_heard_alike() {
         let distance = log_mel_l1(&streamed, &whole, RATE);
         let (a, b) = (word_errors(text, &heard(&whole)), word_errors(text, &heard(&streamed)));
         let e = |w: &revoice_engine::text::word_errors::WordErrors| w.substitutions + w.deletions + w.insertions;
-        eprintln!("{voice} {:.2} s in {} pieces: log-mel L1 {distance:.3} from the one pass; word errors {} (one pass {})", whole.len() as f64 / RATE as f64, pieces.len(), e(&b), e(&a));
+        eprintln!(
+            "{voice} {:.2} s in {} pieces: log-mel L1 {distance:.3} from the one pass; word errors {} (one pass {})",
+            whole.len() as f64 / RATE as f64,
+            pieces.len(),
+            e(&b),
+            e(&a)
+        );
         assert!(distance < 0.35, "{text:?}: the stream is {distance:.3} from the one pass");
         whole_errors += e(&a);
         streamed_errors += e(&b);
@@ -117,7 +130,11 @@ fn a_short_line_comes_whole_and_a_stopped_stream_ends() {
     let mut handed = 0;
     let stopped = s.model().stream_row(&long, &StreamPlan::PREVIEW, &mut |_| {
         handed += 1;
-        if handed == 2 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+        if handed == 2 {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
     });
     assert!(stopped.unwrap().is_none(), "a stream its listener stopped returns nothing");
     assert_eq!(handed, 2, "no piece after the stop");
@@ -128,10 +145,12 @@ fn say_plays_each_sentence_in_pieces_the_first_a_quarter_second() {
     let s = Synthesizer::load(&revoice_tests::installed_data_dir()).unwrap();
     let request = SayRequest::new(format!("{} {}", LINES[0].1, LINES[2].1), "af_heart").unwrap();
     let mut chunks = Vec::new();
-    let count = s.say(&request, |chunk| {
-        chunks.push(chunk);
-        Ok(())
-    }).unwrap();
+    let count = s
+        .say(&request, |chunk| {
+            chunks.push(chunk);
+            Ok(())
+        })
+        .unwrap();
     assert_eq!(count, chunks.len());
     assert_eq!(chunks[0].samples.len(), 6000);
     let sentences: Vec<usize> = chunks.iter().map(|c| c.sentence).collect();

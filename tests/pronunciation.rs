@@ -51,7 +51,8 @@ fn a_dictionary_entry_changes_how_a_name_is_spoken_and_only_its_lines_render_aga
     let takes_after: Vec<Option<i64>> = rt.block_on(engine.store().segments(track.id)).unwrap().iter().map(|s| s.active_take_id).collect();
     assert_eq!(takes_after[1], takes_before[1], "the line without the name keeps its take");
     assert!(takes_after[0] != takes_before[0] && takes_after[2] != takes_before[2]);
-    let keys: Vec<String> = rt.block_on(engine.project_lines(project.id)).unwrap()[0].lines.iter().map(|l| l.take.as_ref().unwrap().synthesis_key.clone()).collect();
+    let keys: Vec<String> =
+        rt.block_on(engine.project_lines(project.id)).unwrap()[0].lines.iter().map(|l| l.take.as_ref().unwrap().synthesis_key.clone()).collect();
     let old_keys: Vec<String> = lines[0].lines.iter().map(|l| l.take.as_ref().unwrap().synthesis_key.clone()).collect();
     assert_ne!(keys[2], old_keys[2], "the audio is rendered from other phonemes");
 

@@ -27,8 +27,10 @@ const ENGLISH: [&str; 12] = [
     "The 21st century began in 2001.",
     "Fourteen pounds, framed.",
 ];
-const SPANISH: [&str; 4] = ["El billete cuesta 40 euros.", "Mi abuelo nació en 1951.", "El partido ganó el 25 % de los votos.", "El tren sale a las 10:30 de la mañana."];
-const FRENCH: [&str; 4] = ["Le billet coûte 40 euros.", "Mon grand-père est né en 1951.", "Le train part à 10h30.", "Les prix ont augmenté de 25 % cette année."];
+const SPANISH: [&str; 4] =
+    ["El billete cuesta 40 euros.", "Mi abuelo nació en 1951.", "El partido ganó el 25 % de los votos.", "El tren sale a las 10:30 de la mañana."];
+const FRENCH: [&str; 4] =
+    ["Le billet coûte 40 euros.", "Mon grand-père est né en 1951.", "Le train part à 10h30.", "Les prix ont augmenté de 25 % cette année."];
 
 /// Each line in a slot of its own, far apart (nothing is cut or overlaps).
 fn cues(lines: &[&str]) -> Vec<Cue> {
@@ -46,7 +48,12 @@ fn heard(engine: &Engine, rt: &tokio::runtime::Handle, language: &str, lines: &[
     assert!(summary.failed.is_empty(), "{:?}", summary.failed);
     let checked = engine.listen_back(project.id, &ListenRequest { only: None, again: true, retake: false }, &never, &mut |_| {}).unwrap();
     for line in &checked {
-        eprintln!("{language} | {} | {} | {}", line.text, line.heard, if line.passed() { "pass".to_string() } else { format!("FAIL: {}", line.problems.join("; ")) });
+        eprintln!(
+            "{language} | {} | {} | {}",
+            line.text,
+            line.heard,
+            if line.passed() { "pass".to_string() } else { format!("FAIL: {}", line.problems.join("; ")) }
+        );
     }
     (project.id, checked)
 }
@@ -91,5 +98,9 @@ fn figures_spoken_by_kokoro_and_heard_by_whisper_pass_and_wrong_audio_fails() {
     assert_eq!(wrong[0].problems, ["33 % of its words heard wrong: \"forty\" as \"fourteen\""]);
     // Words lost at the start are told there, and not again among the words heard wrong.
     let [lost, wrong_words] = &wrong[1].problems[..] else { panic!("{:?}", wrong[1].problems) };
-    assert!(lost.starts_with("lost its first words: \"it was\"") && !wrong_words.contains("\"it\"") && !wrong_words.contains("\"was\""), "{:?}", wrong[1].problems);
+    assert!(
+        lost.starts_with("lost its first words: \"it was\"") && !wrong_words.contains("\"it\"") && !wrong_words.contains("\"was\""),
+        "{:?}",
+        wrong[1].problems
+    );
 }

@@ -1,13 +1,11 @@
 //! The renderer on the real model: rendering a script again renders only
 //! the rows that changed; the rest come from the render cache unchanged.
 
-
-
 use std::time::Duration;
 
 use revoice_engine::cache::RenderCacheConfig;
-use revoice_engine::speech::render::Renderer;
 use revoice_engine::scheduler::SchedulerConfig;
+use revoice_engine::speech::render::Renderer;
 use revoice_engine::speech::{SayRequest, Synthesizer};
 
 #[test]

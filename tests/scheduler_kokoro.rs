@@ -2,8 +2,6 @@
 //! the row (its own seed), whatever the batch width, the mode or the
 //! neighbours it is rendered with.
 
-
-
 use std::time::Duration;
 
 use revoice_engine::model::speech::SpeechRow;
@@ -19,10 +17,7 @@ fn rows(s: &Synthesizer, text: &str, voice: &str, seed: Option<u64>) -> Vec<Spee
 fn a_row_rendered_in_any_batch_equals_the_row_rendered_alone() {
     let s = Synthesizer::load(&revoice_tests::installed_data_dir()).unwrap();
     let subject = rows(&s, "Every take should sound the same.", "af_bella", Some(11)).remove(0);
-    let neighbours = [
-        rows(&s, "A neighbour with noise.", "am_adam", Some(5)).remove(0),
-        rows(&s, "Another one, slower.", "bf_emma", None).remove(0),
-    ];
+    let neighbours = [rows(&s, "A neighbour with noise.", "am_adam", Some(5)).remove(0), rows(&s, "Another one, slower.", "bf_emma", None).remove(0)];
     let render = |width: usize, continuous: bool, batch: Vec<SpeechRow>| {
         let scheduler = Scheduler::start(s.shared_model(), SchedulerConfig::fixed(width, Duration::from_millis(100), 1, continuous)).unwrap();
         let audio = scheduler.submit(Job::buffered(batch)).wait().unwrap();

@@ -70,10 +70,13 @@ fn a_session_renders_plays_and_re_renders_only_the_edited_line() {
     // Then the lines just rendered are heard back, each one reported.
     let seen = wait_for(&events, "end of listening back", |e| matches!(e, StudioEvent::ListenFinished { .. }));
     assert!(matches!(seen.last(), Some(StudioEvent::ListenFinished { checked: 3, failing: 0, retaken: 0, cancelled: false, error: None, .. })), "{seen:?}");
-    let heard: Vec<i64> = seen.iter().filter_map(|e| match e {
-        StudioEvent::SegmentChecked { segment_id, check, retaken: false } if check.passed => Some(*segment_id),
-        _ => None,
-    }).collect();
+    let heard: Vec<i64> = seen
+        .iter()
+        .filter_map(|e| match e {
+            StudioEvent::SegmentChecked { segment_id, check, retaken: false } if check.passed => Some(*segment_id),
+            _ => None,
+        })
+        .collect();
     assert_eq!(heard, lines.iter().map(|l| l.id).collect::<Vec<_>>());
     let view = rt.block_on(session.view(project.id)).unwrap();
     for line in &view.tracks[0].segments {
@@ -94,10 +97,13 @@ fn a_session_renders_plays_and_re_renders_only_the_edited_line() {
     session.render(project.id, None).unwrap();
     let seen = wait_for(&events, "end of the second render", |e| matches!(e, StudioEvent::RenderFinished { .. }));
     assert!(matches!(seen.last(), Some(StudioEvent::RenderFinished { rendered: 1, fresh: 2, .. })), "{:?}", seen.last());
-    let rendered: Vec<i64> = seen.iter().filter_map(|e| match e {
-        StudioEvent::SegmentState { segment_id, state: SegmentState::Ready, .. } => Some(*segment_id),
-        _ => None,
-    }).collect();
+    let rendered: Vec<i64> = seen
+        .iter()
+        .filter_map(|e| match e {
+            StudioEvent::SegmentState { segment_id, state: SegmentState::Ready, .. } => Some(*segment_id),
+            _ => None,
+        })
+        .collect();
     assert_eq!(rendered, [second]);
     // Only the edited line is heard again; the others keep their checks.
     let seen = wait_for(&events, "end of the second listening", |e| matches!(e, StudioEvent::ListenFinished { .. }));

@@ -11,12 +11,12 @@ use std::sync::{Arc, Mutex};
 
 use revoice_engine::cache::ReferenceInput;
 use revoice_engine::model::testing::ScriptedModel;
-use revoice_engine::testing::scripted_loader;
 use revoice_engine::speech::SayRequest;
+use revoice_engine::testing::scripted_loader;
 use revoice_engine::text::pronounce::Pronunciations;
 use revoice_engine::voice::fit::{FitProgress, FitSettings, FittedVoice, StyleRecipe};
-use revoice_engine::voice_spec::VoiceSpec;
 use revoice_engine::voice::library::VoiceDetails;
+use revoice_engine::voice_spec::VoiceSpec;
 use revoice_engine::{Engine, EngineConfig, ErrorKind, FitRequest, NewLibraryVoice};
 
 fn reference() -> PathBuf {
@@ -60,10 +60,12 @@ async fn eight_concurrent_requests_for_one_recording_run_one_fit() {
     let (alone, rows_of_one_fit) = straight(request(2)).await;
     let model = Arc::new(ScriptedModel::new());
     let (engine, _dir) = engine(&model).await;
-    let fits: Vec<_> = (0..8).map(|_| {
-        let engine = engine.clone();
-        tokio::spawn(async move { engine.fit_voice(request(2), quiet()).await })
-    }).collect();
+    let fits: Vec<_> = (0..8)
+        .map(|_| {
+            let engine = engine.clone();
+            tokio::spawn(async move { engine.fit_voice(request(2), quiet()).await })
+        })
+        .collect();
     for fit in fits {
         let (matched, fitted) = fit.await.unwrap().unwrap();
         same_voice(&fitted, &alone);
@@ -136,7 +138,17 @@ async fn a_fitted_library_voice_speaks_as_its_recipe_and_its_record_says_so() {
     let (engine, _dir) = engine(&model).await;
     let (_, fitted) = engine.fit_voice(request(1), quiet()).await.unwrap();
     let details = VoiceDetails { name: "Bella fitted".into(), description: String::new(), reference_text: String::new(), consent: "test fixture".into() };
-    let (record, matched, _) = engine.add_library_voice(NewLibraryVoice { details, recording: &reference(), max_voices: None, fitted: Some(fitted.clone()), language: None, hear_text_later: false }).await.unwrap();
+    let (record, matched, _) = engine
+        .add_library_voice(NewLibraryVoice {
+            details,
+            recording: &reference(),
+            max_voices: None,
+            fitted: Some(fitted.clone()),
+            language: None,
+            hear_text_later: false,
+        })
+        .await
+        .unwrap();
     assert_eq!(matched.kind(), "fitted");
     let stored: revoice_engine::voice::MatchedVoice = serde_json::from_str(&record.voice.artifact_json).unwrap();
     assert_eq!(stored.fitted.as_ref().unwrap().held_out, fitted.held_out);
@@ -185,7 +197,10 @@ async fn voicing_every_speaker_gives_each_a_voice_from_its_clip_and_queues_its_f
     let unknown = [SpeakerClip { speaker_id: 9999, recording: reference(), text: None }];
     let err = engine.voice_speakers(project.id, None, &unknown, "test fixture").await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::NotFound, "{err}");
-    let clips = [SpeakerClip { speaker_id: id("Keeper"), recording: reference(), text: None }, SpeakerClip { speaker_id: id("Anna"), recording: not_audio, text: None }];
+    let clips = [
+        SpeakerClip { speaker_id: id("Keeper"), recording: reference(), text: None },
+        SpeakerClip { speaker_id: id("Anna"), recording: not_audio, text: None },
+    ];
     let err = engine.voice_speakers(project.id, None, &clips, " ").await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidInput, "{err}");
     assert!(engine.store().voices().await.unwrap().is_empty(), "a refused request writes nothing");

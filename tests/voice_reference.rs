@@ -46,10 +46,12 @@ fn render(voice: &str, text: &str) -> (Vec<f32>, u32) {
     let synth = Synthesizer::load(&data_dir()).unwrap();
     let mut samples = Vec::new();
     let request = SayRequest::new(text, voice).unwrap();
-    synth.say(&request, |chunk| {
-        samples.extend_from_slice(&chunk.samples);
-        Ok(())
-    }).unwrap();
+    synth
+        .say(&request, |chunk| {
+            samples.extend_from_slice(&chunk.samples);
+            Ok(())
+        })
+        .unwrap();
     (samples, synth.sample_rate())
 }
 
@@ -239,7 +241,10 @@ fn the_listener_hears_a_recording_then_lets_whisper_go_when_idle() {
     let clip = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/whisper/george.flac");
     let options = TranscriptOptions { language: Some("en".into()), ..Default::default() };
     let heard = listener.transcribe_file(&clip, &options, &mut |_| true).unwrap();
-    let errors = revoice_engine::text::word_errors::word_errors("Check the ropes twice before you leave. If the wind turns, we sail back at once, no arguments.", &heard.text());
+    let errors = revoice_engine::text::word_errors::word_errors(
+        "Check the ropes twice before you leave. If the wind turns, we sail back at once, no arguments.",
+        &heard.text(),
+    );
     assert_eq!(errors.rate(), 0.0, "{errors:?}: {}", heard.text());
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while listener.is_loaded() && std::time::Instant::now() < deadline {
@@ -277,7 +282,11 @@ fn short_clips_heard_several_to_a_window_are_heard_as_each_is_alone() {
         let alone = listener.transcribe(clip, rate, &options, &mut |_| true).unwrap().text();
         assert_eq!(normalised_words(heard), normalised_words(&alone), "heard together {heard:?}, alone {alone:?}");
     }
-    assert_eq!(revoice_engine::listening::pack_clips(&at_rate.iter().map(|c| c.len() as f64 / rate as f64).collect::<Vec<_>>()).len(), 1, "one window for all five");
+    assert_eq!(
+        revoice_engine::listening::pack_clips(&at_rate.iter().map(|c| c.len() as f64 / rate as f64).collect::<Vec<_>>()).len(),
+        1,
+        "one window for all five"
+    );
     // Asked to stop, it stops before the next window.
     assert!(listener.hear_clips(&clips, rate, Some("en"), &mut || false).is_err());
 }
@@ -293,7 +302,8 @@ fn a_voice_uploaded_without_its_text_is_answered_at_once_and_gets_the_text_heard
     let (samples, rate) = render("am_adam", said);
     let wav = dir.path().join("adam.wav");
     write_wav(&wav, &samples, rate);
-    let details = VoiceDetails { name: "Adam".into(), description: String::new(), reference_text: String::new(), consent: "a stock voice, for the test".into() };
+    let details =
+        VoiceDetails { name: "Adam".into(), description: String::new(), reference_text: String::new(), consent: "a stock voice, for the test".into() };
     let voice = NewLibraryVoice { details, recording: &wav, max_voices: None, fitted: None, language: None, hear_text_later: true };
     let (record, _, _) = runtime.block_on(engine.add_library_voice(voice)).unwrap();
     assert_eq!(record.voice.reference_text, "", "answered before Whisper heard it");

@@ -82,7 +82,14 @@ pub async fn remove_pronunciation(studio: State<'_, Studio>, project_id: i64, wo
 /// Speaks `sentence` in `voice` with the project's dictionary and the entry
 /// `word` = `saying` over it (not saved); the phonemes it said.
 #[tauri::command]
-pub async fn preview_pronunciation(studio: State<'_, Studio>, project_id: i64, sentence: String, voice: String, word: Option<String>, saying: Option<Saying>) -> Answer<String> {
+pub async fn preview_pronunciation(
+    studio: State<'_, Studio>,
+    project_id: i64,
+    sentence: String,
+    voice: String,
+    word: Option<String>,
+    saying: Option<Saying>,
+) -> Answer<String> {
     let engine = studio.engine()?;
     let extra = match (word, saying) {
         (Some(word), Some(saying)) => Some(Pronunciation::new(&word, saying, false).map_err(text)?),

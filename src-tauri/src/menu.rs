@@ -28,9 +28,7 @@ pub fn build(app: &AppHandle) -> tauri::Result<Menu<Wry>> {
         .separator()
         .item(&MenuItemBuilder::with_id(QUIT, "Quit").accelerator("CmdOrCtrl+Q").build(app)?)
         .build()?;
-    let view = SubmenuBuilder::new(app, "View")
-        .item(&MenuItemBuilder::with_id(FULLSCREEN, "Toggle Full Screen").accelerator("F11").build(app)?)
-        .build()?;
+    let view = SubmenuBuilder::new(app, "View").item(&MenuItemBuilder::with_id(FULLSCREEN, "Toggle Full Screen").accelerator("F11").build(app)?).build()?;
     let about = AboutMetadataBuilder::new()
         .name(Some("Revoice Studio"))
         .version(Some(revoice_engine::ENGINE_VERSION))
@@ -49,10 +47,7 @@ pub fn handle(app: &AppHandle, event: MenuEvent) {
     let result = match event.id().as_ref() {
         CHECK_ENGINE => app.emit(CHECK_ENGINE_EVENT, ()).map_err(|e| e.to_string()),
         SHORTCUTS => app.emit(SHORTCUTS_EVENT, ()).map_err(|e| e.to_string()),
-        OPEN_DATA_DIR => app
-            .state::<Studio>()
-            .engine()
-            .and_then(|engine| crate::commands::reveal(engine.data_dir())),
+        OPEN_DATA_DIR => app.state::<Studio>().engine().and_then(|engine| crate::commands::reveal(engine.data_dir())),
         FULLSCREEN => toggle_fullscreen(app),
         QUIT => {
             app.exit(0);
@@ -67,9 +62,7 @@ pub fn handle(app: &AppHandle, event: MenuEvent) {
 }
 
 fn toggle_fullscreen(app: &AppHandle) -> Result<(), String> {
-    let window = app
-        .get_webview_window("main")
-        .ok_or_else(|| "the main window is gone".to_string())?;
+    let window = app.get_webview_window("main").ok_or_else(|| "the main window is gone".to_string())?;
     let now = window.is_fullscreen().map_err(|e| e.to_string())?;
     window.set_fullscreen(!now).map_err(|e| e.to_string())
 }

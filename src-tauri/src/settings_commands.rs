@@ -63,6 +63,7 @@ pub async fn remove_remote_engine(studio: State<'_, Studio>, name: String) -> An
 pub async fn check_remote_engine(studio: State<'_, Studio>, name: String) -> Answer<EngineReport> {
     let engine = studio.engine()?;
     let saved = EngineConfig::load_from(engine.data_dir().to_path_buf()).map_err(text)?;
-    let remote = saved.settings.engines.into_iter().find(|e| e.name.eq_ignore_ascii_case(&name)).ok_or_else(|| format!("There is no engine {name:?} in config.toml"))?;
+    let remote =
+        saved.settings.engines.into_iter().find(|e| e.name.eq_ignore_ascii_case(&name)).ok_or_else(|| format!("There is no engine {name:?} in config.toml"))?;
     blocking(move || Ok(revoice_engine::engines::check_engine(&remote))).await
 }

@@ -233,7 +233,12 @@ mod tests {
         let before = editor.renderer.scheduler_stats().rows_rendered;
         let body = r#"{"model":"kokoro","input":"One shared engine.","voice":"af_heart","response_format":"wav"}"#;
         let mut stream = std::net::TcpStream::connect(&addr).unwrap();
-        write!(stream, "POST /v1/audio/speech HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()).unwrap();
+        write!(
+            stream,
+            "POST /v1/audio/speech HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
         let mut reply = Vec::new();
         stream.read_to_end(&mut reply).unwrap();
         assert!(reply.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&reply[..reply.len().min(300)]));

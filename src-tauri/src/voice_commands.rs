@@ -6,9 +6,9 @@
 
 use std::path::PathBuf;
 
+use revoice_engine::studio::view::ProjectView;
 use revoice_engine::studio::voices::{stock_choices, FitInProgress, LibraryVoiceView, VoiceLibraryView};
 use revoice_engine::voice::library::VoiceDetails;
-use revoice_engine::studio::view::ProjectView;
 use revoice_engine::{NewLibraryVoice, SpeakerClip, SpeakerVoiced};
 use tauri::State;
 
@@ -30,10 +30,20 @@ pub async fn voice_library(studio: State<'_, Studio>) -> Answer<VoiceLibraryView
 /// Matches a recording against the stock voices and registers it (a name
 /// already in the library is overwritten).
 #[tauri::command]
-pub async fn add_library_voice(studio: State<'_, Studio>, name: String, path: PathBuf, consent: String, description: String, reference_text: String) -> Answer<LibraryVoiceView> {
+pub async fn add_library_voice(
+    studio: State<'_, Studio>,
+    name: String,
+    path: PathBuf,
+    consent: String,
+    description: String,
+    reference_text: String,
+) -> Answer<LibraryVoiceView> {
     let engine = studio.engine()?;
     let details = VoiceDetails { name: name.trim().to_string(), description, reference_text, consent };
-    let (record, _, _) = engine.add_library_voice(NewLibraryVoice { details, recording: &path, max_voices: None, fitted: None, language: None, hear_text_later: false }).await.map_err(text)?;
+    let (record, _, _) = engine
+        .add_library_voice(NewLibraryVoice { details, recording: &path, max_voices: None, fitted: None, language: None, hear_text_later: false })
+        .await
+        .map_err(text)?;
     Ok(LibraryVoiceView::of(record))
 }
 
@@ -65,7 +75,13 @@ pub fn play_voice_recording(studio: State<'_, Studio>, name: String) -> Answer<(
 /// it on the track in `language`, with a fit queued (fits run one after
 /// another); what became of each speaker, and the project.
 #[tauri::command]
-pub async fn voice_speakers(studio: State<'_, Studio>, project_id: i64, language: Option<String>, clips: Vec<SpeakerClip>, consent: String) -> Answer<(Vec<SpeakerVoiced>, ProjectView)> {
+pub async fn voice_speakers(
+    studio: State<'_, Studio>,
+    project_id: i64,
+    language: Option<String>,
+    clips: Vec<SpeakerClip>,
+    consent: String,
+) -> Answer<(Vec<SpeakerVoiced>, ProjectView)> {
     let session = studio.session()?;
     let voiced = studio.engine()?.voice_speakers(project_id, language.as_deref(), &clips, &consent).await.map_err(text)?;
     Ok((voiced, session.view(project_id).await.map_err(text)?))

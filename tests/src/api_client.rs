@@ -11,7 +11,6 @@ use std::time::Duration;
 use revoice_api::{ApiOptions, RunningServer};
 use serde_json::Value;
 
-
 /// A server and the folders it lives in (removed when dropped).
 pub struct TestServer {
     pub server: RunningServer,
@@ -123,7 +122,10 @@ pub fn multipart(fields: &[(&str, &str)], file: Option<(&str, &[u8])>) -> (Strin
 
 /// Uploads a voice.
 pub fn upload(base: &str, name: &str, file_name: &str, audio: &[u8]) -> Reply {
-    let (content_type, body) = multipart(&[("name", name), ("consent", "test speaker, signed form"), ("ref_text", "two sentences"), ("speaker_description", "test voice")], Some((file_name, audio)));
+    let (content_type, body) = multipart(
+        &[("name", name), ("consent", "test speaker, signed form"), ("ref_text", "two sentences"), ("speaker_description", "test voice")],
+        Some((file_name, audio)),
+    );
     post_raw(base, "/v1/audio/voices", &content_type, &body, None)
 }
 

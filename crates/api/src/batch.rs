@@ -16,15 +16,16 @@ use futures_util::future::join_all;
 use serde_json::{json, Map, Value};
 
 use super::errors::{ApiError, ApiResult};
-use super::state::ApiState;
 use super::speech::{self, ChosenVoice, SpeechRequest};
+use super::state::ApiState;
 use revoice_engine::model::speech::SpeechRow;
 
 /// Most items in one batch.
 pub const MAX_ITEMS: usize = 32;
 
 /// Fields the top level may give every item.
-const SHARED: &[&str] = &["model", "voice", "response_format", "speed", "seed", "language", "task_type", "instructions", "ref_audio", "ref_text", "max_new_tokens"];
+const SHARED: &[&str] =
+    &["model", "voice", "response_format", "speed", "seed", "language", "task_type", "instructions", "ref_audio", "ref_text", "max_new_tokens"];
 
 /// One item's request: the shared fields, then the item's own.
 fn merged(top: &Map<String, Value>, item: &Map<String, Value>) -> Map<String, Value> {

@@ -33,11 +33,7 @@ impl ApiError {
 
     /// 401: missing or wrong bearer token.
     pub fn unauthorized() -> ApiError {
-        ApiError {
-            status: StatusCode::UNAUTHORIZED,
-            message: "missing or wrong API key: send `Authorization: Bearer <key>`".into(),
-            param: None,
-        }
+        ApiError { status: StatusCode::UNAUTHORIZED, message: "missing or wrong API key: send `Authorization: Bearer <key>`".into(), param: None }
     }
 
     /// 500: the engine failed in a way the request did not cause.

@@ -170,8 +170,20 @@ mod tests {
     #[test]
     fn each_remote_server_has_its_own_lines() {
         use revoice_engine::remote::{EngineStatus, ServerStatus};
-        let server = |url: &str, up: bool| ServerStatus { url: url.into(), up, problem: None, last_fault: None, in_flight: 2, ms_per_line: Some(250.0), lines_done: 7, failures: u8::from(!up) as u64 };
-        let remote = RemoteMetrics { engines: vec![EngineStatus { name: "fleet".into(), servers: vec![server("http://a:1", true), server("http://b:1", false)] }], uploads: 3 };
+        let server = |url: &str, up: bool| ServerStatus {
+            url: url.into(),
+            up,
+            problem: None,
+            last_fault: None,
+            in_flight: 2,
+            ms_per_line: Some(250.0),
+            lines_done: 7,
+            failures: u8::from(!up) as u64,
+        };
+        let remote = RemoteMetrics {
+            engines: vec![EngineStatus { name: "fleet".into(), servers: vec![server("http://a:1", true), server("http://b:1", false)] }],
+            uploads: 3,
+        };
         let text = Metrics::default().render(&RenderCacheStats::default(), &SchedulerStats::default(), &BTreeMap::new(), &remote);
         assert!(text.contains("revoice_remote_server_up{engine=\"fleet\",server=\"http://b:1\"} 0"), "{text}");
         assert!(text.contains("revoice_remote_server_seconds_per_line{engine=\"fleet\",server=\"http://a:1\"} 0.2500"));

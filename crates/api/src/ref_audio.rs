@@ -115,11 +115,8 @@ fn host_and_port(url: &str) -> Result<(String, u16), ApiError> {
 
 fn fetch(url: &str, policy: &RefAudioPolicy) -> Result<ReferenceInput, ApiError> {
     let (host, port) = host_and_port(url)?;
-    let addresses: Vec<SocketAddr> = (host.as_str(), port)
-        .to_socket_addrs()
-        .map_err(|e| bad(format!("host {host:?} cannot be resolved: {e}")))?
-        .take(16)
-        .collect();
+    let addresses: Vec<SocketAddr> =
+        (host.as_str(), port).to_socket_addrs().map_err(|e| bad(format!("host {host:?} cannot be resolved: {e}")))?.take(16).collect();
     if addresses.is_empty() {
         return Err(bad(format!("host {host:?} has no addresses")));
     }
@@ -140,15 +137,10 @@ fn fetch(url: &str, policy: &RefAudioPolicy) -> Result<ReferenceInput, ApiError>
     if status != 200 {
         return Err(bad(format!("{url} answered HTTP {status} (redirects are not followed)")));
     }
-    let bytes = response
-        .body_mut()
-        .with_config()
-        .limit(policy.max_bytes as u64 + 1)
-        .read_to_vec()
-        .map_err(|e| match e {
-            ureq::Error::BodyExceedsLimit(_) => bad(format!("{url} serves more than the {} MiB limit", policy.max_bytes >> 20)),
-            other => bad(format!("{url} could not be read: {other}")),
-        })?;
+    let bytes = response.body_mut().with_config().limit(policy.max_bytes as u64 + 1).read_to_vec().map_err(|e| match e {
+        ureq::Error::BodyExceedsLimit(_) => bad(format!("{url} serves more than the {} MiB limit", policy.max_bytes >> 20)),
+        other => bad(format!("{url} could not be read: {other}")),
+    })?;
     check_size(bytes.len(), policy)?;
     Ok(ReferenceInput::Fetched { url: url.to_string(), bytes: Arc::from(bytes) })
 }

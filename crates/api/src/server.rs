@@ -144,7 +144,14 @@ impl RunningServer {
 
     /// The same over the model `speech` loads; with `wait_for_model`
     /// false it returns as soon as it listens, the model still loading.
-    pub fn start_with(config: revoice_engine::EngineConfig, speech: SpeechLoader, wait_for_model: bool, options: ApiOptions, addr: SocketAddr, allow_remote: bool) -> Result<RunningServer> {
+    pub fn start_with(
+        config: revoice_engine::EngineConfig,
+        speech: SpeechLoader,
+        wait_for_model: bool,
+        options: ApiOptions,
+        addr: SocketAddr,
+        allow_remote: bool,
+    ) -> Result<RunningServer> {
         check_bind(addr.ip(), allow_remote)?;
         let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<(SocketAddr, Arc<Engine>)>>();
         let (shutdown_tx, shutdown_rx) = tokio::sync::oneshot::channel::<()>();
@@ -171,7 +178,8 @@ impl RunningServer {
                     };
                     match started.await {
                         Ok((engine, state, listener)) => {
-                            let _ = ready_tx.send(listener.local_addr().map(|a| (a, engine.clone())).map_err(|e| Error::internal("API listener", e.to_string())));
+                            let _ =
+                                ready_tx.send(listener.local_addr().map(|a| (a, engine.clone())).map_err(|e| Error::internal("API listener", e.to_string())));
                             if let Err(e) = serve(listener, state, async move {
                                 let _ = shutdown_rx.await;
                             })

@@ -21,9 +21,9 @@ use tokio::sync::mpsc;
 
 use super::errors::{ApiError, ApiResult};
 use super::formats::{self, ResponseFormat, FORMAT_NAMES};
-use revoice_engine::language::{self, Language};
 use super::state::ApiState;
 use super::{ref_audio, voice_design};
+use revoice_engine::language::{self, Language};
 use revoice_engine::model::speech::{RowAudio, SpeechRow};
 use revoice_engine::speech::{AudioPiece, SayRequest, SpeechStack};
 use revoice_engine::voice::VoiceSpec;
@@ -107,8 +107,8 @@ pub fn parse(body: &Map<String, Value>) -> ApiResult<SpeechRequest> {
         return Err(bad("input", format!("input is {chars} characters long; the limit is {MAX_INPUT_CHARS}")));
     }
     let format_name = string(body, "response_format")?.unwrap_or_else(|| "mp3".into());
-    let format = ResponseFormat::parse(&format_name)
-        .ok_or_else(|| bad("response_format", format!("response_format {format_name:?} is not one of {FORMAT_NAMES}")))?;
+    let format =
+        ResponseFormat::parse(&format_name).ok_or_else(|| bad("response_format", format!("response_format {format_name:?} is not one of {FORMAT_NAMES}")))?;
     let speed = match body.get("speed") {
         None | Some(Value::Null) => 1.0,
         Some(Value::Number(n)) => n.as_f64().unwrap_or(f64::NAN),
@@ -194,7 +194,8 @@ pub async fn choose_voice(state: &Arc<ApiState>, request: &SpeechRequest) -> Api
             let input = join(tokio::task::spawn_blocking(move || ref_audio::resolve(&value, &policy)).await)??;
             let engine = state.engine.clone();
             let recording = input.clone();
-            let matched = join(tokio::task::spawn_blocking(move || engine.match_recording(recording)).await)?.map_err(|e| ApiError::from_engine(Some("ref_audio"), e))?;
+            let matched =
+                join(tokio::task::spawn_blocking(move || engine.match_recording(recording)).await)?.map_err(|e| ApiError::from_engine(Some("ref_audio"), e))?;
             // Any decodable reference is taken; what it is worth is said.
             if !matched.quality.warnings.is_empty() {
                 headers.push(("x-reference-quality", matched.quality.warnings.join("; ")));
@@ -268,7 +269,9 @@ pub async fn prepare(state: &Arc<ApiState>, request: &SpeechRequest, voice: &Cho
 /// What the row stream sends.
 pub enum RowEvent {
     /// The rows were looked up: this many came from the render cache.
-    Started { cache_hits: usize },
+    Started {
+        cache_hits: usize,
+    },
     Row(revoice_engine::Result<RowAudio>),
 }
 

@@ -61,4 +61,3 @@ impl ApiState {
         self.engine.speech_ready().map_err(|e| ApiError::from_engine(None, e))
     }
 }
-

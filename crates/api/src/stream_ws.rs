@@ -21,8 +21,8 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::errors::{ApiError, ApiResult};
-use super::state::ApiState;
 use super::speech::{self, ChosenVoice, SpeechRequest};
+use super::state::ApiState;
 use revoice_engine::text::sentences::split_sentences;
 
 /// Samples per binary frame (0.4 s at 24 kHz).
@@ -84,13 +84,14 @@ pub fn complete_pieces(buffer: &str, granularity: Granularity, done: bool) -> (V
     // Japanese put no space there); the others once a space follows.
     let last = buffer.trim_end().chars().last();
     let full_width = last.is_some_and(|c| FULL_WIDTH_ENDS.contains(&c) || (granularity == Granularity::Clause && FULL_WIDTH_CLAUSES.contains(&c)));
-    let ends_piece = full_width || buffer.ends_with(char::is_whitespace) && {
-        let marks: &[char] = match granularity {
-            Granularity::Sentence => &['.', '!', '?', '…', '"', '”', ')'],
-            Granularity::Clause => &['.', '!', '?', '…', '"', '”', ')', ',', ';', ':', '—'],
+    let ends_piece = full_width
+        || buffer.ends_with(char::is_whitespace) && {
+            let marks: &[char] = match granularity {
+                Granularity::Sentence => &['.', '!', '?', '…', '"', '”', ')'],
+                Granularity::Clause => &['.', '!', '?', '…', '"', '”', ')', ',', ';', ':', '—'],
+            };
+            last.is_some_and(|c| marks.contains(&c))
         };
-        last.is_some_and(|c| marks.contains(&c))
-    };
     if ends_piece || pieces.is_empty() {
         let rest = if pieces.is_empty() { buffer.to_string() } else { String::new() };
         return (pieces, rest);
@@ -203,7 +204,9 @@ async fn session(state: Arc<ApiState>, socket: WebSocket) {
                 match configure(&state, &message).await {
                     Ok((configured, stream_audio)) => {
                         let rate = state.engine.speech_loaded().map(|s| s.sample_rate());
-                        let _ = out.send(event(json!({"type": "session.created", "voice": configured.voice.spec.to_string(), "sample_rate": rate, "format": "pcm"}))).await;
+                        let _ = out
+                            .send(event(json!({"type": "session.created", "voice": configured.voice.spec.to_string(), "sample_rate": rate, "format": "pcm"})))
+                            .await;
                         session = Some(configured);
                         speaker = Some(tokio::spawn(speak(state.clone(), queue.take().expect("configured once"), out.clone(), stream_audio)));
                     }

@@ -48,11 +48,7 @@ const PREFERRED: &[&str] = &["af_heart", "af_bella", "bf_emma", "am_michael", "a
 /// first letter) narrows them when the description names no accent.
 /// `None` when nothing in the description is an attribute it knows.
 pub fn design(instructions: &str, language_letter: Option<char>) -> Option<DesignedVoice> {
-    let words: Vec<String> = instructions
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
+    let words: Vec<String> = instructions.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect();
     let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
     let mut attributes = Vec::new();
     let gender = match (has(FEMALE), has(MALE)) {

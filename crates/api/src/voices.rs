@@ -16,13 +16,13 @@ use axum::Json;
 use serde_json::{json, Value};
 
 use super::errors::{ApiError, ApiResult};
-use revoice_engine::language::LANGUAGES;
 use super::state::ApiState;
+use revoice_engine::language::LANGUAGES;
 use revoice_engine::model::kokoro::release::stock_voices;
 use revoice_engine::store::VoiceRecord;
 use revoice_engine::voice::library::VoiceDetails;
-use revoice_engine::NewLibraryVoice;
 use revoice_engine::voice::MatchedVoice;
+use revoice_engine::NewLibraryVoice;
 
 /// Largest upload.
 pub const MAX_UPLOAD_BYTES: usize = 10 << 20;
@@ -153,12 +153,7 @@ pub async fn upload(State(state): State<Arc<ApiState>>, multipart: Result<Multip
     state.metrics.request("voices_upload");
     let form = read_form(multipart.map_err(form_error)?).await?;
     let name = form.name.ok_or_else(|| ApiError::bad_request(Some("name"), "name is required"))?;
-    let details = VoiceDetails {
-        name: name.clone(),
-        description: form.description,
-        reference_text: form.ref_text,
-        consent: form.consent.unwrap_or_default(),
-    };
+    let details = VoiceDetails { name: name.clone(), description: form.description, reference_text: form.ref_text, consent: form.consent.unwrap_or_default() };
     revoice_engine::store::voices::check_voice_name(&name).map_err(|e| ApiError::from_engine(Some("name"), e))?;
     if details.consent.trim().is_empty() {
         return Err(ApiError::bad_request(Some("consent"), "consent is required: say who consented to this voice being used, and how"));
@@ -180,7 +175,14 @@ pub async fn upload(State(state): State<Arc<ApiState>>, multipart: Result<Multip
     let dir = tempfile::tempdir().map_err(|e| ApiError::internal(e.to_string()))?;
     let recording = dir.path().join(format!("upload.{extension}"));
     std::fs::write(&recording, &audio).map_err(|e| ApiError::internal(e.to_string()))?;
-    let voice = NewLibraryVoice { details, recording: &recording, max_voices: Some(state.options.max_uploaded_voices), fitted: None, language: None, hear_text_later: true };
+    let voice = NewLibraryVoice {
+        details,
+        recording: &recording,
+        max_voices: Some(state.options.max_uploaded_voices),
+        fitted: None,
+        language: None,
+        hear_text_later: true,
+    };
     let (record, matched, existing) = state.engine.add_library_voice(voice).await.map_err(|e| {
         let param = if e.to_string().contains("library is full") { "name" } else { "audio_sample" };
         ApiError::from_engine(Some(param), e)

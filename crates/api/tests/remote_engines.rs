@@ -38,7 +38,11 @@ fn a_fleet_is_checked_server_by_server_and_can_do_what_its_ready_servers_can() {
         assert_eq!(node.capabilities.formats, FORMATS.map(String::from));
         assert!(node.capabilities.batch && node.capabilities.streaming && node.capabilities.voice_upload && node.capabilities.cloning, "{node:?}");
     }
-    assert!(report.nodes[2].reachable && !report.nodes[2].ready && report.nodes[2].problem.as_deref() == Some("its model is still loading"), "{:?}", report.nodes[2]);
+    assert!(
+        report.nodes[2].reachable && !report.nodes[2].ready && report.nodes[2].problem.as_deref() == Some("its model is still loading"),
+        "{:?}",
+        report.nodes[2]
+    );
     assert!(!report.nodes[3].reachable, "{:?}", report.nodes[3]);
     assert_eq!(report.capabilities.describe(), "wav, pcm, mp3, opus, aac, flac; batch, streaming, voice upload, cloning from ref_audio");
 

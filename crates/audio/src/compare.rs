@@ -74,7 +74,13 @@ fn log_mel(x: &[f32], fb: &[Vec<f64>], fft: &Arc<dyn Fft<f64>>) -> Vec<f64> {
     let n = x.len();
     let at = |i: isize| -> f64 {
         // Reflect padding.
-        let j = if i < 0 { -i } else if i as usize >= n { 2 * (n as isize - 1) - i } else { i };
+        let j = if i < 0 {
+            -i
+        } else if i as usize >= n {
+            2 * (n as isize - 1) - i
+        } else {
+            i
+        };
         x[j.clamp(0, n as isize - 1) as usize] as f64
     };
     let window: Vec<f64> = (0..N_FFT).map(|i| 0.5 - 0.5 * (2.0 * std::f64::consts::PI * i as f64 / N_FFT as f64).cos()).collect();

@@ -46,10 +46,7 @@ impl DecodedAudio {
 }
 
 fn bad(path: &Path, reason: impl Into<String>) -> Error {
-    Error::InvalidInput {
-        input: path.display().to_string(),
-        reason: reason.into(),
-    }
+    Error::InvalidInput { input: path.display().to_string(), reason: reason.into() }
 }
 
 /// The audio formats this build reads, for error messages.
@@ -95,18 +92,15 @@ pub fn decode_bytes(bytes: Vec<u8>, path: &Path) -> Result<DecodedAudio> {
         hint.with_extension(ext);
     }
     let source = MediaSourceStream::new(Box::new(std::io::Cursor::new(bytes)), MediaSourceStreamOptions::default());
-    let mut format = symphonia::default::get_probe()
-        .probe(&hint, source, FormatOptions::default(), MetadataOptions::default())
-        .map_err(|e| match (e, sniffed) {
+    let mut format =
+        symphonia::default::get_probe().probe(&hint, source, FormatOptions::default(), MetadataOptions::default()).map_err(|e| match (e, sniffed) {
             (SymphoniaError::IoError(io), Content::Audio(name)) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
                 bad(path, format!("truncated: the {name} header is cut short"))
             }
             (e, Content::Audio(name)) => bad(path, format!("looks like {name} but cannot be read: {e}")),
             _ => bad(path, format!("not an audio file this build reads (it reads {SUPPORTED})")),
         })?;
-    let track = format
-        .default_track(TrackType::Audio)
-        .ok_or_else(|| bad(path, format!("the {container} file has no audio track")))?;
+    let track = format.default_track(TrackType::Audio).ok_or_else(|| bad(path, format!("the {container} file has no audio track")))?;
     let params = track
         .codec_params
         .as_ref()
@@ -172,11 +166,7 @@ pub fn decode_bytes(bytes: Vec<u8>, path: &Path) -> Result<DecodedAudio> {
         if missing > (sample_rate as u64 / 20).max(4096) {
             return Err(bad(
                 path,
-                format!(
-                    "truncated: it holds {:.2} s of audio but its header declares {:.2} s",
-                    seconds(samples.len() as u64),
-                    seconds(declared)
-                ),
+                format!("truncated: it holds {:.2} s of audio but its header declares {:.2} s", seconds(samples.len() as u64), seconds(declared)),
             ));
         }
     }
@@ -201,7 +191,13 @@ enum Content {
 fn sniff(b: &[u8]) -> Content {
     let at = |offset: usize, magic: &[u8]| b.len() >= offset + magic.len() && &b[offset..offset + magic.len()] == magic;
     if at(0, b"RIFF") || at(0, b"RIFX") || at(0, b"RF64") {
-        return if at(8, b"WAVE") { Content::Audio("WAV") } else if at(8, b"AVI ") { Content::NotAudio("AVI video") } else { Content::Audio("RIFF") };
+        return if at(8, b"WAVE") {
+            Content::Audio("WAV")
+        } else if at(8, b"AVI ") {
+            Content::NotAudio("AVI video")
+        } else {
+            Content::Audio("RIFF")
+        };
     }
     if at(0, b"fLaC") {
         return Content::Audio("FLAC");

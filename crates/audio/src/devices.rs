@@ -45,49 +45,21 @@ impl OutputDevices {
 pub fn list_output_devices() -> OutputDevices {
     let host = cpal::default_host();
     let host_name = host.id().name().to_string();
-    let default_id = host
-        .default_output_device()
-        .and_then(|d| d.id().ok())
-        .map(|id| id.to_string());
+    let default_id = host.default_output_device().and_then(|d| d.id().ok()).map(|id| id.to_string());
     let devices = match host.output_devices() {
         Ok(devices) => devices,
-        Err(e) => {
-            return OutputDevices {
-                host: host_name,
-                devices: Vec::new(),
-                error: Some(e.to_string()),
-            }
-        }
+        Err(e) => return OutputDevices { host: host_name, devices: Vec::new(), error: Some(e.to_string()) },
     };
     let mut listed = Vec::new();
     for device in devices {
         let Ok(id) = device.id().map(|id| id.to_string()) else {
             continue;
         };
-        let name = device
-            .description()
-            .map(|d| d.name().to_string())
-            .unwrap_or_else(|_| id.clone());
-        let default_format = device.default_output_config().ok().map(|c| {
-            format!(
-                "{} ch, {} Hz, {}",
-                c.channels(),
-                c.sample_rate(),
-                c.sample_format()
-            )
-        });
-        listed.push(OutputDevice {
-            is_default: default_id.as_deref() == Some(id.as_str()),
-            id,
-            name,
-            default_format,
-        });
+        let name = device.description().map(|d| d.name().to_string()).unwrap_or_else(|_| id.clone());
+        let default_format = device.default_output_config().ok().map(|c| format!("{} ch, {} Hz, {}", c.channels(), c.sample_rate(), c.sample_format()));
+        listed.push(OutputDevice { is_default: default_id.as_deref() == Some(id.as_str()), id, name, default_format });
     }
-    OutputDevices {
-        host: host_name,
-        devices: listed,
-        error: None,
-    }
+    OutputDevices { host: host_name, devices: listed, error: None }
 }
 
 #[cfg(test)]
@@ -95,21 +67,12 @@ mod tests {
     use super::*;
 
     fn device(id: &str, is_default: bool) -> OutputDevice {
-        OutputDevice {
-            id: id.into(),
-            name: id.into(),
-            is_default,
-            default_format: None,
-        }
+        OutputDevice { id: id.into(), name: id.into(), is_default, default_format: None }
     }
 
     #[test]
     fn an_empty_setting_chooses_the_default_device_and_an_id_chooses_that_device() {
-        let found = OutputDevices {
-            host: "ALSA".into(),
-            devices: vec![device("alsa:null", false), device("alsa:default", true)],
-            error: None,
-        };
+        let found = OutputDevices { host: "ALSA".into(), devices: vec![device("alsa:null", false), device("alsa:default", true)], error: None };
         assert_eq!(found.chosen("").unwrap().id, "alsa:default");
         assert_eq!(found.chosen("alsa:null").unwrap().id, "alsa:null");
         assert!(found.chosen("alsa:gone").is_none());

@@ -110,9 +110,7 @@ pub fn write_audio(path: &Path, pcm: Pcm<'_>, encoding: Encoding, progress: &mut
         Encoding::Flac24 => write_flac(tmp.as_file_mut(), path, pcm, 24, progress),
         Encoding::Mp3 { bitrate_kbps } => write_mp3(tmp.as_file_mut(), path, pcm, bitrate_kbps, progress),
     };
-    written
-        .and_then(|_| tmp.as_file().sync_all().map_err(|e| Error::io("write", path, e)))
-        .and_then(|_| revoice_core::fsutil::persist(tmp, path))?;
+    written.and_then(|_| tmp.as_file().sync_all().map_err(|e| Error::io("write", path, e))).and_then(|_| revoice_core::fsutil::persist(tmp, path))?;
     progress(1.0);
     Ok(())
 }
@@ -148,10 +146,9 @@ fn check_free_space(path: &Path, dir: &Path, pcm: &Pcm<'_>, encoding: Encoding) 
         Encoding::Flac16 | Encoding::Flac24 => return Ok(()),
     };
     match revoice_core::fsutil::free_space(dir) {
-        Some(free) if free < needed => Err(invalid(
-            path,
-            format!("not enough disk space: the file needs {:.1} MB, {:.1} MB are free", needed as f64 / 1e6, free as f64 / 1e6),
-        )),
+        Some(free) if free < needed => {
+            Err(invalid(path, format!("not enough disk space: the file needs {:.1} MB, {:.1} MB are free", needed as f64 / 1e6, free as f64 / 1e6)))
+        }
         _ => Ok(()),
     }
 }
@@ -234,7 +231,8 @@ fn write_flac(out: &mut std::fs::File, path: &Path, pcm: Pcm<'_>, bits: u32, pro
     use flacenc::source::{Context, Fill, FrameBuf};
 
     let failed = |e: &dyn std::fmt::Display| invalid(path, format!("the FLAC encoder failed: {e}"));
-    let verify = |config: flacenc::config::Encoder| config.into_verified().map_err(|(_, e)| invalid(path, format!("the FLAC encoder's settings are invalid: {e}")));
+    let verify =
+        |config: flacenc::config::Encoder| config.into_verified().map_err(|(_, e)| invalid(path, format!("the FLAC encoder's settings are invalid: {e}")));
     let config = verify(flacenc::config::Encoder::default())?;
     // flacenc 0.5 can pick a Rice parameter far too small for loud 24-bit
     // residuals (its cost table saturates), writing a frame many times the
@@ -289,9 +287,36 @@ fn mp3_rate(input: u32) -> u32 {
 fn mp3_bitrate(kbps: u16, rate: u32) -> mp3lame_encoder::Bitrate {
     use mp3lame_encoder::Bitrate::*;
     let allowed: &[(u16, mp3lame_encoder::Bitrate)] = if rate >= 32_000 {
-        &[(32, Kbps32), (40, Kbps40), (48, Kbps48), (64, Kbps64), (80, Kbps80), (96, Kbps96), (112, Kbps112), (128, Kbps128), (160, Kbps160), (192, Kbps192), (224, Kbps224), (256, Kbps256), (320, Kbps320)]
+        &[
+            (32, Kbps32),
+            (40, Kbps40),
+            (48, Kbps48),
+            (64, Kbps64),
+            (80, Kbps80),
+            (96, Kbps96),
+            (112, Kbps112),
+            (128, Kbps128),
+            (160, Kbps160),
+            (192, Kbps192),
+            (224, Kbps224),
+            (256, Kbps256),
+            (320, Kbps320),
+        ]
     } else if rate >= 16_000 {
-        &[(8, Kbps8), (16, Kbps16), (24, Kbps24), (32, Kbps32), (40, Kbps40), (48, Kbps48), (64, Kbps64), (80, Kbps80), (96, Kbps96), (112, Kbps112), (128, Kbps128), (160, Kbps160)]
+        &[
+            (8, Kbps8),
+            (16, Kbps16),
+            (24, Kbps24),
+            (32, Kbps32),
+            (40, Kbps40),
+            (48, Kbps48),
+            (64, Kbps64),
+            (80, Kbps80),
+            (96, Kbps96),
+            (112, Kbps112),
+            (128, Kbps128),
+            (160, Kbps160),
+        ]
     } else {
         &[(8, Kbps8), (16, Kbps16), (24, Kbps24), (32, Kbps32), (40, Kbps40), (48, Kbps48), (64, Kbps64)]
     };
@@ -321,11 +346,7 @@ fn write_mp3(out: &mut std::fs::File, path: &Path, pcm: Pcm<'_>, bitrate_kbps: u
     let chunks = clean.len().div_ceil(chunk);
     for (i, block) in clean.chunks(chunk).enumerate() {
         bytes.reserve(mp3lame_encoder::max_required_buffer_size(block.len()));
-        let done = if pcm.channels == 1 {
-            encoder.encode_to_vec(MonoPcm(block), &mut bytes)
-        } else {
-            encoder.encode_to_vec(InterleavedPcm(block), &mut bytes)
-        };
+        let done = if pcm.channels == 1 { encoder.encode_to_vec(MonoPcm(block), &mut bytes) } else { encoder.encode_to_vec(InterleavedPcm(block), &mut bytes) };
         done.map_err(|e| invalid(path, format!("the MP3 encoder failed: {e}")))?;
         progress(0.9 * (i + 1) as f32 / chunks as f32);
     }
@@ -516,9 +537,7 @@ mod tests {
         let path = Path::new("/tmp/never-written.wav");
         let err = write_audio(path, Pcm::mono(&[], 16_000), Encoding::WavPcm16, &mut |_| {}).unwrap_err().to_string();
         assert!(err.contains("never-written.wav") && err.contains("empty"), "{err}");
-        let err = write_audio(path, Pcm { samples: &[0.0; 6], channels: 3, sample_rate: 16_000 }, Encoding::WavPcm16, &mut |_| {})
-            .unwrap_err()
-            .to_string();
+        let err = write_audio(path, Pcm { samples: &[0.0; 6], channels: 3, sample_rate: 16_000 }, Encoding::WavPcm16, &mut |_| {}).unwrap_err().to_string();
         assert!(err.contains("3 channels"), "{err}");
     }
 }

@@ -171,8 +171,7 @@ impl LivePlayback {
             samples: self.shared.taken.load(Ordering::Acquire),
             // A device that is not paced (a null sink) would count more
             // silence than time went by.
-            starved_seconds: (self.shared.starved_frames.load(Ordering::Relaxed) as f64 / self.device_rate as f64)
-                .min(self.opened.elapsed().as_secs_f64()),
+            starved_seconds: (self.shared.starved_frames.load(Ordering::Relaxed) as f64 / self.device_rate as f64).min(self.opened.elapsed().as_secs_f64()),
         })
     }
 }

@@ -151,7 +151,8 @@ pub struct LoudnessReport {
 /// of interleaved `samples` (the short-term loudness read every 100 ms).
 pub fn report(samples: &[f32], channels: u16, sample_rate: u32) -> Result<LoudnessReport> {
     check_layout(samples, channels, sample_rate)?;
-    let mut meter = EbuR128::new(channels as u32, sample_rate, Mode::I | Mode::LRA | Mode::S | Mode::TRUE_PEAK).map_err(|e| meter_error("cannot start the meter", e))?;
+    let mut meter =
+        EbuR128::new(channels as u32, sample_rate, Mode::I | Mode::LRA | Mode::S | Mode::TRUE_PEAK).map_err(|e| meter_error("cannot start the meter", e))?;
     let step = channels as usize * (sample_rate as usize / 10).max(1);
     let mut short_term_max: Option<f64> = None;
     for (i, chunk) in samples.chunks(step).enumerate() {
@@ -241,10 +242,7 @@ impl Limiter {
     pub fn apply(&self, samples: &mut [f32], channels: u16, sample_rate: u32) -> Result<Limiting> {
         check_layout(samples, channels, sample_rate)?;
         if !(self.ceiling_dbtp.is_finite() && self.ceiling_dbtp <= 6.0) {
-            return Err(Error::InvalidInput {
-                input: "limiter ceiling".into(),
-                reason: format!("{} dBTP is not a usable ceiling", self.ceiling_dbtp),
-            });
+            return Err(Error::InvalidInput { input: "limiter ceiling".into(), reason: format!("{} dBTP is not a usable ceiling", self.ceiling_dbtp) });
         }
         let ch = channels as usize;
         let peaks = frame_peaks(samples, ch);
@@ -260,10 +258,7 @@ impl Limiter {
                 frame.iter_mut().zip(source).for_each(|(s, &x)| *s = x * g);
             }
             let least = gains.iter().fold(1f32, |m, &g| m.min(g));
-            result = Limiting {
-                max_reduction_db: -to_db(least as f64),
-                frames_reduced: gains.iter().filter(|&&g| g < 1.0).count(),
-            };
+            result = Limiting { max_reduction_db: -to_db(least as f64), frames_reduced: gains.iter().filter(|&&g| g < 1.0).count() };
             let measured = true_peak_dbtp(samples, channels, sample_rate)?;
             let excess = measured - self.ceiling_dbtp;
             if excess <= 0.0 {
@@ -444,9 +439,7 @@ mod tests {
     fn the_limiter_keeps_a_hot_signals_true_peak_under_the_ceiling() {
         // A loud tone with inter-sample peaks (fs/4 + a bit, phase-shifted)
         // and a burst 12 dB over the ceiling in the middle.
-        let mut x: Vec<f32> = (0..RATE as usize * 2)
-            .map(|n| 0.7 * (std::f32::consts::TAU * 11_025.0 * n as f32 / RATE as f32 + 0.7).sin())
-            .collect();
+        let mut x: Vec<f32> = (0..RATE as usize * 2).map(|n| 0.7 * (std::f32::consts::TAU * 11_025.0 * n as f32 / RATE as f32 + 0.7).sin()).collect();
         for (n, s) in x.iter_mut().enumerate().skip(RATE as usize / 2).take(RATE as usize / 4) {
             *s = 2.5 * (std::f32::consts::TAU * 440.0 * n as f32 / RATE as f32).sin();
         }

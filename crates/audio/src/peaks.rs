@@ -17,10 +17,7 @@ pub struct Peaks {
 /// with `per_second` buckets a second; the last bucket may be partial.
 pub fn peaks(samples: &[f32], sample_rate: u32, start: f64, per_second: u32) -> Peaks {
     let bucket = (sample_rate / per_second.max(1)).max(1) as usize;
-    let (min, max) = samples
-        .chunks(bucket)
-        .map(|chunk| chunk.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &s| (lo.min(s), hi.max(s))))
-        .unzip();
+    let (min, max) = samples.chunks(bucket).map(|chunk| chunk.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &s| (lo.min(s), hi.max(s)))).unzip();
     Peaks { start, seconds_per_bucket: bucket as f64 / sample_rate as f64, min, max }
 }
 

@@ -21,11 +21,9 @@ pub fn output_device(device_id: &str) -> Result<cpal::Device> {
             .default_output_device()
             .ok_or_else(|| Error::Audio("no default output device; set [audio] output_device in config.toml (see `revoice doctor`)".into()));
     }
-    let id: cpal::DeviceId = device_id
-        .parse()
-        .map_err(|e| Error::InvalidInput { input: format!("output device {device_id:?}"), reason: format!("not a device id: {e}") })?;
-    host.device_by_id(&id)
-        .ok_or_else(|| Error::Audio(format!("output device {device_id} is not present (see `revoice doctor`)")))
+    let id: cpal::DeviceId =
+        device_id.parse().map_err(|e| Error::InvalidInput { input: format!("output device {device_id:?}"), reason: format!("not a device id: {e}") })?;
+    host.device_by_id(&id).ok_or_else(|| Error::Audio(format!("output device {device_id} is not present (see `revoice doctor`)")))
 }
 
 /// An output device with the format the engine plays in: its default

@@ -21,9 +21,7 @@ pub fn resample(samples: &[f32], from: u32, to: u32) -> Result<Vec<f32>> {
     if from == to || samples.is_empty() {
         return Ok(samples.to_vec());
     }
-    let params = SincInterpolationParameters::new(256, WindowFunction::BlackmanHarris2)
-        .oversampling_factor(256)
-        .interpolation(SincInterpolationType::Cubic);
+    let params = SincInterpolationParameters::new(256, WindowFunction::BlackmanHarris2).oversampling_factor(256).interpolation(SincInterpolationType::Cubic);
     let mut resampler = Async::<f32>::new_sinc(to as f64 / from as f64, 1.0, &params, 1024, 1, FixedAsync::Input)
         .map_err(|e| fail(format!("cannot build the resampler: {e}")))?;
     let input = InterleavedSlice::new(samples, 1, samples.len()).map_err(|e| fail(e.to_string()))?;
@@ -36,9 +34,7 @@ mod tests {
     use super::*;
 
     fn tone(freq: f32, rate: u32, seconds: f32) -> Vec<f32> {
-        (0..(rate as f32 * seconds) as usize)
-            .map(|n| (2.0 * std::f32::consts::PI * freq * n as f32 / rate as f32).sin())
-            .collect()
+        (0..(rate as f32 * seconds) as usize).map(|n| (2.0 * std::f32::consts::PI * freq * n as f32 / rate as f32).sin()).collect()
     }
 
     #[test]
@@ -51,9 +47,7 @@ mod tests {
         let best = (-100..=100)
             .map(|k| {
                 let lag = k as f32 / 100.0;
-                (500..15500)
-                    .map(|n| (out[n] - (2.0 * std::f32::consts::PI * 440.0 * (n as f32 + lag) / 16000.0).sin()).abs())
-                    .fold(0f32, f32::max)
+                (500..15500).map(|n| (out[n] - (2.0 * std::f32::consts::PI * 440.0 * (n as f32 + lag) / 16000.0).sin()).abs()).fold(0f32, f32::max)
             })
             .fold(f32::MAX, f32::min);
         assert!(best < 2e-3, "largest difference {best}");

@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 
 /// Third-octave band centres, in Hz, from 100 Hz to 8 kHz (what a speaker
 /// encoder at 16 kHz hears).
-pub const BAND_CENTRES: [f32; 20] = [100.0, 125.0, 160.0, 200.0, 250.0, 315.0, 400.0, 500.0, 630.0, 800.0, 1000.0, 1250.0, 1600.0, 2000.0, 2500.0, 3150.0, 4000.0, 5000.0, 6300.0, 8000.0];
+pub const BAND_CENTRES: [f32; 20] =
+    [100.0, 125.0, 160.0, 200.0, 250.0, 315.0, 400.0, 500.0, 630.0, 800.0, 1000.0, 1250.0, 1600.0, 2000.0, 2500.0, 3150.0, 4000.0, 5000.0, 6300.0, 8000.0];
 
 /// Frames quieter than the loudest by more than this are not speech.
 const GATE_DB: f32 = 40.0;

@@ -164,7 +164,14 @@ pub fn synth(data_dir: &Path, voice: &str, reference_python: Option<&str>, threa
 }
 
 /// Runs scripts/dev/ort_reference.py; returns (audio s, render s) per line.
-fn run_reference(python: &str, data_dir: &Path, voice: &str, phonemes: &[String], threads: usize, repeats: usize) -> std::result::Result<Vec<(f64, f64)>, String> {
+fn run_reference(
+    python: &str,
+    data_dir: &Path,
+    voice: &str,
+    phonemes: &[String],
+    threads: usize,
+    repeats: usize,
+) -> std::result::Result<Vec<(f64, f64)>, String> {
     let request = serde_json::json!({"voice": voice, "speed": 1.0, "lines": phonemes, "repeats": repeats});
     let data_dir = data_dir.display().to_string();
     let v = run_dev_script(python, "ort_reference.py", &[&data_dir, &threads.to_string()], &request)?;
@@ -202,8 +209,5 @@ pub fn run_dev_script(python: &str, script: &str, args: &[&str], request: &serde
 pub fn find_python(given: Option<String>, env: &str, imports: &str) -> Option<String> {
     let candidates = given.into_iter().chain(std::env::var(env).ok()).chain(std::iter::once("python3".to_string()));
     let check = format!("import {imports}");
-    candidates.into_iter().find(|python| {
-        Command::new(python).args(["-c", &check]).stderr(Stdio::null()).status().map(|s| s.success()).unwrap_or(false)
-    })
+    candidates.into_iter().find(|python| Command::new(python).args(["-c", &check]).stderr(Stdio::null()).status().map(|s| s.success()).unwrap_or(false))
 }
-

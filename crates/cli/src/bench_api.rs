@@ -61,7 +61,9 @@ fn multipart(name: &str, audio: &[u8]) -> (String, Vec<u8>) {
     for (field, value) in [("name", name), ("consent", "bench: synthetic voice"), ("ref_text", ""), ("speaker_description", "bench upload")] {
         body.extend(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"\r\n\r\n{value}\r\n").as_bytes());
     }
-    body.extend(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"audio_sample\"; filename=\"ref.wav\"\r\nContent-Type: audio/wav\r\n\r\n").as_bytes());
+    body.extend(
+        format!("--{boundary}\r\nContent-Disposition: form-data; name=\"audio_sample\"; filename=\"ref.wav\"\r\nContent-Type: audio/wav\r\n\r\n").as_bytes(),
+    );
     body.extend_from_slice(audio);
     body.extend(format!("\r\n--{boundary}--\r\n").as_bytes());
     (format!("multipart/form-data; boundary={boundary}"), body)
@@ -161,7 +163,6 @@ fn seconds(values: &mut [f64]) -> String {
     format!("p50 {:6.2} s  p95 {:6.2} s", quantile(values, 0.5), quantile(values, 0.95))
 }
 
-
 /// Runs the load test.
 pub fn api(data_dir: &Path, requests: usize) -> Result<()> {
     let dir = scratch(data_dir)?;
@@ -173,13 +174,19 @@ pub fn api(data_dir: &Path, requests: usize) -> Result<()> {
     eprintln!("server up on {base} in {:.1} s", loading.elapsed().as_secs_f64());
 
     let agent = agent();
-    let reference_request = json!({"input": "The studio records a short reference. It has two sentences of clear speech.", "voice": "af_bella", "response_format": "wav"});
-    let (status, reference, _) = post(&agent, &format!("{base}/v1/audio/speech"), "application/json", reference_request.to_string().as_bytes(), Instant::now()).map_err(|e| fail("reference clip", e))?;
+    let reference_request =
+        json!({"input": "The studio records a short reference. It has two sentences of clear speech.", "voice": "af_bella", "response_format": "wav"});
+    let (status, reference, _) = post(&agent, &format!("{base}/v1/audio/speech"), "application/json", reference_request.to_string().as_bytes(), Instant::now())
+        .map_err(|e| fail("reference clip", e))?;
     if status != 200 {
         return Err(fail("reference clip", format!("HTTP {status}")));
     }
     let width = {
-        let (_, bytes, _) = agent.get(&format!("{base}/health")).call().map_err(|e| fail("health", e)).and_then(|mut r| r.body_mut().read_to_vec().map(|b| (0, b, 0)).map_err(|e| fail("health", e)))?;
+        let (_, bytes, _) = agent
+            .get(&format!("{base}/health"))
+            .call()
+            .map_err(|e| fail("health", e))
+            .and_then(|mut r| r.body_mut().read_to_vec().map(|b| (0, b, 0)).map_err(|e| fail("health", e)))?;
         serde_json::from_slice::<Value>(&bytes).ok().and_then(|v| v["scheduler"]["width"].as_u64()).unwrap_or(0)
     };
 
@@ -236,7 +243,14 @@ pub fn api(data_dir: &Path, requests: usize) -> Result<()> {
     }
     let mut all: Vec<f64> = outcomes.iter().map(|o| o.latency.as_secs_f64()).collect();
     let mut all_ttfa: Vec<f64> = outcomes.iter().filter_map(|o| o.ttfa).map(|d| d.as_secs_f64()).collect();
-    println!("{:<16} {:>3} {:>3}  {}  {}", "all", outcomes.len(), outcomes.iter().filter(|o| o.error.is_none()).count(), seconds(&mut all), seconds(&mut all_ttfa));
+    println!(
+        "{:<16} {:>3} {:>3}  {}  {}",
+        "all",
+        outcomes.len(),
+        outcomes.iter().filter(|o| o.error.is_none()).count(),
+        seconds(&mut all),
+        seconds(&mut all_ttfa)
+    );
     let mut probe_times: Vec<f64> = health.iter().map(|(t, _)| *t).collect();
     let probe_failures = health.iter().filter(|(_, ok)| !ok).count();
     probe_times.sort_by(f64::total_cmp);
@@ -248,7 +262,12 @@ pub fn api(data_dir: &Path, requests: usize) -> Result<()> {
         probe_times.last().copied().unwrap_or(f64::NAN) * 1000.0
     );
     println!("scheduler (from /metrics):");
-    for line in metrics.lines().filter(|l| l.starts_with("revoice_scheduler_") || l.starts_with("revoice_ttfa_seconds{") || l.starts_with("revoice_rtf{") || l.starts_with("revoice_render_cache_hit_rate")) {
+    for line in metrics.lines().filter(|l| {
+        l.starts_with("revoice_scheduler_")
+            || l.starts_with("revoice_ttfa_seconds{")
+            || l.starts_with("revoice_rtf{")
+            || l.starts_with("revoice_render_cache_hit_rate")
+    }) {
         println!("  {line}");
     }
     let (peak, _) = revoice_engine::doctor::memory_mib();

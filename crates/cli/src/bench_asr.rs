@@ -37,7 +37,9 @@ fn clips() -> Result<Vec<Clip>> {
     let gap = vec![0f32; 11_200];
     let mut long = Vec::new();
     let mut long_text = Vec::new();
-    for (i, (s, t)) in [(&heart, HEART_TEXT), (&george, GEORGE_TEXT), (&heart, HEART_TEXT), (&george, GEORGE_TEXT), (&heart, HEART_TEXT)].into_iter().enumerate() {
+    for (i, (s, t)) in
+        [(&heart, HEART_TEXT), (&george, GEORGE_TEXT), (&heart, HEART_TEXT), (&george, GEORGE_TEXT), (&heart, HEART_TEXT)].into_iter().enumerate()
+    {
         if i > 0 {
             long.extend_from_slice(&gap);
         }
@@ -188,11 +190,24 @@ fn takes(data_dir: &Path, clips: &[Clip]) -> Result<()> {
     let clips: Vec<&[f32]> = takes.iter().map(Vec::as_slice).collect();
     let together = listener.hear_clips(&clips, 16_000, Some("en"), &mut || true)?;
     let together_s = t.elapsed().as_secs_f64();
-    let same = alone.iter().zip(&together).filter(|(a, b)| revoice_engine::text::word_errors::normalised_words(a) == revoice_engine::text::word_errors::normalised_words(b)).count();
+    let same = alone
+        .iter()
+        .zip(&together)
+        .filter(|(a, b)| revoice_engine::text::word_errors::normalised_words(a) == revoice_engine::text::word_errors::normalised_words(b))
+        .count();
     println!();
-    println!("listening back to {} takes ({:.1} s of audio each on average):", takes.len(), takes.iter().map(|c| c.len()).sum::<usize>() as f64 / 16_000.0 / takes.len() as f64);
+    println!(
+        "listening back to {} takes ({:.1} s of audio each on average):",
+        takes.len(),
+        takes.iter().map(|c| c.len()).sum::<usize>() as f64 / 16_000.0 / takes.len() as f64
+    );
     println!("  one to a window:     {:.2} s a take", alone_s / takes.len() as f64);
-    println!("  several to a window: {:.2} s a take ({:.2} of one to a window; {same} of {} heard the same)", together_s / takes.len() as f64, together_s / alone_s, takes.len());
+    println!(
+        "  several to a window: {:.2} s a take ({:.2} of one to a window; {same} of {} heard the same)",
+        together_s / takes.len() as f64,
+        together_s / alone_s,
+        takes.len()
+    );
     Ok(())
 }
 

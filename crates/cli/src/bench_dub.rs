@@ -18,9 +18,9 @@ use revoice_engine::dub::export::{export_mix, ExportFormat};
 use revoice_engine::dub::mix::MixSettings;
 use revoice_engine::dub::pipeline::RenderScope;
 use revoice_engine::dub::player::{empty_programme, Feed};
-use revoice_engine::subtitles::{parse_srt, Cue};
 use revoice_engine::dub::transport::Transport;
 use revoice_engine::dub::PROGRAMME_RATE;
+use revoice_engine::subtitles::{parse_srt, Cue};
 use revoice_engine::{Engine, EngineConfig, Error, Result};
 
 use crate::bench::memory_mib;
@@ -44,7 +44,11 @@ pub fn dub(data_dir: &Path, lines: usize, device: &str) -> Result<()> {
     let predict_s = start.elapsed().as_secs_f64();
     let predicted: Vec<(i64, f64)> = fits.iter().flat_map(|t| t.lines.iter().filter_map(|l| l.spoken.map(|s| (l.segment_id, s)))).collect();
     let not_fitting: usize = fits.iter().map(|t| t.not_fitting().count()).sum();
-    println!("predicted lengths  {:>4} lines   {predict_s:>8.2} s   {:.1} ms a line; {not_fitting} don't fit their slots", predicted.len(), 1000.0 * predict_s / predicted.len().max(1) as f64);
+    println!(
+        "predicted lengths  {:>4} lines   {predict_s:>8.2} s   {:.1} ms a line; {not_fitting} don't fit their slots",
+        predicted.len(),
+        1000.0 * predict_s / predicted.len().max(1) as f64
+    );
     figures.push(("predict s", predict_s));
 
     let start = Instant::now();
@@ -54,7 +58,8 @@ pub fn dub(data_dir: &Path, lines: usize, device: &str) -> Result<()> {
     let full_s = start.elapsed().as_secs_f64();
     let settings = MixSettings::default();
     // Seconds of speech, as placed (the assembled audio is dropped at once).
-    let speech: f64 = assemble_track(&rt.block_on(engine.track_lines(track.id))?, engine.segments(), PROGRAMME_RATE, &settings)?.cues.iter().map(|c| c.end - c.start).sum();
+    let speech: f64 =
+        assemble_track(&rt.block_on(engine.track_lines(track.id))?, engine.segments(), PROGRAMME_RATE, &settings)?.cues.iter().map(|c| c.end - c.start).sum();
     println!("full render        {:>4} lines   {full_s:>8.2} s   {speech:.0} s of speech, RTF {:.3}", full.rendered, full_s / speech);
     println!("                                         the prediction was {:.3} of the render's time", predict_s / full_s);
     figures.extend([("full render s", full_s), ("render RTF", full_s / speech)]);
@@ -62,7 +67,9 @@ pub fn dub(data_dir: &Path, lines: usize, device: &str) -> Result<()> {
     let rendered = rt.block_on(engine.track_lines(track.id))?;
     let mut errors: Vec<f64> = predicted
         .iter()
-        .filter_map(|(id, p)| rendered.lines.iter().find(|l| l.segment.id == *id).and_then(|l| l.take.as_ref()).map(|t| (p - t.duration_s).abs() / t.duration_s.max(1e-9)))
+        .filter_map(|(id, p)| {
+            rendered.lines.iter().find(|l| l.segment.id == *id).and_then(|l| l.take.as_ref()).map(|t| (p - t.duration_s).abs() / t.duration_s.max(1e-9))
+        })
         .collect();
     errors.sort_by(f64::total_cmp);
     let median = errors.get(errors.len() / 2).copied().unwrap_or(f64::NAN);
@@ -133,7 +140,13 @@ pub fn dub(data_dir: &Path, lines: usize, device: &str) -> Result<()> {
             })?;
             let state = transport.state();
             let ms = |d: Option<Duration>| d.map_or("never".to_string(), |d| format!("{:.0} ms", d.as_secs_f64() * 1000.0));
-            println!("play from line {}  first voice {} (first audio {}); {} lines laid before it stopped", lines / 2, ms(state.first_voice), ms(state.first_sound), placed.from_store);
+            println!(
+                "play from line {}  first voice {} (first audio {}); {} lines laid before it stopped",
+                lines / 2,
+                ms(state.first_voice),
+                ms(state.first_sound),
+                placed.from_store
+            );
         }
         Err(e) => println!("timeline play      skipped: {e}"),
     }
@@ -158,7 +171,8 @@ fn beside_last_time(file: &Path, figures: &[(&str, f64)]) {
         }
     }
     let kept: std::collections::BTreeMap<&str, f64> = figures.iter().copied().collect();
-    let written = file.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(file, serde_json::to_vec_pretty(&kept).expect("figures serialise")));
+    let written =
+        file.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(file, serde_json::to_vec_pretty(&kept).expect("figures serialise")));
     if let Err(e) = written {
         println!("(the figures could not be kept in {}: {e})", file.display());
     }

@@ -44,29 +44,44 @@ pub fn edit(data_dir: &Path, lines: usize, repeats: usize) -> Result<()> {
     print_row("the view alone (baseline)", &baseline, &baseline);
     let strategies = ["strict_slot", "smart_fit"];
     let rows: Vec<(&str, Vec<f64>)> = vec![
-        ("timing strategy", timed(repeats, |i| {
-            rt.block_on(engine.set_strategy(id, strategies[i % 2]))?;
-            view(&engine).map(drop)
-        })?),
-        ("a line's text", timed(repeats, |i| {
-            let text = format!("{} ({i})", middle.fields.text);
-            rt.block_on(engine.edit_line(middle.id, LineEdit { text: Some(text), ..Default::default() }))?;
-            view(&engine).map(drop)
-        })?),
-        ("a line's slot (nudged a frame)", timed(repeats, |i| {
-            let shift = if i % 2 == 0 { 0.04 } else { 0.0 };
-            let (start, end) = (middle.fields.start_s + shift, middle.fields.end_s + shift);
-            rt.block_on(engine.edit_line(middle.id, LineEdit { start: Some(start), end: Some(end), ..Default::default() }))?;
-            view(&engine).map(drop)
-        })?),
-        ("a lane's level", timed(repeats, |i| {
-            rt.block_on(engine.set_lane_mix(id, maya, LaneMixEdit { level_db: Some(-(i as f32) - 1.0), ..Default::default() }))?;
-            view(&engine).map(drop)
-        })?),
-        ("a speaker's voice", timed(repeats, |i| {
-            rt.block_on(engine.set_speaker_voice(id, theo, ["bm_lewis", "bm_george"][i % 2], None))?;
-            view(&engine).map(drop)
-        })?),
+        (
+            "timing strategy",
+            timed(repeats, |i| {
+                rt.block_on(engine.set_strategy(id, strategies[i % 2]))?;
+                view(&engine).map(drop)
+            })?,
+        ),
+        (
+            "a line's text",
+            timed(repeats, |i| {
+                let text = format!("{} ({i})", middle.fields.text);
+                rt.block_on(engine.edit_line(middle.id, LineEdit { text: Some(text), ..Default::default() }))?;
+                view(&engine).map(drop)
+            })?,
+        ),
+        (
+            "a line's slot (nudged a frame)",
+            timed(repeats, |i| {
+                let shift = if i % 2 == 0 { 0.04 } else { 0.0 };
+                let (start, end) = (middle.fields.start_s + shift, middle.fields.end_s + shift);
+                rt.block_on(engine.edit_line(middle.id, LineEdit { start: Some(start), end: Some(end), ..Default::default() }))?;
+                view(&engine).map(drop)
+            })?,
+        ),
+        (
+            "a lane's level",
+            timed(repeats, |i| {
+                rt.block_on(engine.set_lane_mix(id, maya, LaneMixEdit { level_db: Some(-(i as f32) - 1.0), ..Default::default() }))?;
+                view(&engine).map(drop)
+            })?,
+        ),
+        (
+            "a speaker's voice",
+            timed(repeats, |i| {
+                rt.block_on(engine.set_speaker_voice(id, theo, ["bm_lewis", "bm_george"][i % 2], None))?;
+                view(&engine).map(drop)
+            })?,
+        ),
     ];
     for (name, times) in &rows {
         print_row(name, times, &baseline);

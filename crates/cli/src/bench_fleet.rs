@@ -40,7 +40,14 @@ impl Node {
         let failed = |e: std::io::Error| Error::io("start a node:", "revoice serve", e);
         std::fs::write(dir.path().join("config.toml"), "[api]\nfit_uploaded_voices = false\n").map_err(failed)?;
         let exe = std::env::current_exe().map_err(failed)?;
-        let mut child = Command::new(exe).arg("--data-dir").arg(dir.path()).args(["serve", "--port", "0"]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().map_err(failed)?;
+        let mut child = Command::new(exe)
+            .arg("--data-dir")
+            .arg(dir.path())
+            .args(["serve", "--port", "0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(failed)?;
         let mut lines = BufReader::new(child.stdout.take().expect("piped")).lines();
         let url = loop {
             match lines.next() {
@@ -63,7 +70,11 @@ impl Node {
     /// Peak resident memory, MiB.
     fn peak_mib(&self) -> f64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
-        status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok()).map_or(f64::NAN, |kb| kb / 1024.0)
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+            .map_or(f64::NAN, |kb| kb / 1024.0)
     }
 
     fn kill(&mut self) {
@@ -129,7 +140,11 @@ pub fn fleet(data_dir: &Path, lines: usize) -> Result<()> {
     println!("revoice bench fleet: {lines} distinct lines, af_bella, natural timing; nodes are `revoice serve` processes on loopback");
     let started = Instant::now();
     let mut nodes = (0..3).map(|_| Node::start(data_dir)).collect::<Result<Vec<Node>>>()?;
-    println!("3 nodes up (models loaded) in {:.1} s; {} cores here, shared by every node and this process", started.elapsed().as_secs_f64(), std::thread::available_parallelism().map_or(1, |n| n.get()));
+    println!(
+        "3 nodes up (models loaded) in {:.1} s; {} cores here, shared by every node and this process",
+        started.elapsed().as_secs_f64(),
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
     let studio = scratch(data_dir)?;
     let mut config = EngineConfig::load_from(studio.path().to_path_buf())?;
     for n in 1..=3 {
@@ -152,8 +167,15 @@ pub fn fleet(data_dir: &Path, lines: usize) -> Result<()> {
     // The one-node project again under another model name (new keys here, the same requests
     // there): the node answers every line from its render cache, so what is left is dispatch.
     let mut config = EngineConfig::load_from(studio.path().to_path_buf())?;
-    config.save_remote_engine(&RemoteEngineSettings { name: "nodes1".into(), urls: vec![nodes[0].url.clone()], api_key: String::new(), model: "kokoro".into(), timeout_s: None })?;
-    let one = rt.block_on(engine.store().projects())?.into_iter().find(|p| p.name == "One").ok_or_else(|| Error::internal("bench fleet", "project One is gone"))?;
+    config.save_remote_engine(&RemoteEngineSettings {
+        name: "nodes1".into(),
+        urls: vec![nodes[0].url.clone()],
+        api_key: String::new(),
+        model: "kokoro".into(),
+        timeout_s: None,
+    })?;
+    let one =
+        rt.block_on(engine.store().projects())?.into_iter().find(|p| p.name == "One").ok_or_else(|| Error::internal("bench fleet", "project One is gone"))?;
     let (again, cached_s) = rerender(&engine, one.id, "Cached", lines, &mut |_, _| {})?;
     println!();
     println!(
@@ -197,6 +219,9 @@ pub fn fleet(data_dir: &Path, lines: usize) -> Result<()> {
             peaks[i] = node.peak_mib();
         }
     }
-    println!("peak memory: this process {peak:.0} MiB (now {now:.0} MiB); nodes {}", peaks.iter().map(|p| format!("{p:.0} MiB")).collect::<Vec<_>>().join(", "));
+    println!(
+        "peak memory: this process {peak:.0} MiB (now {now:.0} MiB); nodes {}",
+        peaks.iter().map(|p| format!("{p:.0} MiB")).collect::<Vec<_>>().join(", ")
+    );
     Ok(())
 }

@@ -116,7 +116,10 @@ pub async fn voicefit(data_dir: &Path, dir: &Path, settings: FitSettings) -> Res
     println!("(style: the fitted style without its tone match; tone dB: the tone match's largest gain;");
     println!(" itself: the speaker's own reading of the held-out sentences, where the folder has one;");
     println!(" WER: Whisper's word error rate on the held-out sentences, fitted voice / best stock voice)");
-    println!("{:<14} {:>8}  {:<12} {:>6}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>7}  {:>6}  {:>5}  {:>11}", "reference", "speech s", "best stock", "sim", "blend", "style", "fitted", "vs best", "itself", "tone dB", "fit s", "gens", "WER");
+    println!(
+        "{:<14} {:>8}  {:<12} {:>6}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>7}  {:>6}  {:>5}  {:>11}",
+        "reference", "speech s", "best stock", "sim", "blend", "style", "fitted", "vs best", "itself", "tone dB", "fit s", "gens", "WER"
+    );
     for (name, speech, f, seconds, fitted_wer, stock_wer, itself) in &rows {
         let h = &f.held_out;
         let style = h.style_only_similarity.map_or("-".to_string(), |s| format!("{s:.3}"));

@@ -91,7 +91,12 @@ pub async fn run(engine: &std::sync::Arc<Engine>, command: DictionaryCommand) ->
                 println!("{} has no entries: `revoice dictionary set WORD --phonemes … | --respell …`", whose(project));
             }
             for entry in entries {
-                println!("  {:<24} {}{}", entry.word, entry.describe().split_once('=').map_or("", |(_, s)| s), if entry.global && project.is_some() { "  (global)" } else { "" });
+                println!(
+                    "  {:<24} {}{}",
+                    entry.word,
+                    entry.describe().split_once('=').map_or("", |(_, s)| s),
+                    if entry.global && project.is_some() { "  (global)" } else { "" }
+                );
             }
         }
         DictionaryCommand::Remove { word, project } => {

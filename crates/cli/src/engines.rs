@@ -42,7 +42,13 @@ fn print(report: &EngineReport) {
             _ => String::new(),
         };
         let speak = node.speak_ms.map_or(String::new(), |ms| format!(", says \"Hi.\" in {ms:.0} ms"));
-        let state = if node.ready { "ready" } else if node.reachable { "not ready" } else { "unreachable" };
+        let state = if node.ready {
+            "ready"
+        } else if node.reachable {
+            "not ready"
+        } else {
+            "unreachable"
+        };
         println!("  {:<32} {state:<11} {what}{speak}", node.url);
         if let Some(problem) = &node.problem {
             println!("  {:<32} {problem}", "");
@@ -52,7 +58,9 @@ fn print(report: &EngineReport) {
 
 /// Runs an engines command on the config in `config`'s data folder.
 pub async fn run(mut config: EngineConfig, command: EnginesCommand) -> Result<bool> {
-    let check = |engines: Vec<RemoteEngineSettings>| async move { tokio::task::spawn_blocking(move || engines.iter().map(check_engine).collect::<Vec<_>>()).await.expect("check thread") };
+    let check = |engines: Vec<RemoteEngineSettings>| async move {
+        tokio::task::spawn_blocking(move || engines.iter().map(check_engine).collect::<Vec<_>>()).await.expect("check thread")
+    };
     match command {
         EnginesCommand::Add { name, urls, api_key, model, timeout } => {
             let engine = RemoteEngineSettings { name, urls, api_key, model, timeout_s: timeout };
@@ -74,7 +82,8 @@ pub async fn run(mut config: EngineConfig, command: EnginesCommand) -> Result<bo
             Ok(true)
         }
         EnginesCommand::Check { name } => {
-            let engines: Vec<RemoteEngineSettings> = config.settings.engines.iter().filter(|e| name.as_ref().is_none_or(|n| e.name.eq_ignore_ascii_case(n))).cloned().collect();
+            let engines: Vec<RemoteEngineSettings> =
+                config.settings.engines.iter().filter(|e| name.as_ref().is_none_or(|n| e.name.eq_ignore_ascii_case(n))).cloned().collect();
             if let (Some(name), true) = (&name, engines.is_empty()) {
                 return Err(revoice_engine::Error::not_found(format!("engine {name:?}"), "is not in config.toml (`revoice engines list`)"));
             }

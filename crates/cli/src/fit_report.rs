@@ -36,7 +36,15 @@ pub fn print_problems(tracks: &[TrackFit]) {
     for track in tracks {
         summary(track);
         for l in track.not_fitting() {
-            println!("  line {} ({:.2}–{:.2} s, segment {}): doesn't fit by {:.2} s: \"{}\"", l.number, l.start, l.end, l.segment_id, l.shortfall.unwrap_or(0.0), l.text);
+            println!(
+                "  line {} ({:.2}–{:.2} s, segment {}): doesn't fit by {:.2} s: \"{}\"",
+                l.number,
+                l.start,
+                l.end,
+                l.segment_id,
+                l.shortfall.unwrap_or(0.0),
+                l.text
+            );
         }
     }
 }
@@ -45,5 +53,10 @@ fn summary(track: &TrackFit) {
     let unknown = track.lines.iter().filter(|l| l.spoken.is_none()).count();
     let flagged = track.not_fitting().count();
     let unknown = if unknown > 0 { format!(", {unknown} not predicted (remote voices or unreadable text)") } else { String::new() };
-    println!("  {} track: {} of {} lines fit (at up to x1.25 with the gaps around them){unknown}; {flagged} doesn't fit", track.language, track.lines.len() - flagged - track.lines.iter().filter(|l| l.spoken.is_none()).count(), track.lines.len());
+    println!(
+        "  {} track: {} of {} lines fit (at up to x1.25 with the gaps around them){unknown}; {flagged} doesn't fit",
+        track.language,
+        track.lines.len() - flagged - track.lines.iter().filter(|l| l.spoken.is_none()).count(),
+        track.lines.len()
+    );
 }

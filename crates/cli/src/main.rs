@@ -18,8 +18,8 @@ mod bench_voicefit;
 mod dictionary;
 mod engines;
 mod fit_report;
-mod progress;
 mod play;
+mod progress;
 mod project;
 mod serve;
 mod voices;
@@ -324,10 +324,7 @@ fn main() -> ExitCode {
     revoice_engine::allocator::keep_freed_memory_for_reuse();
     revoice_engine::compute_threads::one_compute_pool();
     let cli = Cli::parse();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("tokio runtime");
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
     match runtime.block_on(run(cli)) {
         Ok(code) => code,
         Err(e) => {
@@ -371,8 +368,7 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
                 (Some(t), _) => t,
                 (None, true) => {
                     let mut t = String::new();
-                    std::io::Read::read_to_string(&mut std::io::stdin(), &mut t)
-                        .map_err(|e| revoice_engine::Error::io("read", "standard input", e))?;
+                    std::io::Read::read_to_string(&mut std::io::stdin(), &mut t).map_err(|e| revoice_engine::Error::io("read", "standard input", e))?;
                     t
                 }
                 (None, false) => {
@@ -410,9 +406,11 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
         }
         Command::Bench { command: BenchCommand::Asr { reference_python, threads } } => {
             let data_dir = engine.data_dir().to_path_buf();
-            tokio::task::spawn_blocking(move || bench_asr::asr(&data_dir, bench::find_python(reference_python, "REVOICE_ASR_PYTHON", "faster_whisper").as_deref(), threads))
-                .await
-                .expect("bench thread")?;
+            tokio::task::spawn_blocking(move || {
+                bench_asr::asr(&data_dir, bench::find_python(reference_python, "REVOICE_ASR_PYTHON", "faster_whisper").as_deref(), threads)
+            })
+            .await
+            .expect("bench thread")?;
             ExitCode::SUCCESS
         }
         Command::Transcribe { file, language, words, json } => {
@@ -465,7 +463,16 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
             ExitCode::SUCCESS
         }
         Command::Bench { command: BenchCommand::Voicefit { references, minutes, generations, population, tone_match, seed, refine, probe_sets } } => {
-            let settings = revoice_engine::voice::fit::FitSettings { minutes, population, max_generations: generations, tone_match_db: tone_match, seed, refine_share: refine, probe_sets, ..Default::default() };
+            let settings = revoice_engine::voice::fit::FitSettings {
+                minutes,
+                population,
+                max_generations: generations,
+                tone_match_db: tone_match,
+                seed,
+                refine_share: refine,
+                probe_sets,
+                ..Default::default()
+            };
             settings.check()?;
             bench_voicefit::voicefit(engine.data_dir(), &references, settings).await?;
             ExitCode::SUCCESS
@@ -511,9 +518,7 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
         }
         Command::Voices { command: VoicesCommand::Match { file, json, top, output } } => {
             let matching = engine.clone();
-            tokio::task::spawn_blocking(move || voices::match_file(&matching, &file, json, top, output.as_deref()))
-                .await
-                .expect("matching thread")?;
+            tokio::task::spawn_blocking(move || voices::match_file(&matching, &file, json, top, output.as_deref())).await.expect("matching thread")?;
             ExitCode::SUCCESS
         }
     };
@@ -577,7 +582,12 @@ async fn run_models(engine: &revoice_engine::Engine, command: ModelsCommand) -> 
 /// Says the text sentence by sentence straight through Kokoro (no
 /// scheduler: one process, one request), each sentence streamed in pieces
 /// and played as they are ready.
-fn say(data_dir: &std::path::Path, request: &revoice_engine::speech::SayRequest, output: Option<&std::path::Path>, play: Option<&str>) -> revoice_engine::Result<()> {
+fn say(
+    data_dir: &std::path::Path,
+    request: &revoice_engine::speech::SayRequest,
+    output: Option<&std::path::Path>,
+    play: Option<&str>,
+) -> revoice_engine::Result<()> {
     let started = std::time::Instant::now();
     let synth = revoice_engine::speech::Synthesizer::load(data_dir)?;
     let rate = synth.sample_rate();
@@ -619,7 +629,14 @@ fn say(data_dir: &std::path::Path, request: &revoice_engine::speech::SayRequest,
 }
 
 /// `say` with a voice on a remote engine: streamed from the engine's least busy server.
-fn say_remote(engine: &revoice_engine::Engine, voice: &revoice_engine::voice::VoiceSpec, text: &str, speed: f32, output: Option<&std::path::Path>, play: Option<&str>) -> revoice_engine::Result<()> {
+fn say_remote(
+    engine: &revoice_engine::Engine,
+    voice: &revoice_engine::voice::VoiceSpec,
+    text: &str,
+    speed: f32,
+    output: Option<&std::path::Path>,
+    play: Option<&str>,
+) -> revoice_engine::Result<()> {
     const RATE: u32 = 24_000;
     let started = std::time::Instant::now();
     let mut live = play.map(|device| revoice_engine::audio::live::LivePlayback::open(device, RATE)).transpose()?;
@@ -633,7 +650,11 @@ fn say_remote(engine: &revoice_engine::Engine, voice: &revoice_engine::voice::Vo
         }
     })?;
     let audio_seconds = all.len() as f64 / RATE as f64;
-    eprintln!("{audio_seconds:.2} s of audio from {voice} in {:.2} s (first audio after {:.2} s)", started.elapsed().as_secs_f64(), first_audio.map_or(0.0, |d| d.as_secs_f64()));
+    eprintln!(
+        "{audio_seconds:.2} s of audio from {voice} in {:.2} s (first audio after {:.2} s)",
+        started.elapsed().as_secs_f64(),
+        first_audio.map_or(0.0, |d| d.as_secs_f64())
+    );
     if let Some(path) = output {
         revoice_engine::audio::wav::write_pcm16(path, &all, RATE)?;
         eprintln!("wrote {}", path.display());
@@ -651,10 +672,7 @@ fn list_voices(language: Option<&str>, json: bool) {
         .filter(|v| wanted.as_ref().is_none_or(|w| v.language.to_ascii_lowercase().starts_with(w.as_str())))
         .collect();
     if json {
-        let list: Vec<_> = voices
-            .iter()
-            .map(|v| serde_json::json!({"name": v.name, "language": v.language, "gender": v.gender}))
-            .collect();
+        let list: Vec<_> = voices.iter().map(|v| serde_json::json!({"name": v.name, "language": v.language, "gender": v.gender})).collect();
         println!("{}", serde_json::to_string_pretty(&list).expect("json"));
         return;
     }
@@ -672,10 +690,7 @@ fn print_report(r: &Diagnosis) {
     println!("  config file   {}", r.config_file.display());
     println!("  log folder    {}", r.log_dir.display());
     println!("  database      {}", r.database.display());
-    println!(
-        "  SQLite        {}",
-        r.sqlite_version.as_deref().unwrap_or("unavailable")
-    );
+    println!("  SQLite        {}", r.sqlite_version.as_deref().unwrap_or("unavailable"));
     println!();
     println!("Audio outputs ({}):", r.audio.host);
     if r.audio.devices.is_empty() {

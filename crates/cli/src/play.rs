@@ -61,7 +61,11 @@ enum Command {
 fn parse_command(line: &str) -> std::result::Result<Command, String> {
     let words: Vec<&str> = line.split_whitespace().collect();
     let number = |i: usize| -> std::result::Result<f64, String> {
-        words.get(i).ok_or_else(|| format!("{line:?}: a time in seconds is missing"))?.parse::<f64>().map_err(|_| format!("{line:?}: {:?} is not a time in seconds", words[i]))
+        words
+            .get(i)
+            .ok_or_else(|| format!("{line:?}: a time in seconds is missing"))?
+            .parse::<f64>()
+            .map_err(|_| format!("{line:?}: {:?} is not a time in seconds", words[i]))
     };
     match words.first().copied() {
         Some("play" | "p") => Ok(Command::Play),
@@ -77,7 +81,13 @@ fn parse_command(line: &str) -> std::result::Result<Command, String> {
 
 fn print_state(state: &TransportState) {
     let looping = state.looping.map_or(String::new(), |(a, b)| format!(", looping {a:.2}–{b:.2} s"));
-    let doing = if state.playing { "playing" } else if state.ended { "ended" } else { "paused" };
+    let doing = if state.playing {
+        "playing"
+    } else if state.ended {
+        "ended"
+    } else {
+        "paused"
+    };
     println!("{doing} at {:.2} of {:.2} s{looping}", state.position_s, state.length_s);
 }
 

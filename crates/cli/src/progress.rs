@@ -20,11 +20,8 @@ impl TerminalProgress {
 impl InstallProgress for TerminalProgress {
     fn begin(&self, step: &str, total: Option<u64>) {
         let bar = match total {
-            Some(total) => ProgressBar::new(total).with_style(
-                ProgressStyle::with_template("{msg:28} [{bar:32}] {bytes}/{total_bytes} {eta}")
-                    .expect("template")
-                    .progress_chars("=> "),
-            ),
+            Some(total) => ProgressBar::new(total)
+                .with_style(ProgressStyle::with_template("{msg:28} [{bar:32}] {bytes}/{total_bytes} {eta}").expect("template").progress_chars("=> ")),
             None => {
                 let spinner = ProgressBar::new_spinner();
                 spinner.enable_steady_tick(Duration::from_millis(120));

@@ -27,10 +27,7 @@ pub enum Format {
 pub enum CastCommand {
     /// Save a project's speakers and their voices on a cast sheet (made when new; members of
     /// other projects stay). The project then takes its voices from it.
-    Save {
-        project: i64,
-        name: String,
-    },
+    Save { project: i64, name: String },
     /// The cast sheets, with their members and voices.
     List,
     /// Delete a cast sheet (projects keep the voices they have).
@@ -71,10 +68,7 @@ pub enum ProjectCommand {
     /// Create a project from a recording or a video (any container and codec the engine
     /// decodes): its dialogue transcribed by Whisper into timed lines, the language detected,
     /// the speakers told apart (Speaker 1, 2, …; rename them with `project rename-speaker`).
-    NewFromMedia {
-        name: String,
-        file: PathBuf,
-    },
+    NewFromMedia { name: String, file: PathBuf },
     /// Attach a recording or video as the project's original dialogue (a project made with
     /// new-from-media has its file already).
     Original { project: i64, file: PathBuf },
@@ -87,11 +81,7 @@ pub enum ProjectCommand {
         consent: String,
     },
     /// Rename a speaker (Speaker 1 → the character's name).
-    RenameSpeaker {
-        project: i64,
-        speaker: String,
-        new_name: String,
-    },
+    RenameSpeaker { project: i64, speaker: String, new_name: String },
     /// Make the demo project: the lighthouse scene (32 lines, Maya and Theo) with voices and its bed.
     Demo,
     /// List projects.
@@ -355,7 +345,15 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
             }
             for voiced in engine.voice_speakers(project, None, &clips, &consent).await? {
                 match (&voiced.voice, &voiced.note) {
-                    (Some(voice), _) => println!("{}: {voice} (its matched blend for now{})", voiced.speaker, if voiced.fitting { "; the fit begun here stops with this command and resumes from its checkpoint when the studio fits it" } else { "" }),
+                    (Some(voice), _) => println!(
+                        "{}: {voice} (its matched blend for now{})",
+                        voiced.speaker,
+                        if voiced.fitting {
+                            "; the fit begun here stops with this command and resumes from its checkpoint when the studio fits it"
+                        } else {
+                            ""
+                        }
+                    ),
                     (None, Some(note)) => println!("{}: no voice: {note}", voiced.speaker),
                     (None, None) => println!("{}: no voice", voiced.speaker),
                 }
@@ -499,14 +497,24 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
         ProjectCommand::Export { project, out, format, loudness, with_video, handoff, sample_rate, bits, speaker_tags, strict } => {
             let handoff = revoice_engine::dub::handoff::HandoffFormat::parse_list(handoff.as_deref().unwrap_or(""))?;
             let audio = revoice_engine::dub::export::AudioDelivery::parse(&sample_rate, &bits)?;
-            let selection = revoice_engine::dub::export::ExportSelection { handoff, with_video, speaker_tags, audio, refuse_flagged: strict, ..Default::default() };
+            let selection =
+                revoice_engine::dub::export::ExportSelection { handoff, with_video, speaker_tags, audio, refuse_flagged: strict, ..Default::default() };
             export(engine, project, &out, format, loudness, selection).await?;
         }
         ProjectCommand::Video { project, file, bed, language, remove } => match file {
             Some(file) if !remove => {
                 let attached = engine.attach_video(project, &file, bed, language.as_deref()).await?;
                 let i = &attached.info;
-                println!("project {project}: picture {} ({} {}×{}, {:.3} fps, {:.2} s, {} audio streams)", attached.path, i.codec, i.width, i.height, i.frame_rate, i.duration_s, i.audio.len());
+                println!(
+                    "project {project}: picture {} ({} {}×{}, {:.3} fps, {:.2} s, {} audio streams)",
+                    attached.path,
+                    i.codec,
+                    i.width,
+                    i.height,
+                    i.frame_rate,
+                    i.duration_s,
+                    i.audio.len()
+                );
                 if attached.original_dialogue {
                     println!("its audio is now the project's original dialogue");
                 }
@@ -544,7 +552,15 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
                 s if s.eq_ignore_ascii_case("none") || s.eq_ignore_ascii_case(revoice_engine::NO_SPEAKER_LANE) => None,
                 s => Some(engine.speaker_named(project, s).await?.id),
             };
-            let either = |on: bool, off: bool| if on { Some(true) } else if off { Some(false) } else { None };
+            let either = |on: bool, off: bool| {
+                if on {
+                    Some(true)
+                } else if off {
+                    Some(false)
+                } else {
+                    None
+                }
+            };
             let edit = revoice_engine::LaneMixEdit { muted: either(mute, unmute), solo: either(solo, unsolo), level_db: level };
             if edit != revoice_engine::LaneMixEdit::default() {
                 engine.set_lane_mix(project, speaker_id, edit).await?;
@@ -675,7 +691,14 @@ async fn render(engine: &Arc<Engine>, project: i64) -> Result<()> {
     }
     for f in &summary.failovers {
         let secs = |s: Option<f64>| s.map_or("-".to_string(), |s| format!("{s:.2} s"));
-        eprintln!("  failover: {} was taken out ({}); its {} lines went to other servers after {}, all rendered {} after the fault", f.server, f.reason, f.lines, secs(f.resent_after_s), secs(f.recovered_after_s));
+        eprintln!(
+            "  failover: {} was taken out ({}); its {} lines went to other servers after {}, all rendered {} after the fault",
+            f.server,
+            f.reason,
+            f.lines,
+            secs(f.resent_after_s),
+            secs(f.recovered_after_s)
+        );
     }
     for remote in engine.remote().status() {
         for s in &remote.servers {
@@ -717,7 +740,14 @@ async fn status(engine: &Arc<Engine>, project: i64) -> Result<()> {
     Ok(())
 }
 
-async fn export(engine: &Arc<Engine>, project: i64, out: &Path, format: Format, loudness: String, selection: revoice_engine::dub::export::ExportSelection) -> Result<()> {
+async fn export(
+    engine: &Arc<Engine>,
+    project: i64,
+    out: &Path,
+    format: Format,
+    loudness: String,
+    selection: revoice_engine::dub::export::ExportSelection,
+) -> Result<()> {
     use revoice_engine::dub::export::ExportFormat;
     let name = engine.store().project(project).await?.name;
     let format = match format {
@@ -748,7 +778,10 @@ async fn export(engine: &Arc<Engine>, project: i64, out: &Path, format: Format, 
         }
         println!("exported {programme:.2} s of programme in {took:.1} s ({:.0}x real time)", programme / took.max(1e-9));
         if !export.flagged.is_empty() {
-            eprintln!("warning: {} exported lines are flagged (`revoice project fit {project}`, `project qc {project}`; `--strict` refuses them):", export.flagged.len());
+            eprintln!(
+                "warning: {} exported lines are flagged (`revoice project fit {project}`, `project qc {project}`; `--strict` refuses them):",
+                export.flagged.len()
+            );
             for line in &export.flagged {
                 let flags: Vec<String> = line.flags.iter().map(|f| f.describe()).collect();
                 eprintln!("  line {} ({}, segment {}): {}: {:?}", line.number, line.language, line.segment_id, flags.join(", "), line.text);

@@ -10,8 +10,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use revoice_engine::cache::ReferenceInput;
-use revoice_engine::voice::library::VoiceDetails;
 use revoice_engine::voice::fit::{FitProgress, FitSettings};
+use revoice_engine::voice::library::VoiceDetails;
 use revoice_engine::voice::MatchedVoice;
 use revoice_engine::{Engine, FitRequest, NewLibraryVoice};
 
@@ -66,7 +66,8 @@ fn print_match(v: &MatchedVoice, top: usize) {
 pub async fn add(engine: &Arc<Engine>, file: &Path, details: VoiceDetails) -> revoice_engine::Result<()> {
     details.check()?;
     let given_text = !details.reference_text.trim().is_empty();
-    let (record, matched, _) = engine.add_library_voice(NewLibraryVoice { details, recording: file, max_voices: None, fitted: None, language: None, hear_text_later: false }).await?;
+    let (record, matched, _) =
+        engine.add_library_voice(NewLibraryVoice { details, recording: file, max_voices: None, fitted: None, language: None, hear_text_later: false }).await?;
     print_match(&matched, 3);
     println!();
     if !given_text && !record.voice.reference_text.is_empty() {
@@ -144,7 +145,16 @@ pub async fn fit(engine: &Arc<Engine>, file: &Path, details: VoiceDetails, setti
         revoice_engine::ErrorKind::Cancelled => e.context("the checkpoint is kept: run the same command again to resume"),
         _ => e,
     })?;
-    let (record, matched, _) = engine.add_library_voice(NewLibraryVoice { details, recording: file, max_voices: None, fitted: Some(fitted), language: Some(language), hear_text_later: false }).await?;
+    let (record, matched, _) = engine
+        .add_library_voice(NewLibraryVoice {
+            details,
+            recording: file,
+            max_voices: None,
+            fitted: Some(fitted),
+            language: Some(language),
+            hear_text_later: false,
+        })
+        .await?;
     println!();
     print_record(&record.voice.name, record.version, &matched);
     println!();
@@ -160,7 +170,11 @@ fn print_record(name: &str, version: i64, v: &MatchedVoice) {
         Some(f) => {
             println!("  kind          fitted voice: a Kokoro style found by search to sound like the recording (not a clone)");
             println!("  fitted for    {} ({} generations, {} candidates, {})", f.language, f.generations, f.candidates, minutes(f.seconds as f64));
-            println!("  started from  {}{}", f.started_from, if f.kept_start { " (kept: the search's best sounded less like the recording on other sentences)" } else { "" });
+            println!(
+                "  started from  {}{}",
+                f.started_from,
+                if f.kept_start { " (kept: the search's best sounded less like the recording on other sentences)" } else { "" }
+            );
             println!("  similarity to the recording on sentences not used in the fit:");
             println!("    best stock voice ({:<10}) {:.3}", f.held_out.best_stock, f.held_out.best_stock_similarity);
             println!("    blend of stock voices        {:.3}", f.held_out.blend_similarity);
@@ -189,8 +203,13 @@ fn print_record(name: &str, version: i64, v: &MatchedVoice) {
 
 /// Prints a library voice's record.
 pub async fn show(engine: &Engine, name: &str) -> revoice_engine::Result<()> {
-    let record = engine.store().voice(name).await?.ok_or_else(|| revoice_engine::Error::not_found(format!("voice {name:?}"), "is not in the library; see `revoice voices list`"))?;
-    let matched: MatchedVoice = serde_json::from_str(&record.voice.artifact_json).map_err(|e| revoice_engine::Error::invalid(format!("voice {name:?}"), format!("its stored record is unreadable ({e}): add it again")))?;
+    let record = engine
+        .store()
+        .voice(name)
+        .await?
+        .ok_or_else(|| revoice_engine::Error::not_found(format!("voice {name:?}"), "is not in the library; see `revoice voices list`"))?;
+    let matched: MatchedVoice = serde_json::from_str(&record.voice.artifact_json)
+        .map_err(|e| revoice_engine::Error::invalid(format!("voice {name:?}"), format!("its stored record is unreadable ({e}): add it again")))?;
     print_record(&record.voice.name, record.version, &matched);
     println!("  consent       {}", record.voice.consent);
     if !record.voice.description.is_empty() {

@@ -62,10 +62,7 @@ fn a_broken_config_file_stops_with_an_error_naming_it_and_keeps_it() {
 
 #[test]
 fn help_lists_the_commands() {
-    let out = Command::new(env!("CARGO_BIN_EXE_revoice"))
-        .arg("--help")
-        .output()
-        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_revoice")).arg("--help").output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("doctor"));

@@ -97,7 +97,15 @@ fn lanes_markers_and_find_and_replace_from_the_command_line_undo_on_the_apps_his
         engine.store().close().await;
     });
     assert!(revoice(&data, &["project", "strategy", "1", "strict_slot"]).0);
-    for expected in ["timing strict slot", "edit line (timing)", "Replaced \"THE\" with \"a\" in 2 lines", "add marker \"Start\"", "add marker \"Arrival\"", "mute lane No speaker", "solo, level -6.0 dB lane Ana"] {
+    for expected in [
+        "timing strict slot",
+        "edit line (timing)",
+        "Replaced \"THE\" with \"a\" in 2 lines",
+        "add marker \"Start\"",
+        "add marker \"Arrival\"",
+        "mute lane No speaker",
+        "solo, level -6.0 dB lane Ana",
+    ] {
         let (ok, out, err) = revoice(&data, &["project", "undo", "1"]);
         assert!(ok && out.contains(&format!("undid: {expected}")), "expected {expected:?}: {out}{err}");
     }

@@ -3,8 +3,6 @@
 //! rendered render while it plays and join it, typed commands drive the
 //! transport, and a line previewed alone streams as it renders.
 
-
-
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::sync::mpsc::channel;
@@ -23,11 +21,8 @@ fn revoice(args: &[&str]) -> (bool, String, String) {
 
 fn new_project(dir: &std::path::Path, name: &str, lines: &[&str]) -> String {
     let script = dir.join("scene.srt");
-    let srt: String = lines
-        .iter()
-        .enumerate()
-        .map(|(i, text)| format!("{}\n00:00:{:02},000 --> 00:00:{:02},500\n{text}\n\n", i + 1, 3 * i, 3 * i + 2))
-        .collect();
+    let srt: String =
+        lines.iter().enumerate().map(|(i, text)| format!("{}\n00:00:{:02},000 --> 00:00:{:02},500\n{text}\n\n", i + 1, 3 * i, 3 * i + 2)).collect();
     std::fs::write(&script, srt).unwrap();
     let (ok, out, err) = revoice(&["project", "new", name]);
     assert!(ok, "{err}");

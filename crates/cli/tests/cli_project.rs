@@ -16,13 +16,7 @@ fn scratch() -> tempfile::TempDir {
 }
 
 fn revoice_in(data: &Path, args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_revoice"))
-        .arg("--data-dir")
-        .arg(data)
-        .args(args)
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("revoice runs");
+    let out = Command::new(env!("CARGO_BIN_EXE_revoice")).arg("--data-dir").arg(data).args(args).env_remove("RUST_LOG").output().expect("revoice runs");
     (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
@@ -87,8 +81,10 @@ fn a_render_killed_mid_way_resumes_and_loses_nothing() {
     let (ok, out, err) = revoice(&["project", "export", &id, "--out", out_dir.to_str().unwrap(), "--format", "flac"]);
     assert!(ok, "{err}");
     assert!(out.contains("-23.0 LUFS"), "{out}");
-    let decoded: Vec<revoice_engine::audio::decode::DecodedAudio> =
-        ["flac", "voice.flac", "bed.flac"].iter().map(|ext| revoice_engine::audio::decode::decode_file(&out_dir.join(format!("Killed_render.en-US.{ext}"))).unwrap()).collect();
+    let decoded: Vec<revoice_engine::audio::decode::DecodedAudio> = ["flac", "voice.flac", "bed.flac"]
+        .iter()
+        .map(|ext| revoice_engine::audio::decode::decode_file(&out_dir.join(format!("Killed_render.en-US.{ext}"))).unwrap())
+        .collect();
     let lengths: Vec<usize> = decoded.iter().map(|d| d.samples.len()).collect();
     assert!(decoded.iter().all(|d| d.sample_rate == 48_000), "delivered at 48 kHz");
     assert!(lengths[0] > 48_000 * 20 && lengths.iter().all(|&n| n == lengths[0]), "{lengths:?}");
@@ -106,7 +102,11 @@ fn a_track_per_language_renders_with_each_speakers_voice_for_it_and_exports_apar
     let english = dir.path().join("en.srt");
     let spanish = dir.path().join("es.srt");
     std::fs::write(&english, "1\n00:00:00,500 --> 00:00:02,500\n[Ana] The boats are in.\n\n2\n00:00:03,000 --> 00:00:05,000\n[Ben] Light the lamp.\n").unwrap();
-    std::fs::write(&spanish, "1\n00:00:00,500 --> 00:00:02,500\n[Ana] Los barcos han vuelto.\n\n2\n00:00:03,000 --> 00:00:05,000\n[Ben] Enciende la lámpara.\n").unwrap();
+    std::fs::write(
+        &spanish,
+        "1\n00:00:00,500 --> 00:00:02,500\n[Ana] Los barcos han vuelto.\n\n2\n00:00:03,000 --> 00:00:05,000\n[Ben] Enciende la lámpara.\n",
+    )
+    .unwrap();
     let (ok, out, err) = revoice(&["project", "new", "Two languages"]);
     assert!(ok, "{err}");
     let id = out.split_whitespace().nth(2).unwrap().to_string();
@@ -185,7 +185,10 @@ fn lines_that_cannot_fit_are_reported_at_import_and_by_project_fit_and_a_strict_
     let id = out.split_whitespace().nth(2).unwrap().to_string();
     let (ok, out, err) = revoice(&["project", "import", &id, script.to_str().unwrap()]);
     assert!(ok && out.contains("imported 3 lines"), "{out}{err}");
-    assert!(out.contains("en-US track: 2 of 3 lines fit") && out.contains("line 2 (2.60–3.60 s, segment") && out.contains("doesn't fit by"), "flagged at import: {out}");
+    assert!(
+        out.contains("en-US track: 2 of 3 lines fit") && out.contains("line 2 (2.60–3.60 s, segment") && out.contains("doesn't fit by"),
+        "flagged at import: {out}"
+    );
     assert!(!out.contains("line 1 (") && !out.contains("line 3 ("), "{out}");
 
     let (ok, out, err) = revoice(&["project", "fit", &id]);

@@ -1,8 +1,6 @@
 //! `revoice say` as a user runs it, on the installed Kokoro: real audio
 //! out, and clear errors for input it cannot speak.
 
-
-
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -44,7 +42,8 @@ fn text_with_nothing_to_speak_is_refused_with_a_reason() {
     let data = revoice_engine::model::testing::installed_data_dir();
     let dir = tempfile::tempdir().unwrap();
     let wav = dir.path().join("x.wav");
-    for (text, reason) in [("", "empty"), ("   \n\t", "empty"), ("😀🎉", "no words that can be spoken"), ("\u{1b}[31m\u{7}", "no words that can be spoken")] {
+    for (text, reason) in [("", "empty"), ("   \n\t", "empty"), ("😀🎉", "no words that can be spoken"), ("\u{1b}[31m\u{7}", "no words that can be spoken")]
+    {
         let out = say(&data, &[text, "-o", wav.to_str().unwrap()]);
         assert_eq!(out.status.code(), Some(2), "{text:?}");
         assert!(stderr(&out).contains(reason), "{text:?}: {}", stderr(&out));

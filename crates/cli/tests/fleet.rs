@@ -17,7 +17,7 @@ use revoice_engine::cache::RenderKey;
 use revoice_engine::config::RemoteEngineSettings;
 use revoice_engine::dub::pipeline::{RenderScope, RenderSummary};
 use revoice_engine::dub::segment_store::Stored;
-use revoice_engine::store::{Track, Project};
+use revoice_engine::store::{Project, Track};
 use revoice_engine::voice::library::VoiceDetails;
 use revoice_engine::{Engine, EngineConfig, NewLibraryVoice};
 
@@ -70,7 +70,8 @@ impl Node {
 
     /// Uploads this server received, counted by the versions of its uploaded voices.
     fn uploads(&self) -> u64 {
-        let list: serde_json::Value = serde_json::from_slice(&ureq::get(&format!("{}/v1/audio/voices", self.url)).call().unwrap().body_mut().read_to_vec().unwrap()).unwrap();
+        let list: serde_json::Value =
+            serde_json::from_slice(&ureq::get(&format!("{}/v1/audio/voices", self.url)).call().unwrap().body_mut().read_to_vec().unwrap()).unwrap();
         list["uploaded_voices"].as_array().unwrap().iter().map(|v| v["version"].as_u64().unwrap()).sum()
     }
 
@@ -91,7 +92,15 @@ impl Drop for Node {
 fn studio(runtime: &tokio::runtime::Runtime, dir: &Path, engines: &[(&str, Vec<String>, Option<f64>)]) -> Engine {
     let mut config = EngineConfig::load_from(dir.to_path_buf()).unwrap();
     for (name, urls, timeout_s) in engines {
-        config.save_remote_engine(&RemoteEngineSettings { name: name.to_string(), urls: urls.clone(), api_key: String::new(), model: String::new(), timeout_s: *timeout_s }).unwrap();
+        config
+            .save_remote_engine(&RemoteEngineSettings {
+                name: name.to_string(),
+                urls: urls.clone(),
+                api_key: String::new(),
+                model: String::new(),
+                timeout_s: *timeout_s,
+            })
+            .unwrap();
     }
     runtime.block_on(Engine::open(config)).unwrap()
 }
@@ -125,7 +134,9 @@ fn takes(runtime: &tokio::runtime::Runtime, engine: &Engine, track: &Track) -> V
         .map(|segment| {
             let take = segment.active_take_id.expect("every line has a take");
             let key = runtime.block_on(engine.store().take_key(take)).unwrap().unwrap();
-            let Stored::Audio(samples) = engine.segments().get(&RenderKey::from_hex(&key).unwrap(), 24_000).unwrap() else { panic!("line {} has no audio", segment.id) };
+            let Stored::Audio(samples) = engine.segments().get(&RenderKey::from_hex(&key).unwrap(), 24_000).unwrap() else {
+                panic!("line {} has no audio", segment.id)
+            };
             (segment.id, key, samples)
         })
         .collect()
@@ -175,8 +186,22 @@ fn a_project_renders_through_a_fleet_as_it_renders_locally_and_uploads_a_referen
 
     // A library voice's recording cloned by the engine: one upload, however many lines and speakers.
     let recording = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/audio/bella-speech.webm");
-    let details = VoiceDetails { name: "Bella ref".into(), description: String::new(), reference_text: "A recording of the test voice.".into(), consent: "a stock voice, for the test".into() };
-    runtime.block_on(engine.add_library_voice(NewLibraryVoice { details, recording: &recording, max_voices: None, fitted: None, language: None, hear_text_later: false })).unwrap();
+    let details = VoiceDetails {
+        name: "Bella ref".into(),
+        description: String::new(),
+        reference_text: "A recording of the test voice.".into(),
+        consent: "a stock voice, for the test".into(),
+    };
+    runtime
+        .block_on(engine.add_library_voice(NewLibraryVoice {
+            details,
+            recording: &recording,
+            max_voices: None,
+            fitted: None,
+            language: None,
+            hear_text_later: false,
+        }))
+        .unwrap();
     voice(&runtime, &engine, &project, "Maya", "solo/@Bella ref");
     voice(&runtime, &engine, &project, "Theo", "solo/@Bella ref");
     let cloned = render(&engine, &project);
@@ -188,7 +213,15 @@ fn a_project_renders_through_a_fleet_as_it_renders_locally_and_uploads_a_referen
     assert_eq!(nodes[0].uploads(), 1, "an edited line needs no new upload");
     // The engine's model is in every remote key: another model renders every line again.
     let mut config = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
-    config.save_remote_engine(&RemoteEngineSettings { name: "solo".into(), urls: vec![nodes[0].url.clone()], api_key: String::new(), model: "kokoro".into(), timeout_s: None }).unwrap();
+    config
+        .save_remote_engine(&RemoteEngineSettings {
+            name: "solo".into(),
+            urls: vec![nodes[0].url.clone()],
+            api_key: String::new(),
+            model: "kokoro".into(),
+            timeout_s: None,
+        })
+        .unwrap();
     assert_eq!(render(&engine, &project).rendered, 8, "another model, other takes");
     assert_eq!(nodes[0].uploads(), 1, "the same recording on the same server: no new upload");
     // Through the two-server fleet, at most one upload per server.
@@ -256,7 +289,9 @@ fn bad_server(mode: &'static str) -> String {
         }
         match mode {
             "error" => Some(("500 Internal Server Error", "application/json", br#"{"error":{"message":"out of GPU memory"}}"#.to_vec())),
-            "garbage" if head.contains("/batch") => Some(("200 OK", "application/json", br#"{"results":[{"index":0,"status":"ok","audio_data":"UklGRiQAAABXQVZFZ2FyYmFnZQ=="}]}"#.to_vec())),
+            "garbage" if head.contains("/batch") => {
+                Some(("200 OK", "application/json", br#"{"results":[{"index":0,"status":"ok","audio_data":"UklGRiQAAABXQVZFZ2FyYmFnZQ=="}]}"#.to_vec()))
+            }
             "garbage" => Some(("200 OK", "audio/wav", b"RIFF$\0\0\0WAVEgarbage".to_vec())),
             _ => None,
         }
@@ -279,7 +314,13 @@ fn servers_that_err_answer_garbage_or_hang_are_taken_out_of_rotation_with_the_re
         voice(&runtime, &engine, &project, "Maya", "fleet/af_bella");
         voice(&runtime, &engine, &project, "Theo", "fleet/am_adam");
         let summary = render(&engine, &project);
-        assert_eq!((summary.rendered, summary.failed.len()), (4, 0), "{mode}: the good server rendered every line: {:?} (failovers: {:?})", summary.failed, summary.failovers);
+        assert_eq!(
+            (summary.rendered, summary.failed.len()),
+            (4, 0),
+            "{mode}: the good server rendered every line: {:?} (failovers: {:?})",
+            summary.failed,
+            summary.failovers
+        );
         let status = engine.remote().status();
         let bad = &status[0].servers[0];
         // Taken out with the reason (it may be back on trial since: its /health answers).

@@ -93,11 +93,7 @@ pub enum Error {
 impl Error {
     /// An I/O failure while doing `action` (a verb phrase: "create", "read") on `path`.
     pub fn io(action: &'static str, path: impl AsRef<Path>, source: std::io::Error) -> Self {
-        Error::Io {
-            action,
-            path: path.as_ref().to_path_buf(),
-            source,
-        }
+        Error::Io { action, path: path.as_ref().to_path_buf(), source }
     }
 
     /// A failure of the database at `path`.
@@ -181,11 +177,7 @@ mod tests {
 
     #[test]
     fn an_io_error_names_the_path_and_the_action() {
-        let err = Error::io(
-            "read",
-            "/nowhere/config.toml",
-            std::io::Error::from(std::io::ErrorKind::NotFound),
-        );
+        let err = Error::io("read", "/nowhere/config.toml", std::io::Error::from(std::io::ErrorKind::NotFound));
         let text = err.to_string();
         assert!(text.contains("could not read /nowhere/config.toml"), "{text}");
     }

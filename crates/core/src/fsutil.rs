@@ -9,11 +9,8 @@ use crate::error::{Error, Result};
 /// and a rename, so a crash leaves either the old file or the new one.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .map_err(|e| Error::io("create a temporary file in", dir, e))?;
-    tmp.write_all(bytes)
-        .and_then(|_| tmp.as_file().sync_all())
-        .map_err(|e| Error::io("write", tmp.path(), e))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io("create a temporary file in", dir, e))?;
+    tmp.write_all(bytes).and_then(|_| tmp.as_file().sync_all()).map_err(|e| Error::io("write", tmp.path(), e))?;
     persist(tmp, path)
 }
 
@@ -23,8 +20,7 @@ pub fn persist(tmp: tempfile::NamedTempFile, path: &Path) -> Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
-            .map_err(|e| Error::io("set permissions on", tmp.path(), e))?;
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644)).map_err(|e| Error::io("set permissions on", tmp.path(), e))?;
     }
     tmp.persist(path).map_err(|e| Error::io("replace", path, e.error))?;
     Ok(())

@@ -95,7 +95,16 @@ impl Engine {
                 consent: consent.trim().to_string(),
             };
             let mut outcome = SpeakerVoiced { speaker_id: speaker.id, speaker: speaker.name.clone(), voice: None, fitting: false, note: None };
-            let added = self.add_library_voice(NewLibraryVoice { details, recording: &recording, max_voices: None, fitted: None, language: Some(track.language.clone()), hear_text_later: true }).await;
+            let added = self
+                .add_library_voice(NewLibraryVoice {
+                    details,
+                    recording: &recording,
+                    max_voices: None,
+                    fitted: None,
+                    language: Some(track.language.clone()),
+                    hear_text_later: true,
+                })
+                .await;
             let given = match added {
                 Ok(_) => self.set_speaker_voice(project_id, speaker.id, &name, Some(&track.language)).await.map(|_| ()),
                 Err(e) => Err(e),

@@ -158,7 +158,8 @@ impl Engine {
         };
         let heard = self.hear_alone(track, &fitted.audio)?;
         let line = &track.lines[i];
-        let check = judge(line.segment.id, fitted_take(track, i).id, &fitted.audio, &fitted.placement, &line.segment.fields.text, &heard, &track.track.language);
+        let check =
+            judge(line.segment.id, fitted_take(track, i).id, &fitted.audio, &fitted.placement, &line.segment.fields.text, &heard, &track.track.language);
         self.store_check(track, i, check)
     }
 
@@ -205,7 +206,8 @@ impl Engine {
     pub async fn failing_checks(&self, project_id: i64) -> Result<Vec<(i64, Vec<String>)>> {
         let tracks = self.project_lines(project_id).await?;
         let mut stored = self.store().project_take_checks(project_id).await?;
-        let mut failing: Vec<(i64, Vec<String>)> = current_of(&tracks, &mut stored).into_iter().filter(|(_, c)| !c.passed).map(|(id, c)| (id, c.problems())).collect();
+        let mut failing: Vec<(i64, Vec<String>)> =
+            current_of(&tracks, &mut stored).into_iter().filter(|(_, c)| !c.passed).map(|(id, c)| (id, c.problems())).collect();
         failing.sort_by_key(|(id, _)| *id);
         Ok(failing)
     }

@@ -103,9 +103,7 @@ pub struct LogSettings {
 
 impl Default for LogSettings {
     fn default() -> Self {
-        LogSettings {
-            filter: "info".to_string(),
-        }
+        LogSettings { filter: "info".to_string() }
     }
 }
 
@@ -207,7 +205,10 @@ impl Settings {
     pub fn check(&self) -> std::result::Result<(), String> {
         let s = &self.scheduler;
         if s.batch_width > MAX_BATCH_WIDTH {
-            return Err(format!("[scheduler] batch_width {} is more rows than the model can use (at most {MAX_BATCH_WIDTH}; 0 picks the width measured best)", s.batch_width));
+            return Err(format!(
+                "[scheduler] batch_width {} is more rows than the model can use (at most {MAX_BATCH_WIDTH}; 0 picks the width measured best)",
+                s.batch_width
+            ));
         }
         if s.batch_window_ms > MAX_BATCH_WINDOW_MS {
             return Err(format!("[scheduler] batch_window_ms {} would hold a row back for too long (at most {MAX_BATCH_WINDOW_MS})", s.batch_window_ms));
@@ -223,7 +224,9 @@ impl Settings {
         }
         let fastest = self.dub.resynthesize_max_speed;
         if !(1.0..=MAX_RESYNTHESIZE_SPEED).contains(&fastest) {
-            return Err(format!("[dub] resynthesize_max_speed {fastest} must be from 1.0 (never faster than the line's own speed) to {MAX_RESYNTHESIZE_SPEED}"));
+            return Err(format!(
+                "[dub] resynthesize_max_speed {fastest} must be from 1.0 (never faster than the line's own speed) to {MAX_RESYNTHESIZE_SPEED}"
+            ));
         }
         if self.api.max_uploaded_voices == 0 {
             return Err("[api] max_uploaded_voices must be at least 1".into());
@@ -258,8 +261,7 @@ impl EngineConfig {
 
     /// Loads the config from a known data directory, creating both if missing.
     pub fn load_from(data_dir: PathBuf) -> Result<EngineConfig> {
-        std::fs::create_dir_all(&data_dir)
-            .map_err(|e| Error::io("create the data directory", &data_dir, e))?;
+        std::fs::create_dir_all(&data_dir).map_err(|e| Error::io("create the data directory", &data_dir, e))?;
         let path = data_dir.join(CONFIG_FILE_NAME);
         let settings = match std::fs::read_to_string(&path) {
             Ok(text) => parse_settings(&path, &text)?,
@@ -319,7 +321,10 @@ impl EngineConfig {
     pub fn remove_remote_engine(&mut self, name: &str) -> Result<()> {
         if !self.settings.engines.iter().any(|e| e.name.eq_ignore_ascii_case(name)) {
             let known: Vec<&str> = self.settings.engines.iter().map(|e| e.name.as_str()).collect();
-            return Err(Error::not_found(format!("engine {name:?}"), if known.is_empty() { "there are no remote engines".to_string() } else { format!("the engines are: {}", known.join(", ")) }));
+            return Err(Error::not_found(
+                format!("engine {name:?}"),
+                if known.is_empty() { "there are no remote engines".to_string() } else { format!("the engines are: {}", known.join(", ")) },
+            ));
         }
         self.edit_document(|document| {
             if let Some(engines) = document.get_mut("engines").and_then(|e| e.as_array_of_tables_mut()) {
@@ -409,30 +414,21 @@ pub fn resolve_data_dir(data_dir_override: Option<PathBuf>) -> Result<PathBuf> {
     if let Some(dir) = std::env::var_os(DATA_DIR_ENV).filter(|v| !v.is_empty()) {
         return Ok(PathBuf::from(dir));
     }
-    dirs::data_dir()
-        .map(|d| d.join("revoice-studio"))
-        .ok_or_else(|| Error::InvalidInput {
-            input: "data directory".into(),
-            reason: format!(
-                "this system reports no data directory; set {DATA_DIR_ENV} or pass --data-dir"
-            ),
-        })
+    dirs::data_dir().map(|d| d.join("revoice-studio")).ok_or_else(|| Error::InvalidInput {
+        input: "data directory".into(),
+        reason: format!("this system reports no data directory; set {DATA_DIR_ENV} or pass --data-dir"),
+    })
 }
 
 fn parse_settings(path: &Path, text: &str) -> Result<Settings> {
-    let settings: Settings = toml::from_str(text).map_err(|e| Error::Config {
-        path: path.to_path_buf(),
-        reason: e.to_string().trim_end().to_string(),
-    })?;
+    let settings: Settings = toml::from_str(text).map_err(|e| Error::Config { path: path.to_path_buf(), reason: e.to_string().trim_end().to_string() })?;
     settings.check().map_err(|reason| Error::Config { path: path.to_path_buf(), reason })?;
     Ok(settings)
 }
 
 fn write_default_config(path: &Path, settings: &Settings) -> Result<()> {
     let body = toml::to_string_pretty(settings).expect("default settings serialise");
-    let text = format!(
-        "# Revoice Studio settings. Delete this file to get the defaults back.\n\n{body}"
-    );
+    let text = format!("# Revoice Studio settings. Delete this file to get the defaults back.\n\n{body}");
     crate::fsutil::write_atomically(path, text.as_bytes())
 }
 
@@ -469,24 +465,29 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(CONFIG_FILE_NAME), "# mine\n[dub]\nrender_cache_mb = 64 # small box\n").unwrap();
         let mut cfg = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
-        let edit = SettingsEdit { output_device: Some("alsa:null".into()), batch_width: Some(2), segment_store_mb: Some(1024), api_port: Some(9000), ..SettingsEdit::default() };
+        let edit = SettingsEdit {
+            output_device: Some("alsa:null".into()),
+            batch_width: Some(2),
+            segment_store_mb: Some(1024),
+            api_port: Some(9000),
+            ..SettingsEdit::default()
+        };
         cfg.save_edit(&edit).unwrap();
         let text = std::fs::read_to_string(cfg.config_file()).unwrap();
         assert!(text.contains("# mine") && text.contains("# small box"), "{text}");
         let again = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
         assert_eq!(again.settings, cfg.settings);
         let s = &again.settings;
-        assert_eq!((s.audio.output_device.as_str(), s.scheduler.batch_width, s.dub.segment_store_mb, s.dub.render_cache_mb, s.api.port), ("alsa:null", 2, 1024, 64, 9000));
+        assert_eq!(
+            (s.audio.output_device.as_str(), s.scheduler.batch_width, s.dub.segment_store_mb, s.dub.render_cache_mb, s.api.port),
+            ("alsa:null", 2, 1024, 64, 9000)
+        );
     }
 
     #[test]
     fn edited_settings_are_read() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join(CONFIG_FILE_NAME),
-            "[audio]\noutput_device = \"alsa:null\"\n",
-        )
-        .unwrap();
+        std::fs::write(dir.path().join(CONFIG_FILE_NAME), "[audio]\noutput_device = \"alsa:null\"\n").unwrap();
         let cfg = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
         assert_eq!(cfg.settings.audio.output_device, "alsa:null");
         assert_eq!(cfg.settings.log, LogSettings::default());
@@ -495,8 +496,7 @@ mod tests {
     #[test]
     fn an_unknown_key_is_an_error_naming_the_file_and_the_key() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join(CONFIG_FILE_NAME), "[audio]\noutput_devcie = \"x\"\n")
-            .unwrap();
+        std::fs::write(dir.path().join(CONFIG_FILE_NAME), "[audio]\noutput_devcie = \"x\"\n").unwrap();
         let err = EngineConfig::load_from(dir.path().to_path_buf()).unwrap_err();
         let text = err.to_string();
         assert!(text.contains(CONFIG_FILE_NAME), "{text}");
@@ -548,9 +548,22 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, format!("# my note\n{text}")).unwrap();
         let mut cfg = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
-        let fleet = RemoteEngineSettings { name: "fleet".into(), urls: vec!["http://10.0.0.2:8880".into(), "http://10.0.0.3:8880".into()], api_key: "k".into(), model: String::new(), timeout_s: None };
+        let fleet = RemoteEngineSettings {
+            name: "fleet".into(),
+            urls: vec!["http://10.0.0.2:8880".into(), "http://10.0.0.3:8880".into()],
+            api_key: "k".into(),
+            model: String::new(),
+            timeout_s: None,
+        };
         cfg.save_remote_engine(&fleet).unwrap();
-        cfg.save_remote_engine(&RemoteEngineSettings { name: "gpu".into(), urls: vec!["https://gpu.example:8000".into()], api_key: String::new(), model: "omnivoice".into(), timeout_s: Some(30.0) }).unwrap();
+        cfg.save_remote_engine(&RemoteEngineSettings {
+            name: "gpu".into(),
+            urls: vec!["https://gpu.example:8000".into()],
+            api_key: String::new(),
+            model: "omnivoice".into(),
+            timeout_s: Some(30.0),
+        })
+        .unwrap();
         cfg.save_remote_engine(&RemoteEngineSettings { urls: vec!["http://10.0.0.4:8880".into()], ..fleet.clone() }).unwrap();
         let again = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
         assert_eq!(again.settings.engines.len(), 2);

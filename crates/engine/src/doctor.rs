@@ -54,21 +54,12 @@ pub struct Diagnosis {
 impl Diagnosis {
     /// The worst status of all checks.
     pub fn overall(&self) -> CheckStatus {
-        self.checks
-            .iter()
-            .map(|c| c.status)
-            .max()
-            .unwrap_or(CheckStatus::Ok)
+        self.checks.iter().map(|c| c.status).max().unwrap_or(CheckStatus::Ok)
     }
 }
 
 fn check(name: &str, status: CheckStatus, detail: String, fix: Option<&str>) -> Check {
-    Check {
-        name: name.to_string(),
-        status,
-        detail,
-        fix: fix.map(str::to_string),
-    }
+    Check { name: name.to_string(), status, detail, fix: fix.map(str::to_string) }
 }
 
 /// Space below which the data folder gets a warning.
@@ -93,67 +84,33 @@ pub(crate) fn check_data_dir(data_dir: &Path) -> Check {
             format!("{} has only {} free", data_dir.display(), format_bytes(free)),
             Some("free some space: renders and model assets need room"),
         ),
-        Some(free) => check(
-            "Data folder",
-            CheckStatus::Ok,
-            format!("{} ({} free)", data_dir.display(), format_bytes(free)),
-            None,
-        ),
-        None => check(
-            "Data folder",
-            CheckStatus::Ok,
-            data_dir.display().to_string(),
-            None,
-        ),
+        Some(free) => check("Data folder", CheckStatus::Ok, format!("{} ({} free)", data_dir.display(), format_bytes(free)), None),
+        None => check("Data folder", CheckStatus::Ok, data_dir.display().to_string(), None),
     }
 }
 
 pub(crate) fn check_database(path: &Path, sqlite_version: &Result<String, String>) -> Check {
     match sqlite_version {
-        Ok(v) => check(
-            "Database",
-            CheckStatus::Ok,
-            format!("SQLite {v}, {}", path.display()),
-            None,
-        ),
-        Err(e) => check(
-            "Database",
-            CheckStatus::Problem,
-            e.clone(),
-            Some("move the database file aside and start again; the studio creates a new one"),
-        ),
+        Ok(v) => check("Database", CheckStatus::Ok, format!("SQLite {v}, {}", path.display()), None),
+        Err(e) => check("Database", CheckStatus::Problem, e.clone(), Some("move the database file aside and start again; the studio creates a new one")),
     }
 }
 
 pub(crate) fn check_model(status: &ModelAssetStatus) -> Check {
     let name = status.asset.name;
     match &status.state {
-        AssetState::Installed { files, bytes } => check(
-            name,
-            CheckStatus::Ok,
-            format!(
-                "installed: {files} file{}, {}",
-                if *files == 1 { "" } else { "s" },
-                format_bytes(*bytes)
-            ),
-            None,
-        ),
+        AssetState::Installed { files, bytes } => {
+            check(name, CheckStatus::Ok, format!("installed: {files} file{}, {}", if *files == 1 { "" } else { "s" }, format_bytes(*bytes)), None)
+        }
         AssetState::Missing => check(
             name,
             CheckStatus::Problem,
-            format!(
-                "not installed (looked in {}); needed for {}",
-                status.dir.display(),
-                status.asset.purpose
-            ),
+            format!("not installed (looked in {}); needed for {}", status.dir.display(), status.asset.purpose),
             Some("run `revoice models install` (or scripts/studio, which runs it)"),
         ),
-        AssetState::Damaged { reason } => check(
-            name,
-            CheckStatus::Problem,
-            format!("damaged install: {reason}"),
-            Some("delete the model folder and install the model again"),
-        ),
+        AssetState::Damaged { reason } => {
+            check(name, CheckStatus::Problem, format!("damaged install: {reason}"), Some("delete the model folder and install the model again"))
+        }
     }
 }
 
@@ -167,12 +124,7 @@ pub(crate) fn check_audio(audio: &OutputDevices, configured: &str) -> Check {
         );
     }
     match audio.chosen(configured) {
-        Some(d) => check(
-            "Audio output",
-            CheckStatus::Ok,
-            format!("{} ({}) on {}", d.name, d.id, audio.host),
-            None,
-        ),
+        Some(d) => check("Audio output", CheckStatus::Ok, format!("{} ({}) on {}", d.name, d.id, audio.host), None),
         None if !configured.is_empty() => check(
             "Audio output",
             CheckStatus::Warning,
@@ -246,7 +198,12 @@ pub(crate) fn check_ffmpeg(version: crate::error::Result<String>) -> Check {
             format!("ffmpeg {v} is older than {FFMPEG_MIN_MAJOR}.0: muxed exports may fail"),
             Some("install a newer ffmpeg"),
         ),
-        Err(e) => check("Video (FFmpeg)", CheckStatus::Warning, format!("{e}: videos cannot be attached or exported"), Some("install it: sudo apt-get install ffmpeg")),
+        Err(e) => check(
+            "Video (FFmpeg)",
+            CheckStatus::Warning,
+            format!("{e}: videos cannot be attached or exported"),
+            Some("install it: sudo apt-get install ffmpeg"),
+        ),
     }
 }
 
@@ -257,7 +214,12 @@ pub(crate) fn check_remote_engine(report: &crate::engines::EngineReport) -> Chec
     let versions: Vec<String> = report.nodes.iter().filter_map(|n| n.version.clone()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
     let version = if versions.is_empty() { String::new() } else { format!(", version {}", versions.join("/")) };
     let problems: Vec<String> = report.nodes.iter().filter_map(|n| n.problem.as_ref().map(|p| format!("{}: {p}", n.url))).collect();
-    let detail = format!("{ready} of {} servers ready{version}; {}{}", report.nodes.len(), report.capabilities.describe(), if problems.is_empty() { String::new() } else { format!(" ({})", problems.join("; ")) });
+    let detail = format!(
+        "{ready} of {} servers ready{version}; {}{}",
+        report.nodes.len(),
+        report.capabilities.describe(),
+        if problems.is_empty() { String::new() } else { format!(" ({})", problems.join("; ")) }
+    );
     let status = if ready == 0 {
         CheckStatus::Problem
     } else if ready < report.nodes.len() {
@@ -269,13 +231,7 @@ pub(crate) fn check_remote_engine(report: &crate::engines::EngineReport) -> Chec
 }
 
 /// Library folders searched for the web view on Linux.
-pub(crate) const LINUX_LIB_DIRS: [&str; 5] = [
-    "/usr/lib/x86_64-linux-gnu",
-    "/usr/lib/aarch64-linux-gnu",
-    "/usr/lib64",
-    "/usr/lib",
-    "/usr/local/lib",
-];
+pub(crate) const LINUX_LIB_DIRS: [&str; 5] = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib"];
 
 /// `1.5 GiB`, `320 MiB`, `12 KiB`, `17 B`.
 pub fn format_bytes(bytes: u64) -> String {
@@ -337,12 +293,7 @@ mod tests {
     fn audio_reports_the_configured_device_or_says_it_is_gone() {
         let audio = OutputDevices {
             host: "ALSA".into(),
-            devices: vec![OutputDevice {
-                id: "alsa:null".into(),
-                name: "Discard all samples".into(),
-                is_default: true,
-                default_format: None,
-            }],
+            devices: vec![OutputDevice { id: "alsa:null".into(), name: "Discard all samples".into(), is_default: true, default_format: None }],
             error: None,
         };
         assert_eq!(check_audio(&audio, "").status, CheckStatus::Ok);

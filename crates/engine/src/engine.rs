@@ -15,8 +15,8 @@ use crate::cache::{ReferenceEncodeConfig, VoiceArtifactCache};
 use crate::config::EngineConfig;
 use crate::doctor::{self, Diagnosis};
 use crate::dub::lines::TrackLines;
-use crate::dub::timing::FitLimits;
 use crate::dub::segment_store::SegmentStore;
+use crate::dub::timing::FitLimits;
 use crate::error::{Error, Result, ResultExt};
 use crate::listening::Listener;
 use crate::speech::{SpeechLoader, SpeechService, SpeechStack};
@@ -199,7 +199,9 @@ impl Engine {
     /// stock voices and blends stay as they are.
     pub async fn resolve_voice(&self, spec: &VoiceSpec) -> Result<VoiceSpec> {
         let Some(name) = spec.library_name() else { return Ok(spec.clone()) };
-        let matched = crate::voice::library::artifact(&self.store, &self.voices, name).await?.ok_or_else(|| Error::not_found(format!("voice {name:?}"), "is no longer in the library"))?;
+        let matched = crate::voice::library::artifact(&self.store, &self.voices, name)
+            .await?
+            .ok_or_else(|| Error::not_found(format!("voice {name:?}"), "is no longer in the library"))?;
         VoiceSpec::parse_stock(&matched.speaking_spec())
     }
 

@@ -64,13 +64,18 @@ impl Capabilities {
     /// In words: `wav, pcm, mp3; batch, streaming, voice upload, cloning`.
     pub fn describe(&self) -> String {
         let mut can: Vec<&str> = Vec::new();
-        for (has, what) in [(self.batch, "batch"), (self.streaming, "streaming"), (self.voice_upload, "voice upload"), (self.cloning, "cloning from ref_audio")] {
+        for (has, what) in [(self.batch, "batch"), (self.streaming, "streaming"), (self.voice_upload, "voice upload"), (self.cloning, "cloning from ref_audio")]
+        {
             if has {
                 can.push(what);
             }
         }
         let formats = if self.formats.is_empty() { "no format".to_string() } else { self.formats.join(", ") };
-        if can.is_empty() { formats } else { format!("{formats}; {}", can.join(", ")) }
+        if can.is_empty() {
+            formats
+        } else {
+            format!("{formats}; {}", can.join(", "))
+        }
     }
 }
 
@@ -164,7 +169,16 @@ fn websocket_upgrades(base: &str, path: &str, api_key: &str, timeout: Duration) 
 /// Probes one server of `engine`.
 pub fn probe_node(engine: &RemoteEngineSettings, url: &str) -> NodeReport {
     let quick = Client::new(url, &engine.api_key, Duration::from_secs(5));
-    let mut report = NodeReport { url: url.to_string(), reachable: false, ready: false, version: None, model: None, speak_ms: None, capabilities: Capabilities::default(), problem: None };
+    let mut report = NodeReport {
+        url: url.to_string(),
+        reachable: false,
+        ready: false,
+        version: None,
+        model: None,
+        speak_ms: None,
+        capabilities: Capabilities::default(),
+        problem: None,
+    };
     // Reachable and ready: /health (this contract's servers), else the OpenAI model list.
     match quick.get("/health") {
         Ok(answer) => {
@@ -253,7 +267,13 @@ mod tests {
 
     #[test]
     fn a_server_that_is_not_there_is_said_to_be_unreachable() {
-        let engine = RemoteEngineSettings { name: "gone".into(), urls: vec!["http://127.0.0.1:9".into()], api_key: String::new(), model: String::new(), timeout_s: None };
+        let engine = RemoteEngineSettings {
+            name: "gone".into(),
+            urls: vec!["http://127.0.0.1:9".into()],
+            api_key: String::new(),
+            model: String::new(),
+            timeout_s: None,
+        };
         let report = check_engine(&engine);
         assert_eq!(report.ready(), 0);
         assert!(!report.nodes[0].reachable && report.nodes[0].problem.as_deref().is_some_and(|p| p.starts_with("not reachable")), "{report:?}");
@@ -261,7 +281,13 @@ mod tests {
 
     #[test]
     fn names_and_addresses_are_checked() {
-        let engine = |name: &str, url: &str| RemoteEngineSettings { name: name.into(), urls: vec![url.into()], api_key: String::new(), model: String::new(), timeout_s: None };
+        let engine = |name: &str, url: &str| RemoteEngineSettings {
+            name: name.into(),
+            urls: vec![url.into()],
+            api_key: String::new(),
+            model: String::new(),
+            timeout_s: None,
+        };
         assert!(engine("fleet", "http://10.0.0.2:8880").check().is_ok());
         assert!(engine("local", "http://a").check().unwrap_err().contains("local"));
         assert!(engine("my fleet", "http://a").check().unwrap_err().contains("letters"));

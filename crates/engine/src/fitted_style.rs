@@ -86,7 +86,6 @@ impl StyleRecipe {
     }
 }
 
-
 /// How a voice spec names a fitted voice.
 pub const PREFIX: &str = "fitted:";
 
@@ -120,7 +119,14 @@ fn table() -> &'static Mutex<HashMap<String, Arc<Registered>>> {
 pub fn register(recipe: &StyleRecipe, reading_voice: &str) -> String {
     let id = recipe.id();
     let mut table = table().lock().unwrap_or_else(|p| p.into_inner());
-    table.entry(id.clone()).or_insert_with(|| Arc::new(Registered { recipe: recipe.clone(), reading_voice: reading_voice.to_string(), pack: OnceLock::new(), tone: recipe.tone.clone().map(Arc::new) }));
+    table.entry(id.clone()).or_insert_with(|| {
+        Arc::new(Registered {
+            recipe: recipe.clone(),
+            reading_voice: reading_voice.to_string(),
+            pack: OnceLock::new(),
+            tone: recipe.tone.clone().map(Arc::new),
+        })
+    });
     format!("{PREFIX}{id}")
 }
 

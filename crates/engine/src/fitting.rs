@@ -45,7 +45,10 @@ fn check_language(language: &str) -> Result<()> {
     if crate::language::speaks(language, "en") {
         Ok(())
     } else {
-        Err(Error::invalid(format!("language {language:?}"), "voices can be fitted for English so far (the fit's probe sentences are English); use a matched voice for other languages"))
+        Err(Error::invalid(
+            format!("language {language:?}"),
+            "voices can be fitted for English so far (the fit's probe sentences are English); use a matched voice for other languages",
+        ))
     }
 }
 
@@ -108,7 +111,9 @@ impl Engine {
         let key = self.fit_key(&request)?;
         let engine = self.clone();
         let input = request.recording.clone();
-        let matched = tokio::task::spawn_blocking(move || engine.match_recording(input)).await.map_err(|e| Error::internal("matching the recording", e.to_string()))??;
+        let matched = tokio::task::spawn_blocking(move || engine.match_recording(input))
+            .await
+            .map_err(|e| Error::internal("matching the recording", e.to_string()))??;
         let flight = self.fits.join(&key);
         let mut updates = flight.progress.subscribe();
         let forward = on_progress.clone();
@@ -176,8 +181,13 @@ impl Engine {
     /// The request a background fit of a library voice makes.
     async fn library_fit_request(&self, name: &str, settings: FitSettings) -> Result<(FitRequest, crate::store::VoiceRecord)> {
         let record = self.store().voice(name).await?.ok_or_else(|| Error::not_found(format!("voice {name:?}"), "is not in the library"))?;
-        let matched: MatchedVoice = serde_json::from_str(&record.voice.artifact_json).map_err(|e| Error::invalid(format!("voice {name:?}"), format!("its stored record is unreadable ({e})")))?;
-        let request = FitRequest { recording: ReferenceInput::LocalFile(self.data_dir().join(&record.voice.reference_file)), settings, language: matched.language.clone() };
+        let matched: MatchedVoice = serde_json::from_str(&record.voice.artifact_json)
+            .map_err(|e| Error::invalid(format!("voice {name:?}"), format!("its stored record is unreadable ({e})")))?;
+        let request = FitRequest {
+            recording: ReferenceInput::LocalFile(self.data_dir().join(&record.voice.reference_file)),
+            settings,
+            language: matched.language.clone(),
+        };
         Ok((request, record))
     }
 
@@ -210,7 +220,8 @@ impl Engine {
         if record.voice.reference_sha256 != recording_sha256 {
             return Ok(());
         }
-        let mut matched: MatchedVoice = serde_json::from_str(&record.voice.artifact_json).map_err(|e| Error::internal(format!("voice {name:?}"), e.to_string()))?;
+        let mut matched: MatchedVoice =
+            serde_json::from_str(&record.voice.artifact_json).map_err(|e| Error::internal(format!("voice {name:?}"), e.to_string()))?;
         matched.fitted = Some(fitted);
         let mut voice = record.voice.clone();
         voice.artifact_json = serde_json::to_string(&matched).expect("an artifact serialises");

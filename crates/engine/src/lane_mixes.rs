@@ -69,7 +69,8 @@ impl Engine {
             None => NO_SPEAKER_LANE.to_string(),
         };
         let before = store.lane_mixes(project_id).await?.into_iter().find(|(lane, _)| *lane == speaker_id).map(|(_, mix)| mix).unwrap_or_default();
-        let after = LaneMix { muted: edit.muted.unwrap_or(before.muted), solo: edit.solo.unwrap_or(before.solo), level_db: edit.level_db.unwrap_or(before.level_db) };
+        let after =
+            LaneMix { muted: edit.muted.unwrap_or(before.muted), solo: edit.solo.unwrap_or(before.solo), level_db: edit.level_db.unwrap_or(before.level_db) };
         store.set_lane_mix(project_id, speaker_id, &edit.describe(&name), after).await
     }
 }

@@ -54,7 +54,15 @@ pub fn words_by_clip(words: &[TranscriptWord], spans: &[(f64, f64)]) -> Vec<Stri
     let mut texts = vec![String::new(); spans.len()];
     for word in words {
         let middle = (word.start + word.end) / 2.0;
-        let distance = |&(start, end): &(f64, f64)| if middle < start { start - middle } else if middle > end { middle - end } else { 0.0 };
+        let distance = |&(start, end): &(f64, f64)| {
+            if middle < start {
+                start - middle
+            } else if middle > end {
+                middle - end
+            } else {
+                0.0
+            }
+        };
         if let Some(nearest) = (0..spans.len()).min_by(|&a, &b| distance(&spans[a]).total_cmp(&distance(&spans[b]))) {
             texts[nearest].push_str(&word.word);
         }
@@ -182,8 +190,7 @@ impl Listener {
     /// Transcribes the recording at `path` (any format the engine decodes).
     pub fn transcribe_file(&self, path: &Path, options: &TranscriptOptions, progress: &mut dyn FnMut(f64) -> bool) -> Result<Transcript> {
         let decoded = audio::decode::decode_file(path)?;
-        self.transcribe(&decoded.samples, decoded.sample_rate, options, progress)
-            .map_err(|e| e.context(format!("transcribing {}", path.display())))
+        self.transcribe(&decoded.samples, decoded.sample_rate, options, progress).map_err(|e| e.context(format!("transcribing {}", path.display())))
     }
 }
 

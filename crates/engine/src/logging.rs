@@ -35,26 +35,14 @@ pub fn init(data_dir: &Path, filter: &str) -> Result<LogGuard> {
         .filename_suffix("log")
         .max_log_files(14)
         .build(&dir)
-        .map_err(|e| Error::Config {
-            path: dir.clone(),
-            reason: format!("cannot open a log file there: {e}"),
-        })?;
+        .map_err(|e| Error::Config { path: dir.clone(), reason: format!("cannot open a log file there: {e}") })?;
     let (file_writer, guard) = tracing_appender::non_blocking(appender);
     let filter = EnvFilter::try_from_default_env()
         .or_else(|_| EnvFilter::try_new(filter))
-        .map_err(|e| Error::InvalidInput {
-            input: format!("log filter {filter:?}"),
-            reason: e.to_string(),
-        })?;
+        .map_err(|e| Error::InvalidInput { input: format!("log filter {filter:?}"), reason: e.to_string() })?;
     let _ = tracing_subscriber::registry()
         .with(filter)
-        .with(
-            fmt::layer()
-                .with_writer(std::io::stderr)
-                .with_ansi(std::io::stderr().is_terminal())
-                .with_target(false)
-                .compact(),
-        )
+        .with(fmt::layer().with_writer(std::io::stderr).with_ansi(std::io::stderr().is_terminal()).with_target(false).compact())
         .with(fmt::layer().with_writer(file_writer).with_ansi(false))
         .try_init();
     Ok(LogGuard { _file: guard, dir })

@@ -23,7 +23,10 @@ fn check_name(name: &str) -> Result<String> {
         return Err(Error::invalid("marker name", "is empty"));
     }
     if name.chars().count() > LONGEST_NAME {
-        return Err(Error::invalid(format!("marker name {:?}…", name.chars().take(20).collect::<String>()), format!("is longer than {LONGEST_NAME} characters")));
+        return Err(Error::invalid(
+            format!("marker name {:?}…", name.chars().take(20).collect::<String>()),
+            format!("is longer than {LONGEST_NAME} characters"),
+        ));
     }
     Ok(name.to_string())
 }

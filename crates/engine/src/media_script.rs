@@ -126,7 +126,10 @@ impl Engine {
             .transcribe(&decoded.samples, decoded.sample_rate, &TranscriptOptions { word_timestamps: true, ..Default::default() }, progress)
             .map_err(|e| e.context(format!("transcribing {}", path.display())))?;
         let studio_language = language::of_tag(&transcript.language).ok_or_else(|| {
-            Error::invalid(path.display().to_string(), format!("is spoken in {:?}, which this studio does not speak; it speaks {}", transcript.language, language::accepted()))
+            Error::invalid(
+                path.display().to_string(),
+                format!("is spoken in {:?}, which this studio does not speak; it speaks {}", transcript.language, language::accepted()),
+            )
         })?;
         let tag = studio_language.kokoro_language.unwrap_or(studio_language.codes[0]).to_string();
         let segments: Vec<_> = transcript.segments.iter().filter(|s| !s.text.trim().is_empty()).collect();

@@ -7,9 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::audio::decode::DecodedAudio;
-use crate::SpeakerClip;
 use crate::error::{Error, Result};
 use crate::Engine;
+use crate::SpeakerClip;
 
 /// A speaker's reference is cut to about this much of their speech, seconds.
 pub const REFERENCE_SECONDS: f64 = 30.0;

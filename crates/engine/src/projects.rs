@@ -96,7 +96,10 @@ impl Engine {
             None => tracks.first(),
         };
         found.cloned().ok_or_else(|| match language {
-            Some(l) => Error::not_found(format!("language {l:?}"), format!("project {project_id} has tracks in {}", tracks.iter().map(|t| t.language.as_str()).collect::<Vec<_>>().join(", "))),
+            Some(l) => Error::not_found(
+                format!("language {l:?}"),
+                format!("project {project_id} has tracks in {}", tracks.iter().map(|t| t.language.as_str()).collect::<Vec<_>>().join(", ")),
+            ),
             None => Error::not_found(format!("project {project_id}"), "has no track"),
         })
     }
@@ -126,7 +129,11 @@ impl Engine {
             Some(member) => {
                 self.store().set_speaker_voice_quietly(speaker_id, &member.voice, &member.language_voices).await?;
                 self.restore_takes(project_id).await?;
-                Ok(Speaker { voice: member.voice, language_voices: serde_json::to_string(&member.language_voices).expect("a map of strings serialises"), ..renamed })
+                Ok(Speaker {
+                    voice: member.voice,
+                    language_voices: serde_json::to_string(&member.language_voices).expect("a map of strings serialises"),
+                    ..renamed
+                })
             }
             None => Ok(renamed),
         }
@@ -146,7 +153,12 @@ impl Engine {
     /// voice must exist and speak every language it will read.
     pub async fn set_speaker_voice(&self, project_id: i64, speaker_id: i64, voice: &str, language: Option<&str>) -> Result<Speaker> {
         let store = self.store();
-        let speaker = store.speakers(project_id).await?.into_iter().find(|s| s.id == speaker_id).ok_or_else(|| Error::not_found(format!("speaker {speaker_id}"), format!("not in project {project_id}")))?;
+        let speaker = store
+            .speakers(project_id)
+            .await?
+            .into_iter()
+            .find(|s| s.id == speaker_id)
+            .ok_or_else(|| Error::not_found(format!("speaker {speaker_id}"), format!("not in project {project_id}")))?;
         let spec = self.voice_spec(voice).await?;
         let speaks = self.resolve_voice(&spec).await?;
         let own = speaker.language_voices();
@@ -256,7 +268,8 @@ impl Engine {
             return Err(Error::invalid("new line", format!("{at} is not a time")));
         }
         let at = at.max(0.0);
-        let next = self.store().segments(track_id).await?.into_iter().map(|s| s.fields.start_s).filter(|&s| s > at + NEW_LINE_ROOM).fold(f64::INFINITY, f64::min);
+        let next =
+            self.store().segments(track_id).await?.into_iter().map(|s| s.fields.start_s).filter(|&s| s > at + NEW_LINE_ROOM).fold(f64::INFINITY, f64::min);
         let fields = SegmentFields::new_line(at, at + NEW_LINE_SECONDS.min(next - at), "New line".into(), speaker_id);
         self.store().insert_segment(track_id, &fields).await
     }
@@ -326,7 +339,9 @@ impl Engine {
             let takes = self.store().track_takes(track.track.id).await?;
             for line in stale {
                 let found = takes.iter().rev().find(|t| {
-                    t.segment_id == line.segment.id && t.source_key.as_deref() == Some(line.source.as_str()) && crate::cache::RenderKey::from_hex(&t.synthesis_key).is_some_and(|k| self.segments().is_intact(&k))
+                    t.segment_id == line.segment.id
+                        && t.source_key.as_deref() == Some(line.source.as_str())
+                        && crate::cache::RenderKey::from_hex(&t.synthesis_key).is_some_and(|k| self.segments().is_intact(&k))
                 });
                 if let Some(take) = found {
                     self.store().set_active_take(line.segment.id, take.id).await?;

@@ -64,7 +64,13 @@ impl Engine {
     /// with `project_id`'s dictionary (the global one for `None`) and
     /// `extra` over it asks of the model: the request and the dictionary,
     /// for [`Engine::say_pronounced`]. A preview of an entry before it is saved.
-    pub async fn pronounced_request(&self, project_id: Option<i64>, text: &str, voice: &str, extra: Option<Pronunciation>) -> Result<(SayRequest, Pronunciations)> {
+    pub async fn pronounced_request(
+        &self,
+        project_id: Option<i64>,
+        text: &str,
+        voice: &str,
+        extra: Option<Pronunciation>,
+    ) -> Result<(SayRequest, Pronunciations)> {
         let mut own = match project_id {
             Some(p) => self.store().pronunciations(Some(p)).await?,
             None => Vec::new(),
@@ -75,7 +81,10 @@ impl Engine {
         let spec = self.voice_spec(voice).await?;
         let speaks: VoiceSpec = self.resolve_voice(&spec).await?;
         if speaks.remote().is_some() {
-            return Err(Error::invalid(format!("voice {voice:?}"), "a dictionary entry is heard with a local voice: a remote engine reads text, so it gets respellings but not phonemes"));
+            return Err(Error::invalid(
+                format!("voice {voice:?}"),
+                "a dictionary entry is heard with a local voice: a remote engine reads text, so it gets respellings but not phonemes",
+            ));
         }
         Ok((SayRequest { text: text.to_string(), voice: speaks, speed: 1.0, seed: Some(1) }, dictionary))
     }

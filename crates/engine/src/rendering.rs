@@ -46,14 +46,28 @@ impl Engine {
 
     /// The project renderer over the speech stack (for playback's feeder).
     pub fn project_renderer<'a>(&'a self, speech: &'a SpeechStack) -> ProjectRenderer<'a> {
-        ProjectRenderer { runtime: self.runtime(), store: self.store(), speech, segments: self.segments(), voices: self.voice_artifacts(), remote: self.remote(), limits: self.fit_limits() }
+        ProjectRenderer {
+            runtime: self.runtime(),
+            store: self.store(),
+            speech,
+            segments: self.segments(),
+            voices: self.voice_artifacts(),
+            remote: self.remote(),
+            limits: self.fit_limits(),
+        }
     }
 
     /// Renders what is stale in `project_id` that `scope` takes (loading
     /// the model first if needed), reporting progress; then removes files
     /// no take names and keeps the segment store within its budget.
     /// Refused while the project is already rendering.
-    pub fn render_project(&self, project_id: i64, scope: &RenderScope, cancel: &AtomicBool, progress: &mut dyn FnMut(&RenderProgress)) -> Result<RenderSummary> {
+    pub fn render_project(
+        &self,
+        project_id: i64,
+        scope: &RenderScope,
+        cancel: &AtomicBool,
+        progress: &mut dyn FnMut(&RenderProgress),
+    ) -> Result<RenderSummary> {
         let _rendering = self.start_rendering(project_id)?;
         let speech = self.speech()?;
         let summary = self.project_renderer(&speech).render_scope(project_id, scope, cancel, progress)?;
@@ -90,16 +104,35 @@ impl Engine {
     /// muxed picture as asked, all or nothing.
     pub fn export_project(&self, project_id: i64, request: &ExportRequest, progress: &mut dyn FnMut(f32)) -> Result<ProjectExport> {
         let tracks = self.runtime().block_on(self.project_lines(project_id))?;
-        let chosen: Vec<_> = tracks.iter().filter(|t| request.selection.languages.as_ref().is_none_or(|l| l.iter().any(|l| l.eq_ignore_ascii_case(&t.track.language)))).cloned().collect();
+        let chosen: Vec<_> = tracks
+            .iter()
+            .filter(|t| request.selection.languages.as_ref().is_none_or(|l| l.iter().any(|l| l.eq_ignore_ascii_case(&t.track.language))))
+            .cloned()
+            .collect();
         let mut flagged = self.runtime().block_on(self.flagged_lines(&chosen))?;
         // Lines of a lane that does not sound are not exported, so not refused.
         let unheard: std::collections::HashSet<i64> =
             chosen.iter().flat_map(|t| t.lines.iter().filter(|l| !t.lanes.audible(l.segment.fields.speaker_id)).map(|l| l.segment.id)).collect();
         flagged.retain(|l| !unheard.contains(&l.segment_id));
         if request.selection.refuse_flagged && !flagged.is_empty() {
-            let listed: Vec<String> = flagged.iter().take(5).map(|l| format!("line {} ({}, segment {}): {}", l.number, l.language, l.segment_id, l.flags.iter().map(|f| f.describe()).collect::<Vec<_>>().join(", "))).collect();
+            let listed: Vec<String> = flagged
+                .iter()
+                .take(5)
+                .map(|l| {
+                    format!(
+                        "line {} ({}, segment {}): {}",
+                        l.number,
+                        l.language,
+                        l.segment_id,
+                        l.flags.iter().map(|f| f.describe()).collect::<Vec<_>>().join(", ")
+                    )
+                })
+                .collect();
             let more = if flagged.len() > 5 { format!("; and {} more", flagged.len() - 5) } else { String::new() };
-            return Err(Error::invalid(format!("export of project {project_id}"), format!("{} lines are flagged: {}{more}; fix them, or export without refusing flagged lines", flagged.len(), listed.join("; "))));
+            return Err(Error::invalid(
+                format!("export of project {project_id}"),
+                format!("{} lines are flagged: {}{more}; fix them, or export without refusing flagged lines", flagged.len(), listed.join("; ")),
+            ));
         }
         let settings = request.loudness.mix_settings();
         // The EDL counts frames of the picture when there is one.
@@ -111,7 +144,15 @@ impl Engine {
             _ => 25,
         };
         let markers = self.runtime().block_on(self.store().markers(project_id))?;
-        let inputs = ExportInputs { segments: self.segments(), out_dir: &request.folder, format: request.format, settings: &settings, selection: &request.selection, frame_rate, markers: &markers };
+        let inputs = ExportInputs {
+            segments: self.segments(),
+            out_dir: &request.folder,
+            format: request.format,
+            settings: &settings,
+            selection: &request.selection,
+            frame_rate,
+            markers: &markers,
+        };
         let mut export = crate::dub::export::export_project(&tracks, &inputs, progress)?;
         export.flagged = flagged;
         Ok(export)

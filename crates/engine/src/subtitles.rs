@@ -93,7 +93,8 @@ fn parse_time(s: &str) -> Option<f64> {
 
 /// `start --> end [settings]` → (start, end).
 fn parse_timing(source: &str, line_no: usize, line: &str) -> Result<(f64, f64)> {
-    let (start, rest) = line.split_once("-->").ok_or_else(|| error(source, line_no, format!("expected a timing line `00:00:01,000 --> 00:00:02,500`, found {line:?}")))?;
+    let (start, rest) =
+        line.split_once("-->").ok_or_else(|| error(source, line_no, format!("expected a timing line `00:00:01,000 --> 00:00:02,500`, found {line:?}")))?;
     let end = rest.split_whitespace().next().unwrap_or("");
     let start_s = parse_time(start).ok_or_else(|| error(source, line_no, format!("{:?} is not a time (hh:mm:ss,mmm)", start.trim())))?;
     let end_s = parse_time(end).ok_or_else(|| error(source, line_no, format!("{end:?} is not a time (hh:mm:ss,mmm)")))?;
@@ -299,7 +300,10 @@ pub fn decode_text(bytes: &[u8]) -> std::result::Result<(String, &'static str), 
     let chars = text.chars().count();
     let unreadable = text.chars().filter(|&c| c == '\u{fffd}' || (c.is_control() && !matches!(c, '\n' | '\r' | '\t' | '\u{c}'))).count();
     if chars > 0 && unreadable as f64 > MAX_UNREADABLE * chars as f64 {
-        return Err(format!("is not text: {:.0} % of it reads as no character in {encoding} or any other encoding tried", 100.0 * unreadable as f64 / chars as f64));
+        return Err(format!(
+            "is not text: {:.0} % of it reads as no character in {encoding} or any other encoding tried",
+            100.0 * unreadable as f64 / chars as f64
+        ));
     }
     Ok((text, encoding))
 }
@@ -378,7 +382,8 @@ fn mostly_utf8(bytes: &[u8]) -> bool {
 pub fn read_script(path: &std::path::Path) -> Result<Script> {
     let bytes = std::fs::read(path).map_err(|e| Error::io("read", path, e))?;
     let name = path.display().to_string();
-    let (text, encoding) = decode_text(&bytes).map_err(|reason| Error::invalid(&name, format!("{reason}: a script is a text file (SubRip, WebVTT, ASS/SSA or plain text); nothing was imported")))?;
+    let (text, encoding) = decode_text(&bytes)
+        .map_err(|reason| Error::invalid(&name, format!("{reason}: a script is a text file (SubRip, WebVTT, ASS/SSA or plain text); nothing was imported")))?;
     let (format, cues) = match script_format(&text, &name) {
         ScriptFormat::Ass => ("ASS/SSA", parse_ass(&text, &name)?),
         ScriptFormat::Vtt => ("WebVTT", parse_vtt(&text, &name)?),

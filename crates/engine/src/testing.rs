@@ -11,13 +11,14 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 
-pub use crate::model::testing::{installed_data_dir, installed_model_dir, ScriptedModel, SCRIPTED_TOKEN_SECONDS};
 use crate::model::kokoro::release::{stock_voices, STYLE_DIM, VOICE_ROWS};
 use crate::model::kokoro::voices::{StockVoices, VoicePack};
+pub use crate::model::testing::{installed_data_dir, installed_model_dir, ScriptedModel, SCRIPTED_TOKEN_SECONDS};
 use crate::speech::{FrontEnd, LoadedSpeech, SpeechLoader};
 
 /// Every symbol the English G2P and espeak-ng write for Kokoro, plus punctuation.
-const SYMBOLS: &str = " !\"'(),-.:;?abcdefghijklmnopqrstuvwxyzæçðøħŋœǀǁǂǃɐɑɒɓɔɕɖɗɘəɚɛɜɞɟɠɡɢɣɤɥɦɧɨɪɫɬɭɮɯɰɱɲɳɴɵɶɸɹɺɻɽɾʀʁʂʃʄʈʉʊʋʌʍʎʏʐʑʒʔʕʘʙʛʜʝʟʡʢʤʦʧʨʰʲˈˌːˑ˞βθχᵻⱱAIOQSTWYʣʥʪʫ…—";
+const SYMBOLS: &str =
+    " !\"'(),-.:;?abcdefghijklmnopqrstuvwxyzæçðøħŋœǀǁǂǃɐɑɒɓɔɕɖɗɘəɚɛɜɞɟɠɡɢɣɤɥɦɧɨɪɫɬɭɮɯɰɱɲɳɴɵɶɸɹɺɻɽɾʀʁʂʃʄʈʉʊʋʌʍʎʏʐʑʒʔʕʘʙʛʜʝʟʡʢʤʦʧʨʰʲˈˌːˑ˞βθχᵻⱱAIOQSTWYʣʥʪʫ…—";
 
 /// A front end over synthetic packs: voice number `n` (in the
 /// catalogue's order) has every style value `0.01 · (n + 1)`.

@@ -92,7 +92,10 @@ impl Engine {
         let rate: FrameRate = rate.parse()?;
         let current = FrameRate::stored(project.frame_rate.as_deref());
         if project.video_file.is_some() && rate.fps() != current.fps() {
-            return Err(Error::invalid(format!("frame rate {rate}"), format!("project {project_id} has a picture at {current} fps, and its timecode follows the picture")));
+            return Err(Error::invalid(
+                format!("frame rate {rate}"),
+                format!("project {project_id} has a picture at {current} fps, and its timecode follows the picture"),
+            ));
         }
         self.store().change_frame_rate(project_id, rate.name()).await?;
         Ok(rate)
@@ -114,7 +117,8 @@ impl Engine {
         let video = project.video_file.ok_or_else(|| Error::invalid(format!("project {project_id}"), "has no video to make a proxy of"))?;
         let meta = std::fs::metadata(&video).map_err(|e| Error::io("read", Path::new(&video), e))?;
         let changed = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos());
-        let key = crate::cache::RenderKeyBuilder::new("picture-proxy/v1").param("path", &video).param("size", meta.len()).param("changed", changed).build().to_hex();
+        let key =
+            crate::cache::RenderKeyBuilder::new("picture-proxy/v1").param("path", &video).param("size", meta.len()).param("changed", changed).build().to_hex();
         let folder = self.data_dir().join("proxies");
         std::fs::create_dir_all(&folder).map_err(|e| Error::io("create", &folder, e))?;
         let proxy = folder.join(format!("{}.webm", &key[..24]));

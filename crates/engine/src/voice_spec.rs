@@ -11,8 +11,8 @@
 use std::fmt;
 
 use crate::error::{Error, Result};
-use crate::language;
 use crate::fitted_style;
+use crate::language;
 use crate::model::kokoro::release::{stock_voices, StockVoice};
 
 /// What a spec names.
@@ -105,7 +105,8 @@ impl VoiceSpec {
         for part in text.split(',') {
             let (name, weight) = match part.split_once(':') {
                 Some((name, w)) => {
-                    let weight: f32 = w.trim().parse().map_err(|_| Error::invalid(format!("voice {text:?}"), format!("weight {:?} is not a number", w.trim())))?;
+                    let weight: f32 =
+                        w.trim().parse().map_err(|_| Error::invalid(format!("voice {text:?}"), format!("weight {:?} is not a number", w.trim())))?;
                     if !weight.is_finite() || weight < 0.0 {
                         return Err(Error::invalid(format!("voice {text:?}"), format!("weight {weight} must be zero or more")));
                     }

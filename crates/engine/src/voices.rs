@@ -52,7 +52,9 @@ impl Engine {
         voice.details.check()?;
         let engine = self.clone();
         let input = ReferenceInput::LocalFile(voice.recording.to_path_buf());
-        let mut matched = tokio::task::spawn_blocking(move || engine.match_recording(input)).await.map_err(|e| Error::internal("matching the recording", e.to_string()))??;
+        let mut matched = tokio::task::spawn_blocking(move || engine.match_recording(input))
+            .await
+            .map_err(|e| Error::internal("matching the recording", e.to_string()))??;
         let mut details = voice.details.clone();
         let unheard = details.reference_text.trim().is_empty();
         if unheard && !voice.hear_text_later {
@@ -68,7 +70,10 @@ impl Engine {
         if let (false, Some(cap)) = (existing, voice.max_voices) {
             let count = store.voices().await?.len();
             if count >= cap {
-                return Err(Error::invalid(format!("voice {:?}", details.name), format!("the voice library is full ({count} of {cap} voices): delete one first")));
+                return Err(Error::invalid(
+                    format!("voice {:?}", details.name),
+                    format!("the voice library is full ({count} of {cap} voices): delete one first"),
+                ));
             }
         }
         let record = library::register(store, self.data_dir(), self.voice_artifacts(), voice.recording, &details, &matched).await?;
@@ -132,7 +137,9 @@ impl Engine {
     /// Deletes a library voice (its recording too, when nothing else uses it).
     pub async fn delete_library_voice(&self, name: &str) -> Result<VoiceRecord> {
         let _writing = LIBRARY_WRITES.lock().await;
-        let deleted = library::delete(self.store(), self.data_dir(), self.voice_artifacts(), name).await?.ok_or_else(|| Error::not_found(format!("voice {name:?}"), "is not in the library"))?;
+        let deleted = library::delete(self.store(), self.data_dir(), self.voice_artifacts(), name)
+            .await?
+            .ok_or_else(|| Error::not_found(format!("voice {name:?}"), "is not in the library"))?;
         // Its recording leaves the remote servers it was uploaded to, unless another voice keeps it.
         let sha = &deleted.voice.reference_sha256;
         if !self.store().voices().await?.iter().any(|v| &v.voice.reference_sha256 == sha) {

@@ -13,9 +13,8 @@ use std::thread;
 use std::time::Duration;
 
 use revoice_engine::cache::{
-    EncoderIdentity, ReferenceEncodeConfig, ReferenceEncodeHooks, ReferenceEncodeKey,
-    ReferenceEncodeService, ReferenceEncodeStats, RenderCache, RenderCacheConfig, RenderKeyBuilder,
-    StoredArtifact,
+    EncoderIdentity, ReferenceEncodeConfig, ReferenceEncodeHooks, ReferenceEncodeKey, ReferenceEncodeService, ReferenceEncodeStats, RenderCache,
+    RenderCacheConfig, RenderKeyBuilder, StoredArtifact,
 };
 use revoice_engine::{Error, Result};
 
@@ -38,9 +37,7 @@ fn finishes<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
             result
         }
         Err(mpsc::RecvTimeoutError::Timeout) => panic!("the workload did not finish: deadlock?"),
-        Err(mpsc::RecvTimeoutError::Disconnected) => {
-            std::panic::resume_unwind(worker.join().unwrap_err())
-        }
+        Err(mpsc::RecvTimeoutError::Disconnected) => std::panic::resume_unwind(worker.join().unwrap_err()),
     }
 }
 
@@ -86,10 +83,7 @@ impl ReferenceEncodeHooks for FlakyEncoder {
 
     fn normalize_input(&self, input: Request) -> Result<Request> {
         if !input.valid {
-            return Err(Error::InvalidInput {
-                input: format!("clip-{}", input.key),
-                reason: "not audio".into(),
-            });
+            return Err(Error::InvalidInput { input: format!("clip-{}", input.key), reason: "not audio".into() });
         }
         Ok(input)
     }
@@ -104,37 +98,21 @@ impl ReferenceEncodeHooks for FlakyEncoder {
             encoder_config_hash: "c0".into(),
             artifact_kind: "style-vector".into(),
         };
-        input
-            .cacheable
-            .then(|| identity.key(format!("clip-{}", input.key), "default"))
+        input.cacheable.then(|| identity.key(format!("clip-{}", input.key), "default"))
     }
     fn encode_one(&self, input: &Request) -> Result<Arc<Vec<u8>>> {
         self.encodes.fetch_add(1, Ordering::SeqCst);
         thread::sleep(Duration::from_micros(input.encode_micros));
         if input.fails {
             self.failed_encodes.fetch_add(1, Ordering::SeqCst);
-            return Err(Error::InvalidInput {
-                input: format!("clip-{}", input.key),
-                reason: "injected failure".into(),
-            });
+            return Err(Error::InvalidInput { input: format!("clip-{}", input.key), reason: "injected failure".into() });
         }
         Ok(Arc::new(vec![input.key as u8; artifact_bytes(input.key)]))
     }
-    fn store_artifact(
-        &self,
-        _key: &ReferenceEncodeKey,
-        artifact: Arc<Vec<u8>>,
-    ) -> Result<StoredArtifact<Arc<Vec<u8>>>> {
-        Ok(StoredArtifact {
-            bytes: artifact.len(),
-            value: artifact,
-        })
+    fn store_artifact(&self, _key: &ReferenceEncodeKey, artifact: Arc<Vec<u8>>) -> Result<StoredArtifact<Arc<Vec<u8>>>> {
+        Ok(StoredArtifact { bytes: artifact.len(), value: artifact })
     }
-    fn load_artifact(
-        &self,
-        _key: &ReferenceEncodeKey,
-        stored: &Arc<Vec<u8>>,
-    ) -> Result<Arc<Vec<u8>>> {
+    fn load_artifact(&self, _key: &ReferenceEncodeKey, stored: &Arc<Vec<u8>>) -> Result<Arc<Vec<u8>>> {
         Ok(Arc::clone(stored))
     }
     fn revalidate(&self, _input: &Request, _key: &ReferenceEncodeKey) -> bool {
@@ -153,12 +131,8 @@ struct Outcomes {
 #[test]
 fn sixteen_threads_with_mixed_keys_failures_and_impatient_followers_keep_the_books_straight() {
     let (stats, outcomes, encodes, failed_encodes) = finishes(|| {
-        let config = ReferenceEncodeConfig {
-            max_bytes: MAX_BYTES,
-            follower_timeout: Duration::from_secs(120),
-        };
-        let service =
-            Arc::new(ReferenceEncodeService::new(FlakyEncoder::default(), config).unwrap());
+        let config = ReferenceEncodeConfig { max_bytes: MAX_BYTES, follower_timeout: Duration::from_secs(120) };
+        let service = Arc::new(ReferenceEncodeService::new(FlakyEncoder::default(), config).unwrap());
         let stop = Arc::new(AtomicBool::new(false));
 
         let observer = {
@@ -191,11 +165,7 @@ fn sixteen_threads_with_mixed_keys_failures_and_impatient_followers_keep_the_boo
                             encode_micros: dice.roll(2_000),
                         };
                         let impatient = dice.roll(4) == 0;
-                        let result = if impatient {
-                            service.encode_waiting_at_most(request, Duration::from_micros(100))
-                        } else {
-                            service.encode(request)
-                        };
+                        let result = if impatient { service.encode_waiting_at_most(request, Duration::from_micros(100)) } else { service.encode(request) };
                         match result {
                             Ok(artifact) => {
                                 assert_eq!(artifact.len(), artifact_bytes(request.key));
@@ -204,10 +174,7 @@ fn sixteen_threads_with_mixed_keys_failures_and_impatient_followers_keep_the_boo
                             }
                             Err(e) => {
                                 let message = e.to_string();
-                                assert!(
-                                    message.contains(&format!("clip-{}", request.key)),
-                                    "{message}"
-                                );
+                                assert!(message.contains(&format!("clip-{}", request.key)), "{message}");
                                 if message.contains("not audio") {
                                     outcomes.rejected += 1;
                                 } else if message.contains("timed out") {
@@ -235,65 +202,32 @@ fn sixteen_threads_with_mixed_keys_failures_and_impatient_followers_keep_the_boo
         stop.store(true, Ordering::SeqCst);
         assert!(observer.join().unwrap() > 0);
         let hooks = service.hooks();
-        (
-            service.stats(),
-            total,
-            hooks.encodes.load(Ordering::SeqCst),
-            hooks.failed_encodes.load(Ordering::SeqCst),
-        )
+        (service.stats(), total, hooks.encodes.load(Ordering::SeqCst), hooks.failed_encodes.load(Ordering::SeqCst))
     });
 
     let requests = (THREADS * REQUESTS_PER_THREAD) as u64;
-    let ReferenceEncodeStats {
-        hits,
-        misses,
-        merged,
-        uncacheable,
-        rejected,
-        failed,
-        ..
-    } = stats;
+    let ReferenceEncodeStats { hits, misses, merged, uncacheable, rejected, failed, .. } = stats;
     println!("{stats:#?}\n{outcomes:?}");
 
-    assert_eq!(
-        hits + misses + merged + uncacheable + rejected,
-        requests,
-        "every request counted once"
-    );
-    assert_eq!(
-        outcomes.ok + outcomes.rejected + outcomes.failed + outcomes.timed_out,
-        requests
-    );
+    assert_eq!(hits + misses + merged + uncacheable + rejected, requests, "every request counted once");
+    assert_eq!(outcomes.ok + outcomes.rejected + outcomes.failed + outcomes.timed_out, requests);
     assert_eq!(rejected, outcomes.rejected);
     assert_eq!(stats.follower_timeouts, outcomes.timed_out);
-    assert_eq!(
-        misses + uncacheable,
-        encodes,
-        "one encode per leader or uncacheable request"
-    );
+    assert_eq!(misses + uncacheable, encodes, "one encode per leader or uncacheable request");
     assert_eq!(failed, failed_encodes, "every failed encode counted");
     assert!(stats.follower_timeouts <= merged);
     assert_eq!(stats.in_flight, 0, "no flight left behind");
     assert!(stats.bytes <= stats.max_bytes);
-    assert!(
-        stats.skipped_oversized > 0,
-        "the oversized clip was encoded and never stored"
-    );
+    assert!(stats.skipped_oversized > 0, "the oversized clip was encoded and never stored");
     assert!(stats.evictions > 0, "the budget was tight enough to evict");
-    assert!(
-        hits > 0 && merged > 0 && failed > 0 && outcomes.timed_out > 0,
-        "the mix exercised every path"
-    );
+    assert!(hits > 0 && merged > 0 && failed > 0 && outcomes.timed_out > 0, "the mix exercised every path");
 }
 
 #[test]
 fn sixteen_threads_on_the_render_cache_stay_within_budget_and_count_every_lookup() {
     const RENDER_BUDGET: usize = 4_000;
     let (stats, lookups) = finishes(|| {
-        let config = RenderCacheConfig {
-            max_bytes: RENDER_BUDGET,
-            ttl: Duration::from_secs(3_600),
-        };
+        let config = RenderCacheConfig { max_bytes: RENDER_BUDGET, ttl: Duration::from_secs(3_600) };
         let mut cache = RenderCache::new(config).unwrap();
         cache.start_sweeper(Duration::from_millis(1)).unwrap();
         let cache = Arc::new(cache);
@@ -307,19 +241,13 @@ fn sixteen_threads_on_the_render_cache_stay_within_budget_and_count_every_lookup
                     let mut mine = 0u64;
                     for _ in 0..REQUESTS_PER_THREAD {
                         let line = dice.roll(20) as usize;
-                        let key = RenderKeyBuilder::new("stress/v1")
-                            .param("line", line)
-                            .build();
+                        let key = RenderKeyBuilder::new("stress/v1").param("line", line).build();
                         mine += 1;
                         match cache.get(&key) {
                             Some(audio) => assert!(audio.iter().all(|b| *b == line as u8)),
                             None => {
                                 // Line 19 renders larger than the whole budget.
-                                let size = if line == 19 {
-                                    RENDER_BUDGET + 1
-                                } else {
-                                    200 + 20 * line
-                                };
+                                let size = if line == 19 { RENDER_BUDGET + 1 } else { 200 + 20 * line };
                                 cache.insert(key, vec![line as u8; size]);
                             }
                         }
@@ -341,11 +269,7 @@ fn sixteen_threads_on_the_render_cache_stay_within_budget_and_count_every_lookup
         (stats, lookups)
     });
 
-    assert_eq!(
-        stats.hits + stats.misses,
-        lookups,
-        "every lookup counted once"
-    );
+    assert_eq!(stats.hits + stats.misses, lookups, "every lookup counted once");
     assert!(stats.bytes <= stats.max_bytes);
     assert!(stats.skipped_oversized > 0);
     assert!(stats.evictions > 0);

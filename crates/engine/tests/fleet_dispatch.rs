@@ -93,7 +93,13 @@ fn fleet(runtime: &tokio::runtime::Runtime, dir: &std::path::Path, urls: Vec<Str
 }
 
 fn lines(texts: &[String]) -> Vec<RemoteLine> {
-    texts.iter().map(|t| RemoteLine { item: SpeechItem { input: t.clone(), voice: Some("af_bella".into()), ref_audio: None, speed: 1.0, seed: 1, language: None }, reference: None }).collect()
+    texts
+        .iter()
+        .map(|t| RemoteLine {
+            item: SpeechItem { input: t.clone(), voice: Some("af_bella".into()), ref_audio: None, speed: 1.0, seed: 1, language: None },
+            reference: None,
+        })
+        .collect()
 }
 
 #[test]

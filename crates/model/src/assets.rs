@@ -19,11 +19,7 @@ pub struct ModelAsset {
 }
 
 /// The speech model (Kokoro-82M v1.0) with its voice packs.
-pub const KOKORO: ModelAsset = ModelAsset {
-    id: "kokoro-82m-v1.0",
-    name: "Kokoro-82M v1.0",
-    purpose: "speech synthesis and the 54 stock voices",
-};
+pub const KOKORO: ModelAsset = ModelAsset { id: "kokoro-82m-v1.0", name: "Kokoro-82M v1.0", purpose: "speech synthesis and the 54 stock voices" };
 
 /// The speaker encoder (Resemblyzer's GE2E) that matches reference
 /// recordings to stock voices.
@@ -35,11 +31,8 @@ pub const SPEAKER_ENCODER: ModelAsset = ModelAsset {
 
 /// Whisper base, the speech recogniser that checks takes and transcribes
 /// recordings.
-pub const WHISPER: ModelAsset = ModelAsset {
-    id: "whisper-base-1.0.0",
-    name: "Whisper base (CTranslate2 release 1.0.0)",
-    purpose: "transcribing recordings and checking rendered takes",
-};
+pub const WHISPER: ModelAsset =
+    ModelAsset { id: "whisper-base-1.0.0", name: "Whisper base (CTranslate2 release 1.0.0)", purpose: "transcribing recordings and checking rendered takes" };
 
 /// Every model asset, in the order the doctor reports them.
 pub const ALL: [ModelAsset; 3] = [KOKORO, SPEAKER_ENCODER, WHISPER];
@@ -106,11 +99,7 @@ impl ModelAsset {
     pub fn status(&self, data_dir: &Path) -> ModelAssetStatus {
         let dir = self.dir(data_dir);
         let state = check_install(&dir);
-        ModelAssetStatus {
-            asset: *self,
-            dir,
-            state,
-        }
+        ModelAssetStatus { asset: *self, dir, state }
     }
 }
 
@@ -119,46 +108,22 @@ fn check_install(dir: &Path) -> AssetState {
     let text = match std::fs::read_to_string(&manifest_path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return AssetState::Missing,
-        Err(e) => {
-            return AssetState::Damaged {
-                reason: format!("cannot read {}: {e}", manifest_path.display()),
-            }
-        }
+        Err(e) => return AssetState::Damaged { reason: format!("cannot read {}: {e}", manifest_path.display()) },
     };
     let manifest: InstallManifest = match serde_json::from_str(&text) {
         Ok(m) => m,
-        Err(e) => {
-            return AssetState::Damaged {
-                reason: format!("{} is not a valid manifest: {e}", manifest_path.display()),
-            }
-        }
+        Err(e) => return AssetState::Damaged { reason: format!("{} is not a valid manifest: {e}", manifest_path.display()) },
     };
     let mut bytes = 0;
     for file in &manifest.files {
         let path = dir.join(&file.path);
         match std::fs::metadata(&path) {
             Ok(meta) if meta.len() == file.bytes => bytes += file.bytes,
-            Ok(meta) => {
-                return AssetState::Damaged {
-                    reason: format!(
-                        "{} has {} bytes, the install wrote {}",
-                        path.display(),
-                        meta.len(),
-                        file.bytes
-                    ),
-                }
-            }
-            Err(_) => {
-                return AssetState::Damaged {
-                    reason: format!("{} is missing", path.display()),
-                }
-            }
+            Ok(meta) => return AssetState::Damaged { reason: format!("{} has {} bytes, the install wrote {}", path.display(), meta.len(), file.bytes) },
+            Err(_) => return AssetState::Damaged { reason: format!("{} is missing", path.display()) },
         }
     }
-    AssetState::Installed {
-        files: manifest.files.len(),
-        bytes,
-    }
+    AssetState::Installed { files: manifest.files.len(), bytes }
 }
 
 #[cfg(test)]
@@ -170,18 +135,10 @@ mod tests {
         let mut listed = Vec::new();
         for (name, body) in files {
             std::fs::write(dir.join(name), body).unwrap();
-            listed.push(ManifestFile {
-                path: name.to_string(),
-                bytes: body.len() as u64,
-                sha256: String::new(),
-            });
+            listed.push(ManifestFile { path: name.to_string(), bytes: body.len() as u64, sha256: String::new() });
         }
-        let manifest = InstallManifest {
-            id: "test".into(),
-            files: listed,
-        };
-        std::fs::write(dir.join(MANIFEST_FILE_NAME), serde_json::to_vec(&manifest).unwrap())
-            .unwrap();
+        let manifest = InstallManifest { id: "test".into(), files: listed };
+        std::fs::write(dir.join(MANIFEST_FILE_NAME), serde_json::to_vec(&manifest).unwrap()).unwrap();
     }
 
     #[test]
@@ -203,10 +160,7 @@ mod tests {
     fn a_complete_install_is_installed_with_its_size() {
         let data = tempfile::tempdir().unwrap();
         install(&KOKORO.dir(data.path()), &[("a.bin", b"12345"), ("b.bin", b"678")]);
-        assert_eq!(
-            KOKORO.status(data.path()).state,
-            AssetState::Installed { files: 2, bytes: 8 }
-        );
+        assert_eq!(KOKORO.status(data.path()).state, AssetState::Installed { files: 2, bytes: 8 });
     }
 
     #[test]

@@ -26,12 +26,8 @@ impl<F: Fn(&mut [f32]) + Sync> InplaceOp1 for MapInPlace<F> {
     }
 
     fn cpu_fwd(&self, storage: &mut CpuStorage, layout: &Layout) -> Result<()> {
-        let Some((start, end)) = layout.contiguous_offsets() else {
-            candle_core::bail!("{}: the tensor is not contiguous", self.1)
-        };
-        let CpuStorage::F32(values) = storage else {
-            candle_core::bail!("{}: the tensor is not f32", self.1)
-        };
+        let Some((start, end)) = layout.contiguous_offsets() else { candle_core::bail!("{}: the tensor is not contiguous", self.1) };
+        let CpuStorage::F32(values) = storage else { candle_core::bail!("{}: the tensor is not f32", self.1) };
         values[start..end].par_chunks_mut(CHUNK).for_each(|chunk| (self.0)(chunk));
         Ok(())
     }
@@ -42,7 +38,11 @@ impl<F: Fn(&mut [f32]) + Sync> InplaceOp1 for MapInPlace<F> {
 /// means every tensor sharing `x`'s storage sees the change, so pass only a
 /// fresh result (an op's output that nothing else holds).
 pub fn map_in_place(x: Tensor, name: &'static str, f: impl Fn(&mut [f32]) + Sync) -> Result<Tensor> {
-    let x = if x.is_contiguous() && x.dtype() == candle_core::DType::F32 && x.device().is_cpu() { x } else { x.to_dtype(candle_core::DType::F32)?.contiguous()?.copy()? };
+    let x = if x.is_contiguous() && x.dtype() == candle_core::DType::F32 && x.device().is_cpu() {
+        x
+    } else {
+        x.to_dtype(candle_core::DType::F32)?.contiguous()?.copy()?
+    };
     x.inplace_op1(&MapInPlace(f, name))?;
     Ok(x)
 }

@@ -5,12 +5,12 @@
 
 pub mod assets;
 pub mod cpu_tensor;
+pub mod fast_math;
+pub mod half_rows;
 pub mod install;
 pub mod kokoro;
 pub mod lstm;
 pub mod onnx;
-pub mod fast_math;
-pub mod half_rows;
 pub mod speaker;
 pub mod speech;
 pub mod testing;

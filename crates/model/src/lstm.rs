@@ -193,7 +193,11 @@ pub struct BiLstm {
 impl BiLstm {
     /// Loads layer 0 and its `_reverse` twin.
     pub fn new(vb: VarBuilder) -> Result<BiLstm> {
-        Ok(BiLstm { forward: LstmDirection::load(&vb, 0, false)?, backward: LstmDirection::load(&vb, 0, true)?, span: tracing::span!(tracing::Level::TRACE, "bilstm") })
+        Ok(BiLstm {
+            forward: LstmDirection::load(&vb, 0, false)?,
+            backward: LstmDirection::load(&vb, 0, true)?,
+            span: tracing::span!(tracing::Level::TRACE, "bilstm"),
+        })
     }
 
     /// `x` `[B, T, I]` → `[B, T, 2H]` (forward half, then backward half).
@@ -203,10 +207,7 @@ impl BiLstm {
         let (batch, steps, _) = x.dims3()?;
         let h = self.forward.hidden;
         let (mut ahead, mut behind) = (vec![0f32; batch * steps * h], vec![0f32; batch * steps * h]);
-        let (ran_ahead, ran_behind) = rayon::join(
-            || self.forward.run(x, lengths, false, &mut ahead),
-            || self.backward.run(x, lengths, true, &mut behind),
-        );
+        let (ran_ahead, ran_behind) = rayon::join(|| self.forward.run(x, lengths, false, &mut ahead), || self.backward.run(x, lengths, true, &mut behind));
         ran_ahead?;
         ran_behind?;
         let mut out = Vec::with_capacity(batch * steps * 2 * h);

@@ -118,10 +118,7 @@ pub struct OnnxModel {
 }
 
 fn bad(path: &Path, reason: impl std::fmt::Display) -> Error {
-    Error::InvalidInput {
-        input: path.display().to_string(),
-        reason: reason.to_string(),
-    }
+    Error::InvalidInput { input: path.display().to_string(), reason: reason.to_string() }
 }
 
 impl OnnxModel {
@@ -131,23 +128,16 @@ impl OnnxModel {
         let model = ModelProto::decode(bytes.as_slice()).map_err(|e| bad(path, format!("not an ONNX model: {e}")))?;
         drop(bytes);
         let graph = model.graph.ok_or_else(|| bad(path, "the ONNX model has no graph"))?;
-        let mut tensors: HashMap<String, TensorProto> =
-            graph.initializer.into_iter().map(|t| (t.name.clone(), t)).collect();
+        let mut tensors: HashMap<String, TensorProto> = graph.initializer.into_iter().map(|t| (t.name.clone(), t)).collect();
         for node in &graph.node {
             if node.op_type != "Constant" {
                 continue;
             }
-            if let (Some(out), Some(t)) = (
-                node.output.first(),
-                node.attribute.iter().find(|a| a.name == "value").and_then(|a| a.t.clone()),
-            ) {
+            if let (Some(out), Some(t)) = (node.output.first(), node.attribute.iter().find(|a| a.name == "value").and_then(|a| a.t.clone())) {
                 tensors.insert(out.clone(), t);
             }
         }
-        Ok(OnnxModel {
-            nodes: graph.node,
-            tensors,
-        })
+        Ok(OnnxModel { nodes: graph.node, tensors })
     }
 
     /// The named tensor, decoded.
@@ -182,11 +172,7 @@ pub fn decode_tensor(t: &TensorProto) -> std::result::Result<Tensor, String> {
     if values.len() != count {
         return Err(format!("holds {} values for shape {dims:?}", values.len()));
     }
-    Ok(Tensor {
-        dims,
-        element_type,
-        values,
-    })
+    Ok(Tensor { dims, element_type, values })
 }
 
 #[cfg(test)]
@@ -194,41 +180,21 @@ mod tests {
     use super::*;
 
     fn tensor(name: &str, dims: &[i64], data_type: i32, raw: Vec<u8>) -> TensorProto {
-        TensorProto {
-            dims: dims.to_vec(),
-            data_type,
-            name: name.into(),
-            raw_data: raw,
-            ..Default::default()
-        }
+        TensorProto { dims: dims.to_vec(), data_type, name: name.into(), raw_data: raw, ..Default::default() }
     }
 
     #[test]
     fn a_model_round_trips_through_the_wire_format() {
         let weights = tensor("w_quantized", &[2, 2], 3, vec![0xff, 1, 2, 0x80]);
-        let scale = TensorProto {
-            dims: vec![],
-            data_type: 1,
-            name: "w_scale".into(),
-            float_data: vec![0.5],
-            ..Default::default()
-        };
+        let scale = TensorProto { dims: vec![], data_type: 1, name: "w_scale".into(), float_data: vec![0.5], ..Default::default() };
         let constant = NodeProto {
             output: vec!["c0".into()],
             name: "/c/Constant".into(),
             op_type: "Constant".into(),
-            attribute: vec![AttributeProto {
-                name: "value".into(),
-                t: Some(tensor("", &[1], 2, vec![200])),
-            }],
+            attribute: vec![AttributeProto { name: "value".into(), t: Some(tensor("", &[1], 2, vec![200])) }],
             ..Default::default()
         };
-        let model = ModelProto {
-            graph: Some(GraphProto {
-                node: vec![constant],
-                initializer: vec![weights, scale],
-            }),
-        };
+        let model = ModelProto { graph: Some(GraphProto { node: vec![constant], initializer: vec![weights, scale] }) };
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.onnx");
         std::fs::write(&path, model.encode_to_vec()).unwrap();

@@ -90,7 +90,15 @@ impl Default for ScriptedModel {
 impl ScriptedModel {
     /// At Kokoro's rate (24 kHz), failing nothing, open.
     pub fn new() -> ScriptedModel {
-        ScriptedModel { sample_rate: 24_000, fail_on_token: None, rows: AtomicUsize::new(0), batches: AtomicUsize::new(0), predictions: AtomicUsize::new(0), open: Mutex::new(true), opened: Condvar::new() }
+        ScriptedModel {
+            sample_rate: 24_000,
+            fail_on_token: None,
+            rows: AtomicUsize::new(0),
+            batches: AtomicUsize::new(0),
+            predictions: AtomicUsize::new(0),
+            open: Mutex::new(true),
+            opened: Condvar::new(),
+        }
     }
 
     /// Rows holding `token` fail with an error naming it.
@@ -216,7 +224,11 @@ mod tests {
         assert!((out[2].as_ref().unwrap().speed - 0.4).abs() < 1e-4);
         assert_eq!(model.rows_rendered(), 3);
         // Its predicted lengths are its rendered ones, without rendering.
-        let predicted: Vec<f32> = model.spoken_seconds(&[row(10, 1.0, None, None), row(10, 2.0, None, None), row(10, 1.0, None, Some(1.0))]).into_iter().map(|s| s.unwrap()).collect();
+        let predicted: Vec<f32> = model
+            .spoken_seconds(&[row(10, 1.0, None, None), row(10, 2.0, None, None), row(10, 1.0, None, Some(1.0))])
+            .into_iter()
+            .map(|s| s.unwrap())
+            .collect();
         for (p, s) in predicted.iter().zip(&seconds) {
             assert!((p - s).abs() < 1e-6, "{predicted:?} against {seconds:?}");
         }

@@ -2,14 +2,11 @@
 //! into `target/test-data` (or `$REVOICE_TEST_DATA_DIR`). These tests never
 //! skip: without the install they fail and say how to make it.
 
-
-
-
 use revoice_model::assets::{self, AssetState};
-use revoice_model::install::{downloads_dir, install_kokoro, InstallOutcome, NoProgress, Source};
-use revoice_model::kokoro::{VOCAB_FILE, VOICES_FILE, WEIGHTS_FILE};
-use revoice_model::kokoro::release::{stock_voices, KokoroRelease, STYLE_DIM, VOICE_ROWS};
 use revoice_model::install::kokoro_weights::expected_weights;
+use revoice_model::install::{downloads_dir, install_kokoro, InstallOutcome, NoProgress, Source};
+use revoice_model::kokoro::release::{stock_voices, KokoroRelease, STYLE_DIM, VOICE_ROWS};
+use revoice_model::kokoro::{VOCAB_FILE, VOICES_FILE, WEIGHTS_FILE};
 use safetensors::SafeTensors;
 
 #[test]

@@ -44,16 +44,14 @@
 //! encoder, F0, energy), 3.5e-2 to 4.7e-2 (decoder), 0.10 to 0.16 (audio
 //! against f32) and 0.22 to 0.34 against golden, within the same limits.
 
-
-
 use std::collections::HashMap;
 
 use candle_core::{Device, Tensor};
 use revoice_audio::compare::log_mel_l1;
-use revoice_model::kokoro::Precision;
-use revoice_model::kokoro::WEIGHTS_FILE;
 use revoice_model::kokoro::source::SourceNoise;
 use revoice_model::kokoro::KokoroModel;
+use revoice_model::kokoro::Precision;
+use revoice_model::kokoro::WEIGHTS_FILE;
 use safetensors::{Dtype, SafeTensors};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/kokoro");
@@ -237,12 +235,9 @@ fn the_int8_model_stays_within_quantization_error() {
         let a = exact.trace(&case.tokens(), &case.style(), case.speed, SourceNoise::Off).unwrap();
         let b = fast.trace(&case.tokens(), &case.style(), case.speed, SourceNoise::Off).unwrap();
         assert_eq!(a.durations, b.durations, "{}: durations", case.name);
-        for (name, int8, f32) in [
-            ("t_en", &b.t_en, &a.t_en),
-            ("f0", &b.f0, &a.f0),
-            ("n", &b.n, &a.n),
-            ("dec_x", &b.decoder.generator_input, &a.decoder.generator_input),
-        ] {
+        for (name, int8, f32) in
+            [("t_en", &b.t_en, &a.t_en), ("f0", &b.f0, &a.f0), ("n", &b.n, &a.n), ("dec_x", &b.decoder.generator_input, &a.decoder.generator_input)]
+        {
             let err = relative_error(&flat(int8), &flat(f32));
             eprintln!("{}: {name} {err:.2e}", case.name);
             let limit = if name == "dec_x" { 0.1 } else { 1e-2 };
@@ -259,14 +254,14 @@ fn the_int8_model_stays_within_quantization_error() {
     }
 }
 
-
 #[test]
 fn lines_that_differ_in_timbre_alone_share_a_reading_and_sound_as_fresh_passes() {
     use revoice_model::speech::{SpeechModel, SpeechRow};
     let model = fastest_model();
     let case = &cases()[0];
     let style = case.style();
-    let row = |style: Vec<f32>, target_seconds: Option<f32>| SpeechRow { tokens: case.tokens(), style, speed: case.speed, seed: None, target_seconds, tone: None };
+    let row =
+        |style: Vec<f32>, target_seconds: Option<f32>| SpeechRow { tokens: case.tokens(), style, speed: case.speed, seed: None, target_seconds, tone: None };
     let mut brighter = style.clone();
     brighter[..128].iter_mut().for_each(|v| *v *= 0.8);
     let mut livelier = style.clone();

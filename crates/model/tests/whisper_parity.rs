@@ -110,11 +110,12 @@ fn transcripts_match_faster_whisper_on_recorded_speech_and_our_renders() {
         let language = clip["language"].as_str().map(str::to_string);
         let mut progress = Vec::new();
         let options = TranscriptOptions { language: language.clone(), word_timestamps: false, initial_prompt: None };
-        let ours = model.transcribe(&samples, &options, &mut |done| {
-            progress.push(done);
-            true
-        })
-        .unwrap();
+        let ours = model
+            .transcribe(&samples, &options, &mut |done| {
+                progress.push(done);
+                true
+            })
+            .unwrap();
         problems.extend(compare(&format!("{name} (plain)"), &ours, &clip["plain"], false, &mut worst));
         assert!(!progress.is_empty() && progress.windows(2).all(|w| w[0] < w[1]), "{name}: progress after every window: {progress:?}");
         if name == "long" {

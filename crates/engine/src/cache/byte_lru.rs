@@ -30,12 +30,7 @@ impl<K: Hash + Eq, V> ByteLru<K, V> {
     /// An empty map with a budget of `max_bytes` (callers reject zero first).
     pub(crate) fn new(max_bytes: usize) -> Self {
         debug_assert!(max_bytes > 0, "callers reject a zero budget");
-        ByteLru {
-            entries: LruCache::unbounded(),
-            bytes: 0,
-            max_bytes,
-            evictions: 0,
-        }
+        ByteLru { entries: LruCache::unbounded(), bytes: 0, max_bytes, evictions: 0 }
     }
 
     /// The value under `key`, marked as most recently used.

@@ -24,12 +24,8 @@ mod single_flight;
 pub mod voice_artifacts;
 
 pub use reference::{
-    EncoderIdentity, ReferenceEncodeConfig, ReferenceEncodeHooks, ReferenceEncodeKey,
-    ReferenceEncodeService, ReferenceEncodeStats, StoredArtifact,
+    EncoderIdentity, ReferenceEncodeConfig, ReferenceEncodeHooks, ReferenceEncodeKey, ReferenceEncodeService, ReferenceEncodeStats, StoredArtifact,
 };
 pub use reference_input::ReferenceInput;
-pub use render::{
-    Clock, ManualClock, RenderCache, RenderCacheConfig, RenderCacheStats, RenderKey,
-    RenderKeyBuilder, SystemClock,
-};
+pub use render::{Clock, ManualClock, RenderCache, RenderCacheConfig, RenderCacheStats, RenderKey, RenderKeyBuilder, SystemClock};
 pub use voice_artifacts::{VoiceArtifactCache, VoiceArtifactStats, VoiceVersion};

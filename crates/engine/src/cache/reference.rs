@@ -68,13 +68,7 @@ impl fmt::Display for ReferenceEncodeKey {
         write!(
             f,
             "{}@{}/{}#{}/{}/{}/{}",
-            self.model_id,
-            self.model_revision,
-            self.encoder_id,
-            self.encoder_config_hash,
-            self.artifact_kind,
-            self.input_key,
-            self.options_key
+            self.model_id, self.model_revision, self.encoder_id, self.encoder_config_hash, self.artifact_kind, self.input_key, self.options_key
         )
     }
 }
@@ -92,11 +86,7 @@ pub struct EncoderIdentity {
 
 impl EncoderIdentity {
     /// The full key for one input's content identity and encode options.
-    pub fn key(
-        &self,
-        input_key: impl Into<String>,
-        options_key: impl Into<String>,
-    ) -> ReferenceEncodeKey {
+    pub fn key(&self, input_key: impl Into<String>, options_key: impl Into<String>) -> ReferenceEncodeKey {
         ReferenceEncodeKey {
             model_id: self.model_id.clone(),
             model_revision: self.model_revision.clone(),
@@ -143,19 +133,11 @@ pub trait ReferenceEncodeHooks: Send + Sync {
     /// Turns a fresh artifact into the form the cache holds, and says how
     /// many bytes it weighs. (A persistent implementation may also write it
     /// to disk here.)
-    fn store_artifact(
-        &self,
-        key: &ReferenceEncodeKey,
-        artifact: Self::Artifact,
-    ) -> Result<StoredArtifact<Self::Stored>>;
+    fn store_artifact(&self, key: &ReferenceEncodeKey, artifact: Self::Artifact) -> Result<StoredArtifact<Self::Stored>>;
 
     /// Hands a caller its own artifact from the cached form (a clone, or an
     /// `Arc` of immutable data).
-    fn load_artifact(
-        &self,
-        key: &ReferenceEncodeKey,
-        stored: &Self::Stored,
-    ) -> Result<Self::Artifact>;
+    fn load_artifact(&self, key: &ReferenceEncodeKey, stored: &Self::Stored) -> Result<Self::Artifact>;
 
     /// Re-checks, after the encode, that the input still has the identity it
     /// was keyed by (a local file unchanged since it was hashed). `false`
@@ -258,10 +240,7 @@ impl<H: ReferenceEncodeHooks> ReferenceEncodeService<H> {
             state: Mutex::new(State {
                 artifacts: ByteLru::new(config.max_bytes),
                 flights: Flights::new(),
-                stats: ReferenceEncodeStats {
-                    max_bytes: config.max_bytes,
-                    ..Default::default()
-                },
+                stats: ReferenceEncodeStats { max_bytes: config.max_bytes, ..Default::default() },
             }),
         })
     }
@@ -280,11 +259,7 @@ impl<H: ReferenceEncodeHooks> ReferenceEncodeService<H> {
 
     /// [`encode`](Self::encode), with a follower waiting at most `timeout`
     /// for an encode in flight (a leader is never cut short).
-    pub fn encode_waiting_at_most(
-        &self,
-        input: H::Input,
-        timeout: Duration,
-    ) -> Result<H::Artifact> {
+    pub fn encode_waiting_at_most(&self, input: H::Input, timeout: Duration) -> Result<H::Artifact> {
         let input = match self.hooks.normalize_input(input) {
             Ok(input) => input,
             Err(e) => {
@@ -326,10 +301,7 @@ impl<H: ReferenceEncodeHooks> ReferenceEncodeService<H> {
                 Some(Ok(stored)) => self.hooks.load_artifact(&key, &stored),
                 Some(Err(failure)) => Err(Error::InvalidInput {
                     input: self.hooks.describe_input(&input),
-                    reason: format!(
-                        "the encode this request joined (key {key}) failed: {}",
-                        failure.message
-                    ),
+                    reason: format!("the encode this request joined (key {key}) failed: {}", failure.message),
                 }),
                 None => {
                     self.lock().stats.follower_timeouts += 1;
@@ -346,22 +318,9 @@ impl<H: ReferenceEncodeHooks> ReferenceEncodeService<H> {
     }
 
     /// The leader's side: encode, store, revalidate, cache, publish.
-    fn lead(
-        &self,
-        key: &ReferenceEncodeKey,
-        input: &H::Input,
-        flight: Arc<Flight<Outcome<H::Stored>>>,
-    ) -> Result<H::Artifact> {
-        let mut turn = LeaderTurn {
-            service: self,
-            key,
-            flight: &flight,
-            finished: false,
-        };
-        let stored = self
-            .hooks
-            .encode_one(input)
-            .and_then(|artifact| self.hooks.store_artifact(key, artifact));
+    fn lead(&self, key: &ReferenceEncodeKey, input: &H::Input, flight: Arc<Flight<Outcome<H::Stored>>>) -> Result<H::Artifact> {
+        let mut turn = LeaderTurn { service: self, key, flight: &flight, finished: false };
+        let stored = self.hooks.encode_one(input).and_then(|artifact| self.hooks.store_artifact(key, artifact));
         match stored {
             Ok(StoredArtifact { value, bytes }) => {
                 let value = Arc::new(value);
@@ -373,11 +332,7 @@ impl<H: ReferenceEncodeHooks> ReferenceEncodeService<H> {
                     if !still_valid {
                         state.stats.revalidation_failures += 1;
                         tracing::debug!(%key, "reference changed during its encode; not cached");
-                    } else if state
-                        .artifacts
-                        .insert(key.clone(), Arc::clone(&value), bytes)
-                        == Insertion::TooLarge
-                    {
+                    } else if state.artifacts.insert(key.clone(), Arc::clone(&value), bytes) == Insertion::TooLarge {
                         state.stats.skipped_oversized += 1;
                         tracing::debug!(%key, bytes, "reference artifact larger than the cache; not cached");
                     }
@@ -393,9 +348,7 @@ impl<H: ReferenceEncodeHooks> ReferenceEncodeService<H> {
                     state.stats.failed += 1;
                 }
                 turn.finished = true;
-                flight.complete(Err(SharedFailure {
-                    message: error.to_string(),
-                }));
+                flight.complete(Err(SharedFailure { message: error.to_string() }));
                 Err(error)
             }
         }
@@ -447,12 +400,7 @@ impl<H: ReferenceEncodeHooks> Drop for LeaderTurn<'_, H> {
             state.flights.retire(self.key, self.flight);
             state.stats.failed += 1;
         }
-        self.flight.complete(Err(SharedFailure {
-            message: format!(
-                "the encode for key {} stopped without finishing (it panicked)",
-                self.key
-            ),
-        }));
+        self.flight.complete(Err(SharedFailure { message: format!("the encode for key {} stopped without finishing (it panicked)", self.key) }));
     }
 }
 

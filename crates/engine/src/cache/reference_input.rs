@@ -61,9 +61,7 @@ impl ReferenceInput {
                 let bytes = std::fs::read(path).map_err(|e| Error::io("read", path, e))?;
                 sha256_identity(&bytes)
             }
-            ReferenceInput::Bytes { bytes, .. } | ReferenceInput::Fetched { bytes, .. } => {
-                sha256_identity(bytes)
-            }
+            ReferenceInput::Bytes { bytes, .. } | ReferenceInput::Fetched { bytes, .. } => sha256_identity(bytes),
             ReferenceInput::DataUri(uri) => sha256_identity(&decode_data_uri(uri)?),
             ReferenceInput::RemoteUrl(_) => return Ok(None),
         };
@@ -87,17 +85,12 @@ impl ReferenceInput {
     /// URI. A remote URL that has not been fetched has none and is an error.
     pub fn read_bytes(&self) -> Result<Arc<[u8]>> {
         match self {
-            ReferenceInput::LocalFile(path) => std::fs::read(path)
-                .map(Arc::from)
-                .map_err(|e| Error::io("read", path, e)),
-            ReferenceInput::Bytes { bytes, .. } | ReferenceInput::Fetched { bytes, .. } => {
-                Ok(Arc::clone(bytes))
-            }
+            ReferenceInput::LocalFile(path) => std::fs::read(path).map(Arc::from).map_err(|e| Error::io("read", path, e)),
+            ReferenceInput::Bytes { bytes, .. } | ReferenceInput::Fetched { bytes, .. } => Ok(Arc::clone(bytes)),
             ReferenceInput::DataUri(uri) => decode_data_uri(uri).map(Arc::from),
-            ReferenceInput::RemoteUrl(url) => Err(Error::InvalidInput {
-                input: url.clone(),
-                reason: "a remote reference must be fetched before it can be read".into(),
-            }),
+            ReferenceInput::RemoteUrl(url) => {
+                Err(Error::InvalidInput { input: url.clone(), reason: "a remote reference must be fetched before it can be read".into() })
+            }
         }
     }
 }
@@ -109,16 +102,9 @@ pub fn sha256_identity(bytes: &[u8]) -> String {
 
 /// Decodes a `data:[<mediatype>][;base64],<data>` URI to its bytes.
 pub fn decode_data_uri(uri: &str) -> Result<Vec<u8>> {
-    let bad = |reason: &str| Error::InvalidInput {
-        input: format!("data URI ({} characters)", uri.len()),
-        reason: reason.to_string(),
-    };
-    let rest = uri
-        .strip_prefix("data:")
-        .ok_or_else(|| bad("does not start with \"data:\""))?;
-    let (header, payload) = rest
-        .split_once(',')
-        .ok_or_else(|| bad("has no ',' between the media type and the data"))?;
+    let bad = |reason: &str| Error::InvalidInput { input: format!("data URI ({} characters)", uri.len()), reason: reason.to_string() };
+    let rest = uri.strip_prefix("data:").ok_or_else(|| bad("does not start with \"data:\""))?;
+    let (header, payload) = rest.split_once(',').ok_or_else(|| bad("has no ',' between the media type and the data"))?;
     if header.ends_with(";base64") {
         decode_base64(payload).ok_or_else(|| bad("its base64 payload is malformed"))
     } else {
@@ -139,10 +125,7 @@ fn decode_base64(text: &str) -> Option<Vec<u8>> {
         } as u32)
     }
     let symbols: Vec<u8> = text.bytes().filter(|c| !c.is_ascii_whitespace()).collect();
-    let unpadded = symbols
-        .strip_suffix(b"==")
-        .or_else(|| symbols.strip_suffix(b"="))
-        .unwrap_or(&symbols);
+    let unpadded = symbols.strip_suffix(b"==").or_else(|| symbols.strip_suffix(b"=")).unwrap_or(&symbols);
     if unpadded.len() % 4 == 1 {
         return None;
     }
@@ -187,10 +170,7 @@ mod tests {
         let path = dir.path().join("ref.wav");
         std::fs::write(&path, &clip).unwrap();
 
-        let from_bytes = ReferenceInput::Bytes {
-            name: "upload".into(),
-            bytes: clip.clone(),
-        };
+        let from_bytes = ReferenceInput::Bytes { name: "upload".into(), bytes: clip.clone() };
         let from_uri = ReferenceInput::DataUri("data:audio/wav;base64,UklGRiBmYWtlIHdhdg==".into());
         let from_file = ReferenceInput::LocalFile(path);
         let id = from_bytes.content_identity().unwrap().unwrap();
@@ -203,14 +183,8 @@ mod tests {
     fn a_remote_url_has_no_identity_until_it_is_fetched() {
         let url = ReferenceInput::RemoteUrl("https://example.invalid/ref.wav".into());
         assert_eq!(url.content_identity().unwrap(), None);
-        let fetched = ReferenceInput::Fetched {
-            url: "https://example.invalid/ref.wav".into(),
-            bytes: Arc::from(&b"abc"[..]),
-        };
-        assert_eq!(
-            fetched.content_identity().unwrap(),
-            Some(sha256_identity(b"abc"))
-        );
+        let fetched = ReferenceInput::Fetched { url: "https://example.invalid/ref.wav".into(), bytes: Arc::from(&b"abc"[..]) };
+        assert_eq!(fetched.content_identity().unwrap(), Some(sha256_identity(b"abc")));
     }
 
     #[test]
@@ -239,9 +213,7 @@ mod tests {
         assert_eq!(decode_data_uri("data:,a%20b").unwrap(), b"a b");
         assert_eq!(decode_data_uri("data:;base64,YWJjZA").unwrap(), b"abcd");
         assert_eq!(decode_data_uri("data:;base64,YWJj").unwrap(), b"abc");
-        let err = decode_data_uri("data:;base64,@@@@")
-            .unwrap_err()
-            .to_string();
+        let err = decode_data_uri("data:;base64,@@@@").unwrap_err().to_string();
         assert!(err.contains("base64"), "{err}");
         assert!(decode_data_uri("http://x").is_err());
     }

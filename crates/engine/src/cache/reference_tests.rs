@@ -21,11 +21,7 @@ struct Clip {
 }
 
 fn clip(name: &'static str) -> Clip {
-    Clip {
-        name,
-        cacheable: true,
-        artifact_bytes: 4,
-    }
+    Clip { name, cacheable: true, artifact_bytes: 4 }
 }
 
 /// Holds encodes until opened.
@@ -57,10 +53,7 @@ struct FakeEncoder {
 
 impl FakeEncoder {
     fn gated() -> Self {
-        FakeEncoder {
-            gate: Some(Gate::default()),
-            ..Default::default()
-        }
+        FakeEncoder { gate: Some(Gate::default()), ..Default::default() }
     }
     fn encodes_of(&self, name: &str) -> usize {
         self.encodes.lock().unwrap().get(name).copied().unwrap_or(0)
@@ -77,10 +70,7 @@ impl ReferenceEncodeHooks for FakeEncoder {
 
     fn normalize_input(&self, input: Clip) -> Result<Clip> {
         if input.name.is_empty() {
-            return Err(Error::InvalidInput {
-                input: "(empty)".into(),
-                reason: "no clip name".into(),
-            });
+            return Err(Error::InvalidInput { input: "(empty)".into(), reason: "no clip name".into() });
         }
         Ok(input)
     }
@@ -88,9 +78,7 @@ impl ReferenceEncodeHooks for FakeEncoder {
         input.name.to_string()
     }
     fn cache_key(&self, input: &Clip) -> Option<ReferenceEncodeKey> {
-        input
-            .cacheable
-            .then(|| identity().key(input.name, "default"))
+        input.cacheable.then(|| identity().key(input.name, "default"))
     }
     fn encode_one(&self, input: &Clip) -> Result<Vec<u8>> {
         *self.encodes.lock().unwrap().entry(input.name).or_default() += 1;
@@ -101,22 +89,12 @@ impl ReferenceEncodeHooks for FakeEncoder {
             panic!("fake encoder told to panic");
         }
         if self.fail.load(Ordering::SeqCst) {
-            return Err(Error::InvalidInput {
-                input: input.name.into(),
-                reason: "injected failure: not a voice".into(),
-            });
+            return Err(Error::InvalidInput { input: input.name.into(), reason: "injected failure: not a voice".into() });
         }
         Ok(vec![input.name.len() as u8; input.artifact_bytes])
     }
-    fn store_artifact(
-        &self,
-        _key: &ReferenceEncodeKey,
-        artifact: Vec<u8>,
-    ) -> Result<StoredArtifact<Vec<u8>>> {
-        Ok(StoredArtifact {
-            bytes: artifact.len(),
-            value: artifact,
-        })
+    fn store_artifact(&self, _key: &ReferenceEncodeKey, artifact: Vec<u8>) -> Result<StoredArtifact<Vec<u8>>> {
+        Ok(StoredArtifact { bytes: artifact.len(), value: artifact })
     }
     fn load_artifact(&self, _key: &ReferenceEncodeKey, stored: &Vec<u8>) -> Result<Vec<u8>> {
         Ok(stored.clone())
@@ -137,10 +115,7 @@ fn identity() -> EncoderIdentity {
 }
 
 fn service(encoder: FakeEncoder, max_bytes: usize) -> Arc<ReferenceEncodeService<FakeEncoder>> {
-    let config = ReferenceEncodeConfig {
-        max_bytes,
-        follower_timeout: Duration::from_secs(60),
-    };
+    let config = ReferenceEncodeConfig { max_bytes, follower_timeout: Duration::from_secs(60) };
     Arc::new(ReferenceEncodeService::new(encoder, config).unwrap())
 }
 
@@ -153,11 +128,7 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
-fn spawn_requests(
-    service: &Arc<ReferenceEncodeService<FakeEncoder>>,
-    clip: Clip,
-    count: usize,
-) -> Vec<thread::JoinHandle<Result<Vec<u8>>>> {
+fn spawn_requests(service: &Arc<ReferenceEncodeService<FakeEncoder>>, clip: Clip, count: usize) -> Vec<thread::JoinHandle<Result<Vec<u8>>>> {
     (0..count)
         .map(|_| {
             let service = Arc::clone(service);
@@ -196,10 +167,7 @@ fn a_failed_encode_reaches_every_waiter_is_not_cached_and_the_next_request_leads
     for request in requests {
         let message = request.join().unwrap().unwrap_err().to_string();
         assert!(message.contains("ref-a"), "{message}");
-        assert!(
-            message.contains("injected failure: not a voice"),
-            "{message}"
-        );
+        assert!(message.contains("injected failure: not a voice"), "{message}");
     }
     let stats = service.stats();
     assert_eq!((stats.failed, stats.entries, stats.in_flight), (1, 0, 0));
@@ -208,35 +176,19 @@ fn a_failed_encode_reaches_every_waiter_is_not_cached_and_the_next_request_leads
     assert_eq!(service.encode(clip("ref-a")).unwrap(), vec![5; 4]);
     let stats = service.stats();
     assert_eq!(service.hooks().encodes_of("ref-a"), 2);
-    assert_eq!(
-        (stats.misses, stats.entries),
-        (2, 1),
-        "the retry led a new encode and was cached"
-    );
+    assert_eq!((stats.misses, stats.entries), (2, 1), "the retry led a new encode and was cached");
 }
 
 #[test]
 fn a_follower_that_times_out_leaves_the_leader_to_finish_and_cache() {
     let service = service(FakeEncoder::gated(), 1024);
     let leader = spawn_requests(&service, clip("ref-a"), 1).pop().unwrap();
-    wait_until("the leader is encoding", || {
-        service.hooks().encodes_of("ref-a") == 1
-    });
+    wait_until("the leader is encoding", || service.hooks().encodes_of("ref-a") == 1);
 
-    let message = service
-        .encode_waiting_at_most(clip("ref-a"), Duration::from_millis(5))
-        .unwrap_err()
-        .to_string();
+    let message = service.encode_waiting_at_most(clip("ref-a"), Duration::from_millis(5)).unwrap_err().to_string();
     assert!(message.starts_with("ref-a: timed out"), "{message}");
-    assert!(
-        message.contains("style-vector/ref-a/default"),
-        "names the key: {message}"
-    );
-    assert_eq!(
-        service.stats().in_flight,
-        1,
-        "the leader's flight is still there"
-    );
+    assert!(message.contains("style-vector/ref-a/default"), "names the key: {message}");
+    assert_eq!(service.stats().in_flight, 1, "the leader's flight is still there");
 
     service.hooks().open_gate();
     assert!(leader.join().unwrap().is_ok());
@@ -244,15 +196,7 @@ fn a_follower_that_times_out_leaves_the_leader_to_finish_and_cache() {
     assert!(service.contains(&key));
     assert_eq!(service.encode(clip("ref-a")).unwrap(), vec![5; 4]);
     let stats = service.stats();
-    assert_eq!(
-        (
-            stats.follower_timeouts,
-            stats.merged,
-            stats.hits,
-            stats.misses
-        ),
-        (1, 1, 1, 1)
-    );
+    assert_eq!((stats.follower_timeouts, stats.merged, stats.hits, stats.misses), (1, 1, 1, 1));
     assert_eq!(service.hooks().encodes_of("ref-a"), 1);
 }
 
@@ -260,12 +204,7 @@ fn a_follower_that_times_out_leaves_the_leader_to_finish_and_cache() {
 fn a_tiny_budget_asked_for_a_b_b_a_re_encodes_a_and_counts_an_eviction() {
     let service = service(FakeEncoder::default(), 6);
     for name in ["a", "b", "b", "a"] {
-        service
-            .encode(Clip {
-                artifact_bytes: 6,
-                ..clip(name)
-            })
-            .unwrap();
+        service.encode(Clip { artifact_bytes: 6, ..clip(name) }).unwrap();
     }
     assert_eq!(service.hooks().encodes_of("a"), 2);
     assert_eq!(service.hooks().encodes_of("b"), 1);
@@ -278,10 +217,7 @@ fn a_tiny_budget_asked_for_a_b_b_a_re_encodes_a_and_counts_an_eviction() {
 #[test]
 fn an_artifact_larger_than_the_budget_reaches_leader_and_followers_but_is_not_stored() {
     let service = service(FakeEncoder::gated(), 8);
-    let big = Clip {
-        artifact_bytes: 9,
-        ..clip("big")
-    };
+    let big = Clip { artifact_bytes: 9, ..clip("big") };
     let requests = spawn_requests(&service, big, 3);
     wait_until("one leads and two follow", || service.stats().merged == 2);
     service.hooks().open_gate();
@@ -289,10 +225,7 @@ fn an_artifact_larger_than_the_budget_reaches_leader_and_followers_but_is_not_st
         assert_eq!(request.join().unwrap().unwrap().len(), 9);
     }
     let stats = service.stats();
-    assert_eq!(
-        (stats.entries, stats.bytes, stats.skipped_oversized),
-        (0, 0, 1)
-    );
+    assert_eq!((stats.entries, stats.bytes, stats.skipped_oversized), (0, 0, 1));
 }
 
 #[test]
@@ -303,10 +236,7 @@ fn an_artifact_whose_input_changed_during_the_encode_is_handed_out_but_not_cache
     assert!(service.encode(clip("ref-a")).is_ok());
     assert!(service.encode(clip("ref-a")).is_ok());
     let stats = service.stats();
-    assert_eq!(
-        (stats.entries, stats.revalidation_failures, stats.misses),
-        (0, 2, 2)
-    );
+    assert_eq!((stats.entries, stats.revalidation_failures, stats.misses), (0, 2, 2));
     assert_eq!(service.hooks().encodes_of("ref-a"), 2);
 }
 
@@ -314,12 +244,7 @@ fn an_artifact_whose_input_changed_during_the_encode_is_handed_out_but_not_cache
 fn an_uncacheable_input_is_encoded_every_time_and_counted() {
     let service = service(FakeEncoder::default(), 1024);
     for _ in 0..3 {
-        service
-            .encode(Clip {
-                cacheable: false,
-                ..clip("live-mic")
-            })
-            .unwrap();
+        service.encode(Clip { cacheable: false, ..clip("live-mic") }).unwrap();
     }
     let stats = service.stats();
     assert_eq!(service.hooks().encodes_of("live-mic"), 3);
@@ -336,31 +261,13 @@ fn an_input_refused_by_normalisation_is_counted_as_rejected() {
 
 #[test]
 fn a_zero_budget_or_a_zero_follower_timeout_is_rejected_at_construction() {
-    let zero_bytes = ReferenceEncodeConfig {
-        max_bytes: 0,
-        follower_timeout: Duration::from_secs(1),
-    };
-    let message = ReferenceEncodeService::new(FakeEncoder::default(), zero_bytes)
-        .err()
-        .unwrap()
-        .to_string();
-    assert!(
-        message.contains("max_bytes: must be above zero"),
-        "{message}"
-    );
+    let zero_bytes = ReferenceEncodeConfig { max_bytes: 0, follower_timeout: Duration::from_secs(1) };
+    let message = ReferenceEncodeService::new(FakeEncoder::default(), zero_bytes).err().unwrap().to_string();
+    assert!(message.contains("max_bytes: must be above zero"), "{message}");
 
-    let zero_wait = ReferenceEncodeConfig {
-        max_bytes: 1,
-        follower_timeout: Duration::ZERO,
-    };
-    let message = ReferenceEncodeService::new(FakeEncoder::default(), zero_wait)
-        .err()
-        .unwrap()
-        .to_string();
-    assert!(
-        message.contains("follower_timeout: must be above zero"),
-        "{message}"
-    );
+    let zero_wait = ReferenceEncodeConfig { max_bytes: 1, follower_timeout: Duration::ZERO };
+    let message = ReferenceEncodeService::new(FakeEncoder::default(), zero_wait).err().unwrap().to_string();
+    assert!(message.contains("follower_timeout: must be above zero"), "{message}");
 }
 
 #[test]
@@ -380,20 +287,13 @@ fn a_leader_that_panics_releases_its_followers_and_its_key() {
     wait_until("one leads and one follows", || service.stats().merged == 1);
     service.hooks().open_gate();
     let outcomes: Vec<_> = requests.drain(..).map(|r| r.join()).collect();
-    assert_eq!(
-        outcomes.iter().filter(|o| o.is_err()).count(),
-        1,
-        "the leader panicked"
-    );
+    assert_eq!(outcomes.iter().filter(|o| o.is_err()).count(), 1, "the leader panicked");
     let follower = outcomes.into_iter().find_map(|o| o.ok()).unwrap();
     let message = follower.unwrap_err().to_string();
     assert!(message.contains("panicked"), "{message}");
 
     service.hooks().panic.store(false, Ordering::SeqCst);
-    assert!(
-        service.encode(clip("ref-a")).is_ok(),
-        "the key is free again"
-    );
+    assert!(service.encode(clip("ref-a")).is_ok(), "the key is free again");
     let stats = service.stats();
     assert_eq!((stats.failed, stats.misses, stats.in_flight), (1, 2, 0));
 }
@@ -429,15 +329,8 @@ impl ReferenceEncodeHooks for LengthEncoder {
         }
         Ok(bytes.len())
     }
-    fn store_artifact(
-        &self,
-        _key: &ReferenceEncodeKey,
-        artifact: usize,
-    ) -> Result<StoredArtifact<usize>> {
-        Ok(StoredArtifact {
-            value: artifact,
-            bytes: 8,
-        })
+    fn store_artifact(&self, _key: &ReferenceEncodeKey, artifact: usize) -> Result<StoredArtifact<usize>> {
+        Ok(StoredArtifact { value: artifact, bytes: 8 })
     }
     fn load_artifact(&self, _key: &ReferenceEncodeKey, stored: &usize) -> Result<usize> {
         Ok(*stored)
@@ -447,17 +340,9 @@ impl ReferenceEncodeHooks for LengthEncoder {
     }
 }
 
-fn length_service(
-    rewrite: Option<(std::path::PathBuf, &'static [u8])>,
-) -> ReferenceEncodeService<LengthEncoder> {
-    let hooks = LengthEncoder {
-        encodes: AtomicUsize::new(0),
-        rewrite_during_encode: rewrite,
-    };
-    let config = ReferenceEncodeConfig {
-        max_bytes: 1024,
-        follower_timeout: Duration::from_secs(60),
-    };
+fn length_service(rewrite: Option<(std::path::PathBuf, &'static [u8])>) -> ReferenceEncodeService<LengthEncoder> {
+    let hooks = LengthEncoder { encodes: AtomicUsize::new(0), rewrite_during_encode: rewrite };
+    let config = ReferenceEncodeConfig { max_bytes: 1024, follower_timeout: Duration::from_secs(60) };
     ReferenceEncodeService::new(hooks, config).unwrap()
 }
 
@@ -479,10 +364,7 @@ fn the_same_clip_as_a_file_and_as_bytes_is_encoded_once() {
     std::fs::write(&path, b"one clip").unwrap();
     let service = length_service(None);
     service.encode(ReferenceInput::LocalFile(path)).unwrap();
-    let bytes = ReferenceInput::Bytes {
-        name: "upload".into(),
-        bytes: Arc::from(&b"one clip"[..]),
-    };
+    let bytes = ReferenceInput::Bytes { name: "upload".into(), bytes: Arc::from(&b"one clip"[..]) };
     assert_eq!(service.encode(bytes).unwrap(), 8);
     assert_eq!(service.hooks().encodes.load(Ordering::SeqCst), 1);
     assert_eq!(service.stats().hits, 1);
@@ -492,20 +374,11 @@ fn the_same_clip_as_a_file_and_as_bytes_is_encoded_once() {
 fn a_remote_url_is_never_a_key_but_its_fetched_content_is() {
     let service = length_service(None);
     let url = "https://example.invalid/ref.wav";
-    let message = service
-        .encode(ReferenceInput::RemoteUrl(url.into()))
-        .unwrap_err()
-        .to_string();
-    assert!(
-        message.contains(url) && message.contains("fetched"),
-        "{message}"
-    );
+    let message = service.encode(ReferenceInput::RemoteUrl(url.into())).unwrap_err().to_string();
+    assert!(message.contains(url) && message.contains("fetched"), "{message}");
     assert_eq!(service.stats().uncacheable, 1);
 
-    let fetched = || ReferenceInput::Fetched {
-        url: url.into(),
-        bytes: Arc::from(&b"abc"[..]),
-    };
+    let fetched = || ReferenceInput::Fetched { url: url.into(), bytes: Arc::from(&b"abc"[..]) };
     service.encode(fetched()).unwrap();
     service.encode(fetched()).unwrap();
     let stats = service.stats();

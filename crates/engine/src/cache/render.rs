@@ -54,10 +54,7 @@ pub struct ManualClock {
 impl ManualClock {
     /// A clock standing at the moment it was made.
     pub fn new() -> Self {
-        ManualClock {
-            start: Instant::now(),
-            elapsed: Mutex::new(Duration::ZERO),
-        }
+        ManualClock { start: Instant::now(), elapsed: Mutex::new(Duration::ZERO) }
     }
 
     /// Moves the clock forward by `by`.
@@ -132,10 +129,7 @@ pub struct RenderKeyBuilder {
 impl RenderKeyBuilder {
     /// An empty builder for the key layout `schema`.
     pub fn new(schema: impl Into<String>) -> Self {
-        RenderKeyBuilder {
-            schema: schema.into(),
-            params: BTreeMap::new(),
-        }
+        RenderKeyBuilder { schema: schema.into(), params: BTreeMap::new() }
     }
 
     /// Adds a parameter; its value is hashed as its `Display` text (floats
@@ -143,10 +137,7 @@ impl RenderKeyBuilder {
     /// two values under one name would be a bug in the caller.
     pub fn param(mut self, name: &str, value: impl fmt::Display) -> Self {
         let previous = self.params.insert(name.to_string(), value.to_string());
-        assert!(
-            previous.is_none(),
-            "render key parameter {name:?} given twice"
-        );
+        assert!(previous.is_none(), "render key parameter {name:?} given twice");
         self
     }
 
@@ -275,10 +266,7 @@ impl RenderCache {
                 ttl: config.ttl,
                 state: Mutex::new(State {
                     audio: ByteLru::new(config.max_bytes),
-                    stats: RenderCacheStats {
-                        max_bytes: config.max_bytes,
-                        ..Default::default()
-                    },
+                    stats: RenderCacheStats { max_bytes: config.max_bytes, ..Default::default() },
                 }),
             }),
             sweeper: None,
@@ -289,10 +277,7 @@ impl RenderCache {
     /// [`sweep`](Self::sweep) every `every`. It stops when the cache is dropped.
     pub fn start_sweeper(&mut self, every: Duration) -> Result<()> {
         if every.is_zero() {
-            return Err(Error::InvalidInput {
-                input: "render cache sweep interval".into(),
-                reason: "must be above zero".into(),
-            });
+            return Err(Error::InvalidInput { input: "render cache sweep interval".into(), reason: "must be above zero".into() });
         }
         self.sweeper = None; // stops a running one first
         self.sweeper = Some(Sweeper::start(Arc::downgrade(&self.shared), every)?);
@@ -359,12 +344,7 @@ impl RenderCache {
     /// The counters and the cache's size now.
     pub fn stats(&self) -> RenderCacheStats {
         let state = self.shared.lock();
-        RenderCacheStats {
-            entries: state.audio.len(),
-            bytes: state.audio.bytes(),
-            evictions: state.audio.evictions(),
-            ..state.stats
-        }
+        RenderCacheStats { entries: state.audio.len(), bytes: state.audio.bytes(), evictions: state.audio.evictions(), ..state.stats }
     }
 }
 
@@ -390,10 +370,7 @@ impl Sweeper {
                 }
             })
             .map_err(|e| Error::io("spawn", "the render-cache-sweeper thread", e))?;
-        Ok(Sweeper {
-            stop: Some(stop),
-            thread: Some(thread),
-        })
+        Ok(Sweeper { stop: Some(stop), thread: Some(thread) })
     }
 }
 
@@ -418,47 +395,22 @@ mod tests {
 
     fn cache(max_bytes: usize) -> (RenderCache, Arc<ManualClock>) {
         let clock = Arc::new(ManualClock::new());
-        let config = RenderCacheConfig {
-            max_bytes,
-            ttl: MINUTE,
-        };
-        (
-            RenderCache::with_clock(config, clock.clone()).unwrap(),
-            clock,
-        )
+        let config = RenderCacheConfig { max_bytes, ttl: MINUTE };
+        (RenderCache::with_clock(config, clock.clone()).unwrap(), clock)
     }
 
     fn synthesis_key() -> RenderKeyBuilder {
-        RenderKeyBuilder::new("render/v1")
-            .param("model_id", "kokoro-82m-v1.0")
-            .param("text", "Hello there.")
-            .param("speed", 1.0)
+        RenderKeyBuilder::new("render/v1").param("model_id", "kokoro-82m-v1.0").param("text", "Hello there.").param("speed", 1.0)
     }
 
     #[test]
     fn adding_or_changing_a_parameter_changes_the_key_but_call_order_does_not() {
         let base = synthesis_key().build();
         assert_ne!(base, synthesis_key().param("seed", 7).build());
-        assert_ne!(
-            base,
-            RenderKeyBuilder::new("render/v1")
-                .param("model_id", "kokoro-82m-v1.0")
-                .param("text", "Hello there.")
-                .param("speed", 1.1)
-                .build()
-        );
-        let reordered = RenderKeyBuilder::new("render/v1")
-            .param("speed", 1.0)
-            .param("text", "Hello there.")
-            .param("model_id", "kokoro-82m-v1.0")
-            .build();
+        assert_ne!(base, RenderKeyBuilder::new("render/v1").param("model_id", "kokoro-82m-v1.0").param("text", "Hello there.").param("speed", 1.1).build());
+        let reordered = RenderKeyBuilder::new("render/v1").param("speed", 1.0).param("text", "Hello there.").param("model_id", "kokoro-82m-v1.0").build();
         assert_eq!(base, reordered);
-        assert_ne!(
-            base,
-            RenderKeyBuilder::new("render/v2")
-                .param("model_id", "kokoro-82m-v1.0")
-                .build()
-        );
+        assert_ne!(base, RenderKeyBuilder::new("render/v2").param("model_id", "kokoro-82m-v1.0").build());
     }
 
     #[test]
@@ -483,16 +435,7 @@ mod tests {
         clock.advance(Duration::from_secs(1));
         assert!(cache.get(&key(1)).is_none());
         let stats = cache.stats();
-        assert_eq!(
-            (
-                stats.hits,
-                stats.misses,
-                stats.expired,
-                stats.entries,
-                stats.bytes
-            ),
-            (1, 1, 1, 0, 0)
-        );
+        assert_eq!((stats.hits, stats.misses, stats.expired, stats.entries, stats.bytes), (1, 1, 1, 0, 0));
     }
 
     #[test]
@@ -532,10 +475,7 @@ mod tests {
         assert_eq!(cache.stats().expired, 1);
         let shared = Arc::downgrade(&cache.shared);
         drop(cache); // joins the sweeper thread
-        assert!(
-            shared.upgrade().is_none(),
-            "nothing keeps the cache alive after drop"
-        );
+        assert!(shared.upgrade().is_none(), "nothing keeps the cache alive after drop");
     }
 
     #[test]
@@ -557,15 +497,7 @@ mod tests {
         cache.insert(key(1), vec![0u8; 4]);
         assert!(!cache.insert(key(2), vec![0u8; 11]));
         let stats = cache.stats();
-        assert_eq!(
-            (
-                stats.entries,
-                stats.bytes,
-                stats.skipped_oversized,
-                stats.evictions
-            ),
-            (1, 4, 1, 0)
-        );
+        assert_eq!((stats.entries, stats.bytes, stats.skipped_oversized, stats.evictions), (1, 4, 1, 0));
     }
 
     #[test]
@@ -588,27 +520,15 @@ mod tests {
         cache.clear();
         assert!(cache.get(&key(1)).is_none());
         let stats = cache.stats();
-        assert_eq!(
-            (stats.entries, stats.bytes, stats.hits, stats.misses),
-            (0, 0, 1, 1)
-        );
+        assert_eq!((stats.entries, stats.bytes, stats.hits, stats.misses), (0, 0, 1, 1));
     }
 
     #[test]
     fn a_zero_budget_or_ttl_is_rejected_at_construction() {
-        let zero_bytes = RenderCacheConfig {
-            max_bytes: 0,
-            ttl: MINUTE,
-        };
+        let zero_bytes = RenderCacheConfig { max_bytes: 0, ttl: MINUTE };
         let message = RenderCache::new(zero_bytes).err().unwrap().to_string();
-        assert!(
-            message.contains("max_bytes: must be above zero"),
-            "{message}"
-        );
-        let zero_ttl = RenderCacheConfig {
-            max_bytes: 1,
-            ttl: Duration::ZERO,
-        };
+        assert!(message.contains("max_bytes: must be above zero"), "{message}");
+        let zero_ttl = RenderCacheConfig { max_bytes: 1, ttl: Duration::ZERO };
         let message = RenderCache::new(zero_ttl).err().unwrap().to_string();
         assert!(message.contains("ttl: must be above zero"), "{message}");
     }

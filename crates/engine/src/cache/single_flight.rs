@@ -23,10 +23,7 @@ pub(crate) struct Flight<T> {
 
 impl<T: Clone> Flight<T> {
     fn new() -> Self {
-        Flight {
-            outcome: Mutex::new(None),
-            published: Condvar::new(),
-        }
+        Flight { outcome: Mutex::new(None), published: Condvar::new() }
     }
 
     /// Publishes the outcome and wakes every follower. The first outcome
@@ -44,10 +41,7 @@ impl<T: Clone> Flight<T> {
     /// Waits up to `timeout` for the outcome; `None` if it did not come.
     pub(crate) fn wait(&self, timeout: Duration) -> Option<T> {
         let slot = self.outcome.lock().unwrap_or_else(|e| e.into_inner());
-        let (slot, _) = self
-            .published
-            .wait_timeout_while(slot, timeout, |outcome| outcome.is_none())
-            .unwrap_or_else(|e| e.into_inner());
+        let (slot, _) = self.published.wait_timeout_while(slot, timeout, |outcome| outcome.is_none()).unwrap_or_else(|e| e.into_inner());
         slot.clone()
     }
 }
@@ -67,9 +61,7 @@ pub(crate) struct Flights<K, T> {
 
 impl<K: Hash + Eq, T: Clone> Flights<K, T> {
     pub(crate) fn new() -> Self {
-        Flights {
-            in_flight: HashMap::new(),
-        }
+        Flights { in_flight: HashMap::new() }
     }
 
     /// Follows the flight for `key` if there is one, else starts and leads it.
@@ -86,11 +78,7 @@ impl<K: Hash + Eq, T: Clone> Flights<K, T> {
     /// one under the same key is left alone). New requests for the key then
     /// look in the cache or lead a new flight.
     pub(crate) fn retire(&mut self, key: &K, flight: &Arc<Flight<T>>) {
-        if self
-            .in_flight
-            .get(key)
-            .is_some_and(|current| Arc::ptr_eq(current, flight))
-        {
+        if self.in_flight.get(key).is_some_and(|current| Arc::ptr_eq(current, flight)) {
             self.in_flight.remove(key);
         }
     }
@@ -108,12 +96,8 @@ mod tests {
     #[test]
     fn the_second_caller_follows_the_first() {
         let mut flights: Flights<&str, u32> = Flights::new();
-        let Role::Leader(lead) = flights.join("k") else {
-            panic!("first caller leads")
-        };
-        let Role::Follower(follow) = flights.join("k") else {
-            panic!("second caller follows")
-        };
+        let Role::Leader(lead) = flights.join("k") else { panic!("first caller leads") };
+        let Role::Follower(follow) = flights.join("k") else { panic!("second caller follows") };
         assert!(Arc::ptr_eq(&lead, &follow));
         lead.complete(7);
         assert_eq!(follow.wait(Duration::ZERO), Some(7));
@@ -122,12 +106,8 @@ mod tests {
     #[test]
     fn a_follower_that_times_out_leaves_the_flight_in_place() {
         let mut flights: Flights<&str, u32> = Flights::new();
-        let Role::Leader(lead) = flights.join("k") else {
-            panic!()
-        };
-        let Role::Follower(follow) = flights.join("k") else {
-            panic!()
-        };
+        let Role::Leader(lead) = flights.join("k") else { panic!() };
+        let Role::Follower(follow) = flights.join("k") else { panic!() };
         assert_eq!(follow.wait(Duration::from_millis(1)), None);
         assert_eq!(flights.len(), 1);
         flights.retire(&"k", &lead);
@@ -137,13 +117,9 @@ mod tests {
     #[test]
     fn retiring_an_old_flight_leaves_a_newer_one_alone() {
         let mut flights: Flights<&str, u32> = Flights::new();
-        let Role::Leader(old) = flights.join("k") else {
-            panic!()
-        };
+        let Role::Leader(old) = flights.join("k") else { panic!() };
         flights.retire(&"k", &old);
-        let Role::Leader(_new) = flights.join("k") else {
-            panic!()
-        };
+        let Role::Leader(_new) = flights.join("k") else { panic!() };
         flights.retire(&"k", &old);
         assert_eq!(flights.len(), 1);
     }

@@ -67,23 +67,14 @@ impl<A> VoiceArtifactCache<A> {
             });
         }
         Ok(VoiceArtifactCache {
-            state: Mutex::new(State {
-                artifacts: ByteLru::new(max_bytes),
-                stats: VoiceArtifactStats {
-                    max_bytes,
-                    ..Default::default()
-                },
-            }),
+            state: Mutex::new(State { artifacts: ByteLru::new(max_bytes), stats: VoiceArtifactStats { max_bytes, ..Default::default() } }),
         })
     }
 
     /// The artifact of `name` at `version`, if stored.
     pub fn get(&self, name: &str, version: u64) -> Option<Arc<A>> {
         let mut state = self.lock();
-        let key = VoiceVersion {
-            name: name.to_string(),
-            version,
-        };
+        let key = VoiceVersion { name: name.to_string(), version };
         let found = state.artifacts.get(&key).map(Arc::clone);
         match found {
             Some(_) => state.stats.hit_count += 1,
@@ -99,21 +90,14 @@ impl<A> VoiceArtifactCache<A> {
     pub fn insert(&self, name: &str, version: u64, artifact: A, bytes: usize) -> Arc<A> {
         let artifact = Arc::new(artifact);
         let mut state = self.lock();
-        let newer_stored = state
-            .artifacts
-            .any_key(|key| key.name == name && key.version > version);
+        let newer_stored = state.artifacts.any_key(|key| key.name == name && key.version > version);
         if newer_stored {
             state.stats.skipped += 1;
             return artifact;
         }
-        let dropped = state
-            .artifacts
-            .retain(|key, _| key.name != name || key.version == version);
+        let dropped = state.artifacts.retain(|key, _| key.name != name || key.version == version);
         state.stats.delete_invalidation_counter += dropped as u64;
-        let key = VoiceVersion {
-            name: name.to_string(),
-            version,
-        };
+        let key = VoiceVersion { name: name.to_string(), version };
         if state.artifacts.insert(key, Arc::clone(&artifact), bytes) == Insertion::TooLarge {
             state.stats.skipped += 1;
         }
@@ -142,12 +126,7 @@ impl<A> VoiceArtifactCache<A> {
     /// The counters and the cache's size now.
     pub fn stats(&self) -> VoiceArtifactStats {
         let state = self.lock();
-        VoiceArtifactStats {
-            entries: state.artifacts.len(),
-            memory_bytes: state.artifacts.bytes(),
-            eviction_count: state.artifacts.evictions(),
-            ..state.stats
-        }
+        VoiceArtifactStats { entries: state.artifacts.len(), memory_bytes: state.artifacts.bytes(), eviction_count: state.artifacts.evictions(), ..state.stats }
     }
 
     fn lock(&self) -> MutexGuard<'_, State<A>> {
@@ -172,10 +151,7 @@ mod tests {
         assert!(cache.get("villain", 1).is_none());
         let stats = cache.stats();
         assert_eq!((stats.hit_count, stats.miss_count), (1, 2));
-        assert_eq!(
-            (stats.entries, stats.memory_bytes, stats.max_bytes),
-            (1, 16, 100)
-        );
+        assert_eq!((stats.entries, stats.memory_bytes, stats.max_bytes), (1, 16, 100));
     }
 
     #[test]
@@ -187,14 +163,7 @@ mod tests {
         assert!(cache.get("narrator", 1).is_none());
         assert!(cache.get("villain", 1).is_some(), "other voices stay");
         let stats = cache.stats();
-        assert_eq!(
-            (
-                stats.entries,
-                stats.memory_bytes,
-                stats.delete_invalidation_counter
-            ),
-            (1, 10, 1)
-        );
+        assert_eq!((stats.entries, stats.memory_bytes, stats.delete_invalidation_counter), (1, 10, 1));
     }
 
     #[test]
@@ -237,10 +206,7 @@ mod tests {
         cache.insert("c", 1, vec![], 10);
         assert!(cache.get("b", 1).is_none());
         let stats = cache.stats();
-        assert_eq!(
-            (stats.entries, stats.memory_bytes, stats.eviction_count),
-            (2, 20, 1)
-        );
+        assert_eq!((stats.entries, stats.memory_bytes, stats.eviction_count), (2, 20, 1));
     }
 
     #[test]
@@ -253,10 +219,7 @@ mod tests {
 
     #[test]
     fn a_zero_budget_is_rejected_at_construction() {
-        let message = VoiceArtifactCache::<Vec<f32>>::new(0)
-            .err()
-            .unwrap()
-            .to_string();
+        let message = VoiceArtifactCache::<Vec<f32>>::new(0).err().unwrap().to_string();
         assert!(message.contains("must be above zero"), "{message}");
     }
 }

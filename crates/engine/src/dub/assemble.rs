@@ -14,8 +14,8 @@ use std::path::Path;
 use super::lines::TrackLines;
 use super::mix::{mix_voice_track, mix_with_beds, BedAudio, Mix, MixSettings};
 use super::segment_store::SegmentStore;
-use crate::subtitles::Cue;
 use crate::error::{Error, Result};
+use crate::subtitles::Cue;
 
 /// A track ready to play or export.
 pub struct AssembledTrack {
@@ -54,7 +54,12 @@ pub fn assemble_track(track: &TrackLines, segments: &SegmentStore, sample_rate: 
     if !missing.is_empty() {
         return Err(Error::invalid(
             format!("project {} ({})", project.id, track.track.language),
-            format!("{} of {} lines have no rendered audio yet (segments {:?}): render the project first", missing.len(), track.lines.len(), &missing[..missing.len().min(8)]),
+            format!(
+                "{} of {} lines have no rendered audio yet (segments {:?}): render the project first",
+                missing.len(),
+                track.lines.len(),
+                &missing[..missing.len().min(8)]
+            ),
         ));
     }
     let seconds = track.programme_seconds(cues.iter().map(|c| c.end));

@@ -31,11 +31,11 @@ use serde::{Deserialize, Serialize};
 use crate::audio::decode::decode_file;
 use crate::audio::encode::{write_audio, Encoding, Pcm};
 use crate::audio::loudness;
-use crate::dub::mix::{Mix, MixSettings};
 use crate::dub::handoff::{lay_out_lanes, HandoffClip, HandoffFormat, HandoffMarker, HandoffTimeline, HandoffTrack, HandoffTrackKind};
+use crate::dub::mix::{Mix, MixSettings};
 use crate::dub::staging::Staging;
-use crate::subtitles::{self, Cue, SubtitleFormat};
 use crate::error::{Error, Result};
+use crate::subtitles::{self, Cue, SubtitleFormat};
 
 /// The file format of an export.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -307,7 +307,11 @@ impl Progress<'_> {
 
 /// A bed stem's file suffix: `.bed` when it is the only one, else `.bed-1`, `.bed-2`, …
 fn bed_suffix(index: usize, of: usize) -> String {
-    if of == 1 { ".bed".into() } else { format!(".bed-{}", index + 1) }
+    if of == 1 {
+        ".bed".into()
+    } else {
+        format!(".bed-{}", index + 1)
+    }
 }
 
 fn invalid(input: impl Into<String>, reason: impl Into<String>) -> Error {
@@ -315,11 +319,7 @@ fn invalid(input: impl Into<String>, reason: impl Into<String>) -> Error {
 }
 
 fn check_base_name(base_name: &str) -> Result<()> {
-    let bad = base_name.is_empty()
-        || base_name == "."
-        || base_name == ".."
-        || base_name.contains(['/', '\\'])
-        || base_name.chars().any(|c| c.is_control());
+    let bad = base_name.is_empty() || base_name == "." || base_name == ".." || base_name.contains(['/', '\\']) || base_name.chars().any(|c| c.is_control());
     if bad {
         return Err(invalid(
             format!("export name {base_name:?}"),
@@ -389,13 +389,19 @@ fn stage_mix(
         let path = out_dir.join(format!("{base_name}{suffix}.{}", encoding.extension()));
         let (base, share) = (0.98 * unit / units, 0.98 / units);
         let at = staged(&path);
-        write_audio(&at, Pcm::mono(samples, sample_rate), encoding, &mut |p| progress.set(base + 0.85 * share * p)).map_err(|e| e.context(format!("cannot write {}", path.display())))?;
+        write_audio(&at, Pcm::mono(samples, sample_rate), encoding, &mut |p| progress.set(base + 0.85 * share * p))
+            .map_err(|e| e.context(format!("cannot write {}", path.display())))?;
         let back = decode_file(&at)?;
         progress.set(base + share);
         if back.sample_rate != sample_rate || back.samples.len() != mix.len() {
             return Err(invalid(
                 path.display().to_string(),
-                format!("the written file holds {} samples at {} Hz but the programme has {} at {sample_rate} Hz", back.samples.len(), back.sample_rate, mix.len()),
+                format!(
+                    "the written file holds {} samples at {} Hz but the programme has {} at {sample_rate} Hz",
+                    back.samples.len(),
+                    back.sample_rate,
+                    mix.len()
+                ),
             ));
         }
         let file = ExportedFile { path, kind, duration_s: Some(back.seconds()), samples: Some(back.samples.len()) };
@@ -440,7 +446,8 @@ fn stage_mix(
     }
 
     let spec = LoudnessSpec::of(settings.loudness_target_lufs, settings.limiter.ceiling_dbtp);
-    let meets_delivery = measured.integrated_lufs.is_some_and(|l| (l - spec.target_lufs).abs() <= LOUDNESS_TOLERANCE_LU) && measured.true_peak_dbtp <= spec.ceiling_dbtp + 1e-9;
+    let meets_delivery =
+        measured.integrated_lufs.is_some_and(|l| (l - spec.target_lufs).abs() <= LOUDNESS_TOLERANCE_LU) && measured.true_peak_dbtp <= spec.ceiling_dbtp + 1e-9;
     let file_name = files[0].path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let duration_s = mix.len() as f64 / sample_rate as f64;
     let delivery = DeliveryReport { file: file_name, sample_rate, bits_per_sample: bits_of(encoding), delivery: spec, measured, duration_s, meets_delivery };
@@ -452,7 +459,8 @@ fn stage_mix(
     if let Some(cues) = cues {
         for (kind, format, extension) in [(ExportedKind::Srt, SubtitleFormat::Srt, "srt"), (ExportedKind::Vtt, SubtitleFormat::Vtt, "vtt")] {
             let path = out_dir.join(format!("{base_name}.{extension}"));
-            crate::fsutil::write_atomically(&staged(&path), subtitles::write(cues, format).as_bytes()).map_err(|e| e.context(format!("cannot write {}", path.display())))?;
+            crate::fsutil::write_atomically(&staged(&path), subtitles::write(cues, format).as_bytes())
+                .map_err(|e| e.context(format!("cannot write {}", path.display())))?;
             files.push(ExportedFile { path, kind, duration_s: None, samples: None });
         }
     }
@@ -466,7 +474,6 @@ fn stage_mix(
         delivery,
     })
 }
-
 
 /// What exporting one track wrote.
 #[derive(Debug)]
@@ -516,8 +523,10 @@ pub fn export_project(tracks: &[crate::dub::lines::TrackLines], inputs: &ExportI
     let Some(project) = tracks.first().map(|t| &t.project) else {
         return Err(invalid("export", "the project has no track"));
     };
-    let chosen: Vec<&crate::dub::lines::TrackLines> =
-        tracks.iter().filter(|t| selection.languages.as_ref().is_none_or(|languages| languages.iter().any(|l| l.eq_ignore_ascii_case(&t.track.language)))).collect();
+    let chosen: Vec<&crate::dub::lines::TrackLines> = tracks
+        .iter()
+        .filter(|t| selection.languages.as_ref().is_none_or(|languages| languages.iter().any(|l| l.eq_ignore_ascii_case(&t.track.language))))
+        .collect();
     if chosen.is_empty() {
         let asked = selection.languages.as_deref().unwrap_or_default().join(", ");
         return Err(invalid(format!("export of project {}", project.id), format!("it has no track in {asked}")));
@@ -525,7 +534,12 @@ pub fn export_project(tracks: &[crate::dub::lines::TrackLines], inputs: &ExportI
     let video = match (selection.with_video, &project.video_file) {
         (false, _) => None,
         (true, Some(video)) => Some(std::path::PathBuf::from(video)),
-        (true, None) => return Err(invalid(format!("export of project {} with its video", project.id), "the project has no video: attach one first (`revoice project video`)")),
+        (true, None) => {
+            return Err(invalid(
+                format!("export of project {} with its video", project.id),
+                "the project has no video: attach one first (`revoice project video`)",
+            ))
+        }
     };
     let stem: String = project.name.chars().map(|c| if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' }).collect();
     let staging = Staging::new(out_dir)?;
@@ -534,7 +548,9 @@ pub fn export_project(tracks: &[crate::dub::lines::TrackLines], inputs: &ExportI
     let mut dubs = Vec::new();
     // The original dialogue, decoded once (at the delivery's rate) for every track's handoff.
     let original = match (&project.original_media, selection.handoff.is_empty()) {
-        (Some(media), false) => Some(crate::dub::assemble::load_bed(Path::new(media), rate).map_err(|e| e.context("reading the original dialogue for the handoff"))?),
+        (Some(media), false) => {
+            Some(crate::dub::assemble::load_bed(Path::new(media), rate).map_err(|e| e.context("reading the original dialogue for the handoff"))?)
+        }
         _ => None,
     };
     let parts = chosen.len() as f32 + if video.is_some() { 0.5 } else { 0.0 };
@@ -561,7 +577,14 @@ pub fn export_project(tracks: &[crate::dub::lines::TrackLines], inputs: &ExportI
             Vec::new()
         } else {
             let gain = 10f64.powf(report.gain_db / 20.0) as f32;
-            let media = HandoffMedia { sample_rate: rate, beds: &assembled.mix.beds, original: original.as_deref(), gain, frame_rate: inputs.frame_rate, markers: inputs.markers };
+            let media = HandoffMedia {
+                sample_rate: rate,
+                beds: &assembled.mix.beds,
+                original: original.as_deref(),
+                gain,
+                frame_rate: inputs.frame_rate,
+                markers: inputs.markers,
+            };
             stage_handoff(track, inputs.segments, &media, &staging, out_dir, &base, &selection.handoff)?
         };
         destinations.extend(handoff.iter().cloned());
@@ -607,7 +630,11 @@ struct HandoffMedia<'a> {
 /// A file name part from a speaker's name: letters, digits, `-` and `_`.
 fn file_part(name: &str) -> String {
     let part: String = name.chars().map(|c| if c.is_alphanumeric() || matches!(c, '-' | '_') { c } else { '_' }).collect();
-    if part.is_empty() { "line".into() } else { part }
+    if part.is_empty() {
+        "line".into()
+    } else {
+        part
+    }
 }
 
 /// Writes a track's handoff into `staging`: its media folder
@@ -633,7 +660,8 @@ fn stage_handoff(
     let write = |name: &str, samples: &[f32]| -> Result<String> {
         let scaled: Vec<f32> = samples.iter().map(|s| s * media.gain).collect();
         let path = staged_folder.join(name);
-        write_audio(&path, Pcm::mono(&scaled, rate), Encoding::WavFloat32, &mut |_| {}).map_err(|e| e.context(format!("cannot write {}", folder.join(name).display())))?;
+        write_audio(&path, Pcm::mono(&scaled, rate), Encoding::WavFloat32, &mut |_| {})
+            .map_err(|e| e.context(format!("cannot write {}", folder.join(name).display())))?;
         Ok(format!("{folder_name}/{name}"))
     };
     let mut by_speaker: Vec<(String, Vec<HandoffClip>)> = Vec::new();
@@ -672,15 +700,27 @@ fn stage_handoff(
         if !samples.is_empty() {
             let file = write(&file, samples)?;
             end = end.max(samples.len() as u64);
-            tracks.push(HandoffTrack { name: name.clone(), kind, clips: vec![HandoffClip { name, file, start: 0, length: samples.len() as u64, segment_id: None }] });
+            tracks.push(HandoffTrack {
+                name: name.clone(),
+                kind,
+                clips: vec![HandoffClip { name, file, start: 0, length: samples.len() as u64, segment_id: None }],
+            });
         }
     }
     let markers = media.markers.iter().map(|m| HandoffMarker { name: m.name.clone(), at: (m.at_seconds.max(0.0) * rate as f64).round() as u64 }).collect();
-    let timeline = HandoffTimeline { name: format!("{} ({})", track.project.name, track.track.language), sample_rate: rate, length: end, frame_rate: media.frame_rate, tracks, markers };
+    let timeline = HandoffTimeline {
+        name: format!("{} ({})", track.project.name, track.track.language),
+        sample_rate: rate,
+        length: end,
+        frame_rate: media.frame_rate,
+        tracks,
+        markers,
+    };
     let mut written = vec![folder];
     for format in formats {
         let path = out_dir.join(format!("{base}.{}", format.extension()));
-        crate::fsutil::write_atomically(&staging.path(&path), format.write(&timeline).as_bytes()).map_err(|e| e.context(format!("cannot write {}", path.display())))?;
+        crate::fsutil::write_atomically(&staging.path(&path), format.write(&timeline).as_bytes())
+            .map_err(|e| e.context(format!("cannot write {}", path.display())))?;
         written.push(path);
     }
     Ok(written)
@@ -711,7 +751,16 @@ impl Default for ExportSelection {
     /// Every track with its stems and subtitles (no speaker tags) at
     /// 48 kHz, 24-bit; no handoff, no picture.
     fn default() -> Self {
-        ExportSelection { languages: None, stems: true, subtitles: true, speaker_tags: false, handoff: Vec::new(), with_video: false, audio: AudioDelivery::default(), refuse_flagged: false }
+        ExportSelection {
+            languages: None,
+            stems: true,
+            subtitles: true,
+            speaker_tags: false,
+            handoff: Vec::new(),
+            with_video: false,
+            audio: AudioDelivery::default(),
+            refuse_flagged: false,
+        }
     }
 }
 
@@ -761,7 +810,14 @@ mod tests {
             let names: Vec<String> = report.files.iter().map(|f| f.path.file_name().unwrap().to_string_lossy().into_owned()).collect();
             assert_eq!(
                 names,
-                [format!("episode-1.fr.{ext}"), format!("episode-1.fr.voice.{ext}"), format!("episode-1.fr.bed.{ext}"), "episode-1.fr.loudness.json".into(), "episode-1.fr.srt".into(), "episode-1.fr.vtt".into()]
+                [
+                    format!("episode-1.fr.{ext}"),
+                    format!("episode-1.fr.voice.{ext}"),
+                    format!("episode-1.fr.bed.{ext}"),
+                    "episode-1.fr.loudness.json".into(),
+                    "episode-1.fr.srt".into(),
+                    "episode-1.fr.vtt".into()
+                ]
             );
             for file in &report.files {
                 assert!(file.path.is_file(), "{}", file.path.display());
@@ -808,7 +864,9 @@ mod tests {
         assert_eq!(AudioDelivery::default(), AudioDelivery { sample_rate: 48_000, bits: 24 });
         assert_eq!(ExportSelection::default().audio, AudioDelivery::default());
         assert!(!ExportSelection::default().speaker_tags);
-        for (rate, bits, expected) in [("48000", "24", (48_000, 24)), ("48k", "16", (48_000, 16)), (" 44.1 kHz ", "24-bit", (44_100, 24)), ("44100Hz", "16 bits", (44_100, 16))] {
+        for (rate, bits, expected) in
+            [("48000", "24", (48_000, 24)), ("48k", "16", (48_000, 16)), (" 44.1 kHz ", "24-bit", (44_100, 24)), ("44100Hz", "16 bits", (44_100, 16))]
+        {
             assert_eq!(AudioDelivery::parse(rate, bits).unwrap(), AudioDelivery { sample_rate: expected.0, bits: expected.1 }, "{rate} {bits}");
         }
         for (rate, bits, named, reason) in [
@@ -875,7 +933,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let all = export_mix(&mix, RATE, &dir.path().join("all"), "a", ExportFormat::Wav, &MixSettings::default(), None, true, &mut |_| {}).unwrap();
         let mut reports = Vec::new();
-        let alone = export_mix(&mix, RATE, &dir.path().join("alone"), "a", ExportFormat::Wav, &MixSettings::default(), None, false, &mut |p| reports.push(p)).unwrap();
+        let alone =
+            export_mix(&mix, RATE, &dir.path().join("alone"), "a", ExportFormat::Wav, &MixSettings::default(), None, false, &mut |p| reports.push(p)).unwrap();
         assert_eq!(alone.files.iter().map(|f| f.kind).collect::<Vec<_>>(), [ExportedKind::Mix, ExportedKind::LoudnessReport]);
         assert_eq!(std::fs::read_dir(dir.path().join("alone")).unwrap().count(), 2);
         assert_eq!(alone.gain_db, all.gain_db);
@@ -891,7 +950,8 @@ mod tests {
         assert!(err.contains("../escape") && err.contains("plain file name"), "{err}");
         let blocker = dir.path().join("not-a-folder");
         std::fs::write(&blocker, b"").unwrap();
-        let err = export_mix(&mix, RATE, &blocker.join("out"), "x", ExportFormat::Wav, &MixSettings::default(), None, true, &mut |_| {}).unwrap_err().to_string();
+        let err =
+            export_mix(&mix, RATE, &blocker.join("out"), "x", ExportFormat::Wav, &MixSettings::default(), None, true, &mut |_| {}).unwrap_err().to_string();
         assert!(err.contains("not-a-folder"), "{err}");
     }
 }

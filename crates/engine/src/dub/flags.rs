@@ -84,7 +84,13 @@ pub fn flagged_lines(tracks: &[TrackLines], failed: &dyn Fn(i64) -> bool) -> Vec
         .flat_map(|track| {
             track.lines.iter().enumerate().filter_map(move |(i, line)| {
                 let flags = line_flags(line, &track.limits, failed(line.segment.id));
-                (!flags.is_empty()).then(|| FlaggedLine { segment_id: line.segment.id, number: i + 1, language: track.track.language.clone(), text: line.segment.fields.text.clone(), flags })
+                (!flags.is_empty()).then(|| FlaggedLine {
+                    segment_id: line.segment.id,
+                    number: i + 1,
+                    language: track.track.language.clone(),
+                    text: line.segment.fields.text.clone(),
+                    flags,
+                })
             })
         })
         .collect()

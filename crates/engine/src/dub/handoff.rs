@@ -276,7 +276,8 @@ fn timecode(samples: u64, rate: u32, fps: u32) -> String {
 pub fn edl(timeline: &HandoffTimeline) -> String {
     let (rate, fps) = (timeline.sample_rate, timeline.frame_rate.max(1));
     let mut out = format!("TITLE: {}\nFCM: NON-DROP FRAME\n\n", timeline.name.replace(['\n', '\r'], " "));
-    let mut events: Vec<(u64, usize, &HandoffClip)> = timeline.tracks.iter().enumerate().flat_map(|(i, t)| t.clips.iter().map(move |c| (c.start, i, c))).collect();
+    let mut events: Vec<(u64, usize, &HandoffClip)> =
+        timeline.tracks.iter().enumerate().flat_map(|(i, t)| t.clips.iter().map(move |c| (c.start, i, c))).collect();
     events.sort_by_key(|&(start, lane, _)| (start, lane));
     let locator = |m: &HandoffMarker| format!("* LOC: {} RED {}\n", timecode(m.at, rate, fps), m.name.replace(['\n', '\r'], " "));
     // The event each marker follows: the last that starts at or before it.
@@ -316,7 +317,11 @@ mod tests {
             ("Maya".into(), vec![clip("a", 24_000, 48_000), clip("b", 60_000, 24_000), clip("c", 120_000, 12_000)]),
             ("Theo \"the keeper\"".into(), vec![clip("d", 0, 12_000)]),
         ]);
-        tracks.push(HandoffTrack { name: "Bed".into(), kind: HandoffTrackKind::Bed, clips: vec![HandoffClip { name: "Bed".into(), file: "show.handoff/bed.wav".into(), start: 0, length: 144_000, segment_id: None }] });
+        tracks.push(HandoffTrack {
+            name: "Bed".into(),
+            kind: HandoffTrackKind::Bed,
+            clips: vec![HandoffClip { name: "Bed".into(), file: "show.handoff/bed.wav".into(), start: 0, length: 144_000, segment_id: None }],
+        });
         let markers = vec![HandoffMarker { name: "Scene 2".into(), at: 72_000 }, HandoffMarker { name: "Storm, \"coming\"".into(), at: 130_000 }];
         HandoffTimeline { name: "Show".into(), sample_rate: 24_000, length: 144_000, frame_rate: 25, tracks, markers }
     }

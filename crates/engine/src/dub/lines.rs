@@ -12,12 +12,12 @@ use std::sync::Arc;
 use super::lanes::LaneMixes;
 use super::mix::fit_line;
 use super::segment_store::{SegmentStore, Stored};
-use crate::subtitles::Cue;
 use super::timing::{cut_at_pause, cut_span, place, render_target, shortfall, FitLimits, Placement, Slot, TimingStrategy, MIN_PAUSE};
 use crate::audio::levels::FrameLevels;
 use crate::cache::{RenderKey, RenderKeyBuilder, VoiceArtifactCache};
 use crate::error::{Error, Result};
 use crate::store::{Project, Segment, Speaker, Store, Take, Track};
+use crate::subtitles::Cue;
 use crate::text::pronounce::Pronunciations;
 use crate::voice::MatchedVoice;
 use crate::voice_spec::{RemoteVoice, VoiceSpec};
@@ -66,7 +66,8 @@ pub fn source_key(segment: &Segment, voice: &str, strategy: TimingStrategy, slot
 /// (not its seed: the vocoder's noise never moves a frame; not its slot).
 pub fn length_key(segment: &Segment, voice: &str, dictionary: &Pronunciations) -> String {
     let f = &segment.fields;
-    let mut key = RenderKeyBuilder::new("spoken-length/v1").param("engine", crate::ENGINE_VERSION).param("text", &f.text).param("voice", voice).param("speed", f.speed);
+    let mut key =
+        RenderKeyBuilder::new("spoken-length/v1").param("engine", crate::ENGINE_VERSION).param("text", &f.text).param("voice", voice).param("speed", f.speed);
     let used = dictionary.used_in(&f.text);
     if !used.is_empty() {
         key = key.param("pronounce", used.iter().map(|e| e.describe()).collect::<Vec<_>>().join("\n"));
@@ -267,11 +268,23 @@ impl TrackLines {
             };
             let next_start = rows.get(i + 1).map(|(n, _)| n.fields.start_s);
             let prev_end = i.checked_sub(1).map(|p| rows[p].0.fields.end_s);
-            let (voice, voice_identity) = f.speaker_id.and_then(|id| voice_of.get(&id).cloned()).unwrap_or_else(|| (DEFAULT_VOICE.to_string(), DEFAULT_VOICE.to_string()));
+            let (voice, voice_identity) =
+                f.speaker_id.and_then(|id| voice_of.get(&id).cloned()).unwrap_or_else(|| (DEFAULT_VOICE.to_string(), DEFAULT_VOICE.to_string()));
             let slot = Slot { start: f.start_s, end: f.end_s, next_start, prev_end };
             let source = source_key(segment, &voice_identity, strategy, &slot, &limits, &dictionary);
             let length_key = length_key(segment, &voice_identity, &dictionary);
-            lines.push(Line { segment: segment.clone(), voice, voice_identity, strategy, slot, source, length_key, predicted: None, take: take.clone(), dictionary: dictionary.clone() });
+            lines.push(Line {
+                segment: segment.clone(),
+                voice,
+                voice_identity,
+                strategy,
+                slot,
+                source,
+                length_key,
+                predicted: None,
+                take: take.clone(),
+                dictionary: dictionary.clone(),
+            });
         }
         let keys: Vec<String> = lines.iter().filter(|l| !l.is_remote()).map(|l| l.length_key.clone()).collect();
         let known = store.spoken_lengths(&keys).await?;

@@ -243,7 +243,12 @@ pub fn mux(plan: &MuxPlan, container: MuxContainer, out: &Path) -> Result<()> {
         push(&["-map", &format!("{}:a:0", i + 1), &format!("-c:{stream}"), container.dub_codec(), &format!("-ar:{stream}"), &dub.sample_rate.to_string()]);
         push(&[&format!("-metadata:s:{stream}"), &format!("language={}", crate::language::iso639_2(&dub.language))]);
         // MP4 and MOV keep a stream's name as its handler name, Matroska as its title.
-        push(&[&format!("-metadata:s:{stream}"), &format!("title=Dub ({})", dub.language), &format!("-metadata:s:{stream}"), &format!("handler_name=Dub ({})", dub.language)]);
+        push(&[
+            &format!("-metadata:s:{stream}"),
+            &format!("title=Dub ({})", dub.language),
+            &format!("-metadata:s:{stream}"),
+            &format!("handler_name=Dub ({})", dub.language),
+        ]);
         push(&[&format!("-disposition:{stream}"), if i == 0 { "default" } else { "0" }]);
     }
     if !info.audio.is_empty() {
@@ -251,7 +256,14 @@ pub fn mux(plan: &MuxPlan, container: MuxContainer, out: &Path) -> Result<()> {
         let language = plan.original_language.as_deref().map(crate::language::iso639_2).or(info.audio[0].language.as_deref()).unwrap_or("und").to_string();
         push(&["-map", "0:a:0", &format!("-c:{stream}"), "copy"]);
         push(&[&format!("-metadata:s:{stream}"), &format!("language={language}")]);
-        push(&[&format!("-metadata:s:{stream}"), "title=Original", &format!("-metadata:s:{stream}"), "handler_name=Original", &format!("-disposition:{stream}"), "0"]);
+        push(&[
+            &format!("-metadata:s:{stream}"),
+            "title=Original",
+            &format!("-metadata:s:{stream}"),
+            "handler_name=Original",
+            &format!("-disposition:{stream}"),
+            "0",
+        ]);
     }
     for (n, (_, dub)) in with_subtitles.iter().enumerate() {
         let input = 1 + plan.dubs.len() + n;
@@ -289,14 +301,34 @@ pub fn make_proxy(video: &Path, proxy: &Path) -> Result<()> {
     let run = Command::new(FFMPEG)
         .args(["-nostdin", "-y", "-v", "error", "-i"])
         .arg(video)
-        .args(["-an", "-sn", "-vf", "scale='min(640,iw)':-2", "-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "1M", "-g", &keyframes, "-f", "webm"])
+        .args([
+            "-an",
+            "-sn",
+            "-vf",
+            "scale='min(640,iw)':-2",
+            "-c:v",
+            "libvpx",
+            "-deadline",
+            "realtime",
+            "-cpu-used",
+            "8",
+            "-b:v",
+            "1M",
+            "-g",
+            &keyframes,
+            "-f",
+            "webm",
+        ])
         .arg(&partial)
         .output()
         .map_err(|e| missing_tool(FFMPEG, e))?;
     if !run.status.success() {
         let _ = std::fs::remove_file(&partial);
         let why = String::from_utf8_lossy(&run.stderr);
-        return Err(Error::invalid(format!("a proxy of {}", video.display()), format!("ffmpeg failed: {}", why.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("no reason given"))));
+        return Err(Error::invalid(
+            format!("a proxy of {}", video.display()),
+            format!("ffmpeg failed: {}", why.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("no reason given")),
+        ));
     }
     std::fs::rename(&partial, proxy).map_err(|e| Error::io("move into place", proxy, e))
 }

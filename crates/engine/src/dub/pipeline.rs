@@ -194,7 +194,15 @@ impl ProjectRenderer<'_> {
 
     /// Renders the remote lines, engine by engine, each through its fleet;
     /// each line is stored as it arrives.
-    fn render_remote(&self, plans: &[Plan], job: i64, cancel: &AtomicBool, summary: &mut RenderSummary, report: &mut RenderProgress, progress: &mut dyn FnMut(&RenderProgress)) -> Result<()> {
+    fn render_remote(
+        &self,
+        plans: &[Plan],
+        job: i64,
+        cancel: &AtomicBool,
+        summary: &mut RenderSummary,
+        report: &mut RenderProgress,
+        progress: &mut dyn FnMut(&RenderProgress),
+    ) -> Result<()> {
         let mut engines: Vec<&Arc<Fleet>> = Vec::new();
         for (fleet, _) in plans.iter().filter_map(|p| p.remote.as_ref()) {
             if !engines.iter().any(|f| Arc::ptr_eq(f, fleet)) {
@@ -210,7 +218,11 @@ impl ProjectRenderer<'_> {
                 let plan = mine[i];
                 let id = plan.line.segment.id;
                 let kept = answer.and_then(|spoken| {
-                    let samples = if spoken.sample_rate == rate { Ok(spoken.samples) } else { crate::audio::resample::resample(&spoken.samples, spoken.sample_rate, rate) };
+                    let samples = if spoken.sample_rate == rate {
+                        Ok(spoken.samples)
+                    } else {
+                        crate::audio::resample::resample(&spoken.samples, spoken.sample_rate, rate)
+                    };
                     samples.and_then(|samples| self.keep(plan, &samples)).map_err(|e| e.to_string())
                 });
                 match kept {
@@ -302,7 +314,9 @@ impl ProjectRenderer<'_> {
     /// whole; true when it did.
     fn bring_back_take(&self, line: &Line) -> Result<bool> {
         let takes = self.runtime.block_on(self.store.takes(line.segment.id))?;
-        let earlier = takes.iter().rev().find(|t| t.source_key.as_deref() == Some(line.source.as_str()) && RenderKey::from_hex(&t.synthesis_key).is_some_and(|key| self.segments.is_intact(&key)));
+        let earlier = takes.iter().rev().find(|t| {
+            t.source_key.as_deref() == Some(line.source.as_str()) && RenderKey::from_hex(&t.synthesis_key).is_some_and(|key| self.segments.is_intact(&key))
+        });
         let Some(take) = earlier else { return Ok(false) };
         self.runtime.block_on(self.store.set_active_take(line.segment.id, take.id))?;
         Ok(true)

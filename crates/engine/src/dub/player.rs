@@ -69,7 +69,14 @@ impl Feed<'_> {
     /// `from_s`: rendered ones first, then (through `renderer`, opened after
     /// them) the missing and out-of-date ones as they render. Stops early
     /// when `cancel` is set.
-    pub fn run<'r>(&self, lines: &mut TrackLines, from_s: f64, cancel: &AtomicBool, renderer: impl FnOnce() -> Result<ProjectRenderer<'r>>, progress: &mut dyn FnMut(&str)) -> Result<FeedReport> {
+    pub fn run<'r>(
+        &self,
+        lines: &mut TrackLines,
+        from_s: f64,
+        cancel: &AtomicBool,
+        renderer: impl FnOnce() -> Result<ProjectRenderer<'r>>,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<FeedReport> {
         let Feed { runtime, store, segments, transport, project } = *self;
         let mut report = FeedReport { from_store: 0, render: None };
         let mut missing = Vec::new();

@@ -455,7 +455,8 @@ mod tests {
         programme.set_lanes(LaneMixes::new([(Some(1), LaneMix { solo: true, ..LaneMix::default() })]));
         assert_eq!(voice_at(&programme, 603), 0.0, "lane 0 is silent while lane 1 is soloed");
         assert!((voice_at(&programme, 1003) - line1).abs() < 1e-6);
-        programme.set_lanes(LaneMixes::new([(Some(0), LaneMix { level_db: -6.0, ..LaneMix::default() }), (Some(1), LaneMix { muted: true, ..LaneMix::default() })]));
+        programme
+            .set_lanes(LaneMixes::new([(Some(0), LaneMix { level_db: -6.0, ..LaneMix::default() }), (Some(1), LaneMix { muted: true, ..LaneMix::default() })]));
         assert!((voice_at(&programme, 603) - line0 * 0.501).abs() < 1e-3, "-6 dB halves it");
         assert!((voice_at(&programme, 1003) - lines[0].1[503] * 0.501).abs() < 1e-3, "line 1's lane muted: only line 0 under it");
     }

@@ -150,10 +150,8 @@ pub async fn export(store: &Store, project_id: i64) -> Result<ProjectFile> {
 
 /// Reads a document, naming the file and what is wrong.
 pub fn parse(text: &str, source: &str) -> Result<ProjectFile> {
-    let file: ProjectFile = serde_json::from_str(text).map_err(|e| Error::InvalidInput {
-        input: format!("{source}, line {}", e.line()),
-        reason: format!("not a Revoice project file: {e}"),
-    })?;
+    let file: ProjectFile = serde_json::from_str(text)
+        .map_err(|e| Error::InvalidInput { input: format!("{source}, line {}", e.line()), reason: format!("not a Revoice project file: {e}") })?;
     if file.format != FORMAT_NAME || file.version > FORMAT_VERSION {
         return Err(Error::InvalidInput {
             input: source.into(),
@@ -174,11 +172,8 @@ pub async fn import(store: &Store, file: &ProjectFile) -> Result<i64> {
     }
     for (i, entry) in file.tracks.iter().enumerate() {
         let track = if i == 0 { track.clone() } else { store.add_track(project.id, &entry.language).await? };
-        let cues: Vec<crate::subtitles::Cue> = entry
-            .lines
-            .iter()
-            .map(|l| crate::subtitles::Cue { start: l.start, end: l.end, text: l.text.clone(), speaker: l.speaker.clone() })
-            .collect();
+        let cues: Vec<crate::subtitles::Cue> =
+            entry.lines.iter().map(|l| crate::subtitles::Cue { start: l.start, end: l.end, text: l.text.clone(), speaker: l.speaker.clone() }).collect();
         store.import_cues(&track, &cues).await?;
         // Settings beyond the cue itself.
         for (segment, line) in store.segments(track.id).await?.into_iter().zip(&entry.lines) {
@@ -199,7 +194,13 @@ pub async fn import(store: &Store, file: &ProjectFile) -> Result<i64> {
     }
     let bad = |what: String, reason: &str| Error::invalid(format!("project file {:?}: {what}", file.name), reason);
     let (low, high) = crate::store::lanes::LANE_LEVEL_RANGE;
-    let check_level = |what: &str, level: f32| if (low..=high).contains(&level) { Ok(()) } else { Err(bad(format!("{what} level_db {level}"), "must be from -60 to +12 dB")) };
+    let check_level = |what: &str, level: f32| {
+        if (low..=high).contains(&level) {
+            Ok(())
+        } else {
+            Err(bad(format!("{what} level_db {level}"), "must be from -60 to +12 dB"))
+        }
+    };
     for speaker in store.speakers(project.id).await? {
         if let Some(entry) = file.speakers.iter().find(|s| s.name == speaker.name) {
             store.set_speaker_voice_quietly(speaker.id, &entry.voice, &entry.language_voices).await?;
@@ -233,13 +234,14 @@ mod tests {
         let cues = parse_srt(include_str!("../../../../assets/demo/lighthouse.srt"), "lighthouse.srt").unwrap();
         store.import_cues(&track, &cues).await.unwrap();
         let first = store.segments(track.id).await.unwrap()[0].id;
-        store.edit_segment(first, "tweak", |f| {
-            f.speed = 1.1;
-            f.gain_db = -2.0;
-            f.timing_strategy = Some("strict_slot".into());
-        })
-        .await
-        .unwrap();
+        store
+            .edit_segment(first, "tweak", |f| {
+                f.speed = 1.1;
+                f.gain_db = -2.0;
+                f.timing_strategy = Some("strict_slot".into());
+            })
+            .await
+            .unwrap();
         let maya = store.speakers(project.id).await.unwrap()[0].id;
         store.set_speaker_voice(maya, "bf_emma").await.unwrap();
         store.set_frame_rate(project.id, "29.97df").await.unwrap();
@@ -265,7 +267,8 @@ mod tests {
     fn a_broken_document_names_the_line_and_a_foreign_one_the_format() {
         let err = parse("{\n  \"format\": \"revoice-project\",\n  \"version\": 1,\n  oops\n}", "p.json").unwrap_err().to_string();
         assert!(err.contains("p.json, line 4"), "{err}");
-        let err = parse(r#"{"format":"other","version":1,"name":"x","timing_strategy":"natural","speakers":[],"tracks":[]}"#, "p.json").unwrap_err().to_string();
+        let err =
+            parse(r#"{"format":"other","version":1,"name":"x","timing_strategy":"natural","speakers":[],"tracks":[]}"#, "p.json").unwrap_err().to_string();
         assert!(err.contains("other"), "{err}");
     }
 }

@@ -33,7 +33,8 @@ pub enum FrameRate {
 
 impl FrameRate {
     /// Every rate, slowest first.
-    pub const ALL: [FrameRate; 6] = [FrameRate::Film23_976, FrameRate::Film24, FrameRate::Pal25, FrameRate::Ntsc29_97Drop, FrameRate::Ntsc29_97, FrameRate::Video30];
+    pub const ALL: [FrameRate; 6] =
+        [FrameRate::Film23_976, FrameRate::Film24, FrameRate::Pal25, FrameRate::Ntsc29_97Drop, FrameRate::Ntsc29_97, FrameRate::Video30];
 
     /// A project without a picture or a setting runs at this rate.
     pub const DEFAULT: FrameRate = FrameRate::Pal25;

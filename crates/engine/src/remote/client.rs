@@ -200,7 +200,13 @@ impl ServerClient {
             } else {
                 let error = &result["error"];
                 let code = error["status"].as_u64().or_else(|| error["code"].as_u64()).unwrap_or(0) as u16;
-                let status = if code >= 400 { code } else if error["type"] == "server_error" { 500 } else { 400 };
+                let status = if code >= 400 {
+                    code
+                } else if error["type"] == "server_error" {
+                    500
+                } else {
+                    400
+                };
                 Err(refusal(status, error.to_string().as_bytes(), &items[index]))
             };
         }
@@ -224,12 +230,15 @@ impl ServerClient {
         body.extend_from_slice(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"audio_sample\"; filename=\"{file_name}\"\r\nContent-Type: application/octet-stream\r\n\r\n").as_bytes());
         body.extend_from_slice(&audio);
         body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
-        let request = with_key(self.agent.post(&format!("{}/v1/audio/voices", self.base)), &self.api_key).header("Content-Type", &format!("multipart/form-data; boundary={boundary}"));
+        let request = with_key(self.agent.post(&format!("{}/v1/audio/voices", self.base)), &self.api_key)
+            .header("Content-Type", &format!("multipart/form-data; boundary={boundary}"));
         let mut response = request.send(&body[..]).map_err(|e| Fault::Server(transport(&e)))?;
         let status = response.status().as_u16();
         let answer = read_body(&mut response)?;
         match status {
-            200 | 201 => Ok(serde_json::from_slice::<Value>(&answer).ok().and_then(|v| v["name"].as_str().map(str::to_string)).unwrap_or_else(|| name.to_string())),
+            200 | 201 => {
+                Ok(serde_json::from_slice::<Value>(&answer).ok().and_then(|v| v["name"].as_str().map(str::to_string)).unwrap_or_else(|| name.to_string()))
+            }
             404 | 405 => Err(Fault::Line(format!("{} ({status})", NO_UPLOADS))),
             400 | 413 | 422 => Err(Fault::Line(format!("it refused the reference recording: {}", message(&answer)))),
             status => Err(Fault::Server(format!("uploading a reference answered {status}: {}", message(&answer)))),
@@ -238,7 +247,8 @@ impl ServerClient {
 
     /// The voices the server names in `GET /v1/audio/voices` (within 3 s).
     pub fn voice_names(&self) -> Result<Vec<String>, String> {
-        let request = with_key(self.agent.get(&format!("{}/v1/audio/voices", self.base)), &self.api_key).config().timeout_global(Some(Duration::from_secs(3))).build();
+        let request =
+            with_key(self.agent.get(&format!("{}/v1/audio/voices", self.base)), &self.api_key).config().timeout_global(Some(Duration::from_secs(3))).build();
         let mut response = request.call().map_err(|e| transport(&e))?;
         if response.status().as_u16() != 200 {
             return Err(format!("/v1/audio/voices answers {}", response.status().as_u16()));
@@ -291,7 +301,8 @@ fn message(body: &[u8]) -> String {
 /// What a non-200 answer means for the line.
 fn refusal(status: u16, body: &[u8], item: &SpeechItem) -> Fault {
     let said = message(body);
-    let param: Option<String> = serde_json::from_slice::<Value>(body).ok().and_then(|v| v["error"]["param"].as_str().or_else(|| v["param"].as_str()).map(str::to_string));
+    let param: Option<String> =
+        serde_json::from_slice::<Value>(body).ok().and_then(|v| v["error"]["param"].as_str().or_else(|| v["param"].as_str()).map(str::to_string));
     match status {
         401 | 403 => Fault::Server(format!("it refuses the API key ({status})")),
         404 if item.voice.is_some() && param.as_deref().is_none_or(|p| p == "voice") => match &item.voice {
@@ -310,7 +321,8 @@ fn decode(bytes: Vec<u8>) -> Result<SpokenLine, Fault> {
     if bytes.is_empty() {
         return Err(Fault::Server("it answered no audio".into()));
     }
-    let decoded = crate::audio::decode::decode_bytes(bytes, Path::new("answer")).map_err(|e| Fault::Server(format!("it answered audio that does not decode: {e}")))?;
+    let decoded =
+        crate::audio::decode::decode_bytes(bytes, Path::new("answer")).map_err(|e| Fault::Server(format!("it answered audio that does not decode: {e}")))?;
     if decoded.samples.is_empty() {
         return Err(Fault::Server("it answered empty audio".into()));
     }

@@ -367,7 +367,14 @@ impl Fleet {
                                     finished[j] = true;
                                     left -= 1;
                                     let servers = failed_on[j].len();
-                                    done(j, Err(format!("engine {name}: tried {MAX_ATTEMPTS} times on {servers} server{}; last, {}", if servers == 1 { "" } else { "s" }, last_fault[j].clone().unwrap_or_default())));
+                                    done(
+                                        j,
+                                        Err(format!(
+                                            "engine {name}: tried {MAX_ATTEMPTS} times on {servers} server{}; last, {}",
+                                            if servers == 1 { "" } else { "s" },
+                                            last_fault[j].clone().unwrap_or_default()
+                                        )),
+                                    );
                                 } else {
                                     queue.push_front(j);
                                 }
@@ -388,7 +395,13 @@ impl Fleet {
                                     f
                                 }
                                 _ => {
-                                    run.failovers.push(Failover { server: s.client.base.clone(), reason, lines: moved.len(), resent_after_s: None, recovered_after_s: None });
+                                    run.failovers.push(Failover {
+                                        server: s.client.base.clone(),
+                                        reason,
+                                        lines: moved.len(),
+                                        resent_after_s: None,
+                                        recovered_after_s: None,
+                                    });
                                     failed_at.push(Instant::now());
                                     run.failovers.len() - 1
                                 }
@@ -407,7 +420,13 @@ impl Fleet {
     /// One line as it renders, for a preview: streamed from the least busy
     /// server (16-bit PCM as it arrives, handed to `play` at `rate`), another
     /// server tried when one fails. Returns the whole line at `rate`.
-    pub fn speak_streaming(&self, line: &RemoteLine, cancel: &AtomicBool, rate: u32, play: &mut dyn FnMut(&[f32]) -> crate::error::Result<()>) -> crate::error::Result<Vec<f32>> {
+    pub fn speak_streaming(
+        &self,
+        line: &RemoteLine,
+        cancel: &AtomicBool,
+        rate: u32,
+        play: &mut dyn FnMut(&[f32]) -> crate::error::Result<()>,
+    ) -> crate::error::Result<Vec<f32>> {
         use crate::error::Error;
         let name = &self.settings.name;
         let mut last: Option<String> = None;
@@ -421,7 +440,11 @@ impl Fleet {
             let server = &self.servers[i];
             let wait = {
                 let s = server.state();
-                if s.up { None } else { s.recheck_at.map(|t| t.saturating_duration_since(Instant::now()).min(deadline.saturating_duration_since(Instant::now()))) }
+                if s.up {
+                    None
+                } else {
+                    s.recheck_at.map(|t| t.saturating_duration_since(Instant::now()).min(deadline.saturating_duration_since(Instant::now())))
+                }
             };
             if let Some(wait) = wait {
                 let until = Instant::now() + wait;
@@ -456,7 +479,11 @@ impl Fleet {
                 if cancel.load(Ordering::Acquire) {
                     return Err(Error::Cancelled("the preview".into()));
                 }
-                if chunk_rate == rate { play(chunk) } else { Ok(()) }
+                if chunk_rate == rate {
+                    play(chunk)
+                } else {
+                    Ok(())
+                }
             });
             {
                 let mut s = server.state();

@@ -74,7 +74,11 @@ impl RemoteEngines {
         let configured = self.configured()?;
         let Some(settings) = configured.iter().find(|e| e.name.eq_ignore_ascii_case(name)) else {
             let known: Vec<&str> = configured.iter().map(|e| e.name.as_str()).collect();
-            let hint = if known.is_empty() { "no remote engines are configured (`revoice engines add NAME URL`, or Settings)".to_string() } else { format!("the remote engines are {}", known.join(", ")) };
+            let hint = if known.is_empty() {
+                "no remote engines are configured (`revoice engines add NAME URL`, or Settings)".to_string()
+            } else {
+                format!("the remote engines are {}", known.join(", "))
+            };
             return Err(Error::not_found(format!("engine {name:?}"), hint));
         };
         let mut fleets = self.fleets.lock().unwrap_or_else(|e| e.into_inner());
@@ -101,7 +105,11 @@ impl RemoteEngines {
         configured
             .iter()
             .map(|engine| {
-                let names = engine.urls.iter().find_map(|url| client::ServerClient::new(url, &engine.api_key, &engine.model, engine.timeout()).voice_names().ok()).unwrap_or_default();
+                let names = engine
+                    .urls
+                    .iter()
+                    .find_map(|url| client::ServerClient::new(url, &engine.api_key, &engine.model, engine.timeout()).voice_names().ok())
+                    .unwrap_or_default();
                 (engine.name.clone(), names)
             })
             .collect()
@@ -125,8 +133,17 @@ impl RemoteEngines {
 
     /// A library voice's recording, for cloning on a remote engine.
     pub async fn reference(&self, voice: &str) -> Result<Reference> {
-        let record = self.store.voice(voice).await?.ok_or_else(|| Error::not_found(format!("voice {voice:?}"), "is not in your library (after '@' name a library voice)"))?;
-        Ok(Reference { voice: voice.to_string(), sha256: record.voice.reference_sha256.clone(), path: self.data_dir.join(&record.voice.reference_file), text: record.voice.reference_text.clone() })
+        let record = self
+            .store
+            .voice(voice)
+            .await?
+            .ok_or_else(|| Error::not_found(format!("voice {voice:?}"), "is not in your library (after '@' name a library voice)"))?;
+        Ok(Reference {
+            voice: voice.to_string(),
+            sha256: record.voice.reference_sha256.clone(),
+            path: self.data_dir.join(&record.voice.reference_file),
+            text: record.voice.reference_text.clone(),
+        })
     }
 
     /// The line for `spec`'s engine: its request, and the recording it clones.
@@ -148,7 +165,16 @@ impl RemoteEngines {
     /// and previews): `play` gets the audio at `rate` as it arrives; the
     /// whole line is returned. Blocking.
     #[allow(clippy::too_many_arguments)]
-    pub fn speak(&self, spec: &VoiceSpec, text: &str, speed: f32, language: Option<&str>, cancel: &std::sync::atomic::AtomicBool, rate: u32, play: &mut dyn FnMut(&[f32]) -> Result<()>) -> Result<Vec<f32>> {
+    pub fn speak(
+        &self,
+        spec: &VoiceSpec,
+        text: &str,
+        speed: f32,
+        language: Option<&str>,
+        cancel: &std::sync::atomic::AtomicBool,
+        rate: u32,
+        play: &mut dyn FnMut(&[f32]) -> Result<()>,
+    ) -> Result<Vec<f32>> {
         let (engine, _) = spec.remote().ok_or_else(|| Error::invalid(format!("voice {:?}", spec.to_string()), "is not a voice on a remote engine"))?;
         let fleet = self.fleet(engine)?;
         let line = self.runtime.block_on(self.line(spec, text, speed, 1, language))?;

@@ -28,12 +28,14 @@ pub fn serve(answer: impl Fn(&str, &[u8]) -> Reply + Send + Sync + 'static) -> S
                     head.push(byte[0]);
                 }
                 let head = String::from_utf8_lossy(&head).to_string();
-                let length: usize = head.lines().find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap_or(0))).unwrap_or(0);
+                let length: usize =
+                    head.lines().find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap_or(0))).unwrap_or(0);
                 let mut body = vec![0u8; length];
                 let _ = stream.read_exact(&mut body);
                 match answer(&head, &body) {
                     Some((status, kind, body)) => {
-                        let mut out = format!("HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len()).into_bytes();
+                        let mut out =
+                            format!("HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len()).into_bytes();
                         out.extend_from_slice(&body);
                         let _ = stream.write_all(&out);
                     }

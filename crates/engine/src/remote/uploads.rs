@@ -87,7 +87,12 @@ impl Uploads {
             Ok(name) => {
                 self.made.fetch_add(1, Ordering::Relaxed);
                 tracing::info!(engine, server = %server.base, voice = %reference.voice, name, "reference recording uploaded");
-                let upload = RemoteUpload { engine: engine.to_string(), server: server.base.clone(), reference_sha256: reference.sha256.clone(), remote_name: name.clone() };
+                let upload = RemoteUpload {
+                    engine: engine.to_string(),
+                    server: server.base.clone(),
+                    reference_sha256: reference.sha256.clone(),
+                    remote_name: name.clone(),
+                };
                 self.runtime.block_on(self.store.save_remote_upload(&upload)).map_err(database)?;
                 Ok(name)
             }

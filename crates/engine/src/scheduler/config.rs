@@ -116,9 +116,7 @@ mod tests {
         let cpu = SchedulerConfig::resolve(&auto, dir.path());
         assert_eq!(cpu.width_source, WidthSource::CpuCount);
         assert!(cpu.width >= 1);
-        Calibration { batch_width: 3, audio_seconds_per_second: 4.0, model_id: "m".into(), measured_at: "now".into() }
-            .save(dir.path())
-            .unwrap();
+        Calibration { batch_width: 3, audio_seconds_per_second: 4.0, model_id: "m".into(), measured_at: "now".into() }.save(dir.path()).unwrap();
         let measured = SchedulerConfig::resolve(&auto, dir.path());
         assert_eq!((measured.width, measured.width_source), (3, WidthSource::Measured));
         let set = SchedulerConfig::resolve(&SchedulerSettings { batch_width: 5, ..auto }, dir.path());

@@ -56,10 +56,18 @@ pub struct SchedulerStats {
 type Task = Box<dyn FnOnce() + Send>;
 
 enum Message {
-    Job { id: u64, job: Job, replies: mpsc::Sender<RowReply>, cancelled: Arc<AtomicBool> },
+    Job {
+        id: u64,
+        job: Job,
+        replies: mpsc::Sender<RowReply>,
+        cancelled: Arc<AtomicBool>,
+    },
     Task(Task),
     /// A row finished on a continuous-mode slot.
-    Done { ticket: Ticket, reply: RowReply },
+    Done {
+        ticket: Ticket,
+        reply: RowReply,
+    },
     /// Something changed (a cancellation): look again.
     Wake,
     Shutdown,
@@ -263,10 +271,7 @@ impl Owner {
                 }
                 let mut pieces = job.first_row_pieces.take();
                 self.worked_since_release = true;
-                self.jobs.insert(
-                    id,
-                    JobState { replies, cancelled, delivery: job.delivery, rows: job.rows.len(), next: 0, done: BTreeMap::new() },
-                );
+                self.jobs.insert(id, JobState { replies, cancelled, delivery: job.delivery, rows: job.rows.len(), next: 0, done: BTreeMap::new() });
                 for (index, row) in job.rows.into_iter().enumerate() {
                     self.queue.push_back(Ticket { job: id, index, row, attempt: 1, settings: job.settings.clone(), pieces: pieces.take() });
                 }
@@ -449,10 +454,9 @@ impl Owner {
     fn shut_down(&mut self) {
         for ticket in std::mem::take(&mut self.queue) {
             if let Some(job) = self.jobs.get(&ticket.job) {
-                let _ = job.replies.send(Err(Error::InvalidInput {
-                    input: "synthesis job".into(),
-                    reason: "the scheduler stopped before this row was rendered".into(),
-                }));
+                let _ = job
+                    .replies
+                    .send(Err(Error::InvalidInput { input: "synthesis job".into(), reason: "the scheduler stopped before this row was rendered".into() }));
             }
         }
     }
@@ -481,11 +485,7 @@ fn generate_in_pieces(model: &dyn SpeechModel, row: &SpeechRow, pieces: mpsc::Se
 /// and each row's tone match applied to its audio.
 fn generate(model: &dyn SpeechModel, rows: &[SpeechRow]) -> Vec<RowReply> {
     match std::panic::catch_unwind(AssertUnwindSafe(|| model.generate(rows))) {
-        Ok(replies) if replies.len() == rows.len() => replies
-            .into_iter()
-            .zip(rows)
-            .map(|(reply, row)| reply.map(|audio| row.finish(audio)))
-            .collect(),
+        Ok(replies) if replies.len() == rows.len() => replies.into_iter().zip(rows).map(|(reply, row)| reply.map(|audio| row.finish(audio))).collect(),
         Ok(replies) => rows
             .iter()
             .map(|_| Err(Error::InvalidInput { input: model.id().into(), reason: format!("returned {} rows for {}", replies.len(), rows.len()) }))

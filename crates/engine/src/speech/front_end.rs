@@ -13,9 +13,9 @@ use std::sync::Arc;
 
 use crate::audio::tone::ToneCurve;
 use crate::error::{Error, Result};
-use crate::model::kokoro::{VOCAB_FILE, VOICES_FILE};
-use crate::model::kokoro::voices::{StockVoices, VoicePack};
 use crate::model::install::vocab::Vocab;
+use crate::model::kokoro::voices::{StockVoices, VoicePack};
+use crate::model::kokoro::{VOCAB_FILE, VOICES_FILE};
 use crate::model::speech::SpeechRow;
 use crate::text::espeak::EspeakPhonemizer;
 use crate::text::pronounce::Pronunciations;
@@ -85,10 +85,12 @@ impl FrontEnd {
     /// [`Self::voice_pack`], and a fitted voice's tone match.
     fn voice_sound(&self, voice: &VoiceSpec) -> Result<(VoicePack, &'static str, Option<Arc<ToneCurve>>)> {
         if let Some(id) = voice.fitted_id() {
-            let fitted = crate::fitted_style::lookup(id).ok_or_else(|| Error::not_found(format!("voice {voice}"), "is not a fitted voice this process knows"))?;
+            let fitted =
+                crate::fitted_style::lookup(id).ok_or_else(|| Error::not_found(format!("voice {voice}"), "is not a fitted voice this process knows"))?;
             return Ok((fitted.pack(&self.voices)?, voice.language().unwrap_or("en-US"), fitted.tone.clone()));
         }
-        let parts = voice.stock_parts().ok_or_else(|| Error::internal(format!("voice {voice}"), "a library voice must be resolved to its blend before it speaks"))?;
+        let parts =
+            voice.stock_parts().ok_or_else(|| Error::internal(format!("voice {voice}"), "a library voice must be resolved to its blend before it speaks"))?;
         let pack = if parts.len() == 1 { self.voices.get(parts[0].0)?.clone() } else { self.voices.blend(&parts)? };
         Ok((pack, voice.language().unwrap_or("en-US"), None))
     }
@@ -118,7 +120,13 @@ impl FrontEnd {
             let reads: Vec<&str> = crate::text::script::reads(reading.unwrap_or_default()).iter().map(|s| s.name()).collect();
             return Err(Error::invalid(
                 format!("text {letters:?}"),
-                format!("is in {} script, which voice {:?} reading {} cannot read (it reads {} script): choose a voice that speaks the text's language", script.name(), request.voice.to_string(), reading.unwrap_or_default(), reads.join(" and ")),
+                format!(
+                    "is in {} script, which voice {:?} reading {} cannot read (it reads {} script): choose a voice that speaks the text's language",
+                    script.name(),
+                    request.voice.to_string(),
+                    reading.unwrap_or_default(),
+                    reads.join(" and ")
+                ),
             ));
         }
         let espeak = reading.filter(|r| !r.starts_with("en")).map(EspeakPhonemizer::new);

@@ -35,7 +35,13 @@ impl Renderer {
     /// change whenever the same rows would sound different (another model,
     /// revision or precision).
     pub fn start(model: Arc<dyn SpeechModel>, model_key: impl Into<String>, scheduler: SchedulerConfig, cache: RenderCacheConfig) -> Result<Renderer> {
-        Ok(Renderer { sample_rate: model.sample_rate(), scheduler: Scheduler::start(model.clone(), scheduler)?, model, cache: RenderCache::new(cache)?, model_key: model_key.into() })
+        Ok(Renderer {
+            sample_rate: model.sample_rate(),
+            scheduler: Scheduler::start(model.clone(), scheduler)?,
+            model,
+            cache: RenderCache::new(cache)?,
+            model_key: model_key.into(),
+        })
     }
 
     /// Seconds each row will last when rendered, without rendering it: a
@@ -44,7 +50,8 @@ impl Renderer {
     /// rows at a time, so a preview or render asked for meanwhile waits
     /// for one small task, not for a whole project's lines.
     pub fn spoken_seconds(&self, rows: &[SpeechRow]) -> Result<Vec<f32>> {
-        let known: Vec<Option<f32>> = rows.iter().map(|r| self.cache.get(&self.key(r)).and_then(|b| decode(&b)).map(|a| a.samples.len() as f32 / a.sample_rate.max(1) as f32)).collect();
+        let known: Vec<Option<f32>> =
+            rows.iter().map(|r| self.cache.get(&self.key(r)).and_then(|b| decode(&b)).map(|a| a.samples.len() as f32 / a.sample_rate.max(1) as f32)).collect();
         let unknown: Vec<SpeechRow> = rows.iter().zip(&known).filter(|(_, k)| k.is_none()).map(|(r, _)| r.clone()).collect();
         let mut predicted = Vec::with_capacity(unknown.len());
         for chunk in unknown.chunks(PREDICTED_ROWS_A_TASK) {

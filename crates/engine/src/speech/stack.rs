@@ -64,13 +64,7 @@ impl SpeechStack {
         let (model_id, sample_rate) = (loaded.model.id().to_string(), loaded.model.sample_rate());
         let observed = Arc::new(ObservedModel::new(loaded.model, batch_sizes.clone()));
         let renderer = Renderer::start(observed, loaded.model_key, scheduler, cache)?;
-        Ok(SpeechStack {
-            front_end: Arc::new(loaded.front_end),
-            renderer: Arc::new(renderer),
-            batch_sizes,
-            model_id,
-            sample_rate,
-        })
+        Ok(SpeechStack { front_end: Arc::new(loaded.front_end), renderer: Arc::new(renderer), batch_sizes, model_id, sample_rate })
     }
 
     /// The model's id (and revision).

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use super::front_end::{FrontEnd, PreparedLine, SayRequest};
 use crate::error::{Error, Result};
 use crate::model::assets;
-use crate::model::kokoro::WEIGHTS_FILE;
 use crate::model::kokoro::voices::VoicePack;
+use crate::model::kokoro::WEIGHTS_FILE;
 use crate::model::kokoro::{KokoroModel, Precision};
 use crate::model::speech::SpeechModel;
 #[cfg(doc)]

@@ -29,7 +29,11 @@ pub const BED_GAIN_RANGE: (f64, f64) = (-60.0, 24.0);
 impl Store {
     /// The project's bed stems in order.
     pub async fn bed_stems(&self, project_id: i64) -> Result<Vec<BedStem>> {
-        sqlx::query_as("SELECT * FROM bed_stems WHERE project_id = ?1 ORDER BY position, id").bind(project_id).fetch_all(&self.pool).await.map_err(|e| self.error(e))
+        sqlx::query_as("SELECT * FROM bed_stems WHERE project_id = ?1 ORDER BY position, id")
+            .bind(project_id)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(|e| self.error(e))
     }
 
     /// Makes `file` the project's only bed stem (or clears the bed with `None`).
@@ -37,7 +41,12 @@ impl Store {
         let mut tx = self.pool.begin().await.map_err(|e| self.error(e))?;
         sqlx::query("DELETE FROM bed_stems WHERE project_id = ?1").bind(project_id).execute(&mut *tx).await.map_err(|e| self.error(e))?;
         if let Some(file) = file {
-            sqlx::query("INSERT INTO bed_stems (project_id, file, position) VALUES (?1, ?2, 0)").bind(project_id).bind(file).execute(&mut *tx).await.map_err(|e| self.error(e))?;
+            sqlx::query("INSERT INTO bed_stems (project_id, file, position) VALUES (?1, ?2, 0)")
+                .bind(project_id)
+                .bind(file)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| self.error(e))?;
         }
         tx.commit().await.map_err(|e| self.error(e))
     }
@@ -74,7 +83,12 @@ impl Store {
 
     /// Removes a stem.
     pub async fn remove_bed_stem(&self, project_id: i64, stem_id: i64) -> Result<()> {
-        let gone = sqlx::query("DELETE FROM bed_stems WHERE project_id = ?1 AND id = ?2").bind(project_id).bind(stem_id).execute(&self.pool).await.map_err(|e| self.error(e))?;
+        let gone = sqlx::query("DELETE FROM bed_stems WHERE project_id = ?1 AND id = ?2")
+            .bind(project_id)
+            .bind(stem_id)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| self.error(e))?;
         if gone.rows_affected() == 0 {
             return Err(Error::not_found(format!("bed stem {stem_id}"), format!("not in project {project_id}")));
         }
@@ -102,7 +116,10 @@ mod tests {
         store.set_bed(project.id, Some("/m/music.wav")).await.unwrap();
         let fx = store.add_bed_stem(project.id, "/m/effects.wav", -3.0, false).await.unwrap();
         let stems = store.bed_stems(project.id).await.unwrap();
-        assert_eq!(stems.iter().map(|s| (s.file.as_str(), s.gain_db, s.ducked)).collect::<Vec<_>>(), [("/m/music.wav", 0.0, true), ("/m/effects.wav", -3.0, false)]);
+        assert_eq!(
+            stems.iter().map(|s| (s.file.as_str(), s.gain_db, s.ducked)).collect::<Vec<_>>(),
+            [("/m/music.wav", 0.0, true), ("/m/effects.wav", -3.0, false)]
+        );
         store.edit_bed_stem(project.id, fx.id, 2.0, true).await.unwrap();
         assert!(store.edit_bed_stem(project.id, fx.id, 99.0, true).await.unwrap_err().to_string().contains("99"));
         store.remove_bed_stem(project.id, stems[0].id).await.unwrap();

@@ -77,7 +77,8 @@ impl Store {
 
     /// Every cast sheet, by name.
     pub async fn casts(&self) -> Result<Vec<CastSheet>> {
-        let rows: Vec<CastRow> = sqlx::query_as("SELECT id, name, updated_at FROM casts ORDER BY name").fetch_all(&self.pool).await.map_err(|e| self.error(e))?;
+        let rows: Vec<CastRow> =
+            sqlx::query_as("SELECT id, name, updated_at FROM casts ORDER BY name").fetch_all(&self.pool).await.map_err(|e| self.error(e))?;
         let mut sheets = Vec::with_capacity(rows.len());
         for row in rows {
             sheets.push(self.sheet(row).await?);
@@ -92,24 +93,33 @@ impl Store {
 
     /// The cast sheet called `name` (any case).
     pub async fn cast(&self, name: &str) -> Result<CastSheet> {
-        let row: Option<CastRow> = sqlx::query_as("SELECT id, name, updated_at FROM casts WHERE name = ?1").bind(name.trim()).fetch_optional(&self.pool).await.map_err(|e| self.error(e))?;
+        let row: Option<CastRow> = sqlx::query_as("SELECT id, name, updated_at FROM casts WHERE name = ?1")
+            .bind(name.trim())
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(|e| self.error(e))?;
         match row {
             Some(row) => self.sheet(row).await,
             None => {
                 let known: Vec<String> = self.casts().await?.into_iter().map(|c| c.name).collect();
-                let known = if known.is_empty() { "there are none yet: save one from a project".to_string() } else { format!("there are: {}", known.join(", ")) };
+                let known =
+                    if known.is_empty() { "there are none yet: save one from a project".to_string() } else { format!("there are: {}", known.join(", ")) };
                 Err(Error::not_found(format!("cast sheet {name:?}"), known))
             }
         }
     }
 
     async fn sheet(&self, row: CastRow) -> Result<CastSheet> {
-        let members: Vec<(String, String, String)> = sqlx::query_as("SELECT speaker, voice, language_voices FROM cast_members WHERE cast_id = ?1 ORDER BY speaker")
-            .bind(row.id)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(|e| self.error(e))?;
-        let members = members.into_iter().map(|(speaker, voice, languages)| CastMember { speaker, voice, language_voices: serde_json::from_str(&languages).unwrap_or_default() }).collect();
+        let members: Vec<(String, String, String)> =
+            sqlx::query_as("SELECT speaker, voice, language_voices FROM cast_members WHERE cast_id = ?1 ORDER BY speaker")
+                .bind(row.id)
+                .fetch_all(&self.pool)
+                .await
+                .map_err(|e| self.error(e))?;
+        let members = members
+            .into_iter()
+            .map(|(speaker, voice, languages)| CastMember { speaker, voice, language_voices: serde_json::from_str(&languages).unwrap_or_default() })
+            .collect();
         Ok(CastSheet { id: row.id, name: row.name, members, updated_at: row.updated_at })
     }
 

@@ -57,5 +57,4 @@ impl Store {
         tx.commit().await.map_err(|e| self.db(e))?;
         Ok(Some(description))
     }
-
 }

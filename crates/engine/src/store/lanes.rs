@@ -38,7 +38,11 @@ pub(crate) struct LaneState {
 
 /// Writes a lane's mix (no row when it is at its defaults).
 pub(crate) async fn write_lane(tx: &mut Transaction<'_, Sqlite>, project_id: i64, lane: &LaneState) -> sqlx::Result<()> {
-    sqlx::query("DELETE FROM lane_mixes WHERE project_id = ?1 AND coalesce(speaker_id, 0) = coalesce(?2, 0)").bind(project_id).bind(lane.speaker_id).execute(&mut **tx).await?;
+    sqlx::query("DELETE FROM lane_mixes WHERE project_id = ?1 AND coalesce(speaker_id, 0) = coalesce(?2, 0)")
+        .bind(project_id)
+        .bind(lane.speaker_id)
+        .execute(&mut **tx)
+        .await?;
     if lane.mix != LaneMix::default() {
         sqlx::query("INSERT INTO lane_mixes (project_id, speaker_id, muted, solo, level_db) VALUES (?1, ?2, ?3, ?4, ?5)")
             .bind(project_id)
@@ -56,11 +60,12 @@ impl Store {
     /// Every lane of the project that is not at its defaults, by speaker
     /// (`None`: the lines without a speaker).
     pub async fn lane_mixes(&self, project_id: i64) -> Result<Vec<(Option<i64>, LaneMix)>> {
-        let rows: Vec<(Option<i64>, bool, bool, f64)> = sqlx::query_as("SELECT speaker_id, muted, solo, level_db FROM lane_mixes WHERE project_id = ?1 ORDER BY coalesce(speaker_id, 0)")
-            .bind(project_id)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(|e| self.db(e))?;
+        let rows: Vec<(Option<i64>, bool, bool, f64)> =
+            sqlx::query_as("SELECT speaker_id, muted, solo, level_db FROM lane_mixes WHERE project_id = ?1 ORDER BY coalesce(speaker_id, 0)")
+                .bind(project_id)
+                .fetch_all(&self.pool)
+                .await
+                .map_err(|e| self.db(e))?;
         Ok(rows.into_iter().map(|(speaker, muted, solo, level)| (speaker, LaneMix { muted, solo, level_db: level as f32 })).collect())
     }
 
@@ -70,18 +75,21 @@ impl Store {
     pub async fn set_lane_mix(&self, project_id: i64, speaker_id: Option<i64>, description: &str, mix: LaneMix) -> Result<LaneMix> {
         let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
         if let Some(id) = speaker_id {
-            let owner: Option<i64> = sqlx::query_scalar("SELECT project_id FROM speakers WHERE id = ?1").bind(id).fetch_optional(&mut *tx).await.map_err(|e| self.db(e))?;
+            let owner: Option<i64> =
+                sqlx::query_scalar("SELECT project_id FROM speakers WHERE id = ?1").bind(id).fetch_optional(&mut *tx).await.map_err(|e| self.db(e))?;
             if owner != Some(project_id) {
                 return Err(Error::not_found(format!("speaker {id}"), format!("not in project {project_id}")));
             }
         }
-        let before: Option<(bool, bool, f64)> = sqlx::query_as("SELECT muted, solo, level_db FROM lane_mixes WHERE project_id = ?1 AND coalesce(speaker_id, 0) = coalesce(?2, 0)")
-            .bind(project_id)
-            .bind(speaker_id)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(|e| self.db(e))?;
-        let before = LaneState { speaker_id, mix: before.map_or_else(LaneMix::default, |(muted, solo, level)| LaneMix { muted, solo, level_db: level as f32 }) };
+        let before: Option<(bool, bool, f64)> =
+            sqlx::query_as("SELECT muted, solo, level_db FROM lane_mixes WHERE project_id = ?1 AND coalesce(speaker_id, 0) = coalesce(?2, 0)")
+                .bind(project_id)
+                .bind(speaker_id)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(|e| self.db(e))?;
+        let before =
+            LaneState { speaker_id, mix: before.map_or_else(LaneMix::default, |(muted, solo, level)| LaneMix { muted, solo, level_db: level as f32 }) };
         let after = LaneState { speaker_id, mix };
         if before != after {
             write_lane(&mut tx, project_id, &after).await.map_err(|e| self.db(e))?;

@@ -27,7 +27,10 @@ async fn line_state(tx: &mut Transaction<'_, Sqlite>, id: i64) -> sqlx::Result<O
     let Some(segment): Option<Segment> = sqlx::query_as("SELECT * FROM segments WHERE id = ?1").bind(id).fetch_optional(&mut **tx).await? else {
         return Ok(None);
     };
-    let takes = sqlx::query_as("SELECT id, segment_id, seed, synthesis_key, duration_s, created_at, source_key FROM takes WHERE segment_id = ?1 ORDER BY id").bind(id).fetch_all(&mut **tx).await?;
+    let takes = sqlx::query_as("SELECT id, segment_id, seed, synthesis_key, duration_s, created_at, source_key FROM takes WHERE segment_id = ?1 ORDER BY id")
+        .bind(id)
+        .fetch_all(&mut **tx)
+        .await?;
     Ok(Some(LineState { segment, takes }))
 }
 
@@ -52,16 +55,18 @@ pub(crate) async fn restore(tx: &mut Transaction<'_, Sqlite>, lines: &[LineState
             .await?;
         write_segment(tx, s.id, &s.fields).await?;
         for t in &line.takes {
-            sqlx::query("INSERT OR IGNORE INTO takes (id, segment_id, seed, synthesis_key, duration_s, created_at, source_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
-                .bind(t.id)
-                .bind(t.segment_id)
-                .bind(t.seed)
-                .bind(&t.synthesis_key)
-                .bind(t.duration_s)
-                .bind(&t.created_at)
-                .bind(&t.source_key)
-                .execute(&mut **tx)
-                .await?;
+            sqlx::query(
+                "INSERT OR IGNORE INTO takes (id, segment_id, seed, synthesis_key, duration_s, created_at, source_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )
+            .bind(t.id)
+            .bind(t.segment_id)
+            .bind(t.seed)
+            .bind(&t.synthesis_key)
+            .bind(t.duration_s)
+            .bind(&t.created_at)
+            .bind(&t.source_key)
+            .execute(&mut **tx)
+            .await?;
         }
         sqlx::query("UPDATE segments SET active_take_id = ?2 WHERE id = ?1").bind(s.id).bind(s.active_take_id).execute(&mut **tx).await?;
     }
@@ -105,7 +110,14 @@ fn split_text(text: &str, share: f64) -> (String, String) {
 
 impl Store {
     /// Records a structural edit of `before` into the lines now at `after_ids` and commits.
-    async fn finish_lines_edit(&self, mut tx: Transaction<'static, Sqlite>, project_id: i64, description: &str, before: Vec<LineState>, after_ids: &[i64]) -> Result<Vec<Segment>> {
+    async fn finish_lines_edit(
+        &self,
+        mut tx: Transaction<'static, Sqlite>,
+        project_id: i64,
+        description: &str,
+        before: Vec<LineState>,
+        after_ids: &[i64],
+    ) -> Result<Vec<Segment>> {
         let mut after = Vec::new();
         for &id in after_ids {
             after.extend(line_state(&mut tx, id).await.map_err(|e| self.db(e))?);
@@ -125,7 +137,10 @@ impl Store {
     pub async fn insert_segment(&self, track_id: i64, fields: &SegmentFields) -> Result<Segment> {
         check_fields(0, fields)?;
         let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
-        let project_id = project_of_track(&mut tx, track_id).await.map_err(|e| self.db(e))?.ok_or_else(|| Error::not_found(format!("track {track_id}"), "there is no such track"))?;
+        let project_id = project_of_track(&mut tx, track_id)
+            .await
+            .map_err(|e| self.db(e))?
+            .ok_or_else(|| Error::not_found(format!("track {track_id}"), "there is no such track"))?;
         let id = insert_line(&mut tx, track_id, fields).await.map_err(|e| self.db(e))?;
         let mut added = self.finish_lines_edit(tx, project_id, "insert a line", Vec::new(), &[id]).await?;
         Ok(added.remove(0))
@@ -158,7 +173,13 @@ impl Store {
             return Err(Error::InvalidInput { input: format!("segment {id}"), reason: "its text is one word; there is nothing to split".into() });
         }
         let project_id = project_of_track(&mut tx, line.segment.track_id).await.map_err(|e| self.db(e))?.unwrap_or(0);
-        sqlx::query("UPDATE segments SET end_s = ?2, text = ?3 WHERE id = ?1").bind(id).bind(at_s).bind(&first).execute(&mut *tx).await.map_err(|e| self.db(e))?;
+        sqlx::query("UPDATE segments SET end_s = ?2, text = ?3 WHERE id = ?1")
+            .bind(id)
+            .bind(at_s)
+            .bind(&first)
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| self.db(e))?;
         let second_fields = SegmentFields { start_s: at_s, text: second, fade_in_s: 0.0, seed: None, ..f.clone() };
         let new_id = insert_line(&mut tx, line.segment.track_id, &second_fields).await.map_err(|e| self.db(e))?;
         self.finish_lines_edit(tx, project_id, "split a line", vec![line], &[id, new_id]).await
@@ -168,7 +189,10 @@ impl Store {
     /// undoable step called `description`; the lines as they are after.
     pub async fn set_texts(&self, track_id: i64, texts: &[(i64, String)], description: &str) -> Result<Vec<Segment>> {
         let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
-        let project_id = project_of_track(&mut tx, track_id).await.map_err(|e| self.db(e))?.ok_or_else(|| Error::not_found(format!("track {track_id}"), "there is no such track"))?;
+        let project_id = project_of_track(&mut tx, track_id)
+            .await
+            .map_err(|e| self.db(e))?
+            .ok_or_else(|| Error::not_found(format!("track {track_id}"), "there is no such track"))?;
         let mut before = Vec::with_capacity(texts.len());
         for (id, text) in texts {
             let line = self.line_in(&mut tx, *id).await?;
@@ -216,7 +240,8 @@ mod tests {
     async fn demo(dir: &std::path::Path) -> (Store, i64, i64) {
         let store = Store::open(&dir.join("s.sqlite3")).await.unwrap();
         let (project, track) = store.create_project("Lines", "en-US").await.unwrap();
-        let cues = parse_srt("1\n00:00:01,000 --> 00:00:03,000\n[Ana] One two three four.\n\n2\n00:00:04,000 --> 00:00:05,000\n[Ana] Five.\n", "s.srt").unwrap();
+        let cues =
+            parse_srt("1\n00:00:01,000 --> 00:00:03,000\n[Ana] One two three four.\n\n2\n00:00:04,000 --> 00:00:05,000\n[Ana] Five.\n", "s.srt").unwrap();
         store.import_cues(&track, &cues).await.unwrap();
         (store, project.id, track.id)
     }

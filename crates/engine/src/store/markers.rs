@@ -24,13 +24,15 @@ pub struct Marker {
 pub(crate) async fn write_marker(tx: &mut Transaction<'_, Sqlite>, id: i64, marker: Option<&Marker>) -> sqlx::Result<()> {
     match marker {
         Some(m) => {
-            sqlx::query("INSERT INTO markers (id, project_id, at_seconds, name) VALUES (?1, ?2, ?3, ?4) ON CONFLICT(id) DO UPDATE SET at_seconds = ?3, name = ?4")
-                .bind(m.id)
-                .bind(m.project_id)
-                .bind(m.at_seconds)
-                .bind(&m.name)
-                .execute(&mut **tx)
-                .await?;
+            sqlx::query(
+                "INSERT INTO markers (id, project_id, at_seconds, name) VALUES (?1, ?2, ?3, ?4) ON CONFLICT(id) DO UPDATE SET at_seconds = ?3, name = ?4",
+            )
+            .bind(m.id)
+            .bind(m.project_id)
+            .bind(m.at_seconds)
+            .bind(&m.name)
+            .execute(&mut **tx)
+            .await?;
         }
         None => {
             sqlx::query("DELETE FROM markers WHERE id = ?1").bind(id).execute(&mut **tx).await?;
@@ -42,7 +44,11 @@ pub(crate) async fn write_marker(tx: &mut Transaction<'_, Sqlite>, id: i64, mark
 impl Store {
     /// A project's markers in time order.
     pub async fn markers(&self, project_id: i64) -> Result<Vec<Marker>> {
-        sqlx::query_as("SELECT * FROM markers WHERE project_id = ?1 ORDER BY at_seconds, id").bind(project_id).fetch_all(&self.pool).await.map_err(|e| self.db(e))
+        sqlx::query_as("SELECT * FROM markers WHERE project_id = ?1 ORDER BY at_seconds, id")
+            .bind(project_id)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(|e| self.db(e))
     }
 
     /// One marker.
@@ -65,7 +71,9 @@ impl Store {
             .fetch_one(&mut *tx)
             .await
             .map_err(|e| self.db(e))?;
-        record(&mut tx, project_id, &format!("add marker {name:?}"), "marker", marker.id, &None::<Marker>, &Some(marker.clone())).await.map_err(|e| self.db(e))?;
+        record(&mut tx, project_id, &format!("add marker {name:?}"), "marker", marker.id, &None::<Marker>, &Some(marker.clone()))
+            .await
+            .map_err(|e| self.db(e))?;
         tx.commit().await.map_err(|e| self.db(e))?;
         Ok(marker)
     }
@@ -101,7 +109,9 @@ impl Store {
             .map_err(|e| self.db(e))?
             .ok_or_else(|| Error::not_found(format!("marker {id}"), "there is no such marker"))?;
         write_marker(&mut tx, id, None).await.map_err(|e| self.db(e))?;
-        record(&mut tx, before.project_id, &format!("remove marker {:?}", before.name), "marker", id, &Some(before.clone()), &None::<Marker>).await.map_err(|e| self.db(e))?;
+        record(&mut tx, before.project_id, &format!("remove marker {:?}", before.name), "marker", id, &Some(before.clone()), &None::<Marker>)
+            .await
+            .map_err(|e| self.db(e))?;
         tx.commit().await.map_err(|e| self.db(e))?;
         Ok(before.project_id)
     }

@@ -10,11 +10,11 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 
 use crate::error::{Error, Result};
 
-mod history;
 pub mod beds;
 pub mod casts;
 pub mod checks;
 pub mod fits;
+mod history;
 pub mod lanes;
 pub mod lines;
 pub mod markers;
@@ -24,12 +24,12 @@ pub mod remote_voices;
 pub mod spoken_lengths;
 pub mod voices;
 
-pub use projects::{Project, RenderJob, RunningJob, Segment, SegmentFields, Speaker, Take, Track};
 pub use beds::BedStem;
 pub use casts::{CastMember, CastSheet};
 pub use checks::TakeCheckRecord;
 pub use lanes::LaneMix;
 pub use markers::Marker;
+pub use projects::{Project, RenderJob, RunningJob, Segment, SegmentFields, Speaker, Take, Track};
 pub use voices::{NewVoice, VoiceRecord};
 
 /// File name of the database inside the data directory.
@@ -42,7 +42,9 @@ fn is_locked(e: &Error) -> bool {
     let code = |source: &sqlx::Error| source.as_database_error().and_then(|d| d.code()).is_some_and(|c| c == "5" || c == "6" || c == "517");
     match e {
         Error::Database { source, .. } => source.downcast_ref::<sqlx::Error>().is_some_and(code),
-        Error::Migration { source, .. } => matches!(source.downcast_ref::<sqlx::migrate::MigrateError>(), Some(sqlx::migrate::MigrateError::Execute(source)) if code(source)),
+        Error::Migration { source, .. } => {
+            matches!(source.downcast_ref::<sqlx::migrate::MigrateError>(), Some(sqlx::migrate::MigrateError::Execute(source)) if code(source))
+        }
         Error::Context { source, .. } => is_locked(source),
         _ => false,
     }
@@ -72,7 +74,8 @@ impl Store {
                 if let Some(dir) = lock_path.parent() {
                     std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
                 }
-                let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&lock_path).map_err(|e| Error::io("open", &lock_path, e))?;
+                let file =
+                    std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&lock_path).map_err(|e| Error::io("open", &lock_path, e))?;
                 file.lock().map_err(|e| Error::io("lock", &lock_path, e))?;
                 Ok(file)
             })
@@ -107,19 +110,9 @@ impl Store {
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
             .busy_timeout(std::time::Duration::from_secs(5));
-        let pool = SqlitePoolOptions::new()
-            .max_connections(4)
-            .connect_with(options)
-            .await
-            .map_err(db_err)?;
-        MIGRATOR.run(&pool).await.map_err(|source| Error::Migration {
-            path: path.to_path_buf(),
-            source: source.into(),
-        })?;
-        let store = Store {
-            pool,
-            path: path.to_path_buf(),
-        };
+        let pool = SqlitePoolOptions::new().max_connections(4).connect_with(options).await.map_err(db_err)?;
+        MIGRATOR.run(&pool).await.map_err(|source| Error::Migration { path: path.to_path_buf(), source: source.into() })?;
+        let store = Store { pool, path: path.to_path_buf() };
         // Bookkeeping only: a database that cannot be written (a full disk)
         // still opens, so work can be read and exported elsewhere.
         if let Err(e) = store.record_open().await {
@@ -135,10 +128,7 @@ impl Store {
 
     /// The SQLite library version in use, e.g. `3.50.4`.
     pub async fn sqlite_version(&self) -> Result<String> {
-        sqlx::query_scalar("SELECT sqlite_version()")
-            .fetch_one(&self.pool)
-            .await
-            .map_err(|source| self.error(source))
+        sqlx::query_scalar("SELECT sqlite_version()").fetch_one(&self.pool).await.map_err(|source| self.error(source))
     }
 
     /// Engine versions that have opened this database, oldest first.
@@ -179,10 +169,12 @@ mod tests {
     async fn several_openers_of_one_new_database_all_get_it_migrated() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("shared.sqlite3");
-        let opens: Vec<_> = (0..6).map(|_| {
-            let path = path.clone();
-            tokio::spawn(async move { Store::open(&path).await })
-        }).collect();
+        let opens: Vec<_> = (0..6)
+            .map(|_| {
+                let path = path.clone();
+                tokio::spawn(async move { Store::open(&path).await })
+            })
+            .collect();
         for open in opens {
             let store = open.await.unwrap().unwrap_or_else(|e| panic!("an opener failed: {e}"));
             assert!(store.projects().await.unwrap().is_empty());
@@ -198,18 +190,12 @@ mod tests {
         let store = Store::open(&path).await.unwrap();
         let version = store.sqlite_version().await.unwrap();
         assert!(version.starts_with("3."), "{version}");
-        let mode: String = sqlx::query_scalar("PRAGMA journal_mode")
-            .fetch_one(&store.pool)
-            .await
-            .unwrap();
+        let mode: String = sqlx::query_scalar("PRAGMA journal_mode").fetch_one(&store.pool).await.unwrap();
         assert_eq!(mode, "wal");
         store.close().await;
 
         let reopened = Store::open(&path).await.unwrap();
-        assert_eq!(
-            reopened.engine_versions_seen().await.unwrap(),
-            vec![crate::ENGINE_VERSION.to_string()]
-        );
+        assert_eq!(reopened.engine_versions_seen().await.unwrap(), vec![crate::ENGINE_VERSION.to_string()]);
     }
 
     #[tokio::test]

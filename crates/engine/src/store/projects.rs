@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 use sqlx::{Sqlite, Transaction};
 
 use super::Store;
-use crate::subtitles::Cue;
 use crate::error::{Error, Result};
+use crate::subtitles::Cue;
 
 /// A project.
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
@@ -145,7 +145,19 @@ impl SegmentFields {
     /// else at its default (normal speed, no gain, no fades, the project's
     /// strategy, unlocked, the segment's own seed).
     pub fn new_line(start_s: f64, end_s: f64, text: String, speaker_id: Option<i64>) -> SegmentFields {
-        SegmentFields { start_s, end_s, text, speaker_id, speed: 1.0, gain_db: 0.0, fade_in_s: 0.0, fade_out_s: 0.0, timing_strategy: None, locked: false, seed: None }
+        SegmentFields {
+            start_s,
+            end_s,
+            text,
+            speaker_id,
+            speed: 1.0,
+            gain_db: 0.0,
+            fade_in_s: 0.0,
+            fade_out_s: 0.0,
+            timing_strategy: None,
+            locked: false,
+            seed: None,
+        }
     }
 }
 
@@ -174,11 +186,8 @@ impl Store {
             return Err(Error::InvalidInput { input: "project name".into(), reason: "cannot be empty".into() });
         }
         let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
-        let id: i64 = sqlx::query_scalar("INSERT INTO projects (name) VALUES (?1) RETURNING id")
-            .bind(name.trim())
-            .fetch_one(&mut *tx)
-            .await
-            .map_err(|e| self.db(e))?;
+        let id: i64 =
+            sqlx::query_scalar("INSERT INTO projects (name) VALUES (?1) RETURNING id").bind(name.trim()).fetch_one(&mut *tx).await.map_err(|e| self.db(e))?;
         let track = sqlx::query_as("INSERT INTO tracks (project_id, language) VALUES (?1, ?2) RETURNING *")
             .bind(id)
             .bind(language)
@@ -381,7 +390,8 @@ impl Store {
                 .await
                 .map_err(|e| self.db(e))?
                 .ok_or_else(|| Error::not_found(format!("segment {id}"), "there is no such segment"))?;
-            let project: i64 = sqlx::query_scalar("SELECT project_id FROM tracks WHERE id = ?1").bind(segment.track_id).fetch_one(&mut *tx).await.map_err(|e| self.db(e))?;
+            let project: i64 =
+                sqlx::query_scalar("SELECT project_id FROM tracks WHERE id = ?1").bind(segment.track_id).fetch_one(&mut *tx).await.map_err(|e| self.db(e))?;
             (project, segment.fields)
         };
         let mut after = before.clone();
@@ -451,15 +461,16 @@ impl Store {
     /// Records a take of a segment and makes it the active one.
     pub async fn add_take(&self, segment_id: i64, seed: i64, synthesis_key: &str, duration_s: f64, source_key: Option<&str>) -> Result<i64> {
         let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
-        let id: i64 = sqlx::query_scalar("INSERT INTO takes (segment_id, seed, synthesis_key, duration_s, source_key) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id")
-            .bind(segment_id)
-            .bind(seed)
-            .bind(synthesis_key)
-            .bind(duration_s)
-            .bind(source_key)
-            .fetch_one(&mut *tx)
-            .await
-            .map_err(|e| self.db(e))?;
+        let id: i64 =
+            sqlx::query_scalar("INSERT INTO takes (segment_id, seed, synthesis_key, duration_s, source_key) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id")
+                .bind(segment_id)
+                .bind(seed)
+                .bind(synthesis_key)
+                .bind(duration_s)
+                .bind(source_key)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(|e| self.db(e))?;
         sqlx::query("UPDATE segments SET active_take_id = ?2 WHERE id = ?1").bind(segment_id).bind(id).execute(&mut *tx).await.map_err(|e| self.db(e))?;
         tx.commit().await.map_err(|e| self.db(e))?;
         Ok(id)
@@ -478,7 +489,8 @@ impl Store {
     /// seed, in one undoable step (undo restores the seed; the next render
     /// then brings back the take that matches it).
     pub async fn pick_take(&self, segment_id: i64, take_id: i64) -> Result<Segment> {
-        let take: Option<(i64, i64)> = sqlx::query_as("SELECT segment_id, seed FROM takes WHERE id = ?1").bind(take_id).fetch_optional(&self.pool).await.map_err(|e| self.db(e))?;
+        let take: Option<(i64, i64)> =
+            sqlx::query_as("SELECT segment_id, seed FROM takes WHERE id = ?1").bind(take_id).fetch_optional(&self.pool).await.map_err(|e| self.db(e))?;
         let seed = match take {
             Some((owner, seed)) if owner == segment_id => seed,
             _ => return Err(Error::not_found(format!("take {take_id}"), format!("it is not a take of line {segment_id}"))),
@@ -555,7 +567,11 @@ impl Store {
 
     /// A take's synthesis key, source key (if recorded) and length in seconds.
     pub async fn take_info(&self, take_id: i64) -> Result<Option<(String, Option<String>, f64)>> {
-        sqlx::query_as("SELECT synthesis_key, source_key, duration_s FROM takes WHERE id = ?1").bind(take_id).fetch_optional(&self.pool).await.map_err(|e| self.db(e))
+        sqlx::query_as("SELECT synthesis_key, source_key, duration_s FROM takes WHERE id = ?1")
+            .bind(take_id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(|e| self.db(e))
     }
 
     /// The synthesis key of a take, if the take exists.
@@ -581,11 +597,14 @@ impl Store {
     /// checked by the caller), as an edit undo and redo step through.
     pub async fn set_timing_strategy(&self, project_id: i64, strategy: &str) -> Result<()> {
         let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
-        let before: Option<String> = sqlx::query_scalar("SELECT timing_strategy FROM projects WHERE id = ?1").bind(project_id).fetch_optional(&mut *tx).await.map_err(|e| self.db(e))?;
+        let before: Option<String> =
+            sqlx::query_scalar("SELECT timing_strategy FROM projects WHERE id = ?1").bind(project_id).fetch_optional(&mut *tx).await.map_err(|e| self.db(e))?;
         let Some(before) = before else { return Err(Error::not_found(format!("project {project_id}"), "it does not exist")) };
         if before != strategy {
             write_project_strategy(&mut tx, project_id, strategy).await.map_err(|e| self.db(e))?;
-            record(&mut tx, project_id, &format!("timing {}", strategy.replace('_', " ")), "project_strategy", project_id, &before, &strategy.to_string()).await.map_err(|e| self.db(e))?;
+            record(&mut tx, project_id, &format!("timing {}", strategy.replace('_', " ")), "project_strategy", project_id, &before, &strategy.to_string())
+                .await
+                .map_err(|e| self.db(e))?;
         }
         tx.commit().await.map_err(|e| self.db(e))?;
         Ok(())
@@ -618,11 +637,14 @@ impl Store {
     /// (the rate a person chose; a picture's rate is set by `set_frame_rate`).
     pub async fn change_frame_rate(&self, project_id: i64, rate: &str) -> Result<()> {
         let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
-        let before: Option<Option<String>> = sqlx::query_scalar("SELECT frame_rate FROM projects WHERE id = ?1").bind(project_id).fetch_optional(&mut *tx).await.map_err(|e| self.db(e))?;
+        let before: Option<Option<String>> =
+            sqlx::query_scalar("SELECT frame_rate FROM projects WHERE id = ?1").bind(project_id).fetch_optional(&mut *tx).await.map_err(|e| self.db(e))?;
         let Some(before) = before else { return Err(Error::not_found(format!("project {project_id}"), "it does not exist")) };
         if before.as_deref() != Some(rate) {
             write_frame_rate(&mut tx, project_id, Some(rate)).await.map_err(|e| self.db(e))?;
-            record(&mut tx, project_id, &format!("timecode at {rate}"), "project_frame_rate", project_id, &before, &Some(rate.to_string())).await.map_err(|e| self.db(e))?;
+            record(&mut tx, project_id, &format!("timecode at {rate}"), "project_frame_rate", project_id, &before, &Some(rate.to_string()))
+                .await
+                .map_err(|e| self.db(e))?;
         }
         touch(&mut tx, project_id).await.map_err(|e| self.db(e))?;
         tx.commit().await.map_err(|e| self.db(e))?;
@@ -710,7 +732,8 @@ impl Store {
     pub async fn interrupted_render_jobs(&self) -> Result<Vec<RenderJob>> {
         // Look before writing: opening a database should not write to it
         // when nothing was left running (a read-only use, a full disk).
-        let running: i64 = sqlx::query_scalar("SELECT count(*) FROM render_jobs WHERE state = 'running'").fetch_one(&self.pool).await.map_err(|e| self.db(e))?;
+        let running: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM render_jobs WHERE state = 'running'").fetch_one(&self.pool).await.map_err(|e| self.db(e))?;
         if running == 0 {
             return Ok(Vec::new());
         }
@@ -726,11 +749,13 @@ impl Store {
             if alive {
                 continue;
             }
-            let job: Option<RenderJob> = sqlx::query_as("UPDATE render_jobs SET state = 'interrupted' WHERE id = ?1 AND state = 'running' RETURNING id, project_id, state, total, done, error")
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(|e| self.db(e))?;
+            let job: Option<RenderJob> = sqlx::query_as(
+                "UPDATE render_jobs SET state = 'interrupted' WHERE id = ?1 AND state = 'running' RETURNING id, project_id, state, total, done, error",
+            )
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(|e| self.db(e))?;
             let _ = std::fs::remove_file(&path);
             interrupted.extend(job);
         }
@@ -766,7 +791,12 @@ pub(crate) async fn write_segment(tx: &mut Transaction<'_, Sqlite>, id: i64, f: 
 }
 
 pub(crate) async fn write_speaker(tx: &mut Transaction<'_, Sqlite>, s: &Speaker) -> sqlx::Result<()> {
-    sqlx::query("UPDATE speakers SET voice = ?2, language_voices = ?3 WHERE id = ?1").bind(s.id).bind(&s.voice).bind(&s.language_voices).execute(&mut **tx).await?;
+    sqlx::query("UPDATE speakers SET voice = ?2, language_voices = ?3 WHERE id = ?1")
+        .bind(s.id)
+        .bind(&s.voice)
+        .bind(&s.language_voices)
+        .execute(&mut **tx)
+        .await?;
     Ok(())
 }
 
@@ -783,7 +813,15 @@ pub(crate) async fn write_frame_rate(tx: &mut Transaction<'_, Sqlite>, project_i
 }
 
 /// Appends an edit to the history, dropping the redo branch.
-pub(crate) async fn record<T: Serialize>(tx: &mut Transaction<'_, Sqlite>, project_id: i64, description: &str, entity: &str, entity_id: i64, before: &T, after: &T) -> sqlx::Result<()> {
+pub(crate) async fn record<T: Serialize>(
+    tx: &mut Transaction<'_, Sqlite>,
+    project_id: i64,
+    description: &str,
+    entity: &str,
+    entity_id: i64,
+    before: &T,
+    after: &T,
+) -> sqlx::Result<()> {
     sqlx::query("DELETE FROM history WHERE project_id = ?1 AND undone = 1").bind(project_id).execute(&mut **tx).await?;
     sqlx::query("INSERT INTO history (project_id, description, entity, entity_id, before_json, after_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
         .bind(project_id)

@@ -9,7 +9,11 @@ impl Store {
     /// The dictionary of `project_id`, or the global one for `None`, by word.
     pub async fn pronunciations(&self, project_id: Option<i64>) -> Result<Vec<Pronunciation>> {
         let rows: Vec<(String, Option<String>, Option<String>)> =
-            sqlx::query_as("SELECT word, phonemes, respelling FROM pronunciations WHERE project_id IS ?1 ORDER BY word").bind(project_id).fetch_all(&self.pool).await.map_err(|e| self.error(e))?;
+            sqlx::query_as("SELECT word, phonemes, respelling FROM pronunciations WHERE project_id IS ?1 ORDER BY word")
+                .bind(project_id)
+                .fetch_all(&self.pool)
+                .await
+                .map_err(|e| self.error(e))?;
         Ok(rows
             .into_iter()
             .map(|(word, phonemes, respelling)| Pronunciation {
@@ -30,7 +34,12 @@ impl Store {
             Saying::Respelling(r) => (None, Some(r.as_str())),
         };
         let mut tx = self.pool.begin().await.map_err(|e| self.error(e))?;
-        sqlx::query("DELETE FROM pronunciations WHERE project_id IS ?1 AND word = ?2").bind(project_id).bind(&entry.word).execute(&mut *tx).await.map_err(|e| self.error(e))?;
+        sqlx::query("DELETE FROM pronunciations WHERE project_id IS ?1 AND word = ?2")
+            .bind(project_id)
+            .bind(&entry.word)
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| self.error(e))?;
         sqlx::query("INSERT INTO pronunciations (project_id, word, phonemes, respelling) VALUES (?1, ?2, ?3, ?4)")
             .bind(project_id)
             .bind(&entry.word)
@@ -45,7 +54,12 @@ impl Store {
     /// Removes the entry for `word`; refused by name when there is none.
     pub async fn remove_pronunciation(&self, project_id: Option<i64>, word: &str) -> Result<()> {
         let word = word.split_whitespace().collect::<Vec<_>>().join(" ");
-        let removed = sqlx::query("DELETE FROM pronunciations WHERE project_id IS ?1 AND word = ?2").bind(project_id).bind(&word).execute(&self.pool).await.map_err(|e| self.error(e))?;
+        let removed = sqlx::query("DELETE FROM pronunciations WHERE project_id IS ?1 AND word = ?2")
+            .bind(project_id)
+            .bind(&word)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| self.error(e))?;
         if removed.rows_affected() == 0 {
             let whose = project_id.map_or("the global dictionary".to_string(), |p| format!("project {p}'s dictionary"));
             return Err(Error::not_found(format!("dictionary word {word:?}"), format!("not in {whose}")));

@@ -83,27 +83,19 @@ impl Store {
         .execute(&self.pool)
         .await
         .map_err(|e| self.error(e))?;
-        self.voice(&voice.name).await?.ok_or_else(|| Error::InvalidInput {
-            input: format!("voice {:?}", voice.name),
-            reason: "vanished right after it was saved".into(),
-        })
+        self.voice(&voice.name)
+            .await?
+            .ok_or_else(|| Error::InvalidInput { input: format!("voice {:?}", voice.name), reason: "vanished right after it was saved".into() })
     }
 
     /// The voice of that name, if registered.
     pub async fn voice(&self, name: &str) -> Result<Option<VoiceRecord>> {
-        sqlx::query_as("SELECT * FROM voices WHERE name = ?1")
-            .bind(name)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(|e| self.error(e))
+        sqlx::query_as("SELECT * FROM voices WHERE name = ?1").bind(name).fetch_optional(&self.pool).await.map_err(|e| self.error(e))
     }
 
     /// Every registered voice, by name.
     pub async fn voices(&self) -> Result<Vec<VoiceRecord>> {
-        sqlx::query_as("SELECT * FROM voices ORDER BY name")
-            .fetch_all(&self.pool)
-            .await
-            .map_err(|e| self.error(e))
+        sqlx::query_as("SELECT * FROM voices ORDER BY name").fetch_all(&self.pool).await.map_err(|e| self.error(e))
     }
 
     /// Renames a voice, and every speaker that uses it follows (in every
@@ -125,19 +117,23 @@ impl Store {
     pub async fn rename_voice(&self, old: &str, new: &str) -> Result<VoiceRecord> {
         check_voice_name(new)?;
         let mut tx = self.pool.begin().await.map_err(|e| self.error(e))?;
-        let taken: Option<String> = sqlx::query_scalar("SELECT name FROM voices WHERE name = ?1").bind(new).fetch_optional(&mut *tx).await.map_err(|e| self.error(e))?;
+        let taken: Option<String> =
+            sqlx::query_scalar("SELECT name FROM voices WHERE name = ?1").bind(new).fetch_optional(&mut *tx).await.map_err(|e| self.error(e))?;
         if taken.is_some() && old != new {
             return Err(Error::conflict(format!("voice {old:?}"), format!("cannot be renamed to {new:?}: a voice has that name")));
         }
-        let renamed: Option<VoiceRecord> = sqlx::query_as("UPDATE voices SET name = ?2, version = version + 1, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE name = ?1 RETURNING *")
-            .bind(old)
-            .bind(new)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(|e| self.error(e))?;
+        let renamed: Option<VoiceRecord> = sqlx::query_as(
+            "UPDATE voices SET name = ?2, version = version + 1, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE name = ?1 RETURNING *",
+        )
+        .bind(old)
+        .bind(new)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(|e| self.error(e))?;
         let renamed = renamed.ok_or_else(|| Error::not_found(format!("voice {old:?}"), "is not in the library"))?;
         sqlx::query("UPDATE speakers SET voice = ?2 WHERE voice = ?1").bind(old).bind(new).execute(&mut *tx).await.map_err(|e| self.error(e))?;
-        let by_language: Vec<(i64, String)> = sqlx::query_as("SELECT id, language_voices FROM speakers").fetch_all(&mut *tx).await.map_err(|e| self.error(e))?;
+        let by_language: Vec<(i64, String)> =
+            sqlx::query_as("SELECT id, language_voices FROM speakers").fetch_all(&mut *tx).await.map_err(|e| self.error(e))?;
         for (id, json) in by_language {
             let mut voices: std::collections::BTreeMap<String, String> = serde_json::from_str(&json).unwrap_or_default();
             if voices.values().any(|v| v == old) {
@@ -152,11 +148,7 @@ impl Store {
 
     /// Deletes a voice; the deleted record, or `None` if there was none.
     pub async fn delete_voice(&self, name: &str) -> Result<Option<VoiceRecord>> {
-        sqlx::query_as("DELETE FROM voices WHERE name = ?1 RETURNING *")
-            .bind(name)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(|e| self.error(e))
+        sqlx::query_as("DELETE FROM voices WHERE name = ?1 RETURNING *").bind(name).fetch_optional(&self.pool).await.map_err(|e| self.error(e))
     }
 }
 

@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::view::{project_view, CheckView, LiveStates, ProjectView, SegmentState};
-use crate::checking::{ListenEvent, ListenRequest};
 use crate::audio::peaks::{peaks, Peaks};
+use crate::checking::{ListenEvent, ListenRequest};
 use crate::dub::lines::TrackLines;
 use crate::dub::mix::MixSettings;
 use crate::dub::pipeline::{RenderScope, RenderSummary};
@@ -38,35 +38,82 @@ pub const RECORDING_PREVIEW_SECONDS: f64 = 12.0;
 pub enum StudioEvent {
     /// The model is loading (the first render or preview waits for it).
     #[serde(rename_all = "camelCase")]
-    ModelLoading { loading: bool },
+    ModelLoading {
+        loading: bool,
+    },
     #[serde(rename_all = "camelCase")]
-    RenderProgress { project_id: i64, done: usize, total: usize, rendered: usize },
+    RenderProgress {
+        project_id: i64,
+        done: usize,
+        total: usize,
+        rendered: usize,
+    },
     #[serde(rename_all = "camelCase")]
-    SegmentState { segment_id: i64, state: SegmentState, error: Option<String> },
+    SegmentState {
+        segment_id: i64,
+        state: SegmentState,
+        error: Option<String>,
+    },
     #[serde(rename_all = "camelCase")]
-    RenderFinished { project_id: i64, rendered: usize, fresh: usize, failed: usize, cancelled: bool, error: Option<String> },
+    RenderFinished {
+        project_id: i64,
+        rendered: usize,
+        fresh: usize,
+        failed: usize,
+        cancelled: bool,
+        error: Option<String>,
+    },
     /// Listening back after a render: `done` of `total` lines heard;
     /// `retaking` the line being taken again on a fresh seed, if one is.
     #[serde(rename_all = "camelCase")]
-    ListenProgress { project_id: i64, done: usize, total: usize, retaking: Option<i64> },
+    ListenProgress {
+        project_id: i64,
+        done: usize,
+        total: usize,
+        retaking: Option<i64>,
+    },
     /// A line heard back (after its re-take, when it had one).
     #[serde(rename_all = "camelCase")]
-    SegmentChecked { segment_id: i64, check: CheckView, retaken: bool },
+    SegmentChecked {
+        segment_id: i64,
+        check: CheckView,
+        retaken: bool,
+    },
     /// Listening back ended: lines heard, how many fail, how many were taken again.
     #[serde(rename_all = "camelCase")]
-    ListenFinished { project_id: i64, checked: usize, failing: usize, retaken: usize, cancelled: bool, error: Option<String> },
+    ListenFinished {
+        project_id: i64,
+        checked: usize,
+        failing: usize,
+        retaken: usize,
+        cancelled: bool,
+        error: Option<String>,
+    },
     Playback(PlaybackView),
     #[serde(rename_all = "camelCase")]
-    PreviewFinished { segment_id: i64, first_sound_ms: Option<f64>, error: Option<String> },
+    PreviewFinished {
+        segment_id: i64,
+        first_sound_ms: Option<f64>,
+        error: Option<String>,
+    },
     #[serde(rename_all = "camelCase")]
-    VoicePreviewFinished { voice: String, first_sound_ms: Option<f64>, error: Option<String> },
+    VoicePreviewFinished {
+        voice: String,
+        first_sound_ms: Option<f64>,
+        error: Option<String>,
+    },
     /// A recording or video being heard into a new project: seconds heard so far.
     #[serde(rename_all = "camelCase")]
-    MediaHeard { seconds: f64 },
+    MediaHeard {
+        seconds: f64,
+    },
     /// Lines of a project had their spoken lengths predicted (after an
     /// import or an edit): its view now shows which lines fit.
     #[serde(rename_all = "camelCase")]
-    LengthsPredicted { project_id: i64, lines: usize },
+    LengthsPredicted {
+        project_id: i64,
+        lines: usize,
+    },
 }
 
 /// Where playback stands, for the window.
@@ -308,7 +355,9 @@ impl StudioSession {
         let outcome = self.run_render(project_id, segments, cancel, &mut rendered);
         lock(&self.live).clear();
         let event = match &outcome {
-            Ok(s) => StudioEvent::RenderFinished { project_id, rendered: s.rendered, fresh: s.fresh, failed: s.failed.len(), cancelled: s.cancelled, error: None },
+            Ok(s) => {
+                StudioEvent::RenderFinished { project_id, rendered: s.rendered, fresh: s.fresh, failed: s.failed.len(), cancelled: s.cancelled, error: None }
+            }
             Err(e) => StudioEvent::RenderFinished { project_id, rendered: 0, fresh: 0, failed: 0, cancelled: false, error: Some(e.to_string()) },
         };
         let finished = outcome.is_ok_and(|s| !s.cancelled);
@@ -372,7 +421,8 @@ impl StudioSession {
                     (self.sink)(StudioEvent::SegmentState { segment_id: line.segment_id, state: SegmentState::Ready, error: None });
                     let _ = lock(&self.player).send(PlayerCommand::Refit(vec![line.segment_id]));
                 }
-                let check = CheckView { passed: line.passed(), heard: line.heard.clone(), problems: line.problems.clone(), word_error_rate: line.word_error_rate };
+                let check =
+                    CheckView { passed: line.passed(), heard: line.heard.clone(), problems: line.problems.clone(), word_error_rate: line.word_error_rate };
                 (self.sink)(StudioEvent::SegmentChecked { segment_id: line.segment_id, check, retaken: line.retaken });
                 (self.sink)(StudioEvent::ListenProgress { project_id, done, total, retaking: None });
             }
@@ -439,20 +489,29 @@ impl StudioSession {
     /// Plays one line alone, streamed as it renders; a `PreviewFinished`
     /// event says when it is done and its time to first audio.
     pub fn preview(self: &Arc<Self>, segment_id: i64) -> Result<()> {
-        self.spawn_preview(move |session| session.run_preview(segment_id), move |first_sound_ms, error| StudioEvent::PreviewFinished { segment_id, first_sound_ms, error })
+        self.spawn_preview(
+            move |session| session.run_preview(segment_id),
+            move |first_sound_ms, error| StudioEvent::PreviewFinished { segment_id, first_sound_ms, error },
+        )
     }
 
     /// Plays one of a line's takes as it was rendered (at its natural rate,
     /// before any fitting); a `PreviewFinished` event says when it is done.
     pub fn audition_take(self: &Arc<Self>, segment_id: i64, take_id: i64) -> Result<()> {
-        self.spawn_preview(move |session| session.run_audition(segment_id, take_id), move |first_sound_ms, error| StudioEvent::PreviewFinished { segment_id, first_sound_ms, error })
+        self.spawn_preview(
+            move |session| session.run_audition(segment_id, take_id),
+            move |first_sound_ms, error| StudioEvent::PreviewFinished { segment_id, first_sound_ms, error },
+        )
     }
 
     /// Speaks a short sample sentence in `voice` (stock, blend or library
     /// voice), in the voice's language; a `VoicePreviewFinished` event follows.
     pub fn preview_voice(self: &Arc<Self>, voice: String) -> Result<()> {
         let asked = voice.clone();
-        self.spawn_preview(move |session| session.run_voice_preview(&asked), move |first_sound_ms, error| StudioEvent::VoicePreviewFinished { voice, first_sound_ms, error })
+        self.spawn_preview(
+            move |session| session.run_voice_preview(&asked),
+            move |first_sound_ms, error| StudioEvent::VoicePreviewFinished { voice, first_sound_ms, error },
+        )
     }
 
     /// Plays the first [`RECORDING_PREVIEW_SECONDS`] of a library voice's
@@ -460,7 +519,10 @@ impl StudioSession {
     /// `VoicePreviewFinished` event for `recording:<name>` follows.
     pub fn play_voice_recording(self: &Arc<Self>, name: String) -> Result<()> {
         let voice = format!("recording:{name}");
-        self.spawn_preview(move |session| session.run_recording(&name), move |first_sound_ms, error| StudioEvent::VoicePreviewFinished { voice, first_sound_ms, error })
+        self.spawn_preview(
+            move |session| session.run_recording(&name),
+            move |first_sound_ms, error| StudioEvent::VoicePreviewFinished { voice, first_sound_ms, error },
+        )
     }
 
     fn run_recording(&self, name: &str) -> Result<Option<Duration>> {
@@ -668,7 +730,13 @@ impl StudioSession {
 }
 
 enum PlayerCommand {
-    Play { project_id: i64, track_id: i64, from: f64, looping: Option<(f64, f64)>, reply: Sender<Result<()>> },
+    Play {
+        project_id: i64,
+        track_id: i64,
+        from: f64,
+        looping: Option<(f64, f64)>,
+        reply: Sender<Result<()>>,
+    },
     Pause,
     Resume,
     Seek(f64),

@@ -210,7 +210,12 @@ pub async fn project_view(store: &Store, tracks: &[TrackLines], project_id: i64,
                 let f = &line.segment.fields;
                 let fit = line.placement(&track.limits).map(|p| fit_view(line, &p, line.take.as_ref().map_or(p.length, |t| t.duration_s)));
                 let planned = line.planned_placement(&track.limits).map(|(p, rendered)| fit_view(line, &p, rendered));
-                let check = checks.get(&line.segment.id).map(|c| CheckView { passed: c.passed, heard: c.heard.clone(), problems: c.problems(), word_error_rate: c.word_error_rate });
+                let check = checks.get(&line.segment.id).map(|c| CheckView {
+                    passed: c.passed,
+                    heard: c.heard.clone(),
+                    problems: c.problems(),
+                    word_error_rate: c.word_error_rate,
+                });
                 let flags = line_flags(line, &track.limits, check.as_ref().is_some_and(|c| !c.passed));
                 let (state, error) = match live.get(&line.segment.id) {
                     Some((state, error)) => (*state, error.clone()),
@@ -264,7 +269,16 @@ pub async fn project_view(store: &Store, tracks: &[TrackLines], project_id: i64,
             .iter()
             .map(|s| {
                 let l = lane(Some(s.id));
-                SpeakerView { id: s.id, name: s.name.clone(), voice: s.voice.clone(), language_voices: s.language_voices(), muted: l.muted, solo: l.solo, level_db: l.level_db, audible: l.audible }
+                SpeakerView {
+                    id: s.id,
+                    name: s.name.clone(),
+                    voice: s.voice.clone(),
+                    language_voices: s.language_voices(),
+                    muted: l.muted,
+                    solo: l.solo,
+                    level_db: l.level_db,
+                    audible: l.audible,
+                }
             })
             .collect(),
         no_speaker_lane: lane(None),

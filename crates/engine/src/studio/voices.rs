@@ -23,7 +23,10 @@ pub struct VoiceChoice {
 
 /// Kokoro's stock voices, by name with language and gender.
 pub fn stock_choices() -> Vec<VoiceChoice> {
-    crate::model::kokoro::release::stock_voices().into_iter().map(|v| VoiceChoice { name: v.name, language: v.language.to_string(), gender: v.gender.to_string() }).collect()
+    crate::model::kokoro::release::stock_voices()
+        .into_iter()
+        .map(|v| VoiceChoice { name: v.name, language: v.language.to_string(), gender: v.gender.to_string() })
+        .collect()
 }
 
 /// The stock voices, then the library's (language `library`).
@@ -132,7 +135,10 @@ impl LibraryVoiceView {
         let matched: Option<MatchedVoice> = serde_json::from_str(&record.voice.artifact_json).ok();
         LibraryVoiceView {
             quality: matched.as_ref().map(|m| m.quality.clone()),
-            matches: matched.as_ref().map(|m| m.matches.iter().take(3).map(|v| MatchView { voice: v.voice.clone(), similarity: v.similarity }).collect()).unwrap_or_default(),
+            matches: matched
+                .as_ref()
+                .map(|m| m.matches.iter().take(3).map(|v| MatchView { voice: v.voice.clone(), similarity: v.similarity }).collect())
+                .unwrap_or_default(),
             blend: matched.as_ref().map(MatchedVoice::blend_spec).unwrap_or_default(),
             kind: matched.as_ref().map_or("matched", MatchedVoice::kind).to_string(),
             fit: matched.as_ref().and_then(|m| m.fitted.as_ref()).map(|f| FitFigures {

@@ -28,9 +28,8 @@ impl EnglishPhonemizer {
             Accent::Us => Language::EnglishUS,
             Accent::Gb => Language::EnglishGB,
         };
-        let fallback: Option<Box<dyn Fallback>> = which::which("espeak-ng")
-            .ok()
-            .map(|program| Box::new(EspeakProgram { program, accent }) as Box<dyn Fallback>);
+        let fallback: Option<Box<dyn Fallback>> =
+            which::which("espeak-ng").ok().map(|program| Box::new(EspeakProgram { program, accent }) as Box<dyn Fallback>);
         EnglishPhonemizer { g2p: G2P::with_fallback(language, fallback) }
     }
 
@@ -38,10 +37,10 @@ impl EnglishPhonemizer {
     /// error says so when nothing at all is left.
     pub fn phonemize(&self, text: &str) -> Result<String> {
         let text = readable(text);
-        let (phonemes, _) = self.g2p.g2p(&text).map_err(|e| Error::InvalidInput {
-            input: format!("text {:?}", shorten(&text)),
-            reason: format!("cannot be read as English: {e}"),
-        })?;
+        let (phonemes, _) = self
+            .g2p
+            .g2p(&text)
+            .map_err(|e| Error::InvalidInput { input: format!("text {:?}", shorten(&text)), reason: format!("cannot be read as English: {e}") })?;
         Ok(phonemes.replace('❓', "").trim().to_string())
     }
 }

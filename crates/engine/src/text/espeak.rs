@@ -11,19 +11,8 @@ use std::process::Command;
 use crate::error::{Error, Result};
 
 /// espeak-ng's tied pairs → Kokoro symbols.
-const TIED: [(&str, &str); 11] = [
-    ("a^ɪ", "I"),
-    ("a^ʊ", "W"),
-    ("d^z", "ʣ"),
-    ("d^ʒ", "ʤ"),
-    ("e^ɪ", "A"),
-    ("o^ʊ", "O"),
-    ("ə^ʊ", "Q"),
-    ("s^s", "S"),
-    ("t^s", "ʦ"),
-    ("t^ʃ", "ʧ"),
-    ("ɔ^ɪ", "Y"),
-];
+const TIED: [(&str, &str); 11] =
+    [("a^ɪ", "I"), ("a^ʊ", "W"), ("d^z", "ʣ"), ("d^ʒ", "ʤ"), ("e^ɪ", "A"), ("o^ʊ", "O"), ("ə^ʊ", "Q"), ("s^s", "S"), ("t^s", "ʦ"), ("t^ʃ", "ʧ"), ("ɔ^ɪ", "Y")];
 
 /// Punctuation the model reads; text is phonemized between these.
 const CLAUSE_MARKS: [char; 9] = [',', '.', ';', ':', '!', '?', '—', '…', '¿'];
@@ -39,7 +28,6 @@ impl EspeakPhonemizer {
     pub fn new(voice: &'static str) -> EspeakPhonemizer {
         EspeakPhonemizer { program: which::which("espeak-ng").ok(), voice }
     }
-
 
     pub fn phonemize(&self, text: &str) -> Result<String> {
         let program = self.program.as_ref().ok_or_else(|| Error::InvalidInput {

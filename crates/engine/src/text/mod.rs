@@ -16,5 +16,5 @@ pub mod spoken;
 pub mod tokens;
 pub mod word_errors;
 
-pub use english::{EnglishPhonemizer, Accent};
+pub use english::{Accent, EnglishPhonemizer};
 pub use tokens::{PhonemeChunk, Tokenizer};

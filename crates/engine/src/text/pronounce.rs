@@ -204,7 +204,10 @@ mod tests {
     #[test]
     fn a_line_names_only_the_entries_it_uses_and_the_project_wins_over_the_global_dictionary() {
         let project = vec![entry("Theo", Saying::Respelling("Tay-o".into()))];
-        let global = vec![Pronunciation::new("theo", Saying::Respelling("Thee-o".into()), true).unwrap(), Pronunciation::new("New York", Saying::Phonemes("nu jˈɔɹk".into()), true).unwrap()];
+        let global = vec![
+            Pronunciation::new("theo", Saying::Respelling("Thee-o".into()), true).unwrap(),
+            Pronunciation::new("New York", Saying::Phonemes("nu jˈɔɹk".into()), true).unwrap(),
+        ];
         let d = Pronunciations::merged(project, global);
         assert_eq!(d.entries().len(), 2);
         let used: Vec<String> = d.used_in("Theo flew to new  york with THEO.").iter().map(|e| e.describe()).collect();

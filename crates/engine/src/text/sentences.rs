@@ -54,9 +54,7 @@ fn push_piece(out: &mut Vec<String>, piece: &str) {
 }
 
 fn is_abbreviation(word: &str) -> bool {
-    const ABBREVIATIONS: [&str; 16] = [
-        "Mr", "Mrs", "Ms", "Dr", "Prof", "Sr", "Jr", "St", "vs", "etc", "e.g", "i.e", "Mt", "No", "Inc", "Ltd",
-    ];
+    const ABBREVIATIONS: [&str; 16] = ["Mr", "Mrs", "Ms", "Dr", "Prof", "Sr", "Jr", "St", "vs", "etc", "e.g", "i.e", "Mt", "No", "Inc", "Ltd"];
     ABBREVIATIONS.iter().any(|a| a.eq_ignore_ascii_case(word)) || (word.len() == 1 && word.chars().all(|c| c.is_ascii_uppercase()))
 }
 

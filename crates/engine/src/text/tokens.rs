@@ -39,10 +39,7 @@ impl Tokenizer {
     /// when a sentence is longer than one pass.
     pub fn chunks(&self, text: &str, phonemize: impl Fn(&str) -> Result<String>) -> Result<Vec<PhonemeChunk>> {
         if text.trim().is_empty() {
-            return Err(Error::InvalidInput {
-                input: "text".into(),
-                reason: "is empty: there is nothing to say".into(),
-            });
+            return Err(Error::InvalidInput { input: "text".into(), reason: "is empty: there is nothing to say".into() });
         }
         let visible = super::normalize::speakable(text);
         let mut chunks = Vec::new();
@@ -90,7 +87,8 @@ mod tests {
     #[test]
     fn twenty_thousand_characters_of_real_english_split_into_passes_quickly() {
         let g2p = crate::text::EnglishPhonemizer::new(crate::text::Accent::Us);
-        let vocab: BTreeMap<String, u32> = "abcdefghijklmnopqrstuvwxyzæðŋɑɔəɛɜɪɹʃʊʌʒʤʧˈˌAIOWYT .,!?".chars().enumerate().map(|(i, c)| (c.to_string(), i as u32 + 1)).collect();
+        let vocab: BTreeMap<String, u32> =
+            "abcdefghijklmnopqrstuvwxyzæðŋɑɔəɛɜɪɹʃʊʌʒʤʧˈˌAIOWYT .,!?".chars().enumerate().map(|(i, c)| (c.to_string(), i as u32 + 1)).collect();
         let t = Tokenizer::new(vocab, 510);
         let sentence = "The quick brown fox jumps over the lazy dog while seven bright stars shine above the quiet hills, ";
         let text: String = sentence.repeat(20_000 / sentence.len() + 1).chars().take(20_000).collect();

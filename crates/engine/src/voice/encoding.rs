@@ -101,10 +101,10 @@ impl ReferenceEncodeHooks for MatcherHooks {
             Some(tasks) => {
                 let (matcher, input) = (self.matcher.clone(), input.clone());
                 let name = input.describe();
-                tasks.run_between_batches(move || encode(&matcher, &input)).recv().map_err(|_| Error::InvalidInput {
-                    input: name,
-                    reason: "the scheduler stopped before encoding this reference".into(),
-                })?
+                tasks
+                    .run_between_batches(move || encode(&matcher, &input))
+                    .recv()
+                    .map_err(|_| Error::InvalidInput { input: name, reason: "the scheduler stopped before encoding this reference".into() })?
             }
         }
     }

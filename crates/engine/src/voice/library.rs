@@ -62,7 +62,14 @@ fn mime_type(path: &Path) -> &'static str {
 /// Registers (or overwrites) a voice from `recording` and the artifact
 /// matched from it. The recording is copied first, the record written in
 /// one transaction after, so a failure leaves the library as it was.
-pub async fn register(store: &Store, data_dir: &Path, cache: &VoiceArtifactCache<MatchedVoice>, recording: &Path, details: &VoiceDetails, matched: &MatchedVoice) -> Result<VoiceRecord> {
+pub async fn register(
+    store: &Store,
+    data_dir: &Path,
+    cache: &VoiceArtifactCache<MatchedVoice>,
+    recording: &Path,
+    details: &VoiceDetails,
+    matched: &MatchedVoice,
+) -> Result<VoiceRecord> {
     details.check()?;
     let bytes = std::fs::read(recording).map_err(|e| Error::io("read", recording, e))?;
     let sha = hex::encode(Sha256::digest(&bytes));
@@ -113,10 +120,8 @@ pub async fn artifact(store: &Store, cache: &VoiceArtifactCache<MatchedVoice>, n
     if let Some(hit) = cache.get(name, version) {
         return Ok(Some(hit));
     }
-    let matched: MatchedVoice = serde_json::from_str(&record.voice.artifact_json).map_err(|e| Error::InvalidInput {
-        input: format!("voice {name:?}"),
-        reason: format!("its stored artifact is unreadable ({e}): register it again"),
-    })?;
+    let matched: MatchedVoice = serde_json::from_str(&record.voice.artifact_json)
+        .map_err(|e| Error::InvalidInput { input: format!("voice {name:?}"), reason: format!("its stored artifact is unreadable ({e}): register it again") })?;
     let bytes = record.voice.artifact_json.len();
     Ok(Some(cache.insert(name, version, matched, bytes)))
 }

@@ -16,5 +16,5 @@ pub mod quality;
 pub mod reference;
 pub mod stock_embeddings;
 
-pub use reference::{MatchedVoice, VoiceMatch, VoiceMatcher};
 pub use crate::voice_spec::{VoiceKind, VoiceSpec};
+pub use reference::{MatchedVoice, VoiceMatch, VoiceMatcher};

@@ -64,7 +64,9 @@ pub fn measure(original: &[f32], samples16k: &[f32], source: &str) -> Result<Qua
     } else if speech.is_empty() {
         warnings.push(format!("no speech found in {seconds:.1} s of audio; the match is a guess: record the voice again"));
     } else if speech_seconds < MIN_SPEECH_SECONDS {
-        warnings.push(format!("very short: only {speech_seconds:.1} s of speech; under {MIN_SPEECH_SECONDS} s a match is little better than a guess (5 to 30 s works best)"));
+        warnings.push(format!(
+            "very short: only {speech_seconds:.1} s of speech; under {MIN_SPEECH_SECONDS} s a match is little better than a guess (5 to 30 s works best)"
+        ));
     } else if speech_seconds < 5.0 {
         warnings.push(format!("short: {speech_seconds:.1} s of speech; matches are steadier with 5 to 30 s"));
     }

@@ -94,7 +94,11 @@ impl MatchedVoice {
 
     /// `fitted` or `matched`: what kind of voice this is.
     pub fn kind(&self) -> &'static str {
-        if self.fitted.is_some() { "fitted" } else { "matched" }
+        if self.fitted.is_some() {
+            "fitted"
+        } else {
+            "matched"
+        }
     }
 
     /// The blended style pack from the stock packs.
@@ -286,7 +290,16 @@ mod tests {
         assert!(blend[0].weight > blend[1].weight && blend[1].weight > 0.1, "{blend:?}");
         let artifact = MatchedVoice {
             source: "x.wav".into(),
-            quality: QualityReport { seconds: 1.0, speech_seconds: 1.0, peak_dbfs: 0.0, rms_dbfs: 0.0, clipped_fraction: 0.0, noise_floor_dbfs: 0.0, snr_db: 0.0, warnings: vec![] },
+            quality: QualityReport {
+                seconds: 1.0,
+                speech_seconds: 1.0,
+                peak_dbfs: 0.0,
+                rms_dbfs: 0.0,
+                clipped_fraction: 0.0,
+                noise_floor_dbfs: 0.0,
+                snr_db: 0.0,
+                warnings: vec![],
+            },
             encoder: "e".into(),
             stock_key: "k".into(),
             embedding: vec![],

@@ -74,12 +74,7 @@ impl StockEmbeddings {
         let dir = path.parent().expect("cache path has a folder");
         std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
         let lock_path = dir.join(".stock-embeddings.lock");
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|e| Error::io("open", &lock_path, e))?;
+        let lock = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&lock_path).map_err(|e| Error::io("open", &lock_path, e))?;
         lock.lock().map_err(|e| Error::io("lock", &lock_path, e))?;
         // Whoever held the lock before us may have written it.
         if let Some(found) = Self::load_current(&path) {

@@ -95,7 +95,10 @@ fn fit_by_resynthesis_speaks_no_faster_than_its_cap_and_places_what_is_left_whol
     scene.run(scene.engine.set_strategy(scene.project, "resynthesize")).unwrap();
     let lines = scene.lines();
     // The second slot is 2 s; this line takes about 5 s at its own speed.
-    scene.retype(lines[1], "Light the lamp on the pier, then walk down to the harbour and tell every one of the boats to come in before the storm arrives tonight.");
+    scene.retype(
+        lines[1],
+        "Light the lamp on the pier, then walk down to the harbour and tell every one of the boats to come in before the storm arrives tonight.",
+    );
     let natural = scene.engine.project_fits(scene.project).unwrap()[0].lines[1].spoken.unwrap();
     scene.render();
     let track = scene.run(scene.engine.track_lines(scene.track)).unwrap();

@@ -41,10 +41,13 @@ fn a_render_reports_each_line_queued_rendering_and_ready_and_the_view_agrees() {
     scene.model.open();
     let seen = until_finished(&events);
     for line in scene.lines() {
-        let states: Vec<SegmentState> = seen.iter().filter_map(|e| match e {
-            StudioEvent::SegmentState { segment_id, state, .. } if *segment_id == line => Some(*state),
-            _ => None,
-        }).collect();
+        let states: Vec<SegmentState> = seen
+            .iter()
+            .filter_map(|e| match e {
+                StudioEvent::SegmentState { segment_id, state, .. } if *segment_id == line => Some(*state),
+                _ => None,
+            })
+            .collect();
         assert_eq!(states, vec![SegmentState::Queued, SegmentState::Rendering, SegmentState::Ready], "line {line}");
     }
     assert!(matches!(seen.last(), Some(StudioEvent::RenderFinished { rendered: 3, failed: 0, cancelled: false, error: None, .. })), "{:?}", seen.last());

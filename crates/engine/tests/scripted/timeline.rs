@@ -151,7 +151,12 @@ fn markers_are_added_renamed_moved_and_removed_as_undoable_edits_and_reach_the_h
     let rpp = read("rpp");
     assert!(rpp.contains("MARKER 1 1.0000000000 Arrival 0") && rpp.contains("MARKER 2 6.0000000000 Storm 0"), "{rpp}");
     let otio: serde_json::Value = serde_json::from_str(&read("otio")).unwrap();
-    let markers: Vec<(String, f64)> = otio["tracks"]["markers"].as_array().unwrap().iter().map(|m| (m["name"].as_str().unwrap().to_string(), m["marked_range"]["start_time"]["value"].as_f64().unwrap())).collect();
+    let markers: Vec<(String, f64)> = otio["tracks"]["markers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["name"].as_str().unwrap().to_string(), m["marked_range"]["start_time"]["value"].as_f64().unwrap()))
+        .collect();
     assert_eq!(markers, [("Arrival".to_string(), 48_000.0), ("Storm".to_string(), 288_000.0)], "at the delivery's 48 kHz");
     let edl = read("edl");
     assert!(edl.contains("* LOC: 00:00:01:00 RED Arrival") && edl.contains("* LOC: 00:00:06:00 RED Storm"), "{edl}");

@@ -45,7 +45,8 @@ fn lines_are_stale_until_rendered_then_ready_and_placed_then_stale_when_edited()
 fn a_running_jobs_states_show_over_the_stored_ones() {
     let scene = Scene::new();
     let lines = scene.lines();
-    let live: LiveStates = [(lines[0], (SegmentState::Rendering, None)), (lines[2], (SegmentState::Failed, Some("the model stopped".into())))].into_iter().collect();
+    let live: LiveStates =
+        [(lines[0], (SegmentState::Rendering, None)), (lines[2], (SegmentState::Failed, Some("the model stopped".into())))].into_iter().collect();
     let shown = view(&scene, &live);
     let segments = &shown.tracks[0].segments;
     assert_eq!(segments[0].state, SegmentState::Rendering);
@@ -86,7 +87,10 @@ fn a_line_too_long_for_its_slot_is_flagged_before_any_render_and_never_called_re
     let scene = Scene::new();
     scene.run(scene.engine.set_strategy(scene.project, "smart_fit")).unwrap();
     let lines = scene.lines();
-    scene.retype(lines[1], "Light the lamp on the pier, then walk down to the harbour and tell every one of the boats to come in before the storm arrives tonight.");
+    scene.retype(
+        lines[1],
+        "Light the lamp on the pier, then walk down to the harbour and tell every one of the boats to come in before the storm arrives tonight.",
+    );
     // Not predicted yet: nothing is known or flagged.
     let unknown = view(&scene, &LiveStates::new());
     assert!(unknown.tracks[0].segments.iter().all(|s| s.spoken.is_none() && s.flags.is_empty()));
@@ -102,7 +106,10 @@ fn a_line_too_long_for_its_slot_is_flagged_before_any_render_and_never_called_re
     assert!(fits[0].lines[0].shortfall.is_none() && fits[0].lines[2].shortfall.is_none());
     let before = view(&scene, &LiveStates::new());
     let segments = &before.tracks[0].segments;
-    assert_eq!(segments[1].flags, vec![LineFlag::DoesntFit { seconds: shortfall }, LineFlag::Overlap { seconds: segments[1].planned.as_ref().unwrap().overlap.unwrap() }]);
+    assert_eq!(
+        segments[1].flags,
+        vec![LineFlag::DoesntFit { seconds: shortfall }, LineFlag::Overlap { seconds: segments[1].planned.as_ref().unwrap().overlap.unwrap() }]
+    );
     let planned = segments[1].planned.as_ref().unwrap();
     assert!((planned.start - 2.6).abs() < 1e-9 && (planned.rate - 1.25).abs() < 1e-9 && !planned.trimmed, "{planned:?}");
     assert!(segments[0].flags.is_empty() && segments[0].planned.is_some());

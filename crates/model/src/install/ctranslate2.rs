@@ -133,10 +133,7 @@ impl Ct2Model {
 
     /// The variable `name`, or an error saying the file lacks it.
     pub fn variable(&self, name: &str) -> Result<&Ct2Variable> {
-        self.variables.get(name).ok_or_else(|| Error::InvalidInput {
-            input: format!("{} model", self.spec),
-            reason: format!("has no variable {name}"),
-        })
+        self.variables.get(name).ok_or_else(|| Error::InvalidInput { input: format!("{} model", self.spec), reason: format!("has no variable {name}") })
     }
 
     /// Writes every tensor of rank ≥ 1 to `out` as safetensors, names with
@@ -144,8 +141,8 @@ impl Ct2Model {
     pub fn write_safetensors(&self, out: &Path) -> Result<()> {
         let mut views = Vec::new();
         for (name, v) in self.variables.iter().filter(|(_, v)| !v.shape.is_empty()) {
-            let view = TensorView::new(v.dtype.safetensors(), v.shape.clone(), &v.data)
-                .map_err(|e| Error::internal(format!("tensor {name}"), e.to_string()))?;
+            let view =
+                TensorView::new(v.dtype.safetensors(), v.shape.clone(), &v.data).map_err(|e| Error::internal(format!("tensor {name}"), e.to_string()))?;
             views.push((name.replace('/', "."), view));
         }
         safetensors::serialize_to_file(views, None, out).map_err(|e| Error::internal(format!("writing {}", out.display()), e.to_string()))
@@ -164,9 +161,7 @@ impl Reader<'_> {
 
     fn bytes(&mut self, n: usize) -> Result<Vec<u8>> {
         let mut buf = vec![0u8; n];
-        self.inner
-            .read_exact(&mut buf)
-            .map_err(|_| self.bad("ends early: the file is truncated or not a CTranslate2 model".into()))?;
+        self.inner.read_exact(&mut buf).map_err(|_| self.bad("ends early: the file is truncated or not a CTranslate2 model".into()))?;
         Ok(buf)
     }
 

@@ -37,10 +37,7 @@ fn agent() -> ureq::Agent {
 }
 
 fn http_error(url: &str, reason: impl std::fmt::Display) -> Error {
-    Error::InvalidInput {
-        input: url.to_string(),
-        reason: reason.to_string(),
-    }
+    Error::InvalidInput { input: url.to_string(), reason: reason.to_string() }
 }
 
 /// Fetches `d.url` into `d.dest`, resuming a partial download, retrying a
@@ -74,10 +71,7 @@ pub fn download(d: &Download, progress: &dyn InstallProgress) -> Result<()> {
     let actual = super::sha256_file(&part)?;
     if actual != d.sha256 {
         let _ = std::fs::remove_file(&part);
-        return Err(http_error(
-            d.url,
-            format!("downloaded file has sha256 {actual}, expected {}; the partial file was removed", d.sha256),
-        ));
+        return Err(http_error(d.url, format!("downloaded file has sha256 {actual}, expected {}; the partial file was removed", d.sha256)));
     }
     std::fs::rename(&part, d.dest).map_err(|e| Error::io("move into place", d.dest, e))
 }
@@ -96,13 +90,7 @@ fn fetch_into(d: &Download, part: &Path, progress: &dyn InstallProgress) -> Resu
     let mut response = request.call().map_err(|e| http_error(d.url, e))?;
     let status = response.status().as_u16();
     let (mut file, start) = match status {
-        206 => (
-            OpenOptions::new()
-                .append(true)
-                .open(part)
-                .map_err(|e| Error::io("open", part, e))?,
-            have,
-        ),
+        206 => (OpenOptions::new().append(true).open(part).map_err(|e| Error::io("open", part, e))?, have),
         200 => (File::create(part).map_err(|e| Error::io("create", part, e))?, 0),
         416 if have > 0 => {
             // Our partial file is at least as long as the resource; let the hash decide.
@@ -142,26 +130,19 @@ pub fn fetch_small(url: &str, max_bytes: u64) -> Result<Vec<u8>> {
     if status != 200 {
         return Err(http_error(url, format!("server answered HTTP {status}")));
     }
-    response
-        .body_mut()
-        .with_config()
-        .limit(max_bytes)
-        .read_to_vec()
-        .map_err(|e| http_error(url, e))
+    response.body_mut().with_config().limit(max_bytes).read_to_vec().map_err(|e| http_error(url, e))
 }
 
 fn file_label(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::install::test_server::TestServer;
     use crate::install::NoProgress;
     use sha2::{Digest, Sha256};
-    use crate::install::test_server::TestServer;
     use std::net::TcpListener;
     use std::sync::atomic::Ordering;
 
@@ -185,11 +166,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let dest = dir.path().join("kokoro.onnx");
         let hash = sha(&body);
-        download(
-            &Download { url: &server.url, dest: &dest, sha256: &hash, bytes: Some(body.len() as u64) },
-            &NoProgress,
-        )
-        .unwrap();
+        download(&Download { url: &server.url, dest: &dest, sha256: &hash, bytes: Some(body.len() as u64) }, &NoProgress).unwrap();
         assert_eq!(std::fs::read(&dest).unwrap(), body);
         assert_eq!(server.requests.load(Ordering::SeqCst), 3);
         assert_eq!(server.ranged.load(Ordering::SeqCst), 2, "both retries resumed");
@@ -215,11 +192,7 @@ mod tests {
         let server = serve(body, 0, 0);
         let dir = tempfile::tempdir().unwrap();
         let dest = dir.path().join("kokoro.onnx");
-        let err = download(
-            &Download { url: &server.url, dest: &dest, sha256: &"0".repeat(64), bytes: None },
-            &NoProgress,
-        )
-        .unwrap_err();
+        let err = download(&Download { url: &server.url, dest: &dest, sha256: &"0".repeat(64), bytes: None }, &NoProgress).unwrap_err();
         let text = err.to_string();
         assert!(text.contains(&server.url) && text.contains("sha256"), "{text}");
         assert!(!dest.exists());
@@ -232,11 +205,7 @@ mod tests {
         let dest = dir.path().join("kokoro.onnx");
         std::fs::write(&dest, b"done").unwrap();
         // No server at all: the port is closed.
-        download(
-            &Download { url: "http://127.0.0.1:9/never", dest: &dest, sha256: &sha(b"done"), bytes: None },
-            &NoProgress,
-        )
-        .unwrap();
+        download(&Download { url: "http://127.0.0.1:9/never", dest: &dest, sha256: &sha(b"done"), bytes: None }, &NoProgress).unwrap();
     }
 
     #[test]
@@ -252,11 +221,7 @@ mod tests {
             }
         });
         let dir = tempfile::tempdir().unwrap();
-        let err = download(
-            &Download { url: &url, dest: &dir.path().join("x"), sha256: &"0".repeat(64), bytes: None },
-            &NoProgress,
-        )
-        .unwrap_err();
+        let err = download(&Download { url: &url, dest: &dir.path().join("x"), sha256: &"0".repeat(64), bytes: None }, &NoProgress).unwrap_err();
         assert!(err.to_string().contains("404"), "{err}");
     }
 }

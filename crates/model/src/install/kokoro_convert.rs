@@ -8,12 +8,11 @@ use std::path::Path;
 
 use safetensors::tensor::{Dtype, TensorView};
 
-use revoice_core::error::{Error, Result};
 use super::sources::RawRelease;
 use super::{vocab, InstallProgress};
-use crate::kokoro::{VOCAB_FILE, VOICES_FILE, WEIGHTS_FILE};
 use crate::kokoro::release::{STYLE_DIM, VOICE_PACK_BYTES, VOICE_ROWS};
-
+use crate::kokoro::{VOCAB_FILE, VOICES_FILE, WEIGHTS_FILE};
+use revoice_core::error::{Error, Result};
 
 /// Writes every engine file into `dir`; returns their names.
 pub fn write_engine_files(raw: &RawRelease, dir: &Path, progress: &dyn InstallProgress) -> Result<Vec<String>> {
@@ -52,4 +51,3 @@ fn write_voices(raw: &RawRelease, out: &Path) -> Result<()> {
         .collect();
     super::write_safetensors(out, views)
 }
-

@@ -11,8 +11,8 @@ use std::path::Path;
 
 use safetensors::tensor::{Dtype, TensorView};
 
-use revoice_core::error::{Error, Result};
 use crate::onnx::{ElementType, NodeProto, OnnxModel, Tensor};
+use revoice_core::error::{Error, Result};
 
 /// The weights the engine expects: key and shape, one per line.
 const EXPECTED_TSV: &str = include_str!("kokoro_weights.tsv");
@@ -34,18 +34,13 @@ pub fn expected_weights() -> BTreeMap<String, Vec<usize>> {
 /// checking every key and shape against [`expected_weights`].
 pub fn convert_onnx(onnx: &Path, out: &Path) -> Result<()> {
     let model = OnnxModel::read(onnx)?;
-    let bad = |reason: String| Error::InvalidInput {
-        input: onnx.display().to_string(),
-        reason,
-    };
+    let bad = |reason: String| Error::InvalidInput { input: onnx.display().to_string(), reason };
     let weights = extract(&model).map_err(bad)?;
     drop(model);
     check_against_expected(&weights).map_err(bad)?;
     // Each tensor's f32 values are freed as its bytes are made.
-    let bytes: Vec<(String, Vec<usize>, Vec<u8>)> = weights
-        .into_iter()
-        .map(|(k, (dims, v))| (k, dims, v.iter().flat_map(|x| x.to_le_bytes()).collect()))
-        .collect();
+    let bytes: Vec<(String, Vec<usize>, Vec<u8>)> =
+        weights.into_iter().map(|(k, (dims, v))| (k, dims, v.iter().flat_map(|x| x.to_le_bytes()).collect())).collect();
     let views: HashMap<String, TensorView> = bytes
         .iter()
         .map(|(k, dims, data)| {
@@ -63,10 +58,8 @@ fn check_against_expected(weights: &Weights) -> std::result::Result<(), String> 
     let expected = expected_weights();
     let missing: Vec<_> = expected.keys().filter(|k| !weights.contains_key(*k)).collect();
     let extra: Vec<_> = weights.keys().filter(|k| !expected.contains_key(*k)).collect();
-    let wrong: Vec<_> = expected
-        .iter()
-        .filter_map(|(k, dims)| weights.get(k).filter(|(d, _)| d != dims).map(|(d, _)| format!("{k} {d:?} (expected {dims:?})")))
-        .collect();
+    let wrong: Vec<_> =
+        expected.iter().filter_map(|(k, dims)| weights.get(k).filter(|(d, _)| d != dims).map(|(d, _)| format!("{k} {d:?} (expected {dims:?})"))).collect();
     if missing.is_empty() && extra.is_empty() && wrong.is_empty() {
         return Ok(());
     }
@@ -134,10 +127,7 @@ pub fn module_path(node_name: &str) -> Option<String> {
 
 /// The model's name for an initializer that already has a module-style name (rule R0).
 fn renamed_initializer(name: &str) -> Option<String> {
-    NAME_PREFIXES
-        .iter()
-        .find(|(from, _)| name.starts_with(from))
-        .map(|(from, to)| format!("{to}{}", &name[from.len()..]))
+    NAME_PREFIXES.iter().find(|(from, _)| name.starts_with(from)).map(|(from, to)| format!("{to}{}", &name[from.len()..]))
 }
 
 struct Graph<'a> {
@@ -166,10 +156,7 @@ impl<'a> Graph<'a> {
     }
 
     fn input(&self, node: &NodeProto, index: usize) -> std::result::Result<Tensor, String> {
-        let name = node
-            .input
-            .get(index)
-            .ok_or_else(|| format!("node {} has no input {index}", node.name))?;
+        let name = node.input.get(index).ok_or_else(|| format!("node {} has no input {index}", node.name))?;
         self.tensor(name)
     }
 
@@ -284,8 +271,6 @@ fn transpose_2d(t: &Tensor) -> std::result::Result<(Vec<usize>, Vec<f32>), Strin
     Ok((vec![cols, rows], out))
 }
 
-
-
 /// Weights of a linear layer: `[in, out]` quantised with one scale and zero
 /// point per output column → `[out, in]` f32.
 pub fn dequantize_linear(q: &Tensor, scale: &Tensor, zero_point: &Tensor) -> Result<(Vec<usize>, Vec<f32>), String> {
@@ -313,11 +298,7 @@ pub fn dequantize_linear(q: &Tensor, scale: &Tensor, zero_point: &Tensor) -> Res
 /// Any tensor quantised with a single scale and zero point (convolutions).
 pub fn dequantize_per_tensor(q: &Tensor, scale: &Tensor, zero_point: &Tensor) -> Result<Vec<f32>, String> {
     if scale.len() != 1 || zero_point.len() != 1 {
-        return Err(format!(
-            "expected one scale and one zero point, got {} and {}",
-            scale.len(),
-            zero_point.len()
-        ));
+        return Err(format!("expected one scale and one zero point, got {} and {}", scale.len(), zero_point.len()));
     }
     let (s, z) = (scale.values[0], zero_point.values[0]);
     Ok(q.values.iter().map(|&v| (v - z) * s).collect())
@@ -364,12 +345,7 @@ pub fn lstm_biases(b: &Tensor, direction: usize) -> Result<(Vec<f32>, Vec<f32>),
     }
     let hidden = gates8 / 8;
     let row = &b.values[direction * gates8..(direction + 1) * gates8];
-    let reorder = |part: &[f32]| -> Vec<f32> {
-        TORCH_FROM_ONNX_GATE
-            .iter()
-            .flat_map(|&g| part[g * hidden..(g + 1) * hidden].iter().copied())
-            .collect()
-    };
+    let reorder = |part: &[f32]| -> Vec<f32> { TORCH_FROM_ONNX_GATE.iter().flat_map(|&g| part[g * hidden..(g + 1) * hidden].iter().copied()).collect() };
     Ok((reorder(&row[..4 * hidden]), reorder(&row[4 * hidden..])))
 }
 
@@ -407,11 +383,7 @@ mod tests {
     }
 
     fn t(dims: &[usize], values: Vec<f32>) -> Tensor {
-        Tensor {
-            dims: dims.to_vec(),
-            element_type: ElementType::F32,
-            values,
-        }
+        Tensor { dims: dims.to_vec(), element_type: ElementType::F32, values }
     }
 
     #[test]

@@ -16,9 +16,9 @@ pub mod kokoro_weights;
 pub mod packages;
 pub mod sources;
 pub mod speaker;
-pub mod torch_checkpoint;
 #[cfg(test)]
 pub(crate) mod test_server;
+pub mod torch_checkpoint;
 pub mod vocab;
 pub mod whisper;
 
@@ -29,9 +29,9 @@ use std::path::{Path, PathBuf};
 use safetensors::tensor::TensorView;
 use sha2::{Digest, Sha256};
 
-use revoice_core::error::{Error, Result};
 use crate::assets::{self, InstallManifest, ManifestFile, ModelAsset};
 use crate::kokoro::KokoroRelease;
+use revoice_core::error::{Error, Result};
 
 pub use sources::Source;
 pub use speaker::{install_speaker_encoder, EncoderRelease};
@@ -100,13 +100,7 @@ pub fn downloads_dir(data_dir: &Path, asset: &ModelAsset) -> PathBuf {
 
 /// Installs Kokoro into `data_dir` from `source`. With `force`, a complete
 /// install is rebuilt; without it, a complete install is left alone.
-pub fn install_kokoro(
-    data_dir: &Path,
-    release: &KokoroRelease,
-    source: &Source,
-    force: bool,
-    progress: &dyn InstallProgress,
-) -> Result<InstallOutcome> {
+pub fn install_kokoro(data_dir: &Path, release: &KokoroRelease, source: &Source, force: bool, progress: &dyn InstallProgress) -> Result<InstallOutcome> {
     let asset = assets::KOKORO;
     let final_dir = asset.dir(data_dir);
     if !force {
@@ -121,11 +115,7 @@ pub fn install_kokoro(
 /// Writes an asset's engine files into a fresh staging folder with
 /// `write_files` (which returns their names), records them in the
 /// manifest (written last), and publishes the folder atomically.
-pub(crate) fn stage_and_publish(
-    data_dir: &Path,
-    asset: &ModelAsset,
-    write_files: impl FnOnce(&Path) -> Result<Vec<String>>,
-) -> Result<InstallOutcome> {
+pub(crate) fn stage_and_publish(data_dir: &Path, asset: &ModelAsset, write_files: impl FnOnce(&Path) -> Result<Vec<String>>) -> Result<InstallOutcome> {
     let final_dir = asset.dir(data_dir);
     let models_dir = assets::models_dir(data_dir);
     let staging = models_dir.join(format!(".{}.partial", asset.id));
@@ -140,28 +130,14 @@ pub(crate) fn stage_and_publish(
     for name in &written {
         let path = staging.join(name);
         let bytes = std::fs::metadata(&path).map_err(|e| Error::io("read", &path, e))?.len();
-        files.push(ManifestFile {
-            path: name.clone(),
-            bytes,
-            sha256: sha256_file(&path)?,
-        });
+        files.push(ManifestFile { path: name.clone(), bytes, sha256: sha256_file(&path)? });
     }
-    let manifest = InstallManifest {
-        id: asset.id.to_string(),
-        files,
-    };
+    let manifest = InstallManifest { id: asset.id.to_string(), files };
     let total: u64 = manifest.files.iter().map(|f| f.bytes).sum();
     let count = manifest.files.len();
-    revoice_core::fsutil::write_atomically(
-        &staging.join(assets::MANIFEST_FILE_NAME),
-        &serde_json::to_vec_pretty(&manifest).expect("manifest serialises"),
-    )?;
+    revoice_core::fsutil::write_atomically(&staging.join(assets::MANIFEST_FILE_NAME), &serde_json::to_vec_pretty(&manifest).expect("manifest serialises"))?;
     publish(&staging, &final_dir)?;
-    Ok(InstallOutcome::Installed {
-        dir: final_dir,
-        files: count,
-        bytes: total,
-    })
+    Ok(InstallOutcome::Installed { dir: final_dir, files: count, bytes: total })
 }
 
 /// Replaces `final_dir` with `staging` using renames only.
@@ -186,9 +162,7 @@ fn publish(staging: &Path, final_dir: &Path) -> Result<()> {
 pub(crate) fn write_safetensors(out: &Path, views: HashMap<String, TensorView>) -> Result<()> {
     let dir = out.parent().unwrap_or(Path::new("."));
     let tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io("create a temporary file in", dir, e))?;
-    safetensors::tensor::serialize_to_file(views, None, tmp.path()).map_err(|e| Error::InvalidInput {
-        input: out.display().to_string(),
-        reason: format!("cannot write tensors: {e}"),
-    })?;
+    safetensors::tensor::serialize_to_file(views, None, tmp.path())
+        .map_err(|e| Error::InvalidInput { input: out.display().to_string(), reason: format!("cannot write tensors: {e}") })?;
     revoice_core::fsutil::persist(tmp, out)
 }

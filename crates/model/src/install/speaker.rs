@@ -11,11 +11,11 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use super::sources::copy_file;
-use super::{downloads_dir, packages, stage_and_publish, verify_sha256, InstallOutcome, InstallProgress, Source};
-use revoice_core::error::{Error, Result};
-use crate::assets;
 use super::torch_checkpoint as checkpoint;
+use super::{downloads_dir, packages, stage_and_publish, verify_sha256, InstallOutcome, InstallProgress, Source};
+use crate::assets;
 use crate::speaker::ENCODER_FILE;
+use revoice_core::error::{Error, Result};
 
 /// The pinned encoder release.
 #[derive(Debug, Clone, PartialEq)]
@@ -203,9 +203,7 @@ mod tests {
     fn a_folder_without_the_encoder_says_what_to_put_there() {
         let empty = tempfile::tempdir().unwrap();
         let raw = tempfile::tempdir().unwrap();
-        let err = collect(&Source::Folder(empty.path().into()), &EncoderRelease::resemblyzer_0_1_4(), raw.path(), &NoProgress)
-            .unwrap_err()
-            .to_string();
+        let err = collect(&Source::Folder(empty.path().into()), &EncoderRelease::resemblyzer_0_1_4(), raw.path(), &NoProgress).unwrap_err().to_string();
         assert!(err.contains("pip download --no-deps Resemblyzer==0.1.4") && err.contains("pretrained.pt"), "{err}");
     }
 

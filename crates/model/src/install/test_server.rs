@@ -68,11 +68,6 @@ impl TestServer {
                 let _ = stream.flush();
             }
         });
-        TestServer {
-            base,
-            url: String::new(),
-            requests,
-            ranged,
-        }
+        TestServer { base, url: String::new(), requests, ranged }
     }
 }

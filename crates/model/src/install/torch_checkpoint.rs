@@ -49,10 +49,7 @@ pub fn read_legacy_state_dict(bytes: &[u8], key: &str, path: &Path) -> Result<BT
     let mut rest = &bytes[LEGACY_MAGIC.len()..];
     let mut next_pickle = |what: &str| -> Result<Object> {
         let mut stack = Stack::empty();
-        stack
-            .read_loop(&mut rest)
-            .and_then(|_| stack.finalize())
-            .map_err(|e| bad(path, format!("cannot read the {what} pickle: {e}")))
+        stack.read_loop(&mut rest).and_then(|_| stack.finalize()).map_err(|e| bad(path, format!("cannot read the {what} pickle: {e}")))
     };
     let _protocol = next_pickle("protocol version")?;
     let sys_info = next_pickle("system info")?;
@@ -64,10 +61,9 @@ pub fn read_legacy_state_dict(bytes: &[u8], key: &str, path: &Path) -> Result<BT
     }
     let checkpoint = next_pickle("checkpoint")?;
     let keys = match next_pickle("storage key")? {
-        Object::List(keys) => keys
-            .into_iter()
-            .map(|k| k.unicode().map_err(|o| bad(path, format!("a storage key is {o:?}, not a string"))))
-            .collect::<Result<Vec<String>>>()?,
+        Object::List(keys) => {
+            keys.into_iter().map(|k| k.unicode().map_err(|o| bad(path, format!("a storage key is {o:?}, not a string")))).collect::<Result<Vec<String>>>()?
+        }
         other => return Err(bad(path, format!("the storage key list is {other:?}"))),
     };
 
@@ -83,7 +79,8 @@ pub fn read_legacy_state_dict(bytes: &[u8], key: &str, path: &Path) -> Result<BT
             return Err(bad(path, format!("truncated: storage {k} is missing")));
         }
         let count = i64::from_le_bytes(data[..8].try_into().expect("8 bytes")) as usize;
-        let size = count.checked_mul(width).filter(|s| *s <= data.len() - 8).ok_or_else(|| bad(path, format!("truncated: storage {k} needs {count} elements")))?;
+        let size =
+            count.checked_mul(width).filter(|s| *s <= data.len() - 8).ok_or_else(|| bad(path, format!("truncated: storage {k} needs {count} elements")))?;
         storages.insert(k.clone(), &data[8..8 + size]);
         data = &data[8 + size..];
     }
@@ -238,10 +235,8 @@ pub fn convert_checkpoint(pt: &Path, out: &Path) -> Result<()> {
         let bytes: Vec<u8> = t.data.iter().flat_map(|v| v.to_le_bytes()).collect();
         blobs.push((name, shape, bytes));
     }
-    let views: HashMap<String, TensorView> = blobs
-        .iter()
-        .map(|(name, shape, bytes)| (name.clone(), TensorView::new(Dtype::F32, shape.clone(), bytes).expect("shape matches the data")))
-        .collect();
+    let views: HashMap<String, TensorView> =
+        blobs.iter().map(|(name, shape, bytes)| (name.clone(), TensorView::new(Dtype::F32, shape.clone(), bytes).expect("shape matches the data"))).collect();
     super::write_safetensors(out, views)
 }
 

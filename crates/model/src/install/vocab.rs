@@ -16,10 +16,7 @@ pub type Vocab = BTreeMap<String, u32>;
 /// Reads the `"vocab"` object from a JSON file.
 pub fn read(path: &Path) -> Result<Vocab> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::io("read", path, e))?;
-    parse(&text).map_err(|reason| Error::InvalidInput {
-        input: path.display().to_string(),
-        reason,
-    })
+    parse(&text).map_err(|reason| Error::InvalidInput { input: path.display().to_string(), reason })
 }
 
 /// Parses `{"vocab": {symbol: id, ...}, ...}`.
@@ -51,10 +48,7 @@ pub fn read_verified(path: &Path, expected: &str) -> Result<Vocab> {
     let vocab = read(path)?;
     let actual = canonical_sha256(&vocab);
     if actual != expected {
-        return Err(Error::InvalidInput {
-            input: path.display().to_string(),
-            reason: format!("vocabulary hash {actual} is not the pinned {expected}"),
-        });
+        return Err(Error::InvalidInput { input: path.display().to_string(), reason: format!("vocabulary hash {actual} is not the pinned {expected}") });
     }
     Ok(vocab)
 }

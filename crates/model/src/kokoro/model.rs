@@ -54,10 +54,7 @@ pub struct Trace {
 }
 
 fn model_error(what: &str, e: candle_core::Error) -> Error {
-    Error::InvalidInput {
-        input: "Kokoro model".into(),
-        reason: format!("{what}: {e}"),
-    }
+    Error::InvalidInput { input: "Kokoro model".into(), reason: format!("{what}: {e}") }
 }
 
 impl KokoroModel {
@@ -72,10 +69,7 @@ impl KokoroModel {
     pub fn load_in(weights: &Path, precision: Precision) -> Result<KokoroModel> {
         let precision = if precision == Precision::Int8 { Precision::fastest() } else { precision };
         if !weights.is_file() {
-            return Err(Error::InvalidInput {
-                input: weights.display().to_string(),
-                reason: "missing: run `revoice models install`".into(),
-            });
+            return Err(Error::InvalidInput { input: weights.display().to_string(), reason: "missing: run `revoice models install`".into() });
         }
         let device = Device::Cpu;
         // SAFETY: the file is the installer's output and is not modified while mapped.
@@ -206,7 +200,13 @@ impl KokoroModel {
 
     /// The stages the `timbre` half of a style drives: the decoder and the
     /// generator, from a line's reading.
-    fn voice(&self, reading: &Reading, timbre: &[f32], noise: SourceNoise, laps: &mut Laps) -> candle_core::Result<(super::decoder::DecoderTrace, super::generator::GeneratorOutput)> {
+    fn voice(
+        &self,
+        reading: &Reading,
+        timbre: &[f32],
+        noise: SourceNoise,
+        laps: &mut Laps,
+    ) -> candle_core::Result<(super::decoder::DecoderTrace, super::generator::GeneratorOutput)> {
         let timbre = Tensor::from_slice(timbre, (1, timbre.len()), &self.device)?;
         let decoder = self.decoder.features(&reading.asr, &reading.f0, &reading.n, &timbre)?;
         laps.lap("decoder");
@@ -352,7 +352,11 @@ impl crate::speech::SpeechModel for KokoroModel {
 
     /// Streams with [`super::StreamPlan::PREVIEW`]: within the tolerance
     /// `tests/kokoro_stream.rs` holds it to.
-    fn generate_streaming(&self, row: &crate::speech::SpeechRow, piece: &mut dyn FnMut(&[f32]) -> std::ops::ControlFlow<()>) -> Result<Option<crate::speech::RowAudio>> {
+    fn generate_streaming(
+        &self,
+        row: &crate::speech::SpeechRow,
+        piece: &mut dyn FnMut(&[f32]) -> std::ops::ControlFlow<()>,
+    ) -> Result<Option<crate::speech::RowAudio>> {
         self.stream_row(row, &super::StreamPlan::PREVIEW, piece)
     }
 
@@ -381,10 +385,7 @@ impl KokoroModel {
             });
         }
         if !(0.25..=4.0).contains(&row.speed) || !row.speed.is_finite() {
-            return Err(Error::InvalidInput {
-                input: format!("speed {}", row.speed),
-                reason: "must be between 0.25 and 4.0".into(),
-            });
+            return Err(Error::InvalidInput { input: format!("speed {}", row.speed), reason: "must be between 0.25 and 4.0".into() });
         }
         Ok(match row.target_seconds {
             Some(seconds) if seconds > 0.0 => Pace::Seconds(seconds),
@@ -420,7 +421,12 @@ impl KokoroModel {
     /// handing its pieces to `piece` as they are ready. Returns the row as
     /// streamed, or `None` when `piece` stopped it. The pieces differ from
     /// the one-pass audio by the sketch's estimate of the norms' statistics.
-    pub fn stream_row(&self, row: &crate::speech::SpeechRow, plan: &super::StreamPlan, piece: &mut dyn FnMut(&[f32]) -> std::ops::ControlFlow<()>) -> Result<Option<crate::speech::RowAudio>> {
+    pub fn stream_row(
+        &self,
+        row: &crate::speech::SpeechRow,
+        plan: &super::StreamPlan,
+        piece: &mut dyn FnMut(&[f32]) -> std::ops::ControlFlow<()>,
+    ) -> Result<Option<crate::speech::RowAudio>> {
         let pace = self.checked_pace(row)?;
         let noise = row.seed.map_or(SourceNoise::Off, SourceNoise::Seeded);
         let half = self.cfg.style_dim;

@@ -67,7 +67,8 @@ impl NormStatistics {
                 Ok(LayerMoments::Weighted(frames.iter().map(|&(f, w)| (steps(f), w)).collect()))
             }
             NormStatistics::Replay { record, next } => {
-                let moments = record.get(*next).ok_or_else(|| candle_core::Error::Msg(format!("the norm record holds {} layers; the pass has more", record.len())))?;
+                let moments =
+                    record.get(*next).ok_or_else(|| candle_core::Error::Msg(format!("the norm record holds {} layers; the pass has more", record.len())))?;
                 *next += 1;
                 Ok(LayerMoments::Given(moments))
             }

@@ -162,7 +162,6 @@ mod tests {
     use super::*;
     use crate::testing::uniform_noise as noise;
 
-
     /// `x·Wᵀ + b` in f64.
     fn reference(x: &[f32], rows: usize, w: &[f32], (out, inputs): (usize, usize), bias: &[f32]) -> Vec<f64> {
         let mut y = vec![0f64; rows * out];

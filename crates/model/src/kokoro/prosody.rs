@@ -7,8 +7,8 @@ use candle_nn::{Linear, VarBuilder};
 
 use super::config::Config;
 use super::layers::{linear, AdaLayerNorm, Conv1d};
-use crate::lstm::BiLstm;
 use super::residual::AdainResBlk1d;
+use crate::lstm::BiLstm;
 
 #[derive(Debug, Clone)]
 pub struct ProsodyPredictor {
@@ -34,17 +34,12 @@ impl ProsodyPredictor {
     /// Loads from the `predictor` prefix.
     pub fn new(cfg: &Config, vb: VarBuilder) -> Result<Self> {
         let enc = vb.pp("text_encoder.lstms");
-        let duration_encoder = (0..cfg.n_layer)
-            .map(|i| Ok((BiLstm::new(enc.pp(2 * i))?, AdaLayerNorm::new(enc.pp(2 * i + 1))?)))
-            .collect::<Result<Vec<_>>>()?;
+        let duration_encoder =
+            (0..cfg.n_layer).map(|i| Ok((BiLstm::new(enc.pp(2 * i))?, AdaLayerNorm::new(enc.pp(2 * i + 1))?))).collect::<Result<Vec<_>>>()?;
         let h = cfg.hidden_dim;
         let blocks = |name: &str| -> Result<Vec<AdainResBlk1d>> {
             let p = vb.pp(name);
-            Ok(vec![
-                AdainResBlk1d::new(p.pp(0), h, h, false)?,
-                AdainResBlk1d::new(p.pp(1), h, h / 2, true)?,
-                AdainResBlk1d::new(p.pp(2), h / 2, h / 2, false)?,
-            ])
+            Ok(vec![AdainResBlk1d::new(p.pp(0), h, h, false)?, AdainResBlk1d::new(p.pp(1), h, h / 2, true)?, AdainResBlk1d::new(p.pp(2), h / 2, h / 2, false)?])
         };
         Ok(ProsodyPredictor {
             duration_encoder,
@@ -106,11 +101,7 @@ pub fn durations_from_logits(logits: &Tensor, speed: f32) -> Result<Vec<usize>> 
 /// Repeats each token's column `durations[i]` times: `[1, C, T]` → `[1, C, ΣD]`
 /// (the product with the 0/1 alignment matrix, without building it).
 pub fn expand_by_durations(x: &Tensor, durations: &[usize]) -> Result<Tensor> {
-    let indices: Vec<u32> = durations
-        .iter()
-        .enumerate()
-        .flat_map(|(i, &d)| std::iter::repeat_n(i as u32, d))
-        .collect();
+    let indices: Vec<u32> = durations.iter().enumerate().flat_map(|(i, &d)| std::iter::repeat_n(i as u32, d)).collect();
     let n = indices.len();
     x.index_select(&Tensor::from_vec(indices, n, x.device())?, 2)
 }

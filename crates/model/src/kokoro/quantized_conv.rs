@@ -45,7 +45,10 @@ impl Int8Kernel {
     pub fn detect() -> Option<Int8Kernel> {
         #[cfg(target_arch = "x86_64")]
         {
-            if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bw") && std::arch::is_x86_feature_detected!("avx512vnni") {
+            if std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("avx512vnni")
+            {
                 return Some(Int8Kernel::Vnni);
             }
             if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
@@ -123,7 +126,14 @@ impl QuantizedConv {
     }
 
     /// Quantizes `weight` for `kernel` (which this CPU must run).
-    pub fn for_kernel(kernel: Int8Kernel, weight: &[f32], (c_out, c_in, taps): (usize, usize, usize), bias: Option<&[f32]>, padding: usize, dilation: usize) -> Self {
+    pub fn for_kernel(
+        kernel: Int8Kernel,
+        weight: &[f32],
+        (c_out, c_in, taps): (usize, usize, usize),
+        bias: Option<&[f32]>,
+        padding: usize,
+        dilation: usize,
+    ) -> Self {
         assert_eq!(weight.len(), c_out * c_in * taps, "weight size");
         let weight_peak = kernel.weight_peak();
         let groups = c_in.div_ceil(4);
@@ -559,7 +569,6 @@ mod tests {
         }
         out
     }
-
 
     /// Every kernel this CPU runs (none where it has neither AVX2 nor VNNI).
     fn kernels() -> Vec<Int8Kernel> {

@@ -138,7 +138,13 @@ mod tests {
 
     fn reading(frames: usize) -> Arc<Reading> {
         let zeros = |shape: (usize, usize, usize)| Tensor::zeros(shape, candle_core::DType::F32, &Device::Cpu).unwrap();
-        Arc::new(Reading { speed: 1.0, durations: vec![frames], f0: zeros((1, 1, 2 * frames)).squeeze(0).unwrap(), n: zeros((1, 1, 2 * frames)).squeeze(0).unwrap(), asr: zeros((1, 512, frames)) })
+        Arc::new(Reading {
+            speed: 1.0,
+            durations: vec![frames],
+            f0: zeros((1, 1, 2 * frames)).squeeze(0).unwrap(),
+            n: zeros((1, 1, 2 * frames)).squeeze(0).unwrap(),
+            asr: zeros((1, 512, frames)),
+        })
     }
 
     fn key(token: u32) -> ReadingKey {

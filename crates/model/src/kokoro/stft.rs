@@ -96,9 +96,7 @@ impl Stft {
         }
         let pad = n_fft / 2;
         let len = hop * (frames - 1);
-        (pad..pad + len)
-            .map(|i| if norm[i] > 1e-11 { out[i] / norm[i] } else { out[i] })
-            .collect()
+        (pad..pad + len).map(|i| if norm[i] > 1e-11 { out[i] / norm[i] } else { out[i] }).collect()
     }
 }
 

@@ -88,7 +88,6 @@ struct Window {
 }
 
 impl Window {
-
     fn around(centre: Range<usize>, context: usize, frames: usize) -> Window {
         Window { outer: centre.start.saturating_sub(context)..(centre.end + context).min(frames), centre }
     }
@@ -157,7 +156,15 @@ impl Generator {
     /// piece to `piece` in order (together, the line's samples). Stops
     /// early when `piece` breaks; returns whether it ran to the end.
     /// `energy` is the model's energy curve, one value per input frame.
-    pub fn stream(&self, x: &Tensor, style: &Tensor, har: &Tensor, energy: &[f32], plan: &StreamPlan, piece: &mut dyn FnMut(&[f32]) -> ControlFlow<()>) -> Result<bool> {
+    pub fn stream(
+        &self,
+        x: &Tensor,
+        style: &Tensor,
+        har: &Tensor,
+        energy: &[f32],
+        plan: &StreamPlan,
+        piece: &mut dyn FnMut(&[f32]) -> ControlFlow<()>,
+    ) -> Result<bool> {
         let frames = x.dim(2)?;
         let per_frame = self.samples_per_input_frame();
         if plan.renders_whole(frames) {

@@ -7,8 +7,8 @@ use candle_nn::{Embedding, VarBuilder};
 
 use super::config::Config;
 use super::layers::{leaky_relu, ChannelLayerNorm, Conv1d};
-use crate::lstm::BiLstm;
 use super::mask::zero_padding;
+use crate::lstm::BiLstm;
 
 #[derive(Debug, Clone)]
 pub struct TextEncoder {

@@ -55,10 +55,7 @@ impl StockVoices {
         let mut packs = BTreeMap::new();
         for (name, view) in file.tensors() {
             if view.shape() != [VOICE_ROWS, STYLE_DIM] {
-                return Err(Error::InvalidInput {
-                    input: path.display().to_string(),
-                    reason: format!("voice {name} has shape {:?}", view.shape()),
-                });
+                return Err(Error::InvalidInput { input: path.display().to_string(), reason: format!("voice {name} has shape {:?}", view.shape()) });
             }
             let rows = view.data().chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
             packs.insert(name, VoicePack { rows });
@@ -73,7 +70,9 @@ impl StockVoices {
 
     /// A stock pack by name; the error lists the voices there are.
     pub fn get(&self, name: &str) -> Result<&VoicePack> {
-        self.packs.get(name).ok_or_else(|| Error::not_found(format!("voice {name:?}"), format!("unknown voice; the stock voices are: {}", self.names().collect::<Vec<_>>().join(", "))))
+        self.packs.get(name).ok_or_else(|| {
+            Error::not_found(format!("voice {name:?}"), format!("unknown voice; the stock voices are: {}", self.names().collect::<Vec<_>>().join(", ")))
+        })
     }
 
     /// Every pack by name, sorted by name.

@@ -36,9 +36,7 @@ impl Default for MelFrontEnd {
 
 impl MelFrontEnd {
     pub fn new() -> MelFrontEnd {
-        let window = (0..N_FFT)
-            .map(|n| (0.5 - 0.5 * (2.0 * std::f64::consts::PI * n as f64 / N_FFT as f64).cos()) as f32)
-            .collect();
+        let window = (0..N_FFT).map(|n| (0.5 - 0.5 * (2.0 * std::f64::consts::PI * n as f64 / N_FFT as f64).cos()) as f32).collect();
         MelFrontEnd { fft: FftPlanner::new().plan_fft_forward(N_FFT), window, filters: slaney_mel_filters(SAMPLE_RATE as f64, N_FFT, MEL_BANDS) }
     }
 

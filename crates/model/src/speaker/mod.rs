@@ -25,10 +25,10 @@ use std::path::Path;
 use candle_core::{DType, Device, Module, Tensor};
 use candle_nn::VarBuilder;
 
-use revoice_core::error::{Error, Result};
 use crate::assets;
 pub use encoder::{Config, SpeakerNet};
 use mel::MelFrontEnd;
+use revoice_core::error::{Error, Result};
 
 /// The engine file with the encoder's weights.
 pub const ENCODER_FILE: &str = "encoder.safetensors";
@@ -114,11 +114,7 @@ impl SpeakerEncoder {
         }
         let mels = Tensor::from_vec(batch, (slices.len(), preprocess::PARTIAL_FRAMES, mel::MEL_BANDS), self.net.device())
             .map_err(|e| model_error("building the mel batch", e))?;
-        let partials = self
-            .net
-            .forward(&mels)
-            .and_then(|t| t.to_vec2::<f32>())
-            .map_err(|e| model_error("running the network", e))?;
+        let partials = self.net.forward(&mels).and_then(|t| t.to_vec2::<f32>()).map_err(|e| model_error("running the network", e))?;
         let mut mean = vec![0f32; EMBEDDING_DIM];
         for p in &partials {
             mean.iter_mut().zip(p).for_each(|(m, v)| *m += v / partials.len() as f32);

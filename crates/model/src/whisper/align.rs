@@ -46,7 +46,13 @@ pub fn median_filter(x: &[f32], width: usize) -> Vec<f32> {
         return x.to_vec();
     }
     let at = |i: isize| -> f32 {
-        let j = if i < 0 { -i } else if i >= n { 2 * (n - 1) - i } else { i };
+        let j = if i < 0 {
+            -i
+        } else if i >= n {
+            2 * (n - 1) - i
+        } else {
+            i
+        };
         x[j as usize]
     };
     let mut window = vec![0f32; width];

@@ -149,7 +149,10 @@ mod tests {
         for h in 0..heads {
             for i in 0..queries {
                 let s: Vec<f64> = (0..keys)
-                    .map(|j| (0..dh).map(|c| q.data[i * q.stride + q.offset + h * dh + c] as f64 * k.data[j * k.stride + k.offset + h * dh + c] as f64).sum::<f64>() * scale)
+                    .map(|j| {
+                        (0..dh).map(|c| q.data[i * q.stride + q.offset + h * dh + c] as f64 * k.data[j * k.stride + k.offset + h * dh + c] as f64).sum::<f64>()
+                            * scale
+                    })
                     .collect();
                 let max = s.iter().copied().fold(f64::NEG_INFINITY, f64::max);
                 let e: Vec<f64> = s.iter().map(|x| (x - max).exp()).collect();

@@ -5,7 +5,6 @@
 
 use serde::{Deserialize, Serialize};
 
-
 /// Sizes of one Whisper model and its special-token settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WhisperConfig {

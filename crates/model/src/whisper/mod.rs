@@ -81,10 +81,7 @@ impl WhisperModel {
     pub fn load(data_dir: &Path) -> Result<WhisperModel> {
         let status = assets::WHISPER.status(data_dir);
         if !matches!(status.state, assets::AssetState::Installed { .. }) {
-            return Err(Error::invalid(
-                status.dir.display().to_string(),
-                "Whisper is not installed (or the install is damaged): run `revoice models install`",
-            ));
+            return Err(Error::invalid(status.dir.display().to_string(), "Whisper is not installed (or the install is damaged): run `revoice models install`"));
         }
         Self::load_dir(&status.dir)
     }
@@ -100,13 +97,13 @@ impl WhisperModel {
     pub fn load_dir_with(dir: &Path, half: bool) -> Result<WhisperModel> {
         let config_path = dir.join(CONFIG_FILE);
         let raw = std::fs::read(&config_path).map_err(|e| Error::io("read", &config_path, e))?;
-        let cfg: WhisperConfig = serde_json::from_slice(&raw).map_err(|e| Error::invalid(config_path.display().to_string(), format!("not a Whisper config: {e}")))?;
+        let cfg: WhisperConfig =
+            serde_json::from_slice(&raw).map_err(|e| Error::invalid(config_path.display().to_string(), format!("not a Whisper config: {e}")))?;
         let tokens = WhisperTokens::load(&dir.join(TOKENIZER_FILE), &cfg.lang_ids)?;
         let weights = dir.join(WEIGHTS_FILE);
         let bytes = std::fs::read(&weights).map_err(|e| Error::io("read", &weights, e))?;
-        let vb = VarBuilder::from_buffered_safetensors(bytes, DType::F32, &Device::Cpu).map_err(|e| {
-            Error::invalid(weights.display().to_string(), format!("not a readable weights file ({e}): run `revoice models install --force`"))
-        })?;
+        let vb = VarBuilder::from_buffered_safetensors(bytes, DType::F32, &Device::Cpu)
+            .map_err(|e| Error::invalid(weights.display().to_string(), format!("not a readable weights file ({e}): run `revoice models install --force`")))?;
         let encoder = Encoder::new(&cfg, vb.pp("encoder")).map_err(|e| Error::invalid(weights.display().to_string(), format!("encoder: {e}")))?;
         let mut decoder = Decoder::new(&cfg, vb.pp("decoder")).map_err(|e| Error::invalid(weights.display().to_string(), format!("decoder: {e}")))?;
         if half {

@@ -313,7 +313,8 @@ impl Decoder {
     /// layer); the f32 weights stay for many rows at once.
     pub fn make_half_copies(&mut self) -> Result<()> {
         for block in &mut self.blocks {
-            for dense in [&mut block.attention.qkv, &mut block.attention.out, &mut block.cross.q, &mut block.cross.out, &mut block.ffn.up, &mut block.ffn.down] {
+            for dense in [&mut block.attention.qkv, &mut block.attention.out, &mut block.cross.q, &mut block.cross.out, &mut block.ffn.up, &mut block.ffn.down]
+            {
                 dense.make_half_copy()?;
             }
         }

@@ -31,18 +31,12 @@ pub const TIME_PRECISION: f64 = 0.02;
 impl WhisperTokens {
     /// Loads `tokenizer.json`; `lang_ids` are the model's language tokens.
     pub fn load(path: &Path, lang_ids: &[u32]) -> Result<WhisperTokens> {
-        let tokenizer = tokenizers::Tokenizer::from_file(path)
-            .map_err(|e| Error::invalid(path.display().to_string(), format!("not a Whisper tokenizer: {e}")))?;
-        let id = |token: &str| {
-            tokenizer
-                .token_to_id(token)
-                .ok_or_else(|| Error::invalid(path.display().to_string(), format!("has no {token} token")))
-        };
+        let tokenizer =
+            tokenizers::Tokenizer::from_file(path).map_err(|e| Error::invalid(path.display().to_string(), format!("not a Whisper tokenizer: {e}")))?;
+        let id = |token: &str| tokenizer.token_to_id(token).ok_or_else(|| Error::invalid(path.display().to_string(), format!("has no {token} token")));
         let no_speech = id("<|nospeech|>").or_else(|_| id("<|nocaptions|>"))?;
-        let languages = lang_ids
-            .iter()
-            .filter_map(|&i| tokenizer.id_to_token(i).map(|t| (t.trim_start_matches("<|").trim_end_matches("|>").to_string(), i)))
-            .collect();
+        let languages =
+            lang_ids.iter().filter_map(|&i| tokenizer.id_to_token(i).map(|t| (t.trim_start_matches("<|").trim_end_matches("|>").to_string(), i))).collect();
         Ok(WhisperTokens {
             eot: id("<|endoftext|>")?,
             sot: id("<|startoftranscript|>")?,

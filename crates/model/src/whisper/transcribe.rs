@@ -137,7 +137,8 @@ impl WhisperModel {
                 }
                 continue;
             }
-            let (mut pieces, next_seek, single_ending) = split_by_timestamps(&result.tokens, t.timestamp_begin, time_offset, segment_size, segment_duration, seek);
+            let (mut pieces, next_seek, single_ending) =
+                split_by_timestamps(&result.tokens, t.timestamp_begin, time_offset, segment_size, segment_duration, seek);
             seek = next_seek;
             if options.word_timestamps {
                 last_speech_timestamp = self.time_words(&audio, language_token, &mut pieces, segment_size, time_offset, last_speech_timestamp)?;
@@ -174,7 +175,15 @@ impl WhisperModel {
 
     /// Times the words of one window's pieces and applies faster-whisper's
     /// clean-ups; returns the new end of speech.
-    fn time_words(&self, audio: &candle_core::Tensor, language: u32, pieces: &mut [Piece], num_frames: usize, time_offset: f64, mut last_speech: f64) -> Result<f64> {
+    fn time_words(
+        &self,
+        audio: &candle_core::Tensor,
+        language: u32,
+        pieces: &mut [Piece],
+        num_frames: usize,
+        time_offset: f64,
+        mut last_speech: f64,
+    ) -> Result<f64> {
         let eot = self.tokens.eot;
         let per_piece: Vec<Vec<u32>> = pieces.iter().map(|p| p.tokens.iter().copied().filter(|&x| x < eot).collect()).collect();
         let text: Vec<u32> = per_piece.iter().flatten().copied().collect();
@@ -185,7 +194,11 @@ impl WhisperModel {
         } else {
             durations.sort_by(f64::total_cmp);
             let n = durations.len();
-            if n % 2 == 1 { durations[n / 2] } else { (durations[n / 2 - 1] + durations[n / 2]) / 2.0 }
+            if n % 2 == 1 {
+                durations[n / 2]
+            } else {
+                (durations[n / 2 - 1] + durations[n / 2]) / 2.0
+            }
         };
         let median = median.min(0.7);
         let max_duration = median * 2.0;

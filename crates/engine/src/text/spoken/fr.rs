@@ -9,7 +9,8 @@ pub struct French;
 
 pub static FRENCH: French = French;
 
-const BELOW_SEVENTEEN: [&str; 17] = ["zéro", "un", "deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf", "dix", "onze", "douze", "treize", "quatorze", "quinze", "seize"];
+const BELOW_SEVENTEEN: [&str; 17] =
+    ["zéro", "un", "deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf", "dix", "onze", "douze", "treize", "quatorze", "quinze", "seize"];
 const TENS: [&str; 7] = ["", "dix", "vingt", "trente", "quarante", "cinquante", "soixante"];
 
 fn below_hundred(n: u64) -> String {

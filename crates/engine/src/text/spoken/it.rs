@@ -9,7 +9,25 @@ pub struct Italian;
 pub static ITALIAN: Italian = Italian;
 
 const BELOW_TWENTY: [&str; 20] = [
-    "zero", "uno", "due", "tre", "quattro", "cinque", "sei", "sette", "otto", "nove", "dieci", "undici", "dodici", "tredici", "quattordici", "quindici", "sedici", "diciassette", "diciotto",
+    "zero",
+    "uno",
+    "due",
+    "tre",
+    "quattro",
+    "cinque",
+    "sei",
+    "sette",
+    "otto",
+    "nove",
+    "dieci",
+    "undici",
+    "dodici",
+    "tredici",
+    "quattordici",
+    "quindici",
+    "sedici",
+    "diciassette",
+    "diciotto",
     "diciannove",
 ];
 const TENS: [&str; 10] = ["", "", "venti", "trenta", "quaranta", "cinquanta", "sessanta", "settanta", "ottanta", "novanta"];
@@ -64,7 +82,9 @@ impl Reader for Italian {
     fn cardinal(&self, n: u64) -> String {
         let mut words = Vec::new();
         let mut rest = n;
-        for (scale, one, many) in [(1_000_000_000_000, "mille miliardi", "mila miliardi"), (1_000_000_000, "un miliardo", "miliardi"), (1_000_000, "un milione", "milioni")] {
+        for (scale, one, many) in
+            [(1_000_000_000_000, "mille miliardi", "mila miliardi"), (1_000_000_000, "un miliardo", "miliardi"), (1_000_000, "un milione", "milioni")]
+        {
             let count = rest / scale;
             if count == 1 {
                 words.push(one.to_string());

@@ -293,7 +293,8 @@ impl Reading {
         let is_month = |p: Option<&Piece>| matches!(p, Some(Piece::Word(w)) if months.contains(w));
         let linking = |p: Option<&Piece>| matches!(p, Some(Piece::Word(w)) if w == "of" || w == "de");
         for k in 0..pieces.len() {
-            let near_month = (k > 0 && is_month(pieces.get(k - 1))) || is_month(pieces.get(k + 1)) || (linking(pieces.get(k + 1)) && is_month(pieces.get(k + 2)));
+            let near_month =
+                (k > 0 && is_month(pieces.get(k - 1))) || is_month(pieces.get(k + 1)) || (linking(pieces.get(k + 1)) && is_month(pieces.get(k + 2)));
             if let Piece::Figure { readings, whole: Some(day @ 1..=31) } = &mut pieces[k] {
                 if near_month {
                     for ordinal in self.reader.ordinal(*day, "").unwrap_or_default() {
@@ -326,10 +327,9 @@ impl Reading {
             if !joins {
                 out.push(spoken_piece(match &pieces[k] {
                     Piece::Word(w) => Piece::Word(w.clone()),
-                    Piece::Figure { readings, whole } => Piece::Figure {
-                        readings: dedup(readings.iter().map(|r| self.without_conjunction(r, conjunction)).collect()),
-                        whole: *whole,
-                    },
+                    Piece::Figure { readings, whole } => {
+                        Piece::Figure { readings: dedup(readings.iter().map(|r| self.without_conjunction(r, conjunction)).collect()), whole: *whole }
+                    }
                 }));
             }
         }
@@ -338,7 +338,13 @@ impl Reading {
 
     fn without_conjunction(&self, words: &[String], conjunction: &str) -> Vec<String> {
         (0..words.len())
-            .filter(|&k| !(words[k] == conjunction && k > 0 && k + 1 < words.len() && self.number_words.contains(&words[k - 1]) && self.number_words.contains(&words[k + 1])))
+            .filter(|&k| {
+                !(words[k] == conjunction
+                    && k > 0
+                    && k + 1 < words.len()
+                    && self.number_words.contains(&words[k - 1])
+                    && self.number_words.contains(&words[k + 1]))
+            })
             .map(|k| words[k].clone())
             .collect()
     }
@@ -614,13 +620,22 @@ impl Number {
         }
         let grouping_ok = |groups: &[&str]| {
             let thousands = groups[0].len() <= 3 && groups[1..].iter().all(|g| g.len() == 3);
-            let lakhs = indian && groups.len() >= 3 && groups[0].len() <= 2 && groups[1..groups.len() - 1].iter().all(|g| g.len() == 2) && groups[groups.len() - 1].len() == 3;
+            let lakhs = indian
+                && groups.len() >= 3
+                && groups[0].len() <= 2
+                && groups[1..groups.len() - 1].iter().all(|g| g.len() == 2)
+                && groups[groups.len() - 1].len() == 3;
             thousands || lakhs
         };
         let groups_marked = |marks: &[char]| marks.iter().all(|&m| m != decimal) && marks.windows(2).all(|w| w[0] == w[1]);
         let last = *marks.last().expect("some mark");
         if last == decimal && groups_marked(&marks[..marks.len() - 1]) && (parts.len() == 2 || grouping_ok(&parts[..parts.len() - 1])) {
-            return Number { whole: parts[..parts.len() - 1].concat(), fraction: Some(parts[parts.len() - 1].to_string()), mark: decimal, grouped: parts.len() > 2 };
+            return Number {
+                whole: parts[..parts.len() - 1].concat(),
+                fraction: Some(parts[parts.len() - 1].to_string()),
+                mark: decimal,
+                grouped: parts.len() > 2,
+            };
         }
         if groups_marked(&marks) && grouping_ok(&parts) {
             return Number { whole: parts.concat(), fraction: None, mark: decimal, grouped: true };

@@ -144,7 +144,16 @@ fn spanish_figures_agree_with_their_words() {
             ("Está aquí", "esta aqui"),
         ],
     );
-    differ("es", &[("Cuesta 40 €.", "Cuesta 14 €.", 1), ("Ganó el 25 % de los votos.", "Ganó L25% de los votos.", 1), ("en 1951", "en 1961", 1), ("la 2.ª vez", "la tercera vez", 1), ("tres coma cinco", "3,6", 1)]);
+    differ(
+        "es",
+        &[
+            ("Cuesta 40 €.", "Cuesta 14 €.", 1),
+            ("Ganó el 25 % de los votos.", "Ganó L25% de los votos.", 1),
+            ("en 1951", "en 1961", 1),
+            ("la 2.ª vez", "la tercera vez", 1),
+            ("tres coma cinco", "3,6", 1),
+        ],
+    );
 }
 
 #[test]

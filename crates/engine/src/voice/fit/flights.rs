@@ -37,7 +37,10 @@ impl Default for FitFlights {
 impl FitFlights {
     pub(crate) fn join(&self, key: &str) -> Arc<Flight> {
         let mut flights = self.running.lock().unwrap_or_else(|p| p.into_inner());
-        flights.entry(key.to_string()).or_insert_with(|| Arc::new(Flight { turn: tokio::sync::Mutex::new(()), progress: watch::channel(None).0, cancelled: AtomicBool::new(false) })).clone()
+        flights
+            .entry(key.to_string())
+            .or_insert_with(|| Arc::new(Flight { turn: tokio::sync::Mutex::new(()), progress: watch::channel(None).0, cancelled: AtomicBool::new(false) }))
+            .clone()
     }
 
     pub(crate) fn leave(&self, key: &str, flight: &Arc<Flight>) {
@@ -48,4 +51,3 @@ impl FitFlights {
         }
     }
 }
-

@@ -13,6 +13,7 @@
 
 pub mod eigen;
 pub(crate) mod flights;
+pub mod judge;
 pub mod probe;
 pub mod refine;
 pub mod run;
@@ -22,7 +23,8 @@ pub mod space;
 use serde::{Deserialize, Serialize};
 
 pub use flights::MAX_QUEUED_FITS;
-pub use run::{fit, FitCheckpoint, FitProgress, Judge, Verdict};
+pub use judge::{Judge, Verdict};
+pub use run::{fit, FitCheckpoint, FitProgress};
 pub use space::{StyleRecipe, StyleSpace};
 
 /// The tone match's default largest gain: enough for a microphone's and a
@@ -77,7 +79,17 @@ pub const PROBE_SETS: usize = probe::PROBE_SETS.len();
 
 impl Default for FitSettings {
     fn default() -> FitSettings {
-        FitSettings { minutes: 8.0, population: 8, timbre_dims: 6, prosody_dims: 4, seed: 1, max_generations: None, tone_match_db: TONE_MATCH_DB, refine_share: REFINE_SHARE, probe_sets: 1 }
+        FitSettings {
+            minutes: 8.0,
+            population: 8,
+            timbre_dims: 6,
+            prosody_dims: 4,
+            seed: 1,
+            max_generations: None,
+            tone_match_db: TONE_MATCH_DB,
+            refine_share: REFINE_SHARE,
+            probe_sets: 1,
+        }
     }
 }
 
@@ -85,7 +97,10 @@ impl FitSettings {
     /// The settings as part of a cache key.
     pub fn key(&self) -> String {
         let generations = self.max_generations.map_or("any".to_string(), |g| g.to_string());
-        let base = format!("fit/v1 minutes={} population={} timbre={} prosody={} seed={} generations={generations}", self.minutes, self.population, self.timbre_dims, self.prosody_dims, self.seed);
+        let base = format!(
+            "fit/v1 minutes={} population={} timbre={} prosody={} seed={} generations={generations}",
+            self.minutes, self.population, self.timbre_dims, self.prosody_dims, self.seed
+        );
         // Fits without a tone match or a refinement keep the keys they were
         // stored under.
         let base = if self.tone_match_db > 0.0 { format!("{base} tone={}", self.tone_match_db) } else { base };
@@ -100,10 +115,16 @@ impl FitSettings {
     /// Checks the settings: the refinement's share is a share.
     pub fn check(&self) -> crate::error::Result<()> {
         if !(0.0..1.0).contains(&self.refine_share) {
-            return Err(crate::error::Error::invalid("voice fit settings", format!("the refinement's share of the budget must be from 0 to below 1, not {}", self.refine_share)));
+            return Err(crate::error::Error::invalid(
+                "voice fit settings",
+                format!("the refinement's share of the budget must be from 0 to below 1, not {}", self.refine_share),
+            ));
         }
         if !(1..=PROBE_SETS).contains(&self.probe_sets) {
-            return Err(crate::error::Error::invalid("voice fit settings", format!("the probe sets must number from 1 to {PROBE_SETS}, not {}", self.probe_sets)));
+            return Err(crate::error::Error::invalid(
+                "voice fit settings",
+                format!("the probe sets must number from 1 to {PROBE_SETS}, not {}", self.probe_sets),
+            ));
         }
         Ok(())
     }

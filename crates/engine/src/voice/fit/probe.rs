@@ -24,7 +24,7 @@ use crate::model::speech::{RowAudio, SpeechRow};
 use crate::scheduler::{Job, Scheduler};
 use crate::speech::front_end::{FrontEnd, SayRequest};
 
-use super::run::{Judge, Verdict};
+use super::judge::{Judge, Verdict};
 use super::space::StyleRecipe;
 
 /// What candidates read while the fit searches: sets of a short and a
@@ -138,7 +138,14 @@ impl<'a> ProbeJudge<'a> {
             let pack = recipe.pack(self.voices)?;
             let tone = recipe.tone.clone().map(Arc::new);
             for tokens in lines {
-                rows.push(SpeechRow { tokens: tokens.clone(), style: pack.style_for(tokens.len() - 2).to_vec(), speed: 1.0, seed: None, target_seconds: None, tone: tone.clone() });
+                rows.push(SpeechRow {
+                    tokens: tokens.clone(),
+                    style: pack.style_for(tokens.len() - 2).to_vec(),
+                    speed: 1.0,
+                    seed: None,
+                    target_seconds: None,
+                    tone: tone.clone(),
+                });
             }
         }
         let mut audio = self.scheduler.submit(Job::buffered(rows)).wait()?.into_iter();
@@ -234,7 +241,11 @@ impl Judge for ProbeJudge<'_> {
                 *pace = heard.iter().map(|h| h.stats.seconds / tokens as f32).reduce(f32::max).filter(|s| *s > 0.0);
             }
         }
-        Ok(heard.iter().zip(tones).map(|(h, tone)| Verdict { similarity: h.similarity, fitness: h.similarity as f64 - self.penalty(h, tokens), tone }).collect())
+        Ok(heard
+            .iter()
+            .zip(tones)
+            .map(|(h, tone)| Verdict { similarity: h.similarity, fitness: h.similarity as f64 - self.penalty(h, tokens), tone })
+            .collect())
     }
 
     fn held_out(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>> {

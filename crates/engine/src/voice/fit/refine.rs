@@ -7,7 +7,7 @@
 //! the best half of the steps; the step's length follows the path of those
 //! moves (cumulative step-length adaptation). Steps are measured in each
 //! column's spread over the stock packs and the offset is kept within
-//! [`super::run::BOUND`] of them, and every candidate is judged by the same
+//! [`super::space::BOUND`] of them, and every candidate is judged by the same
 //! guards as the search's, so the refinement cannot leave speech behind.
 //! Snapshots of the voice on the way let the fit choose the one that sounds
 //! most like the reference on sentences the refinement never heard. Its
@@ -19,9 +19,10 @@ use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
-use super::run::{Verdict, BOUND};
+use super::judge::Verdict;
 use super::search::StepLength;
 use super::space::StyleRecipe;
+use super::space::BOUND;
 
 /// The first step, in stock spreads per column.
 const FIRST_STEP: f64 = 0.3;
@@ -124,7 +125,8 @@ impl Refinement {
         let (Some(verdict), true) = (verdicts.first(), candidates.len() == verdicts.len() && candidates.len() >= 2) else {
             return;
         };
-        self.judged = Snapshot { generation: self.generation, recipe: StyleRecipe { tone: verdict.tone.clone(), ..candidates[0].clone() }, verdict: verdict.clone() };
+        self.judged =
+            Snapshot { generation: self.generation, recipe: StyleRecipe { tone: verdict.tone.clone(), ..candidates[0].clone() }, verdict: verdict.clone() };
         let mut ranked: Vec<usize> = (1..candidates.len()).collect();
         ranked.sort_by(|a, b| verdicts[*b].fitness.total_cmp(&verdicts[*a].fitness));
         let control = StepLength::new(ranked.len().div_ceil(2), spread.len());

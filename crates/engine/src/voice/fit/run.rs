@@ -10,39 +10,12 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+use super::judge::{Judge, Verdict};
 use super::refine::{Refinement, Snapshot};
 use super::search::Cmaes;
-use super::space::{StyleRecipe, StyleSpace};
+use super::space::{StyleRecipe, StyleSpace, BOUND};
 use super::{FitSettings, FittedVoice, HeldOutFigures};
-use crate::audio::tone::ToneCurve;
 use crate::error::{Error, Result};
-
-/// How one candidate did on the probe sentences.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Verdict {
-    /// Cosine similarity of its renders to the reference.
-    pub similarity: f32,
-    /// What the search maximises: the similarity less the guards' penalties.
-    pub fitness: f64,
-    /// The tone match it was heard through (from its probe renders' spectrum).
-    #[serde(default)]
-    pub tone: Option<ToneCurve>,
-}
-
-/// Renders and scores candidates.
-pub trait Judge {
-    /// Each recipe on one of the fit's probe sets (0: the search's; a
-    /// judge with fewer sets wraps around), in one batch: its style alone
-    /// (a recipe's own tone is set aside), through the tone match the judge
-    /// finds for it, if any.
-    fn judge(&self, recipes: &[StyleRecipe], probe_set: usize) -> Result<Vec<Verdict>>;
-    /// Each recipe's similarity on sentences the fit never heard, as it
-    /// sounds (through its own tone, if it has one).
-    fn held_out(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>>;
-    /// Each recipe's similarity, as it sounds, on sentences that are
-    /// neither probe nor held-out: what the fit chooses its voice by.
-    fn validation(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>>;
-}
 
 /// Where a fit stands, saved after every generation so a killed fit resumes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -89,10 +62,6 @@ pub struct FitProgress {
     pub best_similarity: f32,
 }
 
-/// Coordinates past this many standard deviations of the stock voices are
-/// pulled back (and penalised): far outside the stock voices, Kokoro's
-/// styles stop sounding like people.
-pub const BOUND: f64 = 3.0;
 /// First step size, in standard deviations: big enough that a
 /// generation's candidates sound different.
 const FIRST_STEP: f64 = 1.0;
@@ -155,7 +124,11 @@ pub fn fit(
         None => {
             let recipes: Vec<StyleRecipe> = starts.iter().map(|(_, r)| r.clone()).collect();
             let verdicts = judge.judge(&recipes, 0)?;
-            let (at, verdict) = verdicts.iter().enumerate().max_by(|a, b| a.1.fitness.total_cmp(&b.1.fitness)).ok_or_else(|| Error::invalid("voice fit", "has no starting voice"))?;
+            let (at, verdict) = verdicts
+                .iter()
+                .enumerate()
+                .max_by(|a, b| a.1.fitness.total_cmp(&b.1.fitness))
+                .ok_or_else(|| Error::invalid("voice fit", "has no starting voice"))?;
             FitCheckpoint {
                 origin: starts[at].1.clone(),
                 started_from: starts[at].0.clone(),
@@ -228,7 +201,13 @@ pub fn fit(
             let probe_set = (refinement.generation % settings.probe_sets.max(1) as u64) as usize;
             let verdicts = judge.judge(&candidates, probe_set)?;
             refinement.tell(space.timbre_spread(), &candidates, &verdicts);
-            tracing::debug!(generation = refinement.generation, probe_set, step = refinement.step, similarity = refinement.judged.verdict.similarity, "refinement");
+            tracing::debug!(
+                generation = refinement.generation,
+                probe_set,
+                step = refinement.step,
+                similarity = refinement.judged.verdict.similarity,
+                "refinement"
+            );
             // Similarities on other sets are other sentences: the best so
             // far compares the search's own probes only.
             if probe_set == 0 {
@@ -262,8 +241,10 @@ pub fn fit(
     // A search that only learnt the probe sentences sounds less like the
     // reference on others: then the best starting voice is the voice, so a
     // fitted voice never sounds less like the reference than where it began.
-    let (best_start, best_start_similarity) = held[1..=starts.len()].iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, s)| (i, *s)).unwrap_or((0, f32::MIN));
-    let (recipe, fitted_similarity, kept_start) = if held[0] >= best_start_similarity { (recipe, held[0], false) } else { (starts[best_start].1.clone(), best_start_similarity, true) };
+    let (best_start, best_start_similarity) =
+        held[1..=starts.len()].iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, s)| (i, *s)).unwrap_or((0, f32::MIN));
+    let (recipe, fitted_similarity, kept_start) =
+        if held[0] >= best_start_similarity { (recipe, held[0], false) } else { (starts[best_start].1.clone(), best_start_similarity, true) };
     let fitted = FittedVoice {
         recipe,
         kept_start,
@@ -305,7 +286,10 @@ mod tests {
                 .iter()
                 .map(|r| {
                     let weight = |half: &[(String, f32)], name: &str| half.iter().filter(|(n, _)| n == name).map(|(_, w)| *w as f64).sum::<f64>();
-                    let fitness = -(weight(&r.timbre, "am_adam") - 0.7).powi(2) - weight(&r.timbre, "bf_emma").powi(2) - (weight(&r.prosody, "am_adam") - 0.4).powi(2) - weight(&r.prosody, "bm_lewis").powi(2);
+                    let fitness = -(weight(&r.timbre, "am_adam") - 0.7).powi(2)
+                        - weight(&r.timbre, "bf_emma").powi(2)
+                        - (weight(&r.prosody, "am_adam") - 0.4).powi(2)
+                        - weight(&r.prosody, "bm_lewis").powi(2);
                     Verdict { similarity: (1.0 + fitness) as f32, fitness, tone: None }
                 })
                 .collect())
@@ -329,10 +313,20 @@ mod tests {
         let settings = FitSettings { minutes: 600.0, population: 6, max_generations: Some(cap), refine_share: 0.5, ..Default::default() };
         let mut left = Vec::new();
         let judge = Towards::default();
-        let (fitted, state) = fit(&judge, &space, &starts, "af_heart", "en-US", &settings, None, &mut |_, p| {
-            left.push((p.seconds_left * p.generation as f64 / p.seconds).round() as u64);
-            Ok(())
-        }, &|| false)
+        let (fitted, state) = fit(
+            &judge,
+            &space,
+            &starts,
+            "af_heart",
+            "en-US",
+            &settings,
+            None,
+            &mut |_, p| {
+                left.push((p.seconds_left * p.generation as f64 / p.seconds).round() as u64);
+                Ok(())
+            },
+            &|| false,
+        )
         .unwrap();
         assert!(state.search.generation < cap, "the search's step ran out before its cap");
         assert_eq!(state.refinement.as_ref().map(|r| r.generation), Some(cap));

@@ -155,7 +155,8 @@ impl Cmaes {
                 self.best = Some((candidates[top].clone(), fitness[top]));
             }
         }
-        let steps: Vec<Vec<f64>> = order.iter().take(k.step.weights.len()).map(|&i| candidates[i].iter().zip(&self.mean).map(|(x, m)| (x - m) / self.sigma).collect()).collect();
+        let steps: Vec<Vec<f64>> =
+            order.iter().take(k.step.weights.len()).map(|&i| candidates[i].iter().zip(&self.mean).map(|(x, m)| (x - m) / self.sigma).collect()).collect();
         let mut y_w = vec![0.0; n];
         for (w, y) in k.step.weights.iter().zip(&steps) {
             for (acc, yi) in y_w.iter_mut().zip(y) {
@@ -202,7 +203,11 @@ mod tests {
     /// A rotated, stretched bowl with its top at `(1, -2, 0.5, ...)`.
     fn bowl(x: &[f64]) -> f64 {
         let shifted: Vec<f64> = x.iter().enumerate().map(|(i, v)| v - [1.0, -2.0, 0.5, 0.0, 3.0, -1.0][i % 6]).collect();
-        -shifted.iter().enumerate().map(|(i, v)| 10f64.powf(i as f64 / shifted.len() as f64 * 2.0) * (v + 0.5 * shifted[(i + 1) % shifted.len()]).powi(2)).sum::<f64>()
+        -shifted
+            .iter()
+            .enumerate()
+            .map(|(i, v)| 10f64.powf(i as f64 / shifted.len() as f64 * 2.0) * (v + 0.5 * shifted[(i + 1) % shifted.len()]).powi(2))
+            .sum::<f64>()
     }
 
     fn run(search: &mut Cmaes, generations: usize) {

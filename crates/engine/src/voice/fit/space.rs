@@ -18,6 +18,11 @@ pub use crate::fitted_style::{StyleRecipe, PROSODY, TIMBRE};
 use crate::model::kokoro::release::{STYLE_DIM, VOICE_ROWS};
 use crate::model::kokoro::voices::StockVoices;
 
+/// Coordinates past this many standard deviations of the stock voices are
+/// pulled back (and penalised): far outside the stock voices, Kokoro's
+/// styles stop sounding like people.
+pub const BOUND: f64 = 3.0;
+
 /// Principal directions of the stock packs, per half.
 pub struct StyleSpace {
     names: Vec<String>,
@@ -99,7 +104,12 @@ impl StyleSpace {
             }
             self.names.iter().zip(weights).filter(|(_, w)| w.abs() > 1e-6).map(|(n, w)| (n.clone(), w as f32)).collect()
         };
-        StyleRecipe { timbre: half(&start.timbre, &self.directions[0], timbre_coords), prosody: half(&start.prosody, &self.directions[1], prosody_coords), tone: None, timbre_offset: start.timbre_offset.clone() }
+        StyleRecipe {
+            timbre: half(&start.timbre, &self.directions[0], timbre_coords),
+            prosody: half(&start.prosody, &self.directions[1], prosody_coords),
+            tone: None,
+            timbre_offset: start.timbre_offset.clone(),
+        }
     }
 }
 
@@ -109,7 +119,9 @@ pub(crate) fn test_voices() -> StockVoices {
     use crate::model::kokoro::voices::VoicePack;
     let mut packs = std::collections::BTreeMap::new();
     for (i, name) in ["af_heart", "am_adam", "bf_emma", "bm_lewis"].iter().enumerate() {
-        let rows = (0..VOICE_ROWS * STYLE_DIM).map(|j| ((j % STYLE_DIM) as f32 * 0.01 + 1.0) * (i as f32 + 1.0) + ((j / STYLE_DIM) % 3) as f32 * (i % 2) as f32).collect();
+        let rows = (0..VOICE_ROWS * STYLE_DIM)
+            .map(|j| ((j % STYLE_DIM) as f32 * 0.01 + 1.0) * (i as f32 + 1.0) + ((j / STYLE_DIM) % 3) as f32 * (i % 2) as f32)
+            .collect();
         packs.insert(name.to_string(), VoicePack::from_rows(rows));
     }
     StockVoices::from_packs(packs)
@@ -169,7 +181,8 @@ mod tests {
         assert!((moved.timbre.iter().map(|(_, w)| w).sum::<f32>() - 1.0).abs() < 1e-5, "{moved:?}");
         assert_eq!(moved.prosody, start.prosody);
         let (a, b) = (start.pack(&voices).unwrap(), moved.pack(&voices).unwrap());
-        let changed = |cols: Range<usize>| (0..VOICE_ROWS).any(|r| cols.clone().any(|c| (a.rows()[r * STYLE_DIM + c] - b.rows()[r * STYLE_DIM + c]).abs() > 1e-3));
+        let changed =
+            |cols: Range<usize>| (0..VOICE_ROWS).any(|r| cols.clone().any(|c| (a.rows()[r * STYLE_DIM + c] - b.rows()[r * STYLE_DIM + c]).abs() > 1e-3));
         assert!(changed(TIMBRE) && !changed(PROSODY));
         assert_ne!(moved.id(), start.id());
     }
