@@ -74,7 +74,6 @@ pub async fn delete_project(studio: State<'_, Studio>, project_id: i64) -> Answe
 pub async fn edit_segment(studio: State<'_, Studio>, segment_id: i64, edit: LineEdit) -> Answer<ProjectView> {
     let session = studio.session()?;
     let segment = session.engine().edit_line(segment_id, edit).await.map_err(text)?;
-    let _ = session.refresh_playback(vec![segment.id]);
     view_of_track(&session, segment.track_id).await
 }
 
@@ -113,7 +112,6 @@ pub async fn set_project_strategy(studio: State<'_, Studio>, project_id: i64, st
     let session = studio.session()?;
     session.engine().set_strategy(project_id, &strategy).await.map_err(text)?;
     let view = session.view(project_id).await.map_err(text)?;
-    let _ = session.refresh_playback(view.tracks.iter().flat_map(|t| t.segments.iter().map(|s| s.id)).collect());
     Ok(view)
 }
 
@@ -179,8 +177,6 @@ pub fn playback_state(studio: State<'_, Studio>) -> Answer<PlaybackView> {
 pub async fn undo(studio: State<'_, Studio>, project_id: i64) -> Answer<(Option<String>, ProjectView)> {
     let session = studio.session()?;
     let what = session.engine().undo(project_id).await.map_err(text)?;
-    // A lane's mix it changed is heard at once.
-    let _ = session.refresh_playback(Vec::new());
     Ok((what, session.view(project_id).await.map_err(text)?))
 }
 
@@ -188,8 +184,6 @@ pub async fn undo(studio: State<'_, Studio>, project_id: i64) -> Answer<(Option<
 pub async fn redo(studio: State<'_, Studio>, project_id: i64) -> Answer<(Option<String>, ProjectView)> {
     let session = studio.session()?;
     let what = session.engine().redo(project_id).await.map_err(text)?;
-    // A lane's mix it changed is heard at once.
-    let _ = session.refresh_playback(Vec::new());
     Ok((what, session.view(project_id).await.map_err(text)?))
 }
 
@@ -242,7 +236,6 @@ pub async fn export_project(
 pub async fn split_segment(studio: State<'_, Studio>, segment_id: i64, at: f64) -> Answer<ProjectView> {
     let session = studio.session()?;
     let parts = session.engine().split_line(segment_id, at).await.map_err(text)?;
-    let _ = session.refresh_playback(parts.iter().map(|s| s.id).collect());
     view_of_track(&session, parts[0].track_id).await
 }
 

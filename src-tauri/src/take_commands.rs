@@ -30,7 +30,6 @@ pub async fn new_take(studio: State<'_, Studio>, segment_id: i64) -> Answer<Proj
 pub async fn pick_take(studio: State<'_, Studio>, segment_id: i64, take_id: i64) -> Answer<ProjectView> {
     let session = studio.session()?;
     session.engine().pick_take(segment_id, take_id).await.map_err(text)?;
-    let _ = session.refresh_playback(vec![segment_id]);
     let project_id = session.engine().project_of_line(segment_id).await.map_err(text)?;
     session.view(project_id).await.map_err(text)
 }

@@ -22,7 +22,6 @@ pub async fn set_lane_mix(studio: State<'_, Studio>, project_id: i64, speaker_id
 /// [`set_lane_mix`] without Tauri's state (the shell's tests call it).
 pub async fn lane_mix(session: &StudioSession, project_id: i64, speaker_id: Option<i64>, mix: LaneMixEdit) -> Answer<ProjectView> {
     session.engine().set_lane_mix(project_id, speaker_id, mix).await.map_err(text)?;
-    let _ = session.refresh_playback(Vec::new());
     session.view(project_id).await.map_err(text)
 }
 
@@ -61,8 +60,7 @@ pub async fn remove_marker(studio: State<'_, Studio>, marker_id: i64) -> Answer<
 #[tauri::command]
 pub async fn replace_text(studio: State<'_, Studio>, track_id: i64, find: String, replace: String, options: ReplaceOptions) -> Answer<(usize, ProjectView)> {
     let session = studio.session()?;
-    let (count, changed) = session.engine().replace_text(track_id, &find, &replace, &options).await.map_err(text)?;
-    let _ = session.refresh_playback(changed.iter().map(|s| s.id).collect());
+    let (count, _) = session.engine().replace_text(track_id, &find, &replace, &options).await.map_err(text)?;
     let project_id = session.engine().project_of_track(track_id).await.map_err(text)?;
     Ok((count, session.view(project_id).await.map_err(text)?))
 }

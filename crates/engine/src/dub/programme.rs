@@ -156,6 +156,14 @@ impl Programme {
         &self.clips
     }
 
+    /// Takes `segment_id`'s line out (a line deleted, merged away, or left
+    /// without a take); false when it had none.
+    pub fn remove_clip(&mut self, segment_id: i64) -> bool {
+        let before = self.clips.len();
+        self.clips.retain(|c| c.segment_id != segment_id);
+        self.clips.len() != before
+    }
+
     /// Sets `segment_id`'s line (replacing what it had) on `lane` at
     /// `start_s`; the programme grows if the line ends past it.
     pub fn set_clip(&mut self, segment_id: i64, lane: Option<i64>, start_s: f64, audio: Vec<f32>) {

@@ -503,13 +503,34 @@ impl Store {
     /// Points a segment at one of its takes (no undo step: which take is
     /// active follows from the segment's fields).
     pub async fn set_active_take(&self, segment_id: i64, take_id: i64) -> Result<()> {
-        sqlx::query("UPDATE segments SET active_take_id = ?2 WHERE id = ?1 AND EXISTS (SELECT 1 FROM takes WHERE id = ?2 AND segment_id = ?1)")
+        let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
+        let changed = sqlx::query("UPDATE segments SET active_take_id = ?2 WHERE id = ?1 AND EXISTS (SELECT 1 FROM takes WHERE id = ?2 AND segment_id = ?1)")
             .bind(segment_id)
             .bind(take_id)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await
             .map_err(|e| self.db(e))?;
+        if changed.rows_affected() > 0 {
+            // What plays follows the project's time of change (see `edited_at`).
+            sqlx::query("UPDATE projects SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = (SELECT t.project_id FROM segments s JOIN tracks t ON t.id = s.track_id WHERE s.id = ?1)")
+                .bind(segment_id)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| self.db(e))?;
+        }
+        tx.commit().await.map_err(|e| self.db(e))?;
         Ok(())
+    }
+
+    /// When the project last changed (every edit, undo, redo and take
+    /// touches it), to the millisecond; playback polls it to stay in step.
+    pub async fn edited_at(&self, project_id: i64) -> Result<String> {
+        sqlx::query_scalar("SELECT updated_at FROM projects WHERE id = ?1")
+            .bind(project_id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(|e| self.db(e))?
+            .ok_or_else(|| Error::not_found(format!("project {project_id}"), "it does not exist"))
     }
 
     /// Adds a track in another language.

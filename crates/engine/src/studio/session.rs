@@ -6,7 +6,7 @@
 //! know as it happens arrives as a [`StudioEvent`] through the sink the
 //! window gave.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
@@ -18,7 +18,7 @@ use serde::Serialize;
 use super::view::{project_view, CheckView, LiveStates, ProjectView, SegmentState};
 use crate::audio::peaks::{peaks, Peaks};
 use crate::checking::{ListenEvent, ListenRequest};
-use crate::dub::lines::TrackLines;
+use crate::dub::lines::{Line, TrackLines};
 use crate::dub::mix::MixSettings;
 use crate::dub::pipeline::{RenderScope, RenderSummary};
 use crate::dub::player::{empty_programme, playhead_order};
@@ -652,11 +652,12 @@ impl StudioSession {
         self.command(PlayerCommand::Stop)
     }
 
-    /// Lays edited lines again in what is playing (after an edit or an
-    /// undo), and hears the lanes as they are now (an empty list after a
-    /// lane's mix changed).
-    pub fn refresh_playback(&self, segment_ids: Vec<i64>) -> Result<()> {
-        self.command(PlayerCommand::Refit(segment_ids))
+    /// The lines the playing programme holds now, in time order: (segment
+    /// id, start seconds); empty when nothing plays. What is heard next.
+    pub fn playing_lines(&self) -> Result<Vec<(i64, f64)>> {
+        let (reply, answer) = channel();
+        self.command(PlayerCommand::Clips(reply))?;
+        answer.recv_timeout(Duration::from_secs(5)).map_err(|_| Error::Audio("the player did not answer".into()))
     }
 
     pub fn playback(&self) -> PlaybackView {
@@ -744,6 +745,8 @@ enum PlayerCommand {
     Stop,
     /// Segments whose audio or placement may have changed.
     Refit(Vec<i64>),
+    /// The lines the playing programme holds: (segment id, start seconds).
+    Clips(Sender<Vec<(i64, f64)>>),
     Monitor(OriginalMonitor),
 }
 
@@ -764,6 +767,10 @@ struct Playing {
     lines: TrackLines,
     /// Lines still to lay from the store, in playhead order.
     pending: VecDeque<usize>,
+    /// The project's time of change when `lines` were read, and when it
+    /// was last asked: any edit since is laid into what plays.
+    edited_at: String,
+    asked_at: Instant,
 }
 
 /// Waveform resolution for lines (fine: they are seen zoomed in) and the bed.
@@ -772,6 +779,9 @@ const BED_PEAKS_PER_SECOND: u32 = 50;
 
 /// How often a playing transport reports its position.
 const REPORT_EVERY: Duration = Duration::from_millis(50);
+/// How often playback asks whether the project changed (any edit, undo,
+/// redo or take, from any face): the change is heard this soon after.
+const EDITS_EVERY: Duration = Duration::from_millis(150);
 
 impl Player {
     fn run(mut self, commands: Receiver<PlayerCommand>) {
@@ -828,6 +838,14 @@ impl Player {
                         }
                     }
                 }
+                Ok(PlayerCommand::Clips(reply)) => {
+                    let clips = playing.as_ref().map(|p| {
+                        let programme = p.transport.programme();
+                        let rate = programme.sample_rate() as f64;
+                        programme.clips().iter().map(|c| (c.segment_id, c.start as f64 / rate)).collect()
+                    });
+                    let _ = reply.send(clips.unwrap_or_default());
+                }
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => return,
             }
@@ -837,6 +855,11 @@ impl Player {
                         Ok(Some(line)) => p.transport.edit(|programme| programme.set_clip(line.segment_id, line.lane, line.start, line.audio)),
                         Ok(None) => {}
                         Err(e) => tracing::warn!(error = %e, "a line could not be laid for playback"),
+                    }
+                }
+                if p.asked_at.elapsed() >= EDITS_EVERY {
+                    if let Err(e) = self.follow_edits(p) {
+                        tracing::warn!(error = %e, "could not lay the project's edits in the playing programme");
                     }
                 }
                 if last_report.elapsed() >= REPORT_EVERY {
@@ -853,6 +876,7 @@ impl Player {
     }
 
     fn open(&self, project_id: i64, track_id: i64, from: f64, looping: Option<(f64, f64)>) -> Result<Playing> {
+        let edited_at = self.runtime.block_on(self.engine.store().edited_at(project_id))?;
         let lines = self.runtime.block_on(self.engine.track_lines(track_id))?;
         if lines.track.project_id != project_id {
             return Err(Error::not_found(format!("track {track_id}"), format!("is not in project {project_id}")));
@@ -865,7 +889,7 @@ impl Player {
         }
         transport.play();
         let order = playhead_order(&lines, from);
-        Ok(Playing { project_id, track_id, transport, lines, pending: order.into() })
+        Ok(Playing { project_id, track_id, transport, lines, pending: order.into(), edited_at, asked_at: Instant::now() })
     }
 
     /// Hears the original dialogue in what plays as `self.monitor` says
@@ -884,18 +908,49 @@ impl Player {
         Ok(())
     }
 
-    /// Reads the track again, hears its lanes as they are now, and lays the
-    /// lines `ids` where they now belong.
+    /// Lays the project's edits into what plays when it changed since the
+    /// track was read (the engine decides, whatever face made the edit).
+    fn follow_edits(&self, p: &mut Playing) -> Result<()> {
+        p.asked_at = Instant::now();
+        let edited_at = self.runtime.block_on(self.engine.store().edited_at(p.project_id))?;
+        if edited_at == p.edited_at {
+            return Ok(());
+        }
+        p.edited_at = edited_at;
+        self.refit(p, &[])
+    }
+
+    /// Reads the track again, hears its lanes as they are now, and brings
+    /// the programme in step with it: a line gone (deleted, merged away)
+    /// leaves, a line new or changed in any way (text, slot, neighbours,
+    /// take, strategy, speaker) is laid where it now belongs, and so is
+    /// each line of `ids` (a take just rendered).
     fn refit(&self, p: &mut Playing, ids: &[i64]) -> Result<()> {
-        p.lines = self.runtime.block_on(self.engine.track_lines(p.track_id))?;
+        let now = self.runtime.block_on(self.engine.track_lines(p.track_id))?;
+        let before = std::mem::replace(&mut p.lines, now);
+        let pending: Vec<i64> = p.pending.iter().filter_map(|&i| before.lines.get(i).map(|l| l.segment.id)).collect();
         let lanes = p.lines.lanes.clone();
         p.transport.edit(|programme| programme.set_lanes(lanes));
-        for &id in ids {
-            let Some(i) = p.lines.index_of(id) else { continue };
-            if let Some(line) = p.lines.fit(self.engine.segments(), i, PROGRAMME_RATE)? {
-                p.transport.edit(|programme| programme.set_clip(line.segment_id, line.lane, line.start, line.audio));
-            }
+        for gone in before.lines.iter().filter(|l| p.lines.index_of(l.segment.id).is_none()) {
+            p.transport.edit(|programme| {
+                programme.remove_clip(gone.segment.id);
+            });
         }
+        let was: HashMap<i64, &Line> = before.lines.iter().map(|l| (l.segment.id, l)).collect();
+        for (i, line) in p.lines.lines.iter().enumerate() {
+            let id = line.segment.id;
+            if !ids.contains(&id) && was.get(&id).is_some_and(|old| *old == line) {
+                continue;
+            }
+            match p.lines.fit(self.engine.segments(), i, PROGRAMME_RATE)? {
+                Some(fitted) => p.transport.edit(|programme| programme.set_clip(fitted.segment_id, fitted.lane, fitted.start, fitted.audio)),
+                None => p.transport.edit(|programme| {
+                    programme.remove_clip(id);
+                }),
+            };
+        }
+        // Lines not laid yet keep their turn, found again in the track as it is now.
+        p.pending = pending.iter().filter_map(|&id| p.lines.index_of(id)).collect();
         Ok(())
     }
 }

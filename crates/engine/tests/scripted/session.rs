@@ -70,3 +70,59 @@ fn a_cancelled_render_stops_and_leaves_the_rest_stale() {
     let view = scene.run(session.view(scene.project)).unwrap();
     assert!(view.tracks[0].segments.iter().any(|s| s.state == SegmentState::Stale), "what did not render stays stale");
 }
+
+/// Waits until the playing programme's lines pass `accept`; returns them.
+fn heard_next(session: &StudioSession, what: &str, accept: impl Fn(&[(i64, f64)]) -> bool) -> Vec<(i64, f64)> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let clips = session.playing_lines().unwrap();
+        if accept(&clips) {
+            return clips;
+        }
+        assert!(std::time::Instant::now() < deadline, "{what}: the programme holds {clips:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn what_plays_follows_every_edit_delete_merge_insert_undo_and_redo_made_anywhere() {
+    let scene = Scene::new();
+    let (session, events) = session(&scene);
+    session.render(scene.project, None).unwrap();
+    until_finished(&events);
+    let [a, b, c] = scene.lines()[..] else { panic!("three lines") };
+    let ids = |clips: &[(i64, f64)]| clips.iter().map(|c| c.0).collect::<Vec<_>>();
+    session.play(scene.project, scene.track, 0.0, Some((0.0, 8.0))).unwrap();
+    heard_next(&session, "every line laid", |clips| ids(clips) == [a, b, c]);
+
+    // Edits made on the engine itself (as the CLI or the API would): no face tells playback.
+    scene.run(scene.engine.delete_line(b)).unwrap();
+    heard_next(&session, "the deleted line gone", |clips| ids(clips) == [a, c]);
+    scene.run(scene.engine.undo(scene.project)).unwrap();
+    heard_next(&session, "the line back on undo", |clips| ids(clips) == [a, b, c]);
+    scene.run(scene.engine.redo(scene.project)).unwrap();
+    heard_next(&session, "gone again on redo", |clips| ids(clips) == [a, c]);
+    scene.run(scene.engine.undo(scene.project)).unwrap();
+    heard_next(&session, "back again", |clips| ids(clips) == [a, b, c]);
+
+    // A slot moved: the line plays from its new place.
+    scene.run(scene.engine.edit_line(c, revoice_engine::LineEdit { start: Some(6.0), end: Some(8.0), ..Default::default() })).unwrap();
+    heard_next(&session, "the moved line at 6 s", |clips| clips.iter().any(|&(id, start)| id == c && (start - 6.0).abs() < 0.01));
+
+    // Merged: the second line goes into the first (which plays its earlier take until it renders again).
+    let merged = scene.run(scene.engine.merge_lines(a, c)).unwrap();
+    assert_eq!(merged.id, a);
+    heard_next(&session, "the merged-away line gone", |clips| ids(clips) == [a, b]);
+    let before = session.playing_lines().unwrap();
+    session.render(scene.project, None).unwrap();
+    until_finished(&events);
+    heard_next(&session, "the merged line, rendered", |clips| ids(clips) == [a, b]);
+    assert_eq!(before.len(), 2);
+
+    // Inserted: a new line has no take, so what plays is unchanged; deleting the line it played does change it.
+    let inserted = scene.run(scene.engine.insert_line(scene.track, 9.0, None)).unwrap();
+    scene.run(scene.engine.delete_line(b)).unwrap();
+    let now = heard_next(&session, "after insert and delete", |clips| ids(clips) == [merged.id]);
+    assert!(!ids(&now).contains(&inserted.id));
+    session.stop().unwrap();
+}
