@@ -101,7 +101,7 @@ fn bad_speech_requests_get_the_error_envelope_naming_the_field() {
     assert_error(&r, 400, None);
     // A whole input of 4,096 characters is fine (it is only checked, not spoken, when the voice is unknown).
     let r = speech(json!({"input": "a ".repeat(2048), "voice": "nobody_here"}));
-    assert_error(&r, 404, Some("voice"));
+    assert_error(&r, 400, Some("voice"));
 }
 
 #[test]
@@ -313,8 +313,9 @@ fn uploaded_voices_are_listed_used_overwritten_and_deleted() {
     let missing = delete(base(), "/v1/audio/voices/Ana%20Test");
     assert_error(&missing, 404, Some("name"));
     assert_eq!(missing.json()["success"], false);
+    // Speech naming the deleted voice is a bad request (400, the envelope); the DELETE of it, not found (404).
     let gone = speech(json!({"input": "Registered.", "voice": "Ana Test"}));
-    assert_error(&gone, 404, Some("voice"));
+    assert_error(&gone, 400, Some("voice"));
     let stats = get(base(), "/v1/audio/voices", None).json()["cache_stats"].clone();
     assert!(stats["delete_invalidation_counter"].as_u64().unwrap() >= 1, "{stats}");
 }

@@ -5,7 +5,9 @@
 //! `InternalServerError` 5xx) and `param` names the request field at fault,
 //! or is null. Engine errors take their status from their kind: not found
 //! 404, invalid input 400, conflict 409, busy 503 (the model is still
-//! loading), internal 500.
+//! loading), internal 500; but a value the request's body names that does
+//! not exist (an unknown or deleted voice) is 400, since only a resource in
+//! the path is "not found".
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -55,6 +57,18 @@ impl ApiError {
         // A server failure is not about the field the request named.
         let param = if status.is_server_error() { None } else { param.map(str::to_string) };
         ApiError { status, message: error.to_string(), param }
+    }
+
+    /// An engine error about a value the request's body names (`param`): a
+    /// thing it names that does not exist (an unknown or deleted voice) is
+    /// a bad request, 400, as the speech contract's clients expect; only a
+    /// resource in the path is "not found". Otherwise as [`ApiError::from_engine`].
+    pub fn from_engine_field(param: &str, error: revoice_engine::Error) -> ApiError {
+        let mut answer = ApiError::from_engine(Some(param), error);
+        if answer.status == StatusCode::NOT_FOUND {
+            answer.status = StatusCode::BAD_REQUEST;
+        }
+        answer
     }
 
     /// OpenAI's name for the status.
@@ -121,6 +135,8 @@ mod tests {
         assert_eq!(status(Error::conflict("voice \"a\"", "the name is taken")).body()["type"], "ConflictError");
         let busy = status(Error::busy("the speech model", "is still loading"));
         assert_eq!((busy.status, busy.param.as_deref()), (StatusCode::SERVICE_UNAVAILABLE, None));
+        let named = ApiError::from_engine_field("voice", Error::not_found("voice \"x\"", "not in the library"));
+        assert_eq!((named.status, named.body()["type"].as_str(), named.param.as_deref()), (StatusCode::BAD_REQUEST, Some("BadRequestError"), Some("voice")));
         let db = status(Error::database("/x.sqlite3", std::io::Error::other("disk I/O error")));
         assert_eq!((db.status.as_u16(), db.body()["type"].as_str()), (500, Some("InternalServerError")));
     }

@@ -195,7 +195,7 @@ pub async fn choose_voice(state: &Arc<ApiState>, request: &SpeechRequest) -> Api
             let engine = state.engine.clone();
             let recording = input.clone();
             let matched =
-                join(tokio::task::spawn_blocking(move || engine.match_recording(recording)).await)?.map_err(|e| ApiError::from_engine(Some("ref_audio"), e))?;
+                join(tokio::task::spawn_blocking(move || engine.match_recording(recording)).await)?.map_err(|e| ApiError::from_engine_field("ref_audio", e))?;
             // Any decodable reference is taken; what it is worth is said.
             if !matched.quality.warnings.is_empty() {
                 headers.push(("x-reference-quality", matched.quality.warnings.join("; ")));
@@ -230,8 +230,8 @@ pub async fn choose_voice(state: &Arc<ApiState>, request: &SpeechRequest) -> Api
             if name.is_empty() || name.eq_ignore_ascii_case("default") {
                 request.language.map_or("af_heart", |l| l.default_voice).to_string()
             } else {
-                let named = state.engine.voice_spec(name).await.map_err(|e| ApiError::from_engine(Some("voice"), e))?;
-                let speaks = state.engine.resolve_voice(&named).await.map_err(|e| ApiError::from_engine(Some("voice"), e))?;
+                let named = state.engine.voice_spec(name).await.map_err(|e| ApiError::from_engine_field("voice", e))?;
+                let speaks = state.engine.resolve_voice(&named).await.map_err(|e| ApiError::from_engine_field("voice", e))?;
                 if named.library_name().is_some() {
                     headers.push(("x-voice-registered", name.to_string()));
                     headers.push(("x-voice-blend", speaks.to_string()));
@@ -240,7 +240,7 @@ pub async fn choose_voice(state: &Arc<ApiState>, request: &SpeechRequest) -> Api
             }
         }
     };
-    let voice = VoiceSpec::parse_stock(&spec).map_err(|e| ApiError::from_engine(Some("voice"), e))?;
+    let voice = VoiceSpec::parse_stock(&spec).map_err(|e| ApiError::from_engine_field("voice", e))?;
     let reading = language::reading_for(request.language, voice.language().unwrap_or("en-US"));
     if request.max_new_tokens.is_some() {
         headers.push(("x-max-new-tokens", "taken, bounds nothing: Kokoro renders whole sentences and generates no tokens".into()));

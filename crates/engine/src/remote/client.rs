@@ -66,7 +66,7 @@ impl SpeechItem {
 pub enum Fault {
     /// The server is not fit to render: out of rotation, the rows sent elsewhere.
     Server(String),
-    /// The server lost an uploaded voice (404 naming the voice): upload again.
+    /// The server lost an uploaded voice (400 or 404 naming the voice): upload again.
     VoiceGone(String),
     /// The line itself was refused (the same on any server).
     Line(String),
@@ -305,6 +305,11 @@ fn refusal(status: u16, body: &[u8], item: &SpeechItem) -> Fault {
         serde_json::from_slice::<Value>(body).ok().and_then(|v| v["error"]["param"].as_str().or_else(|| v["param"].as_str()).map(str::to_string));
     match status {
         401 | 403 => Fault::Server(format!("it refuses the API key ({status})")),
+        // An uploaded voice the server does not know: 400 naming `voice` (the
+        // speech contract, `revoice serve` now), or 404 (servers before it).
+        400 if item.voice.is_some() && param.as_deref() == Some("voice") => {
+            Fault::VoiceGone(format!("it has no voice {:?}: {said}", item.voice.as_deref().unwrap_or_default()))
+        }
         404 if item.voice.is_some() && param.as_deref().is_none_or(|p| p == "voice") => match &item.voice {
             Some(voice) => Fault::VoiceGone(format!("it has no voice {voice:?}: {said}")),
             None => Fault::Line(said),
@@ -345,6 +350,8 @@ mod tests {
         let body = br#"{"error":{"message":"input is empty","param":"input"}}"#;
         assert!(matches!(refusal(400, body, &item(Some("x"))), Fault::Line(r) if r.contains("input is empty") && r.contains("input")));
         assert!(matches!(refusal(404, br#"{"error":{"message":"no such voice","param":"voice"}}"#, &item(Some("revoice-ab"))), Fault::VoiceGone(_)));
+        assert!(matches!(refusal(400, br#"{"error":{"message":"no such voice","param":"voice"}}"#, &item(Some("revoice-ab"))), Fault::VoiceGone(_)));
+        assert!(matches!(refusal(400, br#"{"error":{"message":"no such voice","param":"voice"}}"#, &item(None)), Fault::Line(_)));
         assert!(matches!(refusal(401, b"", &item(None)), Fault::Server(r) if r.contains("API key")));
         assert!(matches!(refusal(500, b"boom", &item(None)), Fault::Server(r) if r.contains("500") && r.contains("boom")));
         assert!(matches!(decode(b"RIFF not really".to_vec()), Err(Fault::Server(r)) if r.contains("does not decode")));
