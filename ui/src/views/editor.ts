@@ -157,7 +157,12 @@ export class Editor {
   private readonly scriptHost = el("div", { class: "editor-script" });
   private readonly sideSplitter = this.paneSplitter("side");
   private readonly scriptSplitter = this.paneSplitter("script");
-  private readonly resized = () => this.redraw();
+  /** The panes' sizes as drawn, worked out again only when the window or a splitter moves (not every frame). */
+  private shown: PaneSizes | null = null;
+  private readonly resized = () => {
+    this.shown = null;
+    this.redraw();
+  };
 
   /** `root` is the editor's own element (in the document): it draws everything inside it. */
   constructor(private readonly root: HTMLElement, project: Project, private readonly back: () => void) {
@@ -843,6 +848,7 @@ export class Editor {
       (delta) => {
         if (!origin) origin = this.shownPanes()[pane] ?? 0;
         this.panes = { ...this.panes, [pane]: pane === "side" ? origin - delta : origin + delta };
+        this.shown = null;
         this.panes = { ...this.panes, [pane]: this.shownPanes()[pane] };
         this.redraw();
       },
@@ -906,7 +912,9 @@ export class Editor {
   }
 
   private paneStyle(): string {
-    const shown = this.shownPanes();
+    // Measured once the editor is laid out, then kept until the window or a splitter moves.
+    if (!this.shown && this.root.clientWidth) this.shown = this.shownPanes();
+    const shown = this.shown ?? this.shownPanes();
     return `--side-width: ${shown.side}px; --script-height: ${shown.script}px`;
   }
 

@@ -83,12 +83,7 @@ impl Store {
     /// not change.
     pub async fn edit_marker(&self, id: i64, edit: impl FnOnce(&Marker) -> (Marker, String)) -> Result<Marker> {
         let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
-        let before: Marker = sqlx::query_as("SELECT * FROM markers WHERE id = ?1")
-            .bind(id)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(|e| self.db(e))?
-            .ok_or_else(|| Error::not_found(format!("marker {id}"), "there is no such marker"))?;
+        let before = self.marker_in(&mut tx, id).await?;
         let (after, description) = edit(&before);
         let after = Marker { id, project_id: before.project_id, ..after };
         if after != before {
@@ -99,15 +94,20 @@ impl Store {
         Ok(after)
     }
 
+    /// Marker `id` as the transaction sees it; not found names it.
+    async fn marker_in(&self, tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>, id: i64) -> Result<Marker> {
+        sqlx::query_as("SELECT * FROM markers WHERE id = ?1")
+            .bind(id)
+            .fetch_optional(&mut **tx)
+            .await
+            .map_err(|e| self.db(e))?
+            .ok_or_else(|| Error::not_found(format!("marker {id}"), "there is no such marker"))
+    }
+
     /// Removes a marker (one undoable step); the project it was on.
     pub async fn remove_marker(&self, id: i64) -> Result<i64> {
         let mut tx = self.pool.begin().await.map_err(|e| self.db(e))?;
-        let before: Marker = sqlx::query_as("SELECT * FROM markers WHERE id = ?1")
-            .bind(id)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(|e| self.db(e))?
-            .ok_or_else(|| Error::not_found(format!("marker {id}"), "there is no such marker"))?;
+        let before = self.marker_in(&mut tx, id).await?;
         write_marker(&mut tx, id, None).await.map_err(|e| self.db(e))?;
         record(&mut tx, before.project_id, &format!("remove marker {:?}", before.name), "marker", id, &Some(before.clone()), &None::<Marker>)
             .await
