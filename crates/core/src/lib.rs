@@ -1,7 +1,9 @@
 //! What every Revoice crate shares: the one error type (each failure names
 //! its input and reason, and has a kind that faces map to their own
-//! answers) and atomic file writes.
+//! answers), atomic file writes, and the settings every service is tuned
+//! by (`config.toml` and the data directory).
 
+pub mod config;
 pub mod error;
 pub mod fsutil;
 

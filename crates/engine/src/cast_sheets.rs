@@ -3,9 +3,9 @@
 //! started from one, whose speakers take the sheet's voices as they
 //! appear: on import, or when a speaker is renamed to a member's name.
 
-use crate::error::Result;
-use crate::store::{CastSheet, Project, Track};
 use crate::Engine;
+use revoice_core::error::Result;
+use revoice_store::{CastSheet, Project, Track};
 
 impl Engine {
     /// Saves the project's speakers and voices onto cast sheet `name`

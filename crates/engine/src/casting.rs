@@ -10,10 +10,10 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
-use crate::voice::fit::FitSettings;
-use crate::voice::library::VoiceDetails;
 use crate::{Engine, NewLibraryVoice};
+use revoice_core::error::{Error, Result};
+use revoice_voices::fit::FitSettings;
+use revoice_voices::library::VoiceDetails;
 
 /// One speaker's recording.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -136,7 +136,7 @@ mod tests {
         let long = cast_voice_name(&"x".repeat(80), "Anna");
         assert_eq!(long.chars().count(), 64);
         for name in [cast_voice_name("Ep. 3: (pilot)", "Dr. Ruiz/Narrator"), long, cast_voice_name("", "Anna")] {
-            crate::store::voices::check_voice_name(&name).unwrap();
+            revoice_store::voices::check_voice_name(&name).unwrap();
         }
     }
 }

@@ -15,11 +15,11 @@ use serde::Serialize;
 use crate::dub::lines::{FittedLine, TrackLines};
 use crate::dub::pipeline::RenderScope;
 use crate::dub::qc::{judge, placement_signature};
-use crate::error::{Error, Result};
-use crate::language;
-use crate::model::whisper::TranscriptOptions;
-use crate::store::TakeCheckRecord;
 use crate::Engine;
+use revoice_core::error::{Error, Result};
+use revoice_model::whisper::TranscriptOptions;
+use revoice_store::TakeCheckRecord;
+use revoice_text::language;
 
 /// Whisper's rate: lines are fitted straight to it.
 const HEARING_RATE: u32 = 16_000;
@@ -213,7 +213,7 @@ impl Engine {
     }
 }
 
-fn fitted_take(track: &TrackLines, i: usize) -> &crate::store::Take {
+fn fitted_take(track: &TrackLines, i: usize) -> &revoice_store::Take {
     track.lines[i].take.as_ref().expect("a line with a take")
 }
 

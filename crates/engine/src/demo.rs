@@ -5,9 +5,9 @@
 //! hears a dub against picture at once. The script, bed and picture ship
 //! inside the engine and are written into the data folder when needed.
 
-use crate::error::{Error, Result};
-use crate::store::Project;
 use crate::Engine;
+use revoice_core::error::{Error, Result};
+use revoice_store::Project;
 
 /// The demo's name in the project list.
 pub const DEMO_NAME: &str = "The lighthouse (demo)";
@@ -23,7 +23,7 @@ impl Engine {
     pub async fn create_demo_project(&self) -> Result<Project> {
         let bed = self.demo_file("harbour-bed.wav", BED)?;
         let picture = self.demo_file("lighthouse.webm", PICTURE)?;
-        let cues = crate::subtitles::parse_srt(SCRIPT, "lighthouse.srt")?;
+        let cues = revoice_text::subtitles::parse_srt(SCRIPT, "lighthouse.srt")?;
         let (project, track) = self.create_project(DEMO_NAME, "en-US").await?;
         self.store().import_cues(&track, &cues).await?;
         for (speaker, voice) in CAST {
@@ -43,7 +43,7 @@ impl Engine {
         let path = self.data_dir().join("demo").join(name);
         if std::fs::read(&path).ok().as_deref() != Some(bytes) {
             std::fs::create_dir_all(path.parent().expect("a folder")).map_err(|e| Error::io("create", &path, e))?;
-            crate::fsutil::write_atomically(&path, bytes)?;
+            revoice_core::fsutil::write_atomically(&path, bytes)?;
         }
         Ok(path)
     }
@@ -51,7 +51,8 @@ impl Engine {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Engine, EngineConfig};
+    use crate::Engine;
+    use revoice_core::config::EngineConfig;
 
     #[test]
     fn the_demo_is_a_voiced_two_speaker_scene_over_its_bed() {

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::audio::OutputDevices;
-use crate::model::{AssetState, ModelAssetStatus};
+use revoice_audio::OutputDevices;
+use revoice_model::{AssetState, ModelAssetStatus};
 
 /// How one check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, ts_rs::TS)]
@@ -77,7 +77,7 @@ pub(crate) fn check_data_dir(data_dir: &Path) -> Check {
             Some("choose another folder with --data-dir or REVOICE_DATA_DIR"),
         );
     }
-    match crate::fsutil::free_space(data_dir) {
+    match revoice_core::fsutil::free_space(data_dir) {
         Some(free) if free < LOW_DISK_BYTES => check(
             "Data folder",
             CheckStatus::Warning,
@@ -188,7 +188,7 @@ pub(crate) fn check_espeak(found: Option<std::path::PathBuf>) -> Check {
 }
 
 /// FFmpeg, which reads a project's picture and muxes it into exports.
-pub(crate) fn check_ffmpeg(version: crate::error::Result<String>) -> Check {
+pub(crate) fn check_ffmpeg(version: revoice_core::error::Result<String>) -> Check {
     use crate::dub::picture::{ffmpeg_major, FFMPEG_MIN_MAJOR};
     match version {
         Ok(v) if ffmpeg_major(&v).is_some_and(|m| m >= FFMPEG_MIN_MAJOR) => check("Video (FFmpeg)", CheckStatus::Ok, format!("ffmpeg {v}"), None),
@@ -268,7 +268,7 @@ pub fn memory_mib() -> (f64, f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::audio::OutputDevice;
+    use revoice_audio::OutputDevice;
 
     #[test]
     fn bytes_read_as_a_person_would_say_them() {
@@ -326,7 +326,7 @@ mod tests {
     fn ffmpeg_is_reported_with_its_version_or_how_to_install_it() {
         assert_eq!(check_ffmpeg(Ok("5.1.9-0+deb12u1".into())).status, CheckStatus::Ok);
         assert_eq!(check_ffmpeg(Ok("3.4.8".into())).status, CheckStatus::Warning);
-        let missing = check_ffmpeg(Err(crate::error::Error::invalid("ffmpeg", "is not installed")));
+        let missing = check_ffmpeg(Err(revoice_core::error::Error::invalid("ffmpeg", "is not installed")));
         assert!(missing.status == CheckStatus::Warning && missing.fix.as_deref().is_some_and(|f| f.contains("apt-get install ffmpeg")), "{missing:?}");
     }
 }

@@ -11,20 +11,22 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use crate::cache::{ReferenceEncodeConfig, VoiceArtifactCache};
-use crate::config::EngineConfig;
 use crate::doctor::{self, Diagnosis};
 use crate::dub::lines::TrackLines;
 use crate::dub::segment_store::SegmentStore;
 use crate::dub::timing::FitLimits;
-use crate::error::{Error, Result, ResultExt};
 use crate::listening::Listener;
-use crate::speech::{SpeechLoader, SpeechService, SpeechStack};
-use crate::store::{self, RenderJob, Store};
-use crate::voice::encoding::{MatcherHooks, ReferenceVoices};
-use crate::voice::MatchedVoice;
-use crate::voice_spec::VoiceSpec;
-use crate::{audio, logging, model, ENGINE_VERSION};
+use crate::{logging, ENGINE_VERSION};
+use revoice_audio as audio;
+use revoice_core::config::EngineConfig;
+use revoice_core::error::{Error, Result, ResultExt};
+use revoice_model as model;
+use revoice_speech::cache::{ReferenceEncodeConfig, VoiceArtifactCache};
+use revoice_speech::voice_spec::VoiceSpec;
+use revoice_speech::{SpeechLoader, SpeechService, SpeechStack};
+use revoice_store::{RenderJob, Store};
+use revoice_voices::encoding::{MatcherHooks, ReferenceVoices};
+use revoice_voices::MatchedVoice;
 
 /// Bytes the registered voices' artifacts may hold in memory.
 const VOICE_ARTIFACT_BYTES: usize = 16 << 20;
@@ -48,18 +50,18 @@ pub struct Engine {
     /// Projects this process is rendering now.
     pub(crate) rendering: Mutex<Vec<i64>>,
     /// Voice fits running now, one per fit key.
-    pub(crate) fits: crate::voice::fit::flights::FitFlights,
+    pub(crate) fits: revoice_voices::fit::flights::FitFlights,
     /// Whisper, loaded on first use.
     listener: Arc<Listener>,
     /// Remote engines' servers as this process has found them.
-    remote: crate::remote::RemoteEngines,
+    remote: revoice_remote::RemoteEngines,
 }
 
 impl Engine {
     /// Opens the engine on a loaded config with Kokoro as its model (loaded
     /// when speech is first needed): see [`Engine::open_with`].
     pub async fn open(config: EngineConfig) -> Result<Engine> {
-        Engine::open_with(config, crate::speech::kokoro()).await
+        Engine::open_with(config, revoice_speech::kokoro()).await
     }
 
     /// Opens the engine over the model `speech` loads: creates the data
@@ -68,7 +70,7 @@ impl Engine {
     /// the segment store. Must be called inside a tokio runtime, whose
     /// handle the engine's blocking operations use for the database.
     pub async fn open_with(config: EngineConfig, speech: SpeechLoader) -> Result<Engine> {
-        let db_path = config.data_dir.join(store::DATABASE_FILE_NAME);
+        let db_path = config.data_dir.join(revoice_store::DATABASE_FILE_NAME);
         let store = Store::open(&db_path).await.context(|| "opening the studio database")?;
         store.interrupted_render_jobs().await?;
         let interrupted = store.unresumed_render_jobs().await?;
@@ -85,7 +87,7 @@ impl Engine {
             references: Mutex::new(None),
             fits: Default::default(),
             listener: Arc::new(Listener::new(&config.data_dir)),
-            remote: crate::remote::RemoteEngines::new(config.data_dir.clone(), store.clone(), tokio::runtime::Handle::current()),
+            remote: revoice_remote::RemoteEngines::new(config.data_dir.clone(), store.clone(), tokio::runtime::Handle::current()),
             config,
             store,
             interrupted,
@@ -131,7 +133,7 @@ impl Engine {
     }
 
     /// Remote engines: their fleets, server status and reference uploads.
-    pub fn remote(&self) -> &crate::remote::RemoteEngines {
+    pub fn remote(&self) -> &revoice_remote::RemoteEngines {
         &self.remote
     }
 
@@ -147,7 +149,7 @@ impl Engine {
     }
 
     /// The speech stack if it is loaded; otherwise starts loading it and
-    /// answers busy ([`crate::ErrorKind::Busy`]) at once.
+    /// answers busy ([`revoice_core::ErrorKind::Busy`]) at once.
     pub fn speech_ready(&self) -> Result<Arc<SpeechStack>> {
         self.speech.ready()
     }
@@ -199,7 +201,7 @@ impl Engine {
     /// stock voices and blends stay as they are.
     pub async fn resolve_voice(&self, spec: &VoiceSpec) -> Result<VoiceSpec> {
         let Some(name) = spec.library_name() else { return Ok(spec.clone()) };
-        let matched = crate::voice::library::artifact(&self.store, &self.voices, name)
+        let matched = revoice_voices::library::artifact(&self.store, &self.voices, name)
             .await?
             .ok_or_else(|| Error::not_found(format!("voice {name:?}"), "is no longer in the library"))?;
         VoiceSpec::parse_stock(&matched.speaking_spec())

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::config::RemoteEngineSettings;
+use revoice_core::config::RemoteEngineSettings;
 
 /// The formats of the contract, each probed with a one-word render.
 pub const FORMATS: [&str; 6] = ["wav", "pcm", "mp3", "opus", "aac", "flac"];

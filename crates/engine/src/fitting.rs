@@ -10,14 +10,14 @@ use std::sync::Arc;
 use sha2::{Digest, Sha256};
 use tokio::sync::watch;
 
-use crate::audio::tone::{long_term_spectrum, LongTermSpectrum};
-use crate::cache::ReferenceInput;
-use crate::error::{Error, Result};
-use crate::voice::fit::flights::{Flight, MAX_QUEUED_FITS};
-use crate::voice::fit::probe::ProbeJudge;
-use crate::voice::fit::{self, FitCheckpoint, FitProgress, FitSettings, FittedVoice, StyleRecipe, StyleSpace};
-use crate::voice::MatchedVoice;
 use crate::Engine;
+use revoice_audio::tone::{long_term_spectrum, LongTermSpectrum};
+use revoice_core::error::{Error, Result};
+use revoice_speech::cache::ReferenceInput;
+use revoice_voices::fit::flights::{Flight, MAX_QUEUED_FITS};
+use revoice_voices::fit::probe::ProbeJudge;
+use revoice_voices::fit::{self, FitCheckpoint, FitProgress, FitSettings, FittedVoice, StyleRecipe, StyleSpace};
+use revoice_voices::MatchedVoice;
 
 /// A recording to fit a voice to.
 #[derive(Debug, Clone)]
@@ -42,7 +42,7 @@ impl FitRun {
 
 /// Only English has probe sentences so far.
 fn check_language(language: &str) -> Result<()> {
-    if crate::language::speaks(language, "en") {
+    if revoice_text::language::speaks(language, "en") {
         Ok(())
     } else {
         Err(Error::invalid(
@@ -56,13 +56,13 @@ fn check_language(language: &str) -> Result<()> {
 /// too low a rate to measure it: then the fit matches no tone).
 fn recording_spectrum(recording: &ReferenceInput) -> Result<Option<LongTermSpectrum>> {
     let bytes = recording.read_bytes()?;
-    let decoded = crate::audio::decode::decode_bytes(bytes.to_vec(), std::path::Path::new(&recording.describe()))?;
+    let decoded = revoice_audio::decode::decode_bytes(bytes.to_vec(), std::path::Path::new(&recording.describe()))?;
     Ok(long_term_spectrum(&decoded.samples, decoded.sample_rate))
 }
 
 /// The fit key of a recording's content identity (`sha256:<hex>`).
 fn fit_key_of(content: &str, settings: &FitSettings, language: &str) -> String {
-    let text = format!("{content}|{}|{language}|{}|{}", settings.key(), crate::model::assets::KOKORO.id, crate::model::assets::SPEAKER_ENCODER.id);
+    let text = format!("{content}|{}|{language}|{}|{}", settings.key(), revoice_model::assets::KOKORO.id, revoice_model::assets::SPEAKER_ENCODER.id);
     hex::encode(Sha256::digest(text.as_bytes()))
 }
 
@@ -100,7 +100,7 @@ impl Engine {
         serde_json::from_str(&json).map(Some).map_err(|e| Error::internal("a stored voice fit", e.to_string()))
     }
 
-    /// Fits a voice to the recording (see [`crate::voice::fit`]): the quick
+    /// Fits a voice to the recording (see [`revoice_voices::fit`]): the quick
     /// match first, then the search, `on_progress` called after each
     /// generation. A fit of the same recording and settings that finished
     /// before is returned at once; one running now is waited for; one that
@@ -179,7 +179,7 @@ impl Engine {
     }
 
     /// The request a background fit of a library voice makes.
-    async fn library_fit_request(&self, name: &str, settings: FitSettings) -> Result<(FitRequest, crate::store::VoiceRecord)> {
+    async fn library_fit_request(&self, name: &str, settings: FitSettings) -> Result<(FitRequest, revoice_store::VoiceRecord)> {
         let record = self.store().voice(name).await?.ok_or_else(|| Error::not_found(format!("voice {name:?}"), "is not in the library"))?;
         let matched: MatchedVoice = serde_json::from_str(&record.voice.artifact_json)
             .map_err(|e| Error::invalid(format!("voice {name:?}"), format!("its stored record is unreadable ({e})")))?;

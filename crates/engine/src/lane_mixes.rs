@@ -5,10 +5,10 @@
 
 use serde::Deserialize;
 
-use crate::error::{Error, Result};
-use crate::store::lanes::LANE_LEVEL_RANGE;
-use crate::store::LaneMix;
 use crate::Engine;
+use revoice_core::error::{Error, Result};
+use revoice_store::lanes::LANE_LEVEL_RANGE;
+use revoice_store::LaneMix;
 
 /// What a lane change sets; absent fields stay as they are.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize, ts_rs::TS)]

@@ -5,35 +5,29 @@
 //! export); each face is a thin layer that turns user actions into engine
 //! calls and shows the results.
 //!
-//! Modules, by what they own: [`speech`] (front end, model stack,
-//! scheduler-backed renderer), [`voice`] (voice names, the library,
-//! matching recordings), [`language`] (the one language table), [`text`]
-//! (G2P and sentence splitting), [`cache`], [`scheduler`], [`store`]
-//! (SQLite), [`listening`] (Whisper: recordings into timed text),
-//! [`media_script`] (a recording or video into a project's lines and speakers), line fits (how
-//! long each line will be and whether it fits, before it renders), [`dub`] (a project's lines, timing, mixing, export, playback),
-//! [`studio`] (what the editor window sees and hears), casting (a
-//! project's speakers voiced from clips, fitted one after another), [`config`],
-//! [`logging`], [`doctor`], and per process [`allocator`] and [`compute_threads`].
-//! The lower crates come re-exported:
-//! [`audio`], [`model`], [`error`], [`fsutil`].
+//! It composes the crates below it (text, store, speech, voices, remote,
+//! over model, audio and core). Its own modules: [`dub`] (a project's
+//! lines, timing, mixing, export, playback), [`studio`] (what the editor
+//! window sees and hears), [`listening`] (Whisper: recordings into timed
+//! text), [`media_script`] (a recording or video into a project's lines
+//! and speakers), [`checking`] (listening back), line fits (how long each
+//! line will be and whether it fits, before it renders), casting (a
+//! project's speakers voiced from clips), project editing, rendering,
+//! [`logging`] and [`doctor`]. The lower crates come re-exported for the
+//! faces ([`store`], [`speech`], [`voice`], [`remote`], [`text`], [`audio`],
+//! [`model`], [`config`], [`error`]); the engine's own modules name them
+//! directly.
 
-pub mod allocator;
-pub mod cache;
 mod cast_sheets;
 mod casting;
 pub mod checking;
-pub mod compute_threads;
-pub mod config;
 mod demo;
 pub mod doctor;
 pub mod dub;
 mod engine;
 pub mod engines;
-pub mod fitted_style;
 mod fitting;
 mod lane_mixes;
-pub mod language;
 mod line_fits;
 pub mod listening;
 pub mod logging;
@@ -42,26 +36,25 @@ pub mod media_script;
 pub mod original_dialogue;
 mod projects;
 mod pronouncing;
-pub mod remote;
 mod rendering;
 mod replacing;
-pub mod scheduler;
-pub mod speech;
-pub mod store;
 pub mod studio;
-pub mod subtitles;
 pub mod testing;
-pub mod text;
 mod video;
-pub mod voice;
-pub mod voice_spec;
 mod voices;
 
 use std::path::PathBuf;
 
 pub use revoice_audio as audio;
-pub use revoice_core::{error, fsutil};
+pub use revoice_core::{config, error, fsutil};
 pub use revoice_model as model;
+pub use revoice_remote as remote;
+pub use revoice_speech as speech;
+pub use revoice_speech::{allocator, cache, compute_threads, fitted_style, scheduler, voice_spec};
+pub use revoice_store as store;
+pub use revoice_text as text;
+pub use revoice_text::{language, subtitles};
+pub use revoice_voices as voice;
 
 pub use casting::{cast_voice_name, SpeakerClip, SpeakerVoiced};
 pub use config::{EngineConfig, Settings};

@@ -7,8 +7,8 @@
 use crate::dub::flags::{flagged_lines, FlaggedLine};
 use crate::dub::lines::TrackLines;
 use crate::dub::spoken_length::{predict_missing, track_fits, LineFit};
-use crate::error::Result;
 use crate::Engine;
+use revoice_core::error::Result;
 
 /// One track's lines and how each fits.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

@@ -14,9 +14,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::audio;
-use crate::error::Result;
-use crate::model::whisper::{Transcript, TranscriptOptions, TranscriptWord, WhisperModel};
+use revoice_core::error::Result;
+use revoice_model::whisper::{Transcript, TranscriptOptions, TranscriptWord, WhisperModel};
 
 /// How long Whisper stays loaded unused.
 pub const IDLE_UNLOAD: Duration = Duration::from_secs(120);
@@ -147,7 +146,7 @@ impl Listener {
     /// done and cancels by returning false.
     pub fn transcribe(&self, samples: &[f32], sample_rate: u32, options: &TranscriptOptions, progress: &mut dyn FnMut(f64) -> bool) -> Result<Transcript> {
         let model = self.model()?;
-        let samples = audio::resample::resample(samples, sample_rate, crate::model::whisper::mel::SAMPLE_RATE)?;
+        let samples = revoice_audio::resample::resample(samples, sample_rate, revoice_model::whisper::mel::SAMPLE_RATE)?;
         let _turn = self.turn.lock().unwrap_or_else(|p| p.into_inner());
         let result = model.transcribe(&samples, options, progress);
         self.slot.lock().unwrap_or_else(|p| p.into_inner()).last_used = Some(Instant::now());
@@ -165,7 +164,7 @@ impl Listener {
         let mut heard = vec![String::new(); clips.len()];
         for pack in pack_clips(&seconds) {
             if !keep_going() {
-                return Err(crate::error::Error::Cancelled("hearing takes".into()));
+                return Err(revoice_core::error::Error::Cancelled("hearing takes".into()));
             }
             let gap = vec![0.0f32; (PACKED_GAP * rate) as usize];
             let mut joined = Vec::new();
@@ -189,7 +188,7 @@ impl Listener {
 
     /// Transcribes the recording at `path` (any format the engine decodes).
     pub fn transcribe_file(&self, path: &Path, options: &TranscriptOptions, progress: &mut dyn FnMut(f64) -> bool) -> Result<Transcript> {
-        let decoded = audio::decode::decode_file(path)?;
+        let decoded = revoice_audio::decode::decode_file(path)?;
         self.transcribe(&decoded.samples, decoded.sample_rate, options, progress).map_err(|e| e.context(format!("transcribing {}", path.display())))
     }
 }

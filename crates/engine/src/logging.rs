@@ -8,7 +8,7 @@ use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{fmt, EnvFilter};
 
-use crate::error::{Error, Result};
+use revoice_core::error::{Error, Result};
 
 /// Keeps the log file writer flushing; drop it only when the process ends.
 pub struct LogGuard {

@@ -3,9 +3,9 @@
 //! A marker's time is a finite number of seconds from 0; its name is
 //! trimmed and not empty. The handoff files carry them (`dub::handoff`).
 
-use crate::error::{Error, Result};
-use crate::store::Marker;
 use crate::Engine;
+use revoice_core::error::{Error, Result};
+use revoice_store::Marker;
 
 /// The longest a marker's name may be, characters.
 const LONGEST_NAME: usize = 200;

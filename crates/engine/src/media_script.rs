@@ -10,14 +10,13 @@
 
 use std::path::Path;
 
-use crate::audio;
-use crate::audio::levels::{FrameLevels, FRAMES_PER_SECOND};
-use crate::error::{Error, Result};
-use crate::language;
-use crate::model::speaker::{cosine_similarity, SpeakerEncoder};
-use crate::model::whisper::TranscriptOptions;
-use crate::subtitles::Cue;
 use crate::Engine;
+use revoice_audio::levels::{FrameLevels, FRAMES_PER_SECOND};
+use revoice_core::error::{Error, Result};
+use revoice_model::speaker::{cosine_similarity, SpeakerEncoder};
+use revoice_model::whisper::TranscriptOptions;
+use revoice_text::language;
+use revoice_text::subtitles::Cue;
 
 /// Two groups of lines whose embeddings are at least this similar on
 /// average are one speaker (GE2E: one speaker scores 0.82–0.96 against
@@ -118,7 +117,7 @@ impl Engine {
     /// (blocking: seconds per minute of audio). `progress` hears the seconds
     /// transcribed and cancels by returning false.
     pub fn hear_script(&self, path: &Path, progress: &mut dyn FnMut(f64) -> bool) -> Result<HeardScript> {
-        let decoded = audio::decode::decode_file(path)?;
+        let decoded = revoice_audio::decode::decode_file(path)?;
         let transcript = self
             .listener()
             // Words timed, so each line starts and ends with its speech (segment
@@ -169,7 +168,7 @@ impl Engine {
         name: &str,
         path: &Path,
         progress: impl FnMut(f64) -> bool + Send + 'static,
-    ) -> Result<(crate::store::Project, crate::store::Track, HeardScript)> {
+    ) -> Result<(revoice_store::Project, revoice_store::Track, HeardScript)> {
         if name.trim().is_empty() {
             return Err(Error::invalid("project name", "is empty"));
         }

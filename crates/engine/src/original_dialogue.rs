@@ -6,10 +6,10 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::audio::decode::DecodedAudio;
-use crate::error::{Error, Result};
 use crate::Engine;
 use crate::SpeakerClip;
+use revoice_audio::decode::DecodedAudio;
+use revoice_core::error::{Error, Result};
 
 /// A speaker's reference is cut to about this much of their speech, seconds.
 pub const REFERENCE_SECONDS: f64 = 30.0;
@@ -51,7 +51,7 @@ impl Engine {
     pub fn original_dialogue(&self, project_id: i64) -> Result<Option<DecodedAudio>> {
         let project = self.runtime().block_on(self.store().project(project_id))?;
         let Some(media) = project.original_media else { return Ok(None) };
-        crate::audio::decode::decode_file(Path::new(&media)).map(Some).map_err(|e| e.context("reading the project's original dialogue"))
+        revoice_audio::decode::decode_file(Path::new(&media)).map(Some).map_err(|e| e.context("reading the project's original dialogue"))
     }
 
     /// Cuts each speaker's lines out of the original dialogue into one
@@ -92,7 +92,7 @@ impl Engine {
                 }
             }
             let path = folder.join(format!("speaker-{}.wav", speaker.id));
-            crate::audio::wav::write_pcm16(&path, &audio, original.sample_rate)?;
+            revoice_audio::wav::write_pcm16(&path, &audio, original.sample_rate)?;
             clips.push(SpeakerClip { speaker_id: speaker.id, recording: path, text: Some(text.join(" ")) });
         }
         Ok(clips)

@@ -10,10 +10,10 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::dub::lines::parse_strategy;
-use crate::error::{Error, Result};
-use crate::language;
-use crate::store::{Project, Segment, SegmentFields, Speaker, Track};
 use crate::Engine;
+use revoice_core::error::{Error, Result};
+use revoice_store::{Project, Segment, SegmentFields, Speaker, Track};
+use revoice_text::language;
 
 /// What an edit changes on a line; absent fields stay as they are.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, ts_rs::TS)]
@@ -109,8 +109,8 @@ impl Engine {
     /// [`Engine::track_for`]); the track, how many lines were added, and
     /// the script as read (its format and encoding). A script that does not
     /// read adds nothing.
-    pub async fn import_script(&self, project_id: i64, path: &Path, language: Option<&str>) -> Result<(Track, usize, crate::subtitles::Script)> {
-        let script = crate::subtitles::read_script(path)?;
+    pub async fn import_script(&self, project_id: i64, path: &Path, language: Option<&str>) -> Result<(Track, usize, revoice_text::subtitles::Script)> {
+        let script = revoice_text::subtitles::read_script(path)?;
         let track = self.track_for(project_id, language).await?;
         let added = self.store().import_cues(&track, &script.cues).await?;
         Ok((track, added, script))
@@ -176,7 +176,7 @@ impl Engine {
                 // was fitted for decides).
                 Some(_) => {
                     let checked = match speaks.stock_parts().and_then(|p| p.first().map(|(n, _)| n.to_string())) {
-                        Some(leading) => crate::voice_spec::VoiceSpec::parse_stock(&leading)?.check_speaks(l),
+                        Some(leading) => revoice_speech::voice_spec::VoiceSpec::parse_stock(&leading)?.check_speaks(l),
                         None => speaks.check_speaks(l),
                     };
                     checked.map_err(|e| e.context(format!("library voice {voice:?}")))?
@@ -215,7 +215,7 @@ impl Engine {
     /// Adds a bed stem (an M&E stem: music, effects, ambience) after the
     /// others, at `gain_db` on top of the mix's bed level, ducking under the
     /// voice or not; checked to decode first. The stem and its length.
-    pub async fn add_bed_stem(&self, project_id: i64, file: &Path, gain_db: f64, ducked: bool) -> Result<(crate::store::BedStem, f64)> {
+    pub async fn add_bed_stem(&self, project_id: i64, file: &Path, gain_db: f64, ducked: bool) -> Result<(revoice_store::BedStem, f64)> {
         self.store().project(project_id).await?;
         let (absolute, seconds) = decodable_media(file, "the bed stem").await?;
         Ok((self.store().add_bed_stem(project_id, &absolute.to_string_lossy(), gain_db, ducked).await?, seconds))
@@ -298,7 +298,7 @@ impl Engine {
         let segment = store.segment(segment_id).await?;
         let taken: Vec<i64> = store.takes(segment_id).await?.iter().map(|t| t.seed).collect();
         let seed = (0u32..)
-            .map(|attempt| (crate::scheduler::fresh_seed(Some(segment.seed() as u64), attempt + taken.len() as u32) >> 1) as i64)
+            .map(|attempt| (revoice_speech::scheduler::fresh_seed(Some(segment.seed() as u64), attempt + taken.len() as u32) >> 1) as i64)
             .find(|s| !taken.contains(s) && *s != segment.seed())
             .expect("an unused seed");
         store.edit_segment(segment_id, "new take", |f| f.seed = Some(seed)).await
@@ -341,7 +341,7 @@ impl Engine {
                 let found = takes.iter().rev().find(|t| {
                     t.segment_id == line.segment.id
                         && t.source_key.as_deref() == Some(line.source.as_str())
-                        && crate::cache::RenderKey::from_hex(&t.synthesis_key).is_some_and(|k| self.segments().is_intact(&k))
+                        && revoice_speech::cache::RenderKey::from_hex(&t.synthesis_key).is_some_and(|k| self.segments().is_intact(&k))
                 });
                 if let Some(take) = found {
                     self.store().set_active_take(line.segment.id, take.id).await?;
@@ -381,7 +381,7 @@ impl Engine {
 /// dialogue), checked to decode: its absolute path and length in seconds.
 pub(crate) async fn decodable_media(file: &Path, what: &str) -> Result<(std::path::PathBuf, f64)> {
     let path = file.to_path_buf();
-    let decoded = tokio::task::spawn_blocking(move || crate::audio::decode::decode_file(&path))
+    let decoded = tokio::task::spawn_blocking(move || revoice_audio::decode::decode_file(&path))
         .await
         .map_err(|e| Error::internal(format!("reading {what}"), e.to_string()))??;
     let absolute = std::fs::canonicalize(file).map_err(|e| Error::io("resolve", file, e))?;

@@ -6,11 +6,11 @@
 
 use std::sync::Arc;
 
-use crate::error::{Error, Result};
-use crate::speech::{PreparedLine, SayRequest};
-use crate::text::pronounce::{Pronunciation, Pronunciations, Saying};
-use crate::voice_spec::VoiceSpec;
 use crate::Engine;
+use revoice_core::error::{Error, Result};
+use revoice_speech::voice_spec::VoiceSpec;
+use revoice_speech::{PreparedLine, SayRequest};
+use revoice_text::pronounce::{Pronunciation, Pronunciations, Saying};
 
 impl Engine {
     /// The dictionary `project_id`'s lines render with: its own entries over the global ones.

@@ -10,9 +10,9 @@ use std::sync::atomic::AtomicBool;
 
 use crate::dub::export::{ExportFormat, ExportInputs, ExportSelection, ProjectExport};
 use crate::dub::pipeline::{ProjectRenderer, RenderProgress, RenderScope, RenderSummary};
-use crate::error::{Error, Result};
-use crate::speech::SpeechStack;
 use crate::Engine;
+use revoice_core::error::{Error, Result};
+use revoice_speech::SpeechStack;
 
 /// An export as a person asks for it.
 #[derive(Debug, Clone)]

@@ -7,9 +7,9 @@
 
 use serde::Deserialize;
 
-use crate::error::{Error, Result};
-use crate::store::Segment;
 use crate::Engine;
+use revoice_core::error::{Error, Result};
+use revoice_store::Segment;
 
 /// How a find and replace matches, and where.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, ts_rs::TS)]

@@ -11,10 +11,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 
-use crate::model::kokoro::release::{stock_voices, STYLE_DIM, VOICE_ROWS};
-use crate::model::kokoro::voices::{StockVoices, VoicePack};
-pub use crate::model::testing::{installed_data_dir, installed_model_dir, ScriptedModel, SCRIPTED_TOKEN_SECONDS};
-use crate::speech::{FrontEnd, LoadedSpeech, SpeechLoader};
+use revoice_model::kokoro::release::{stock_voices, STYLE_DIM, VOICE_ROWS};
+use revoice_model::kokoro::voices::{StockVoices, VoicePack};
+pub use revoice_model::testing::{installed_data_dir, installed_model_dir, ScriptedModel, SCRIPTED_TOKEN_SECONDS};
+use revoice_speech::{FrontEnd, LoadedSpeech, SpeechLoader};
 
 /// Every symbol the English G2P and espeak-ng write for Kokoro, plus punctuation.
 const SYMBOLS: &str =
@@ -74,9 +74,9 @@ pub fn scripted_loader(model: Arc<ScriptedModel>, gate: Option<Arc<LoadGate>>) -
 
 /// An engine over a new scratch data folder and the scripted model; the
 /// folder lives as long as the returned guard.
-pub async fn scripted_engine(model: Arc<ScriptedModel>) -> crate::Result<(crate::Engine, tempfile::TempDir)> {
-    let dir = tempfile::tempdir().map_err(|e| crate::Error::io("create", std::env::temp_dir(), e))?;
-    let mut config = crate::EngineConfig::load_from(dir.path().to_path_buf())?;
+pub async fn scripted_engine(model: Arc<ScriptedModel>) -> revoice_core::Result<(crate::Engine, tempfile::TempDir)> {
+    let dir = tempfile::tempdir().map_err(|e| revoice_core::Error::io("create", std::env::temp_dir(), e))?;
+    let mut config = revoice_core::config::EngineConfig::load_from(dir.path().to_path_buf())?;
     // One row at a time, no waiting for company: the order rows render in is the order asked.
     config.settings.scheduler.batch_width = 1;
     config.settings.scheduler.batch_window_ms = 0;

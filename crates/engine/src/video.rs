@@ -12,8 +12,8 @@ use serde::Serialize;
 
 use crate::dub::picture::{probe, VideoInfo};
 use crate::dub::timecode::FrameRate;
-use crate::error::{Error, Result};
 use crate::Engine;
+use revoice_core::error::{Error, Result};
 
 /// What attaching a video did.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
@@ -47,7 +47,7 @@ impl Engine {
     pub async fn attach_video(&self, project_id: i64, file: &Path, as_bed: bool, original_language: Option<&str>) -> Result<AttachedVideo> {
         let project = self.store().project(project_id).await?;
         if let Some(language) = original_language {
-            crate::language::parse(language).map_err(|reason| Error::invalid(format!("language {language:?}"), reason))?;
+            revoice_text::language::parse(language).map_err(|reason| Error::invalid(format!("language {language:?}"), reason))?;
         }
         let path = file.to_path_buf();
         let info = tokio::task::spawn_blocking(move || probe(&path)).await.map_err(|e| Error::internal("reading the video", e.to_string()))??;
@@ -117,8 +117,12 @@ impl Engine {
         let video = project.video_file.ok_or_else(|| Error::invalid(format!("project {project_id}"), "has no video to make a proxy of"))?;
         let meta = std::fs::metadata(&video).map_err(|e| Error::io("read", Path::new(&video), e))?;
         let changed = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos());
-        let key =
-            crate::cache::RenderKeyBuilder::new("picture-proxy/v1").param("path", &video).param("size", meta.len()).param("changed", changed).build().to_hex();
+        let key = revoice_speech::cache::RenderKeyBuilder::new("picture-proxy/v1")
+            .param("path", &video)
+            .param("size", meta.len())
+            .param("changed", changed)
+            .build()
+            .to_hex();
         let folder = self.data_dir().join("proxies");
         std::fs::create_dir_all(&folder).map_err(|e| Error::io("create", &folder, e))?;
         let proxy = folder.join(format!("{}.webm", &key[..24]));

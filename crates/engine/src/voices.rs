@@ -10,12 +10,12 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::cache::ReferenceInput;
-use crate::error::{Error, Result};
-use crate::store::VoiceRecord;
-use crate::voice::library::{self, VoiceDetails};
-use crate::voice::MatchedVoice;
 use crate::Engine;
+use revoice_core::error::{Error, Result};
+use revoice_speech::cache::ReferenceInput;
+use revoice_store::VoiceRecord;
+use revoice_voices::library::{self, VoiceDetails};
+use revoice_voices::MatchedVoice;
 
 /// A voice to add from a recording.
 pub struct NewLibraryVoice<'a> {
@@ -26,7 +26,7 @@ pub struct NewLibraryVoice<'a> {
     pub max_voices: Option<usize>,
     /// The voice fitted to the recording, when there is one: it speaks
     /// instead of the matched blend.
-    pub fitted: Option<crate::voice::fit::FittedVoice>,
+    pub fitted: Option<revoice_voices::fit::FittedVoice>,
     /// The language the voice will speak (its blend mixes only stock voices
     /// that speak it); `None`: US English.
     pub language: Option<String>,
@@ -101,7 +101,7 @@ impl Engine {
     async fn hear_reference_text(&self, recording: &Path, language: Option<&str>) -> String {
         let listener = self.listener().clone();
         let path = recording.to_path_buf();
-        let options = crate::model::whisper::TranscriptOptions {
+        let options = revoice_model::whisper::TranscriptOptions {
             language: language.map(|l| l.split('-').next().unwrap_or(l).to_ascii_lowercase()),
             ..Default::default()
         };

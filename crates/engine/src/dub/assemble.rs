@@ -14,8 +14,8 @@ use std::path::Path;
 use super::lines::TrackLines;
 use super::mix::{mix_voice_track, mix_with_beds, BedAudio, Mix, MixSettings};
 use super::segment_store::SegmentStore;
-use crate::error::{Error, Result};
-use crate::subtitles::Cue;
+use revoice_core::error::{Error, Result};
+use revoice_text::subtitles::Cue;
 
 /// A track ready to play or export.
 pub struct AssembledTrack {
@@ -71,7 +71,7 @@ pub fn assemble_track(track: &TrackLines, segments: &SegmentStore, sample_rate: 
 }
 
 /// A project's bed stems decoded at `sample_rate`, each with its level and ducking.
-pub fn load_beds(stems: &[crate::store::BedStem], sample_rate: u32) -> Result<Vec<BedAudio>> {
+pub fn load_beds(stems: &[revoice_store::BedStem], sample_rate: u32) -> Result<Vec<BedAudio>> {
     stems
         .iter()
         .map(|stem| Ok(BedAudio { samples: load_bed(Path::new(&stem.file), sample_rate)?, gain_db: stem.gain_db as f32, ducked: stem.ducked }))
@@ -80,10 +80,10 @@ pub fn load_beds(stems: &[crate::store::BedStem], sample_rate: u32) -> Result<Ve
 
 /// A bed (or any recording) decoded and resampled to `sample_rate`.
 pub fn load_bed(path: &Path, sample_rate: u32) -> Result<Vec<f32>> {
-    let decoded = crate::audio::decode::decode_file(path).map_err(|e| e.context("reading the project's bed"))?;
+    let decoded = revoice_audio::decode::decode_file(path).map_err(|e| e.context("reading the project's bed"))?;
     if decoded.sample_rate == sample_rate {
         Ok(decoded.samples)
     } else {
-        crate::audio::resample::resample(&decoded.samples, decoded.sample_rate, sample_rate)
+        revoice_audio::resample::resample(&decoded.samples, decoded.sample_rate, sample_rate)
     }
 }

@@ -28,14 +28,14 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::audio::decode::decode_file;
-use crate::audio::encode::{write_audio, Encoding, Pcm};
-use crate::audio::loudness;
 use crate::dub::handoff::{lay_out_lanes, HandoffClip, HandoffFormat, HandoffMarker, HandoffTimeline, HandoffTrack, HandoffTrackKind};
 use crate::dub::mix::{Mix, MixSettings};
 use crate::dub::staging::Staging;
-use crate::error::{Error, Result};
-use crate::subtitles::{self, Cue, SubtitleFormat};
+use revoice_audio::decode::decode_file;
+use revoice_audio::encode::{write_audio, Encoding, Pcm};
+use revoice_audio::loudness;
+use revoice_core::error::{Error, Result};
+use revoice_text::subtitles::{self, Cue, SubtitleFormat};
 
 /// The file format of an export.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -453,13 +453,13 @@ fn stage_mix(
     let delivery = DeliveryReport { file: file_name, sample_rate, bits_per_sample: bits_of(encoding), delivery: spec, measured, duration_s, meets_delivery };
     let report_path = out_dir.join(format!("{base_name}.loudness.json"));
     let json = serde_json::to_string_pretty(&delivery).expect("a loudness report serialises");
-    crate::fsutil::write_atomically(&staged(&report_path), json.as_bytes()).map_err(|e| e.context(format!("cannot write {}", report_path.display())))?;
+    revoice_core::fsutil::write_atomically(&staged(&report_path), json.as_bytes()).map_err(|e| e.context(format!("cannot write {}", report_path.display())))?;
     files.push(ExportedFile { path: report_path, kind: ExportedKind::LoudnessReport, duration_s: None, samples: None });
 
     if let Some(cues) = cues {
         for (kind, format, extension) in [(ExportedKind::Srt, SubtitleFormat::Srt, "srt"), (ExportedKind::Vtt, SubtitleFormat::Vtt, "vtt")] {
             let path = out_dir.join(format!("{base_name}.{extension}"));
-            crate::fsutil::write_atomically(&staged(&path), subtitles::write(cues, format).as_bytes())
+            revoice_core::fsutil::write_atomically(&staged(&path), subtitles::write(cues, format).as_bytes())
                 .map_err(|e| e.context(format!("cannot write {}", path.display())))?;
             files.push(ExportedFile { path, kind, duration_s: None, samples: None });
         }
@@ -506,7 +506,7 @@ pub struct ExportInputs<'a> {
     /// The handoff EDL's timecode rate, frames per second (the picture's).
     pub frame_rate: u32,
     /// The project's markers, for the handoff files.
-    pub markers: &'a [crate::store::Marker],
+    pub markers: &'a [revoice_store::Marker],
 }
 
 /// Exports the resolved `tracks` of one project (those `selection`
@@ -624,7 +624,7 @@ struct HandoffMedia<'a> {
     /// The mix's normalisation gain (the clips and the bed are at it).
     gain: f32,
     frame_rate: u32,
-    markers: &'a [crate::store::Marker],
+    markers: &'a [revoice_store::Marker],
 }
 
 /// A file name part from a speaker's name: letters, digits, `-` and `_`.
@@ -719,7 +719,7 @@ fn stage_handoff(
     let mut written = vec![folder];
     for format in formats {
         let path = out_dir.join(format!("{base}.{}", format.extension()));
-        crate::fsutil::write_atomically(&staging.path(&path), format.write(&timeline).as_bytes())
+        revoice_core::fsutil::write_atomically(&staging.path(&path), format.write(&timeline).as_bytes())
             .map_err(|e| e.context(format!("cannot write {}", path.display())))?;
         written.push(path);
     }

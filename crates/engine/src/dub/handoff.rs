@@ -31,17 +31,17 @@ impl HandoffFormat {
     pub const ALL: [HandoffFormat; 3] = [HandoffFormat::Rpp, HandoffFormat::Otio, HandoffFormat::Edl];
 
     /// A format by its name (`rpp`, `otio`, `edl`).
-    pub fn from_name(name: &str) -> crate::error::Result<HandoffFormat> {
+    pub fn from_name(name: &str) -> revoice_core::error::Result<HandoffFormat> {
         match name.trim().to_ascii_lowercase().as_str() {
             "rpp" | "reaper" => Ok(HandoffFormat::Rpp),
             "otio" => Ok(HandoffFormat::Otio),
             "edl" | "cmx" => Ok(HandoffFormat::Edl),
-            other => Err(crate::error::Error::invalid(format!("handoff format {other:?}"), "choose rpp, otio or edl")),
+            other => Err(revoice_core::error::Error::invalid(format!("handoff format {other:?}"), "choose rpp, otio or edl")),
         }
     }
 
     /// Formats from a comma-separated list (`rpp,otio,edl`), each once.
-    pub fn parse_list(text: &str) -> crate::error::Result<Vec<HandoffFormat>> {
+    pub fn parse_list(text: &str) -> revoice_core::error::Result<Vec<HandoffFormat>> {
         let mut formats = Vec::new();
         for name in text.split(',').filter(|n| !n.trim().is_empty()) {
             let format = HandoffFormat::from_name(name)?;

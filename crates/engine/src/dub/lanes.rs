@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use super::mix::db_to_gain;
-use crate::store::LaneMix;
+use revoice_store::LaneMix;
 
 /// A project's lane mixes, lanes by speaker id (`None`: no speaker).
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -13,14 +13,14 @@ use super::lanes::LaneMixes;
 use super::mix::fit_line;
 use super::segment_store::{SegmentStore, Stored};
 use super::timing::{cut_at_pause, cut_span, place, render_target, shortfall, FitLimits, Placement, Slot, TimingStrategy, MIN_PAUSE};
-use crate::audio::levels::FrameLevels;
-use crate::cache::{RenderKey, RenderKeyBuilder, VoiceArtifactCache};
-use crate::error::{Error, Result};
-use crate::store::{Project, Segment, Speaker, Store, Take, Track};
-use crate::subtitles::Cue;
-use crate::text::pronounce::Pronunciations;
-use crate::voice::MatchedVoice;
-use crate::voice_spec::{RemoteVoice, VoiceSpec};
+use revoice_audio::levels::FrameLevels;
+use revoice_core::error::{Error, Result};
+use revoice_speech::cache::{RenderKey, RenderKeyBuilder, VoiceArtifactCache};
+use revoice_speech::voice_spec::{RemoteVoice, VoiceSpec};
+use revoice_store::{Project, Segment, Speaker, Store, Take, Track};
+use revoice_text::pronounce::Pronunciations;
+use revoice_text::subtitles::Cue;
+use revoice_voices::MatchedVoice;
 
 /// The voice of lines without a speaker.
 pub const DEFAULT_VOICE: &str = "af_heart";
@@ -79,7 +79,7 @@ pub fn length_key(segment: &Segment, voice: &str, dictionary: &Pronunciations) -
 /// voice's fitted voice or matched blend, or the stock voice, blend or
 /// remote voice as named.
 pub async fn resolve_voice(store: &Store, voices: &VoiceArtifactCache<MatchedVoice>, name: &str) -> Result<String> {
-    Ok(match crate::voice::library::artifact(store, voices, name).await? {
+    Ok(match revoice_voices::library::artifact(store, voices, name).await? {
         Some(matched) => matched.speaking_spec(),
         None => name.to_string(),
     })
@@ -199,7 +199,7 @@ struct ProjectShared {
     speakers: Vec<Speaker>,
     /// The project's dictionary merged with the global one.
     dictionary: Arc<Pronunciations>,
-    beds: Vec<crate::store::BedStem>,
+    beds: Vec<revoice_store::BedStem>,
     lanes: LaneMixes,
 }
 
@@ -221,7 +221,7 @@ pub struct TrackLines {
     pub track: Track,
     pub speakers: Vec<Speaker>,
     /// The project's bed stems, in order.
-    pub beds: Vec<crate::store::BedStem>,
+    pub beds: Vec<revoice_store::BedStem>,
     /// In time order.
     pub lines: Vec<Line>,
     pub limits: FitLimits,

@@ -17,10 +17,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::audio::ducking::{bed_gain, Ducking};
-use crate::audio::loudness::Limiter;
-use crate::audio::stretch::stretch;
 use crate::dub::timing::Placement;
+use revoice_audio::ducking::{bed_gain, Ducking};
+use revoice_audio::loudness::Limiter;
+use revoice_audio::stretch::stretch;
 
 /// How a programme is mixed and mastered.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -13,7 +13,7 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use revoice_core::error::{Error, Result};
 
 /// What `ffprobe` found in a video file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -241,7 +241,7 @@ pub fn mux(plan: &MuxPlan, container: MuxContainer, out: &Path) -> Result<()> {
     for (i, dub) in plan.dubs.iter().enumerate() {
         let stream = format!("a:{i}");
         push(&["-map", &format!("{}:a:0", i + 1), &format!("-c:{stream}"), container.dub_codec(), &format!("-ar:{stream}"), &dub.sample_rate.to_string()]);
-        push(&[&format!("-metadata:s:{stream}"), &format!("language={}", crate::language::iso639_2(&dub.language))]);
+        push(&[&format!("-metadata:s:{stream}"), &format!("language={}", revoice_text::language::iso639_2(&dub.language))]);
         // MP4 and MOV keep a stream's name as its handler name, Matroska as its title.
         push(&[
             &format!("-metadata:s:{stream}"),
@@ -253,7 +253,8 @@ pub fn mux(plan: &MuxPlan, container: MuxContainer, out: &Path) -> Result<()> {
     }
     if !info.audio.is_empty() {
         let stream = format!("a:{}", plan.dubs.len());
-        let language = plan.original_language.as_deref().map(crate::language::iso639_2).or(info.audio[0].language.as_deref()).unwrap_or("und").to_string();
+        let language =
+            plan.original_language.as_deref().map(revoice_text::language::iso639_2).or(info.audio[0].language.as_deref()).unwrap_or("und").to_string();
         push(&["-map", "0:a:0", &format!("-c:{stream}"), "copy"]);
         push(&[&format!("-metadata:s:{stream}"), &format!("language={language}")]);
         push(&[
@@ -269,7 +270,7 @@ pub fn mux(plan: &MuxPlan, container: MuxContainer, out: &Path) -> Result<()> {
         let input = 1 + plan.dubs.len() + n;
         let stream = format!("s:{n}");
         push(&["-map", &format!("{input}:s:0"), &format!("-c:{stream}"), container.subtitle_codec()]);
-        push(&[&format!("-metadata:s:{stream}"), &format!("language={}", crate::language::iso639_2(&dub.language))]);
+        push(&[&format!("-metadata:s:{stream}"), &format!("language={}", revoice_text::language::iso639_2(&dub.language))]);
     }
     args.push(out.to_string_lossy().into_owned());
     let run = Command::new(FFMPEG).args(&args).output().map_err(|e| missing_tool(FFMPEG, e))?;

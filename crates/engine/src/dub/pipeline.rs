@@ -10,7 +10,7 @@
 //! lines are fresh by then and are skipped).
 //!
 //! A line whose voice is on a remote engine (`fleet/af_bella`) goes to
-//! that engine's servers instead ([`crate::remote::Fleet`]): its key names
+//! that engine's servers instead ([`revoice_remote::Fleet`]): its key names
 //! the engine, its model and the voice, so a local and a remote render of
 //! one text never share a take. Remote lines are sent first, all at once,
 //! so the servers work while the local model renders the rest.
@@ -25,14 +25,14 @@ use std::sync::Arc;
 use super::lines::{Line, TrackLines};
 use super::segment_store::{SegmentStore, Stored};
 use super::timing::{render_target, FitLimits, TimingStrategy};
-use crate::cache::{RenderKey, RenderKeyBuilder, VoiceArtifactCache};
-use crate::error::{Error, Result};
-use crate::model::speech::SpeechRow;
-use crate::remote::{Failover, Fleet, RemoteEngines, RemoteLine};
-use crate::speech::{SayRequest, SpeechStack};
-use crate::store::Store;
-use crate::voice::MatchedVoice;
-use crate::voice_spec::VoiceSpec;
+use revoice_core::error::{Error, Result};
+use revoice_model::speech::SpeechRow;
+use revoice_remote::{Failover, Fleet, RemoteEngines, RemoteLine};
+use revoice_speech::cache::{RenderKey, RenderKeyBuilder, VoiceArtifactCache};
+use revoice_speech::voice_spec::VoiceSpec;
+use revoice_speech::{SayRequest, SpeechStack};
+use revoice_store::Store;
+use revoice_voices::MatchedVoice;
 
 /// Where a render stands.
 #[derive(Debug, Clone, PartialEq)]
@@ -221,7 +221,7 @@ impl ProjectRenderer<'_> {
                     let samples = if spoken.sample_rate == rate {
                         Ok(spoken.samples)
                     } else {
-                        crate::audio::resample::resample(&spoken.samples, spoken.sample_rate, rate)
+                        revoice_audio::resample::resample(&spoken.samples, spoken.sample_rate, rate)
                     };
                     samples.and_then(|samples| self.keep(plan, &samples)).map_err(|e| e.to_string())
                 });

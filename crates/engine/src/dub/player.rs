@@ -14,8 +14,8 @@ use super::pipeline::{ProjectRenderer, RenderScope, RenderSummary};
 use super::programme::{OriginalMonitor, Programme};
 use super::segment_store::SegmentStore;
 use super::transport::Transport;
-use crate::error::Result;
-use crate::store::{Project, Store};
+use revoice_core::error::Result;
+use revoice_store::{Project, Store};
 
 /// An empty programme for `track`: its length, the project's bed stems
 /// and how its lanes are heard, no lines yet; the original dialogue in it when `monitor` hears it.

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::lanes::LaneMixes;
 use super::mix::{db_to_gain, fit_bed, samples_in, BedAudio};
-use crate::audio::ducking::{DuckFollower, Ducking};
+use revoice_audio::ducking::{DuckFollower, Ducking};
 
 /// A fitted line at its place on the timeline.
 #[derive(Debug, Clone)]
@@ -448,7 +448,7 @@ mod tests {
 
     #[test]
     fn a_lane_change_is_heard_from_the_next_block_without_setting_any_clip_again() {
-        use crate::store::LaneMix;
+        use revoice_store::LaneMix;
         let (mut programme, lines, _) = demo();
         // Lines 0 and 2 are on lane 0, line 1 on lane 1.
         let voice_at = |programme: &Programme, at: usize| {

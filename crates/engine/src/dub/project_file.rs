@@ -6,8 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
-use crate::store::{LaneMix, SegmentFields, Store};
+use revoice_core::error::{Error, Result};
+use revoice_store::{LaneMix, SegmentFields, Store};
 
 /// The document's format version.
 pub const FORMAT_VERSION: u32 = 1;
@@ -172,8 +172,8 @@ pub async fn import(store: &Store, file: &ProjectFile) -> Result<i64> {
     }
     for (i, entry) in file.tracks.iter().enumerate() {
         let track = if i == 0 { track.clone() } else { store.add_track(project.id, &entry.language).await? };
-        let cues: Vec<crate::subtitles::Cue> =
-            entry.lines.iter().map(|l| crate::subtitles::Cue { start: l.start, end: l.end, text: l.text.clone(), speaker: l.speaker.clone() }).collect();
+        let cues: Vec<revoice_text::subtitles::Cue> =
+            entry.lines.iter().map(|l| revoice_text::subtitles::Cue { start: l.start, end: l.end, text: l.text.clone(), speaker: l.speaker.clone() }).collect();
         store.import_cues(&track, &cues).await?;
         // Settings beyond the cue itself.
         for (segment, line) in store.segments(track.id).await?.into_iter().zip(&entry.lines) {
@@ -193,7 +193,7 @@ pub async fn import(store: &Store, file: &ProjectFile) -> Result<i64> {
         }
     }
     let bad = |what: String, reason: &str| Error::invalid(format!("project file {:?}: {what}", file.name), reason);
-    let (low, high) = crate::store::lanes::LANE_LEVEL_RANGE;
+    let (low, high) = revoice_store::lanes::LANE_LEVEL_RANGE;
     let check_level = |what: &str, level: f32| {
         if (low..=high).contains(&level) {
             Ok(())
@@ -224,7 +224,7 @@ pub async fn import(store: &Store, file: &ProjectFile) -> Result<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::subtitles::parse_srt;
+    use revoice_text::subtitles::parse_srt;
 
     #[tokio::test]
     async fn export_then_import_gives_back_the_same_project() {

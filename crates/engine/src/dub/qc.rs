@@ -10,7 +10,7 @@
 use serde::Serialize;
 
 use super::timing::Placement;
-use crate::text::word_errors::{word_errors_in, WordErrors};
+use revoice_text::word_errors::{word_errors_in, WordErrors};
 
 /// Heard further from its text than this, a take fails.
 pub const MAX_WORD_ERROR_RATE: f64 = 0.25;

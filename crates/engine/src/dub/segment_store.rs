@@ -10,8 +10,8 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use crate::cache::RenderKey;
-use crate::error::{Error, Result};
+use revoice_core::error::{Error, Result};
+use revoice_speech::cache::RenderKey;
 
 /// Bytes before the samples in the files this store writes (hound's
 /// header for mono 32-bit float), measured once by writing an empty file.
@@ -74,7 +74,7 @@ impl SegmentStore {
             }
             writer.finalize().map_err(|e| wav_error(&path, e))?;
         }
-        crate::fsutil::write_atomically(&path, bytes.get_ref())?;
+        revoice_core::fsutil::write_atomically(&path, bytes.get_ref())?;
         Ok(path)
     }
 
@@ -92,7 +92,7 @@ impl SegmentStore {
                 if rate == sample_rate {
                     Ok(Stored::Audio(samples))
                 } else {
-                    Ok(Stored::Audio(crate::audio::resample::resample(&samples, rate, sample_rate)?))
+                    Ok(Stored::Audio(revoice_audio::resample::resample(&samples, rate, sample_rate)?))
                 }
             }
             Err(reason) => {
@@ -212,7 +212,7 @@ fn read_valid(path: &Path, size: u64) -> std::result::Result<(Vec<f32>, u32), St
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cache::RenderKeyBuilder;
+    use revoice_speech::cache::RenderKeyBuilder;
 
     fn key(n: u32) -> RenderKey {
         RenderKeyBuilder::new("test").param("n", n).build()

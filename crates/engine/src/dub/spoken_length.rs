@@ -10,11 +10,11 @@ use std::collections::{HashMap, HashSet};
 
 use super::lines::TrackLines;
 use super::timing::FitLimits;
-use crate::error::Result;
-use crate::model::speech::SpeechRow;
-use crate::speech::{SayRequest, SpeechStack};
-use crate::store::Store;
-use crate::voice_spec::VoiceSpec;
+use revoice_core::error::Result;
+use revoice_model::speech::SpeechRow;
+use revoice_speech::voice_spec::VoiceSpec;
+use revoice_speech::{SayRequest, SpeechStack};
+use revoice_store::Store;
 
 /// Predicts the length of every local line of `tracks` not known yet (all
 /// their rows in one request to the model's owner thread), keeps them in

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
+use revoice_core::error::{Error, Result};
 
 /// A hidden folder in the export folder that files are staged in.
 pub struct Staging {

@@ -187,7 +187,7 @@ pub const MIN_PAUSE: f64 = 0.05;
 /// pause that ends before it, the fade starting where the pause starts,
 /// and padded with silence to the same length on the timeline. `pauses`
 /// are the silent stretches inside the rendered audio (natural-rate
-/// seconds, as [`FrameLevels::pauses`](crate::audio::levels::FrameLevels::pauses)
+/// seconds, as [`FrameLevels::pauses`](revoice_audio::levels::FrameLevels::pauses)
 /// finds them); `cut_is_silent` says whether the planned cut already falls
 /// in silence, where it stays. With no pause before the cut, it stays too
 /// (the take's check then reports the words it lost).

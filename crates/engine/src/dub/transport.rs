@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 use cpal::traits::{DeviceTrait, StreamTrait};
 
 use super::programme::{Cursor, Programme};
-use crate::audio::playback::{open_output, Output};
-use crate::error::{Error, Result};
+use revoice_audio::playback::{open_output, Output};
+use revoice_core::error::{Error, Result};
 
 /// Source samples mixed at a time in the callback.
 const BLOCK: usize = 512;
@@ -346,7 +346,7 @@ mod tests {
         assert!(elapsed >= 0.25, "{elapsed} s for 0.8 s of audio");
     }
     use super::*;
-    use crate::audio::ducking::Ducking;
+    use revoice_audio::ducking::Ducking;
 
     fn programme() -> Programme {
         let mut p = Programme::new(1000, 2.0, vec![crate::dub::mix::BedAudio::ducked(vec![0.1; 500])], 0.0, Ducking::default());

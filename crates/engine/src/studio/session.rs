@@ -16,7 +16,6 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::view::{project_view, CheckView, LiveStates, ProjectView, SegmentState};
-use crate::audio::peaks::{peaks, Peaks};
 use crate::checking::{ListenEvent, ListenRequest};
 use crate::dub::lines::{Line, TrackLines};
 use crate::dub::mix::MixSettings;
@@ -25,9 +24,10 @@ use crate::dub::player::{empty_programme, playhead_order};
 use crate::dub::programme::OriginalMonitor;
 use crate::dub::transport::{Transport, TransportState};
 use crate::dub::PROGRAMME_RATE;
-use crate::error::{Error, Result};
-use crate::speech::{SayRequest, SpeechStack};
 use crate::Engine;
+use revoice_audio::peaks::{peaks, Peaks};
+use revoice_core::error::{Error, Result};
+use revoice_speech::{SayRequest, SpeechStack};
 
 /// How much of a reference recording plays beside its voice's preview.
 pub const RECORDING_PREVIEW_SECONDS: f64 = 12.0;
@@ -261,7 +261,7 @@ impl StudioSession {
         }
         let (engine, sink, predicting) = (self.engine.clone(), self.sink.clone(), self.predicting.clone());
         let spawned = std::thread::Builder::new().name("revoice-line-lengths".into()).spawn(move || {
-            crate::compute_threads::enter_compute_thread();
+            revoice_speech::compute_threads::enter_compute_thread();
             let before = engine.runtime().block_on(engine.project_lines(project_id)).map(|t| unknown_lengths(&t)).unwrap_or(0);
             match engine.predict_lengths(project_id) {
                 Ok(tracks) => {
@@ -329,7 +329,7 @@ impl StudioSession {
         };
         let session = self.clone();
         let spawned = std::thread::Builder::new().name("revoice-render".into()).spawn(move || {
-            crate::compute_threads::enter_compute_thread();
+            revoice_speech::compute_threads::enter_compute_thread();
             let mut next = Some((project_id, job, cancel));
             while let Some((project_id, job, cancel)) = next.take() {
                 next = session.run_job(project_id, job, &cancel);
@@ -375,7 +375,7 @@ impl StudioSession {
     /// Whether Whisper is installed to listen with (an older install may
     /// lack it: renders then go unheard, and the doctor says why).
     fn can_listen(&self) -> bool {
-        let installed = crate::model::assets::WHISPER.status(self.engine.data_dir()).is_installed();
+        let installed = revoice_model::assets::WHISPER.status(self.engine.data_dir()).is_installed();
         if !installed {
             tracing::warn!("Whisper is not installed: rendered lines are not heard back (revoice models install)");
         }
@@ -527,10 +527,10 @@ impl StudioSession {
 
     fn run_recording(&self, name: &str) -> Result<Option<Duration>> {
         let path = self.runtime.block_on(self.engine.library_voice_recording(name))?;
-        let recording = crate::audio::decode::decode_file(&path)?;
+        let recording = revoice_audio::decode::decode_file(&path)?;
         let heard = recording.samples.len().min((RECORDING_PREVIEW_SECONDS * recording.sample_rate as f64) as usize);
         let device = self.engine.config().settings.audio.output_device.clone();
-        let mut live = crate::audio::live::LivePlayback::open(&device, recording.sample_rate)?;
+        let mut live = revoice_audio::live::LivePlayback::open(&device, recording.sample_rate)?;
         live.push(&recording.samples[..heard])?;
         Ok(live.finish()?.first_sound)
     }
@@ -539,11 +539,11 @@ impl StudioSession {
         let stack = self.speech()?;
         let spec = self.runtime.block_on(self.engine.voice_spec(voice))?;
         let speaks = self.runtime.block_on(self.engine.resolve_voice(&spec))?;
-        let text = crate::language::sample_sentence(speaks.language().unwrap_or("en-US"));
+        let text = revoice_text::language::sample_sentence(speaks.language().unwrap_or("en-US"));
         if speaks.remote().is_some() {
             // A voice on a remote engine: streamed from its least busy server.
             let device = self.engine.config().settings.audio.output_device.clone();
-            let mut live = crate::audio::live::LivePlayback::open(&device, stack.sample_rate())?;
+            let mut live = revoice_audio::live::LivePlayback::open(&device, stack.sample_rate())?;
             let never = AtomicBool::new(false);
             self.engine.remote().speak(&speaks, text, 1.0, None, &never, stack.sample_rate(), &mut |chunk| live.push(chunk))?;
             return Ok(live.finish()?.first_sound);
@@ -551,7 +551,7 @@ impl StudioSession {
         let request = SayRequest { text: text.into(), voice: speaks, speed: 1.0, seed: Some(1) };
         let rows: Vec<_> = stack.front_end.prepare(&request).map_err(|e| e.context(format!("voice {voice:?}")))?.into_iter().map(|l| l.row).collect();
         let device = self.engine.config().settings.audio.output_device.clone();
-        let mut live = crate::audio::live::LivePlayback::open(&device, stack.sample_rate())?;
+        let mut live = revoice_audio::live::LivePlayback::open(&device, stack.sample_rate())?;
         // Streamed inside each sentence: the first sound comes a quarter
         // second of audio after the sentence's front end and sketch.
         for piece in stack.renderer.pieces(&rows) {
@@ -584,7 +584,7 @@ impl StudioSession {
     fn run_preview(&self, segment_id: i64) -> Result<Option<Duration>> {
         let stack = self.speech()?;
         let device = self.engine.config().settings.audio.output_device.clone();
-        let mut live = crate::audio::live::LivePlayback::open(&device, stack.sample_rate())?;
+        let mut live = revoice_audio::live::LivePlayback::open(&device, stack.sample_rate())?;
         let never = AtomicBool::new(false);
         self.engine.stream_line(segment_id, &never, &mut |chunk| live.push(chunk))?;
         let _ = lock(&self.player).send(PlayerCommand::Refit(vec![segment_id]));
@@ -597,12 +597,13 @@ impl StudioSession {
         let Some(take) = take else {
             return Err(Error::not_found(format!("take {take_id}"), format!("it is not a take of line {segment_id}")));
         };
-        let key = crate::cache::RenderKey::from_hex(&take.synthesis_key).ok_or_else(|| Error::internal(format!("take {take_id}"), "its key is unreadable"))?;
+        let key = revoice_speech::cache::RenderKey::from_hex(&take.synthesis_key)
+            .ok_or_else(|| Error::internal(format!("take {take_id}"), "its key is unreadable"))?;
         let crate::dub::segment_store::Stored::Audio(samples) = self.engine.segments().get(&key, PROGRAMME_RATE)? else {
             return Err(Error::not_found(format!("take {take_id}"), "its audio is no longer on disk: pick it and render the line to make it again"));
         };
         let device = self.engine.config().settings.audio.output_device.clone();
-        let mut live = crate::audio::live::LivePlayback::open(&device, PROGRAMME_RATE)?;
+        let mut live = revoice_audio::live::LivePlayback::open(&device, PROGRAMME_RATE)?;
         live.push(&samples)?;
         Ok(live.finish()?.first_sound)
     }

@@ -7,7 +7,7 @@
 use serde::Serialize;
 use ts_rs::TS;
 
-use crate::config::{EngineConfig, Settings};
+use revoice_core::config::{EngineConfig, Settings};
 
 /// The settings as the view shows them.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
@@ -37,7 +37,7 @@ impl SettingsView {
     /// `saved` as the view shows it, against the `running` engine's settings
     /// (blocking: lists the output devices).
     pub fn of(saved: &EngineConfig, running: &Settings) -> SettingsView {
-        let found = crate::audio::devices::list_output_devices();
+        let found = revoice_audio::devices::list_output_devices();
         let s = &saved.settings;
         SettingsView {
             data_dir: saved.data_dir.display().to_string(),

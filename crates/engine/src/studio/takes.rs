@@ -5,8 +5,8 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use crate::dub::lines::source_key;
-use crate::error::{Error, Result};
 use crate::Engine;
+use revoice_core::error::{Error, Result};
 
 /// One synthesis of a line.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]

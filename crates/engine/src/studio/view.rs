@@ -18,8 +18,8 @@ use ts_rs::TS;
 use crate::checking::current_of;
 use crate::dub::flags::{line_flags, LineFlag};
 use crate::dub::lines::{programme_seconds, TrackLines};
-use crate::error::Result;
-use crate::store::Store;
+use revoice_core::error::Result;
+use revoice_store::Store;
 
 /// Where a line stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
@@ -163,7 +163,7 @@ pub struct ProjectView {
     /// The first bed stem's file, if there is a bed.
     pub bed: Option<String>,
     /// Every bed stem, in order.
-    pub beds: Vec<crate::store::BedStem>,
+    pub beds: Vec<revoice_store::BedStem>,
     /// The recording or video holding the original dialogue, if any.
     pub original: Option<String>,
     /// The picture the dub is made against, if any.

@@ -7,9 +7,9 @@
 use serde::Serialize;
 use ts_rs::TS;
 
-use crate::store::VoiceRecord;
-use crate::voice::quality::QualityReport;
-use crate::voice::MatchedVoice;
+use revoice_store::VoiceRecord;
+use revoice_voices::quality::QualityReport;
+use revoice_voices::MatchedVoice;
 
 /// A voice for the voice pickers.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
@@ -23,7 +23,7 @@ pub struct VoiceChoice {
 
 /// Kokoro's stock voices, by name with language and gender.
 pub fn stock_choices() -> Vec<VoiceChoice> {
-    crate::model::kokoro::release::stock_voices()
+    revoice_model::kokoro::release::stock_voices()
         .into_iter()
         .map(|v| VoiceChoice { name: v.name, language: v.language.to_string(), gender: v.gender.to_string() })
         .collect()
@@ -115,7 +115,7 @@ pub struct FitInProgress {
 
 impl FitInProgress {
     /// From the engine's progress report (`None`: queued or just started).
-    pub fn of(progress: Option<&crate::voice::fit::FitProgress>) -> FitInProgress {
+    pub fn of(progress: Option<&revoice_voices::fit::FitProgress>) -> FitInProgress {
         match progress {
             Some(p) => FitInProgress {
                 generation: Some(p.generation as u32),

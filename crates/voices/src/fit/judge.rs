@@ -1,0 +1,36 @@
+//! How a fit judges its candidates: the [`Judge`] that renders and scores
+//! style recipes, and the [`Verdict`] on each (the search in `run.rs` and
+//! the refinement in `refine.rs` both read them).
+
+use serde::{Deserialize, Serialize};
+
+use super::space::StyleRecipe;
+use revoice_audio::tone::ToneCurve;
+use revoice_core::error::Result;
+
+/// How one candidate did on the probe sentences.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// Cosine similarity of its renders to the reference.
+    pub similarity: f32,
+    /// What the search maximises: the similarity less the guards' penalties.
+    pub fitness: f64,
+    /// The tone match it was heard through (from its probe renders' spectrum).
+    #[serde(default)]
+    pub tone: Option<ToneCurve>,
+}
+
+/// Renders and scores candidates.
+pub trait Judge {
+    /// Each recipe on one of the fit's probe sets (0: the search's; a
+    /// judge with fewer sets wraps around), in one batch: its style alone
+    /// (a recipe's own tone is set aside), through the tone match the judge
+    /// finds for it, if any.
+    fn judge(&self, recipes: &[StyleRecipe], probe_set: usize) -> Result<Vec<Verdict>>;
+    /// Each recipe's similarity on sentences the fit never heard, as it
+    /// sounds (through its own tone, if it has one).
+    fn held_out(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>>;
+    /// Each recipe's similarity, as it sounds, on sentences that are
+    /// neither probe nor held-out: what the fit chooses its voice by.
+    fn validation(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>>;
+}

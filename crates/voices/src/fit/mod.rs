@@ -1,0 +1,200 @@
+//! Fitted voices: a Kokoro style found by search to sound like a reference
+//! recording. Kokoro cannot be taught a new speaker here; what it can do is
+//! speak any style vector, so the fit searches style space ([`space`]) with
+//! CMA-ES ([`search`]) for the voice whose renders a speaker encoder finds
+//! closest to the recording, with guards against styles that fool the
+//! encoder without sounding like speech ([`probe`]), each candidate heard
+//! through the tone match that gives it the recording's tonal balance, and
+//! then refines the best of them a step outside the stock voices
+//! ([`refine`]: an offset to the timbre, found by an evolution strategy). The
+//! result is a *fitted voice*: a recipe over the stock packs, a timbre
+//! offset and a tone curve, fitted to the recording, not a model trained on the speaker, and
+//! every face calls it that.
+
+pub mod eigen;
+pub mod flights;
+pub mod judge;
+pub mod probe;
+pub mod refine;
+pub mod run;
+pub mod search;
+pub mod space;
+
+use serde::{Deserialize, Serialize};
+
+pub use flights::MAX_QUEUED_FITS;
+pub use judge::{Judge, Verdict};
+pub use run::{fit, FitCheckpoint, FitProgress};
+pub use space::{StyleRecipe, StyleSpace};
+
+/// The tone match's default largest gain: enough for a microphone's and a
+/// room's colour, not enough to turn one voice into another.
+pub const TONE_MATCH_DB: f32 = 12.0;
+
+/// How a fit searches. Part of its cache key: the same recording fitted
+/// with the same settings is the same voice.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FitSettings {
+    /// Time budget for the search, in minutes (the held-out check after it
+    /// takes a little more).
+    pub minutes: f32,
+    /// Candidates rendered per generation.
+    pub population: usize,
+    /// Principal directions searched in the timbre and prosody halves.
+    pub timbre_dims: usize,
+    pub prosody_dims: usize,
+    /// Seed of the search's samples.
+    pub seed: u64,
+    /// Stop after this many generations even with time left.
+    #[serde(default)]
+    pub max_generations: Option<u64>,
+    /// The tone match's largest boost or cut, in dB; 0: no tone match.
+    #[serde(default)]
+    pub tone_match_db: f32,
+    /// Share of the time budget (and, with `max_generations`, as many
+    /// generations again) spent refining outside the stock voices after
+    /// the search among them; 0: no refinement (fits saved before it).
+    #[serde(default)]
+    pub refine_share: f32,
+    /// How many probe sets the refinement reads in turn, one per
+    /// generation; 1: always the same probes (fits saved before it).
+    #[serde(default = "one_probe_set")]
+    pub probe_sets: usize,
+}
+
+fn one_probe_set() -> usize {
+    1
+}
+
+/// The refinement's default share of the budget: most of it. The search
+/// among the stock voices finds a good start within a few generations and
+/// then mostly stalls, while the refinement keeps climbing (measured in
+/// `revoice bench voicefit`: shares 0.4, 0.7 and 0.85).
+pub const REFINE_SHARE: f32 = 0.85;
+
+/// The most probe sets a refinement can read in turn (reading several
+/// should keep it from learning two sentences; not yet the default, until
+/// `revoice bench voicefit --probe-sets N` shows it holds up held out).
+pub const PROBE_SETS: usize = probe::PROBE_SETS.len();
+
+impl Default for FitSettings {
+    fn default() -> FitSettings {
+        FitSettings {
+            minutes: 8.0,
+            population: 8,
+            timbre_dims: 6,
+            prosody_dims: 4,
+            seed: 1,
+            max_generations: None,
+            tone_match_db: TONE_MATCH_DB,
+            refine_share: REFINE_SHARE,
+            probe_sets: 1,
+        }
+    }
+}
+
+impl FitSettings {
+    /// The settings as part of a cache key.
+    pub fn key(&self) -> String {
+        let generations = self.max_generations.map_or("any".to_string(), |g| g.to_string());
+        let base = format!(
+            "fit/v1 minutes={} population={} timbre={} prosody={} seed={} generations={generations}",
+            self.minutes, self.population, self.timbre_dims, self.prosody_dims, self.seed
+        );
+        // Fits without a tone match or a refinement keep the keys they were
+        // stored under.
+        let base = if self.tone_match_db > 0.0 { format!("{base} tone={}", self.tone_match_db) } else { base };
+        let base = if self.refine_share > 0.0 { format!("{base} refine={}", self.refine_share) } else { base };
+        if self.probe_sets > 1 {
+            format!("{base} probes={}", self.probe_sets)
+        } else {
+            base
+        }
+    }
+
+    /// Checks the settings: the refinement's share is a share.
+    pub fn check(&self) -> revoice_core::error::Result<()> {
+        if !(0.0..1.0).contains(&self.refine_share) {
+            return Err(revoice_core::error::Error::invalid(
+                "voice fit settings",
+                format!("the refinement's share of the budget must be from 0 to below 1, not {}", self.refine_share),
+            ));
+        }
+        if !(1..=PROBE_SETS).contains(&self.probe_sets) {
+            return Err(revoice_core::error::Error::invalid(
+                "voice fit settings",
+                format!("the probe sets must number from 1 to {PROBE_SETS}, not {}", self.probe_sets),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A voice's similarity to the reference on the held-out sentences.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HeldOutFigures {
+    /// The closest stock voice of the language, by name, and its similarity.
+    pub best_stock: String,
+    pub best_stock_similarity: f32,
+    /// The quick match's blend.
+    pub blend_similarity: f32,
+    /// The fitted voice.
+    pub fitted_similarity: f32,
+    /// The fitted voice's style without its tone match (when it has one).
+    #[serde(default)]
+    pub style_only_similarity: Option<f32>,
+}
+
+/// A finished fit: the voice and how it was found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FittedVoice {
+    pub recipe: StyleRecipe,
+    /// Whether the search's best sounded less like the reference on the
+    /// held-out sentences than the best starting voice, which was kept.
+    /// (The held-out figures then chose the voice, so they are no longer
+    /// untouched by the fit.)
+    #[serde(default)]
+    pub kept_start: bool,
+    /// The language the voice was fitted to speak (its probe sentences').
+    pub language: String,
+    pub settings: FitSettings,
+    /// Where the search started (`am_michael` or `blend`).
+    pub started_from: String,
+    /// Similarity on the fit's own probe sentences.
+    pub fit_similarity: f32,
+    pub held_out: HeldOutFigures,
+    pub generations: u64,
+    pub candidates: u64,
+    pub seconds: f32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fits_saved_before_the_refinement_keep_their_keys() {
+        let old = r#"{"minutes":8.0,"population":8,"timbre_dims":6,"prosody_dims":4,"seed":1,"tone_match_db":12.0}"#;
+        let settings: FitSettings = serde_json::from_str(old).unwrap();
+        assert_eq!(settings.refine_share, 0.0);
+        assert_eq!(settings.probe_sets, 1);
+        assert_eq!(settings.key(), "fit/v1 minutes=8 population=8 timbre=6 prosody=4 seed=1 generations=any tone=12");
+        assert_eq!(FitSettings::default().key(), format!("{} refine={REFINE_SHARE}", settings.key()));
+        let rotating = FitSettings { probe_sets: PROBE_SETS, ..Default::default() };
+        assert_eq!(rotating.key(), format!("{} refine={REFINE_SHARE} probes={PROBE_SETS}", settings.key()));
+    }
+
+    #[test]
+    fn the_refinement_share_is_checked() {
+        assert!(FitSettings::default().check().is_ok());
+        assert!(FitSettings { refine_share: 0.0, ..Default::default() }.check().is_ok());
+        for share in [1.0, -0.1, f32::NAN] {
+            let error = FitSettings { refine_share: share, ..Default::default() }.check().unwrap_err().to_string();
+            assert!(error.contains("refinement's share"), "{error}");
+        }
+        for sets in [0, PROBE_SETS + 1] {
+            let error = FitSettings { probe_sets: sets, ..Default::default() }.check().unwrap_err().to_string();
+            assert!(error.contains("probe sets"), "{error}");
+        }
+    }
+}

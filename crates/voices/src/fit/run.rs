@@ -1,0 +1,354 @@
+//! The fit's loop: judge the starting points, then ask the search for a
+//! generation of candidates, judge them as one batch, tell it the results,
+//! checkpoint, and go on until its share of the time budget or the search
+//! runs out or the caller cancels; then refine the best voice outside the
+//! stock voices ([`super::refine`]) the same way for the rest of the
+//! budget. The best voice found is never worse than the best starting
+//! point on the probes, because the starting points are judged the same way.
+
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use super::judge::{Judge, Verdict};
+use super::refine::{Refinement, Snapshot};
+use super::search::Cmaes;
+use super::space::{StyleRecipe, StyleSpace, BOUND};
+use super::{FitSettings, FittedVoice, HeldOutFigures};
+use revoice_core::error::{Error, Result};
+
+/// Where a fit stands, saved after every generation so a killed fit resumes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FitCheckpoint {
+    pub origin: StyleRecipe,
+    pub started_from: String,
+    pub origin_verdict: Verdict,
+    pub search: Cmaes,
+    pub candidates: u64,
+    /// Search time spent so far, across resumes.
+    pub seconds: f64,
+    /// The refinement, once the search among the stock voices is done.
+    #[serde(default)]
+    pub refinement: Option<Refinement>,
+}
+
+impl FitCheckpoint {
+    /// Generations judged so far, in both stages.
+    pub fn generations(&self) -> u64 {
+        self.search.generation + self.refined_generations()
+    }
+
+    /// Generations of the refinement judged so far.
+    pub fn refined_generations(&self) -> u64 {
+        self.refinement.as_ref().map_or(0, |r| r.generation)
+    }
+
+    /// Whether the search among the stock voices may go on: the
+    /// refinement has not begun and the search's step has not run out.
+    fn searching(&self) -> bool {
+        self.refinement.is_none() && self.search.sigma() > SMALLEST_STEP
+    }
+}
+
+/// What a running fit reports after each generation.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FitProgress {
+    pub generation: u64,
+    pub candidates: u64,
+    pub seconds: f64,
+    /// Seconds of search left in the budget (the estimate of time left).
+    pub seconds_left: f64,
+    pub start_similarity: f32,
+    pub best_similarity: f32,
+}
+
+/// First step size, in standard deviations: big enough that a
+/// generation's candidates sound different.
+const FIRST_STEP: f64 = 1.0;
+/// The search stops when its step falls below this.
+const SMALLEST_STEP: f64 = 0.02;
+
+fn bounded(point: &[f64]) -> (Vec<f64>, f64) {
+    let excess: f64 = point.iter().map(|c| (c.abs() - BOUND).max(0.0).powi(2)).sum();
+    (point.iter().map(|c| c.clamp(-BOUND, BOUND)).collect(), 0.05 * excess)
+}
+
+/// The search's best voice, unless no candidate beat the starting point;
+/// judged again for the tone match it is heard through.
+fn searched_best(judge: &dyn Judge, space: &StyleSpace, state: &FitCheckpoint) -> Result<(StyleRecipe, Verdict)> {
+    Ok(match &state.search.best {
+        Some((point, fitness)) if *fitness > state.origin_verdict.fitness => {
+            let recipe = space.recipe(&state.origin, &bounded(point).0);
+            let verdict = judge.judge(std::slice::from_ref(&recipe), 0)?.remove(0);
+            (recipe, verdict)
+        }
+        _ => (state.origin.clone(), state.origin_verdict.clone()),
+    })
+}
+
+/// The refinement's voice that sounds most like the reference on the
+/// validation sentences. The probe score is heard on two sentences only,
+/// and the climb does not rise evenly on others: a snapshot from before
+/// the end may sound more like the reference there.
+fn chosen_voice(judge: &dyn Judge, choices: Vec<Snapshot>) -> Result<Snapshot> {
+    let recipes: Vec<StyleRecipe> = choices.iter().map(|c| c.recipe.clone()).collect();
+    let heard = judge.validation(&recipes)?;
+    for (choice, similarity) in choices.iter().zip(&heard) {
+        tracing::info!(generation = choice.generation, probes = choice.verdict.similarity, validation = similarity, "refined voice");
+    }
+    // The later voice wins a tie: it climbed further on the probes.
+    let at = heard.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(i, _)| i);
+    Ok(choices.into_iter().nth(at).expect("the refinement has a voice"))
+}
+
+/// Fits a voice. `starts` are the starting points to judge first (the best
+/// stock voice, the blend); `resume` a checkpoint of this same fit;
+/// `on_generation` sees each checkpoint and progress (an error from it
+/// stops the fit); `cancelled` is asked between generations. Returns the
+/// voice and the fit's last checkpoint.
+#[allow(clippy::too_many_arguments)]
+pub fn fit(
+    judge: &dyn Judge,
+    space: &StyleSpace,
+    starts: &[(String, StyleRecipe)],
+    best_stock: &str,
+    language: &str,
+    settings: &FitSettings,
+    resume: Option<FitCheckpoint>,
+    on_generation: &mut dyn FnMut(&FitCheckpoint, &FitProgress) -> Result<()>,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<(FittedVoice, FitCheckpoint)> {
+    let began = Instant::now();
+    let mut state = match resume {
+        Some(state) => state,
+        None => {
+            let recipes: Vec<StyleRecipe> = starts.iter().map(|(_, r)| r.clone()).collect();
+            let verdicts = judge.judge(&recipes, 0)?;
+            let (at, verdict) = verdicts
+                .iter()
+                .enumerate()
+                .max_by(|a, b| a.1.fitness.total_cmp(&b.1.fitness))
+                .ok_or_else(|| Error::invalid("voice fit", "has no starting voice"))?;
+            FitCheckpoint {
+                origin: starts[at].1.clone(),
+                started_from: starts[at].0.clone(),
+                origin_verdict: verdict.clone(),
+                search: Cmaes::new(vec![0.0; space.dims()], FIRST_STEP, Some(settings.population), settings.seed),
+                candidates: starts.len() as u64,
+                seconds: began.elapsed().as_secs_f64(),
+                refinement: None,
+            }
+        }
+    };
+    let budget = settings.minutes as f64 * 60.0;
+    let refining = settings.refine_share > 0.0;
+    let search_budget = budget * (1.0 - settings.refine_share as f64);
+    let resumed_at = state.seconds;
+    let mut best_similarity = state.refinement.as_ref().map_or(state.origin_verdict.similarity, |r| r.judged.verdict.similarity);
+    let generations_left = |done: u64| settings.max_generations.is_none_or(|g| done < g);
+    // Seconds left, estimated from the time per generation so far.
+    let seconds_left = |state: &FitCheckpoint| -> f64 {
+        let left = (budget - state.seconds).max(0.0);
+        match settings.max_generations {
+            Some(g) => {
+                // The search may stop before its cap (its step ran out).
+                let search_left = if state.searching() { g.saturating_sub(state.search.generation) } else { 0 };
+                let refine_left = if refining { g.saturating_sub(state.refined_generations()) } else { 0 };
+                ((search_left + refine_left) as f64 * state.seconds / state.generations().max(1) as f64).min(left)
+            }
+            None => left,
+        }
+    };
+    let progress_of = |state: &FitCheckpoint, best_similarity: f32| FitProgress {
+        generation: state.generations(),
+        candidates: state.candidates,
+        seconds: state.seconds,
+        seconds_left: seconds_left(state),
+        start_similarity: state.origin_verdict.similarity,
+        best_similarity,
+    };
+    while state.searching() && state.seconds < search_budget && generations_left(state.search.generation) {
+        if cancelled() {
+            return Err(Error::Cancelled("the voice fit".into()));
+        }
+        let asked = state.search.ask();
+        let (points, penalties): (Vec<Vec<f64>>, Vec<f64>) = asked.iter().map(|p| bounded(p)).unzip();
+        let recipes: Vec<StyleRecipe> = points.iter().map(|p| space.recipe(&state.origin, p)).collect();
+        let verdicts = judge.judge(&recipes, 0)?;
+        let fitness: Vec<f64> = verdicts.iter().zip(&penalties).map(|(v, p)| v.fitness - p).collect();
+        for (v, f) in verdicts.iter().zip(&fitness) {
+            if *f >= state.search.best.as_ref().map_or(f64::MIN, |b| b.1) {
+                best_similarity = best_similarity.max(v.similarity);
+            }
+        }
+        state.search.tell(&asked, &fitness);
+        state.candidates += asked.len() as u64;
+        state.seconds = resumed_at + began.elapsed().as_secs_f64();
+        on_generation(&state, &progress_of(&state, best_similarity))?;
+    }
+    let (style, verdict) = if refining {
+        // The refinement lives in the checkpoint, so each generation's save holds it.
+        if state.refinement.is_none() {
+            let (style, verdict) = searched_best(judge, space, &state)?;
+            state.refinement = Some(Refinement::new(style, verdict, settings.seed));
+        }
+        while state.seconds < budget && generations_left(state.refined_generations()) {
+            if cancelled() {
+                return Err(Error::Cancelled("the voice fit".into()));
+            }
+            let refinement = state.refinement.as_mut().expect("the refinement was set above");
+            let candidates = refinement.ask(space.timbre_spread(), settings.population);
+            let probe_set = (refinement.generation % settings.probe_sets.max(1) as u64) as usize;
+            let verdicts = judge.judge(&candidates, probe_set)?;
+            refinement.tell(space.timbre_spread(), &candidates, &verdicts);
+            tracing::debug!(
+                generation = refinement.generation,
+                probe_set,
+                step = refinement.step,
+                similarity = refinement.judged.verdict.similarity,
+                "refinement"
+            );
+            // Similarities on other sets are other sentences: the best so
+            // far compares the search's own probes only.
+            if probe_set == 0 {
+                best_similarity = best_similarity.max(refinement.judged.verdict.similarity);
+            }
+            state.candidates += candidates.len() as u64;
+            state.seconds = resumed_at + began.elapsed().as_secs_f64();
+            on_generation(&state, &progress_of(&state, best_similarity))?;
+        }
+        let refinement = state.refinement.as_ref().expect("the refinement was set above");
+        let chosen = StyleRecipe { tone: None, ..chosen_voice(judge, refinement.choices())?.recipe };
+        // Heard again on the search's probes: the fit's figure and tone
+        // match come from the same sentences whichever set it was judged on.
+        let verdict = judge.judge(std::slice::from_ref(&chosen), 0)?.remove(0);
+        (chosen, verdict)
+    } else {
+        searched_best(judge, space, &state)?
+    };
+    let fit_similarity = verdict.similarity;
+    let recipe = StyleRecipe { tone: verdict.tone, ..style.clone() };
+    // Held out: the voice, the starting voices as they are, and the voice's
+    // style without its tone match (how much of the gain is the tone's).
+    let mut compared: Vec<StyleRecipe> = vec![recipe.clone()];
+    compared.extend(starts.iter().map(|(_, r)| r.clone()));
+    if recipe.tone.is_some() {
+        compared.push(StyleRecipe { tone: None, ..style });
+    }
+    let held = judge.held_out(&compared)?;
+    let style_only_similarity = recipe.tone.as_ref().map(|_| held[held.len() - 1]);
+    let similarity_of = |label: &str| starts.iter().position(|(l, _)| l == label).map_or(0.0, |i| held[i + 1]);
+    // A search that only learnt the probe sentences sounds less like the
+    // reference on others: then the best starting voice is the voice, so a
+    // fitted voice never sounds less like the reference than where it began.
+    let (best_start, best_start_similarity) =
+        held[1..=starts.len()].iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, s)| (i, *s)).unwrap_or((0, f32::MIN));
+    let (recipe, fitted_similarity, kept_start) =
+        if held[0] >= best_start_similarity { (recipe, held[0], false) } else { (starts[best_start].1.clone(), best_start_similarity, true) };
+    let fitted = FittedVoice {
+        recipe,
+        kept_start,
+        language: language.to_string(),
+        settings: settings.clone(),
+        started_from: if kept_start { starts[best_start].0.clone() } else { state.started_from.clone() },
+        fit_similarity,
+        held_out: HeldOutFigures {
+            best_stock: best_stock.to_string(),
+            best_stock_similarity: similarity_of(best_stock),
+            blend_similarity: similarity_of("blend"),
+            fitted_similarity,
+            style_only_similarity: style_only_similarity.filter(|_| !kept_start),
+        },
+        generations: state.generations(),
+        candidates: state.candidates,
+        seconds: (resumed_at + began.elapsed().as_secs_f64()) as f32,
+    };
+    Ok((fitted, state))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fit::space::test_voices;
+
+    /// A judge that prefers recipes leaning towards `am_adam`, a little
+    /// more in the timbre than in the prosody, and notes the probe set of
+    /// each generation it judges.
+    #[derive(Default)]
+    struct Towards {
+        probe_sets: std::cell::RefCell<Vec<usize>>,
+    }
+
+    impl Judge for Towards {
+        fn judge(&self, recipes: &[StyleRecipe], probe_set: usize) -> Result<Vec<Verdict>> {
+            self.probe_sets.borrow_mut().push(probe_set);
+            Ok(recipes
+                .iter()
+                .map(|r| {
+                    let weight = |half: &[(String, f32)], name: &str| half.iter().filter(|(n, _)| n == name).map(|(_, w)| *w as f64).sum::<f64>();
+                    let fitness = -(weight(&r.timbre, "am_adam") - 0.7).powi(2)
+                        - weight(&r.timbre, "bf_emma").powi(2)
+                        - (weight(&r.prosody, "am_adam") - 0.4).powi(2)
+                        - weight(&r.prosody, "bm_lewis").powi(2);
+                    Verdict { similarity: (1.0 + fitness) as f32, fitness, tone: None }
+                })
+                .collect())
+        }
+
+        fn held_out(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>> {
+            Ok(self.judge(recipes, usize::MAX)?.iter().map(|v| v.similarity).collect())
+        }
+
+        fn validation(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>> {
+            self.held_out(recipes)
+        }
+    }
+
+    #[test]
+    fn the_time_left_counts_the_generations_left_even_when_the_search_stops_early() {
+        let voices = test_voices();
+        let space = StyleSpace::new(&voices, 2, 2);
+        let starts = vec![("af_heart".to_string(), StyleRecipe::of_blend(&[("af_heart".to_string(), 1.0)]))];
+        let cap = 400;
+        let settings = FitSettings { minutes: 600.0, population: 6, max_generations: Some(cap), refine_share: 0.5, ..Default::default() };
+        let mut left = Vec::new();
+        let judge = Towards::default();
+        let (fitted, state) = fit(
+            &judge,
+            &space,
+            &starts,
+            "af_heart",
+            "en-US",
+            &settings,
+            None,
+            &mut |_, p| {
+                left.push((p.seconds_left * p.generation as f64 / p.seconds).round() as u64);
+                Ok(())
+            },
+            &|| false,
+        )
+        .unwrap();
+        assert!(state.search.generation < cap, "the search's step ran out before its cap");
+        assert_eq!(state.refinement.as_ref().map(|r| r.generation), Some(cap));
+        assert!(left.windows(2).all(|w| w[1] < w[0]), "the estimate only falls: {left:?}");
+        assert_eq!(left.last(), Some(&0), "nothing is left at the end");
+        assert_eq!(left[state.search.generation as usize - 1], cap, "when the search stops, the refinement's generations are left");
+        assert!(fitted.held_out.fitted_similarity >= fitted.held_out.best_stock_similarity);
+    }
+
+    #[test]
+    fn the_search_reads_the_first_probe_set_and_the_refinement_reads_them_in_turn() {
+        let voices = test_voices();
+        let space = StyleSpace::new(&voices, 2, 2);
+        let starts = vec![("af_heart".to_string(), StyleRecipe::of_blend(&[("af_heart".to_string(), 1.0)]))];
+        let settings = FitSettings { minutes: 600.0, population: 6, max_generations: Some(5), refine_share: 0.5, probe_sets: 3, ..Default::default() };
+        let judge = Towards::default();
+        let (_, state) = fit(&judge, &space, &starts, "af_heart", "en-US", &settings, None, &mut |_, _| Ok(()), &|| false).unwrap();
+        assert_eq!(state.search.generation, 5);
+        // The starts, five search generations, the search's best judged
+        // again, five refinement generations, the chosen voice on the
+        // search's probes, then validation and held-out (not probes).
+        let probes: Vec<usize> = judge.probe_sets.borrow().iter().copied().filter(|s| *s != usize::MAX).collect();
+        assert_eq!(probes, [0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 1, 0]);
+    }
+}
