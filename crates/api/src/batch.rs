@@ -18,7 +18,7 @@ use serde_json::{json, Map, Value};
 use super::errors::{ApiError, ApiResult};
 use super::speech::{self, ChosenVoice, SpeechRequest};
 use super::state::ApiState;
-use revoice_engine::model::speech::SpeechRow;
+use revoice_engine::{Delivery, PreparedSpeech};
 
 /// Most items in one batch.
 pub const MAX_ITEMS: usize = 32;
@@ -37,18 +37,18 @@ fn merged(top: &Map<String, Value>, item: &Map<String, Value>) -> Map<String, Va
 }
 
 /// Checks, chooses the voice and prepares one item.
-async fn prepare(state: &Arc<ApiState>, body: Map<String, Value>) -> ApiResult<(SpeechRequest, ChosenVoice, Vec<SpeechRow>)> {
+async fn prepare(state: &Arc<ApiState>, body: Map<String, Value>) -> ApiResult<(SpeechRequest, ChosenVoice, PreparedSpeech)> {
     if body.get("stream").is_some_and(|v| v != &Value::Bool(false)) {
         return Err(ApiError::bad_request(Some("stream"), "batch items are answered whole: stream is not available here"));
     }
     let request = speech::parse(&body)?;
     let voice = speech::choose_voice(state, &request).await?;
-    let rows = speech::prepare(state, &request, &voice).await?;
-    Ok((request, voice, rows))
+    let prepared = speech::prepare(state, &request, &voice, Delivery::Whole).await?;
+    Ok((request, voice, prepared))
 }
 
-async fn render(state: &Arc<ApiState>, request: SpeechRequest, rows: Vec<SpeechRow>, arrived: Instant) -> ApiResult<Value> {
-    let rendered = speech::render_all(state, rows, arrived).await?;
+async fn render(state: &Arc<ApiState>, request: SpeechRequest, prepared: PreparedSpeech, arrived: Instant) -> ApiResult<Value> {
+    let rendered = speech::render_all(state, prepared, arrived).await?;
     let (bytes, rate) = speech::encode(rendered, request.format).await?;
     Ok(json!({
         "audio_data": base64::engine::general_purpose::STANDARD.encode(bytes),
@@ -91,7 +91,7 @@ pub async fn batch(State(state): State<Arc<ApiState>>, body: Bytes) -> ApiResult
         let state = &state;
         async move {
             let outcome = match item {
-                Ok((request, _voice, rows)) => render(state, request, rows, arrived).await,
+                Ok((request, _voice, prepared)) => render(state, request, prepared, arrived).await,
                 Err(e) => Err(e),
             };
             match outcome {

@@ -1,13 +1,14 @@
 //! `POST /v1/audio/speech`: the request's fields checked one by one (each
 //! error names its field), the voice chosen by task type (a stock voice,
 //! blend or registered voice; a reference matched to stock voices; or a
-//! description), the text prepared into rows on a blocking thread, and the
-//! rows rendered through the renderer (render cache, then the scheduler).
-//! A whole answer is encoded in the asked format with `X-Cache: HIT` when
-//! every row came from the cache; `stream: true` with `pcm` answers chunked
-//! raw PCM, a sentence at a time, as the rows arrive. Dropping the answer
-//! (a client that hangs up) drops the row stream, which cancels the rows
-//! not yet started.
+//! description; a voice on a remote engine too), then said through the
+//! engine's one speaking operation (`Engine::prepare_speech`, then
+//! `Engine::speak_prepared`: the same render cache as `revoice say` and the
+//! editor's previews). A whole answer is encoded in the asked format with
+//! `X-Cache: HIT` when every sentence came from the cache; `stream: true`
+//! with `pcm` answers chunked raw PCM as the pieces arrive. Dropping the
+//! answer (a client that hangs up) stops the speaking, which cancels the
+//! sentences not yet started.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -17,16 +18,16 @@ use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use super::errors::{ApiError, ApiResult};
 use super::formats::{self, ResponseFormat, FORMAT_NAMES};
 use super::state::ApiState;
 use super::{ref_audio, voice_design};
 use revoice_engine::language::{self, Language};
-use revoice_engine::model::speech::{RowAudio, SpeechRow};
-use revoice_engine::speech::{AudioPiece, SayRequest, SpeechStack};
+use revoice_engine::speech::AudioPiece;
 use revoice_engine::voice::VoiceSpec;
+use revoice_engine::{Delivery, PreparedSpeech, SpeakRequest, StopSpeaking};
 
 /// Longest `input`, in characters.
 pub const MAX_INPUT_CHARS: usize = 4096;
@@ -173,7 +174,7 @@ pub fn parse(body: &Map<String, Value>) -> ApiResult<SpeechRequest> {
 /// A voice ready for the synthesizer, and headers that say what it is.
 #[derive(Debug, Clone)]
 pub struct ChosenVoice {
-    /// A stock voice or a blend.
+    /// The voice as it speaks: a stock voice, a blend, a fitted voice or a voice on a remote engine.
     pub spec: VoiceSpec,
     /// How to read the text (see [`language::reading_for`]).
     pub reading: Option<&'static str>,
@@ -187,7 +188,8 @@ fn join<T>(result: Result<T, tokio::task::JoinError>) -> ApiResult<T> {
 /// Chooses the voice for `request`.
 pub async fn choose_voice(state: &Arc<ApiState>, request: &SpeechRequest) -> ApiResult<ChosenVoice> {
     let mut headers = Vec::new();
-    let spec = match request.task {
+    let stock = |spec: String| VoiceSpec::parse_stock(&spec).map_err(|e| ApiError::from_engine_field("voice", e));
+    let voice = match request.task {
         TaskType::Base => {
             let value = request.ref_audio.clone().expect("checked by parse");
             let policy = state.ref_policy.clone();
@@ -206,12 +208,12 @@ pub async fn choose_voice(state: &Arc<ApiState>, request: &SpeechRequest) -> Api
                 Some(fitted) => {
                     headers.push(("x-voice-match", "a voice fitted to ref_audio by search (a fitted voice, not a clone)".to_string()));
                     headers.push(("x-voice-fitted-similarity", format!("{:.3}", fitted.held_out.fitted_similarity)));
-                    revoice_engine::fitted_style::register(&fitted.recipe, &fitted.held_out.best_stock)
+                    VoiceSpec::from_fitted(&fitted.recipe, &fitted.held_out.best_stock)
                 }
                 None => {
                     headers.push(("x-voice-match", "stock voices closest to ref_audio, blended (a match, not a clone)".to_string()));
                     headers.push(("x-voice-blend", matched.blend_spec()));
-                    matched.blend_spec()
+                    stock(matched.blend_spec())?
                 }
             }
         }
@@ -223,12 +225,12 @@ pub async fn choose_voice(state: &Arc<ApiState>, request: &SpeechRequest) -> Api
             })?;
             headers.push(("x-voice-design", designed.spec.clone()));
             headers.push(("x-voice-design-attributes", designed.attributes.join(", ")));
-            designed.spec
+            stock(designed.spec)?
         }
         TaskType::CustomVoice => {
             let name = request.voice.trim();
             if name.is_empty() || name.eq_ignore_ascii_case("default") {
-                request.language.map_or("af_heart", |l| l.default_voice).to_string()
+                stock(request.language.map_or("af_heart", |l| l.default_voice).to_string())?
             } else {
                 let named = state.engine.voice_spec(name).await.map_err(|e| ApiError::from_engine_field("voice", e))?;
                 let speaks = state.engine.resolve_voice(&named).await.map_err(|e| ApiError::from_engine_field("voice", e))?;
@@ -236,11 +238,10 @@ pub async fn choose_voice(state: &Arc<ApiState>, request: &SpeechRequest) -> Api
                     headers.push(("x-voice-registered", name.to_string()));
                     headers.push(("x-voice-blend", speaks.to_string()));
                 }
-                speaks.to_string()
+                speaks
             }
         }
     };
-    let voice = VoiceSpec::parse_stock(&spec).map_err(|e| ApiError::from_engine_field("voice", e))?;
     let reading = language::reading_for(request.language, voice.language().unwrap_or("en-US"));
     if request.max_new_tokens.is_some() {
         headers.push(("x-max-new-tokens", "taken, bounds nothing: Kokoro renders whole sentences and generates no tokens".into()));
@@ -251,94 +252,71 @@ pub async fn choose_voice(state: &Arc<ApiState>, request: &SpeechRequest) -> Api
     Ok(ChosenVoice { spec: voice, reading, headers })
 }
 
-/// Text → rows, on a blocking thread.
-pub async fn prepare(state: &Arc<ApiState>, request: &SpeechRequest, voice: &ChosenVoice) -> ApiResult<Vec<SpeechRow>> {
-    let front_end = state.speech()?.front_end.clone();
-    let say = SayRequest { text: request.input.clone(), voice: voice.spec.clone(), speed: request.speed, seed: request.seed };
+/// The text through the engine's front end, on a blocking thread: bad
+/// text, or a language the voice cannot read, is refused here naming its
+/// field. A local voice answers 503 while the model is still loading.
+pub async fn prepare(state: &Arc<ApiState>, request: &SpeechRequest, voice: &ChosenVoice, delivery: Delivery) -> ApiResult<PreparedSpeech> {
+    if voice.spec.remote().is_none() {
+        state.speech()?;
+    }
+    let speak = SpeakRequest {
+        speed: request.speed,
+        seed: request.seed,
+        reading: voice.reading,
+        delivery,
+        ..SpeakRequest::new(request.input.clone(), voice.spec.clone())
+    };
     let reading = voice.reading;
-    let lines = join(tokio::task::spawn_blocking(move || front_end.prepare_as(&say, reading)).await)?.map_err(|e| {
-        let param = if reading.is_some() { "language" } else { "input" };
-        ApiError::from_engine(Some(param), e)
-    })?;
     // `max_new_tokens` bounds what an autoregressive model generates; Kokoro
     // generates no tokens (it renders each sentence whole), so a valid value
     // is taken and bounds nothing (`x-max-new-tokens` says so).
-    Ok(lines.into_iter().map(|l| l.row).collect())
+    let engine = state.engine.clone();
+    join(tokio::task::spawn_blocking(move || engine.prepare_speech(speak)).await)?.map_err(|e| {
+        let param = if reading.is_some() { "language" } else { "input" };
+        ApiError::from_engine(Some(param), e)
+    })
 }
 
-/// What the row stream sends.
-pub enum RowEvent {
-    /// The rows were looked up: this many came from the render cache.
-    Started {
-        cache_hits: usize,
-    },
-    Row(revoice_engine::Result<RowAudio>),
-}
-
-/// Renders `rows` through the renderer on a blocking thread, sending the
-/// rows as they come; dropping the receiver cancels what has not started.
-pub fn render(speech: &SpeechStack, rows: Vec<SpeechRow>) -> mpsc::Receiver<RowEvent> {
-    let (tx, rx) = mpsc::channel(4);
-    let renderer = speech.renderer.clone();
-    let runtime = tokio::runtime::Handle::current();
-    tokio::task::spawn_blocking(move || {
-        let mut stream = renderer.stream(&rows);
-        // This thread blocks waiting for rows, so a receiver dropped meanwhile
-        // (a client gone) is watched for here, to withdraw rows not started.
-        let watcher = stream.canceller().map(|canceller| {
-            let tx = tx.clone();
-            runtime.spawn(async move {
-                tx.closed().await;
-                canceller.cancel();
-            })
-        });
-        forward(&mut stream, &tx);
-        if let Some(watcher) = watcher {
-            watcher.abort();
-        }
-    });
-    rx
-}
-
-/// Renders `rows` for listening now, through the renderer's pieces (the
-/// first row not cached streams inside itself) on a blocking thread,
-/// sending the pieces as they come; dropping the receiver stops the stream
-/// and cancels what has not started.
-pub fn render_pieces(speech: &SpeechStack, rows: Vec<SpeechRow>) -> mpsc::Receiver<revoice_engine::Result<AudioPiece>> {
+/// Says `prepared` on a blocking thread, sending its pieces as they come;
+/// once all are sent, how many of its sentences came from the render cache
+/// goes to `said`. Dropping the receiver stops the speaking and cancels what
+/// has not started.
+fn speak(state: &Arc<ApiState>, prepared: PreparedSpeech, said: Option<oneshot::Sender<usize>>) -> mpsc::Receiver<revoice_engine::Result<AudioPiece>> {
     let (tx, rx) = mpsc::channel(8);
-    let renderer = speech.renderer.clone();
-    let runtime = tokio::runtime::Handle::current();
+    let engine = state.engine.clone();
+    let stop = Arc::new(StopSpeaking::default());
+    let watcher = {
+        let (tx, stop) = (tx.clone(), stop.clone());
+        tokio::spawn(async move {
+            tx.closed().await;
+            stop.stop();
+        })
+    };
     tokio::task::spawn_blocking(move || {
-        let pieces = renderer.pieces(&rows);
-        let watcher = pieces.canceller().map(|canceller| {
-            let tx = tx.clone();
-            runtime.spawn(async move {
-                tx.closed().await;
-                canceller.cancel();
-            })
+        let spoken = engine.speak_prepared(&prepared, &stop, &mut |piece| {
+            tx.blocking_send(Ok(piece.clone())).map_err(|_| revoice_engine::Error::Cancelled("speaking to a client that left".into()))
         });
-        for piece in pieces {
-            if tx.blocking_send(piece).is_err() {
-                break;
+        match spoken {
+            Ok(spoken) => {
+                if let Some(said) = said {
+                    let _ = said.send(spoken.cache_hits);
+                }
             }
+            Err(e) if !stop.stopped() => {
+                let _ = tx.blocking_send(Err(e));
+            }
+            Err(_) => {}
         }
-        if let Some(watcher) = watcher {
-            watcher.abort();
-        }
+        watcher.abort();
     });
     rx
 }
 
-/// Hands the stream's rows to `tx` until the end or until nobody listens.
-fn forward(stream: &mut revoice_engine::speech::RowStream<'_>, tx: &mpsc::Sender<RowEvent>) {
-    if tx.blocking_send(RowEvent::Started { cache_hits: stream.cache_hits() }).is_err() {
-        return;
-    }
-    for row in stream.by_ref() {
-        if tx.blocking_send(RowEvent::Row(row)).is_err() {
-            return;
-        }
-    }
+/// Says `prepared` for listening now (the first sentence not cached
+/// streams inside itself), its pieces as they come; dropping the receiver
+/// stops it and cancels what has not started.
+pub fn render_pieces(state: &Arc<ApiState>, prepared: PreparedSpeech) -> mpsc::Receiver<revoice_engine::Result<AudioPiece>> {
+    speak(state, prepared, None)
 }
 
 /// A whole rendered request.
@@ -349,32 +327,27 @@ pub struct Rendered {
     pub cache_hit: bool,
 }
 
-/// Renders every row and records TTFA and RTF from `arrived`.
-pub async fn render_all(state: &Arc<ApiState>, rows: Vec<SpeechRow>, arrived: Instant) -> ApiResult<Rendered> {
-    let count = rows.len();
+/// Says every sentence of `prepared` and records TTFA and RTF from `arrived`.
+pub async fn render_all(state: &Arc<ApiState>, prepared: PreparedSpeech, arrived: Instant) -> ApiResult<Rendered> {
+    let count = prepared.rows();
     let started = Instant::now();
-    let speech = state.speech()?;
     let mut waiting = state.metrics.waiting(count);
-    let mut events = render(&speech, rows);
-    let (mut samples, mut rate, mut hits, mut received) = (Vec::new(), speech.sample_rate(), 0, 0);
-    while let Some(event) = events.recv().await {
-        match event {
-            RowEvent::Started { cache_hits } => hits = cache_hits,
-            RowEvent::Row(Ok(audio)) => {
-                if received == 0 {
-                    state.metrics.ttfa.record(arrived.elapsed().as_secs_f64());
-                }
-                waiting.arrived();
-                received += 1;
-                rate = audio.sample_rate;
-                samples.extend_from_slice(&audio.samples);
-            }
-            RowEvent::Row(Err(e)) => return Err(ApiError::internal(format!("synthesis failed: {e}"))),
+    let (said, hits) = oneshot::channel();
+    let mut pieces = speak(state, prepared, Some(said));
+    let (mut samples, mut rate, mut row) = (Vec::new(), 24_000, None);
+    while let Some(piece) = pieces.recv().await {
+        let piece = piece.map_err(|e| ApiError::internal(format!("synthesis failed: {e}")))?;
+        if row.is_none() {
+            state.metrics.ttfa.record(arrived.elapsed().as_secs_f64());
         }
+        if row != Some(piece.row) {
+            waiting.arrived();
+            row = Some(piece.row);
+        }
+        rate = piece.sample_rate;
+        samples.extend_from_slice(&piece.samples);
     }
-    if received < count {
-        return Err(ApiError::internal(format!("the scheduler stopped after {received} of {count} rows")));
-    }
+    let hits = hits.await.map_err(|_| ApiError::internal("the speech stopped before every sentence was said"))?;
     let cache_hit = hits == count;
     if !cache_hit && !samples.is_empty() {
         state.metrics.rtf.record(started.elapsed().as_secs_f64() / (samples.len() as f64 / rate as f64));
@@ -419,11 +392,12 @@ pub async fn speech(State(state): State<Arc<ApiState>>, body: Bytes) -> Response
 async fn answer(state: &Arc<ApiState>, body: &[u8], arrived: Instant) -> ApiResult<Response> {
     let request = parse(&json_object(body)?)?;
     let voice = choose_voice(state, &request).await?;
-    let rows = prepare(state, &request, &voice).await?;
     if request.stream {
-        return stream_pcm(state, rows, &voice, arrived).await;
+        let prepared = prepare(state, &request, &voice, Delivery::Pieces).await?;
+        return stream_pcm(state, prepared, &voice, arrived).await;
     }
-    let rendered = render_all(state, rows, arrived).await?;
+    let prepared = prepare(state, &request, &voice, Delivery::Whole).await?;
+    let rendered = render_all(state, prepared, arrived).await?;
     let hit = rendered.cache_hit;
     let counter = if hit { &state.metrics.x_cache_hits } else { &state.metrics.x_cache_misses };
     counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -435,11 +409,9 @@ async fn answer(state: &Arc<ApiState>, body: &[u8], arrived: Instant) -> ApiResu
 
 /// Chunked raw PCM: the answer starts with the first piece of the first
 /// row (rows stream inside themselves: see [`render_pieces`]).
-async fn stream_pcm(state: &Arc<ApiState>, rows: Vec<SpeechRow>, voice: &ChosenVoice, arrived: Instant) -> ApiResult<Response> {
-    let count = rows.len();
-    let speech = state.speech()?;
-    let mut waiting = state.metrics.waiting(count);
-    let mut pieces = render_pieces(&speech, rows);
+async fn stream_pcm(state: &Arc<ApiState>, prepared: PreparedSpeech, voice: &ChosenVoice, arrived: Instant) -> ApiResult<Response> {
+    let mut waiting = state.metrics.waiting(prepared.rows());
+    let mut pieces = render_pieces(state, prepared);
     // The first piece before the headers, so a failure is still a proper error.
     let first = match pieces.recv().await {
         Some(Ok(piece)) => piece,

@@ -24,6 +24,7 @@ use super::errors::{ApiError, ApiResult};
 use super::speech::{self, ChosenVoice, SpeechRequest};
 use super::state::ApiState;
 use revoice_engine::text::sentences::split_sentences;
+use revoice_engine::Delivery;
 
 /// Samples per binary frame (0.4 s at 24 kHz).
 const FRAME_SAMPLES: usize = 9600;
@@ -151,8 +152,8 @@ fn start_piece(state: &Arc<ApiState>, session: &Session, index: usize, text: Str
     let (state, voice) = (state.clone(), session.voice.clone());
     let request = SpeechRequest { input: text.clone(), ..session.request.clone() };
     let rows = tokio::spawn(async move {
-        let rows = speech::prepare(&state, &request, &voice).await?;
-        Ok(speech::render_pieces(&*state.speech()?, rows))
+        let prepared = speech::prepare(&state, &request, &voice, Delivery::Pieces).await?;
+        Ok(speech::render_pieces(&state, prepared))
     });
     Piece { index, text, rows }
 }

@@ -378,20 +378,11 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
             if output.is_none() && !play {
                 return Err(revoice_engine::Error::InvalidInput { input: "say".into(), reason: "nowhere to put the audio: pass -o FILE and/or --play".into() });
             }
-            let voice = engine.resolve_voice(&engine.voice_spec(&voice).await?).await?;
+            let voice = engine.voice_to_speak(&voice).await?;
             let device = engine.config().settings.audio.output_device.clone();
-            if voice.remote().is_some() {
-                let engine = engine.clone();
-                tokio::task::spawn_blocking(move || say_remote(&engine, &voice, &text, speed, output.as_deref(), play.then_some(device.as_str())))
-                    .await
-                    .expect("synthesis thread")?;
-                return Ok(ExitCode::SUCCESS);
-            }
-            let data_dir = engine.data_dir().to_path_buf();
-            let request = revoice_engine::speech::SayRequest { text, voice, speed, seed };
-            tokio::task::spawn_blocking(move || say(&data_dir, &request, output.as_deref(), play.then_some(device.as_str())))
-                .await
-                .expect("synthesis thread")?;
+            let request = revoice_engine::SpeakRequest { speed, seed, ..revoice_engine::SpeakRequest::new(text, voice) };
+            let engine = engine.clone();
+            tokio::task::spawn_blocking(move || say(&engine, &request, output.as_deref(), play.then_some(device.as_str()))).await.expect("synthesis thread")?;
             ExitCode::SUCCESS
         }
         Command::Bench { command: BenchCommand::Synth { voice, reference_python, threads, precision, repeats } } => {
@@ -579,44 +570,49 @@ async fn run_models(engine: &revoice_engine::Engine, command: ModelsCommand) -> 
     Ok(ExitCode::SUCCESS)
 }
 
-/// Says the text sentence by sentence straight through Kokoro (no
-/// scheduler: one process, one request), each sentence streamed in pieces
-/// and played as they are ready.
+/// Says the text through the engine's one speaking operation (the same
+/// render cache as the API and the editor's previews; a remote voice from
+/// its engine's least busy server), playing the pieces as they are ready.
 fn say(
-    data_dir: &std::path::Path,
-    request: &revoice_engine::speech::SayRequest,
+    engine: &revoice_engine::Engine,
+    request: &revoice_engine::SpeakRequest,
     output: Option<&std::path::Path>,
     play: Option<&str>,
 ) -> revoice_engine::Result<()> {
-    let started = std::time::Instant::now();
-    let synth = revoice_engine::speech::Synthesizer::load(data_dir)?;
-    let rate = synth.sample_rate();
-    eprintln!("model loaded in {:.2} s", started.elapsed().as_secs_f64());
-    let mut live = play.map(|device| revoice_engine::audio::live::LivePlayback::open(device, rate)).transpose()?;
-    let mut all = Vec::new();
+    if request.voice.remote().is_none() && engine.speech_loaded().is_none() {
+        let started = std::time::Instant::now();
+        engine.speech()?;
+        eprintln!("model loaded in {:.2} s", started.elapsed().as_secs_f64());
+    }
+    let mut live: Option<revoice_engine::audio::live::LivePlayback> = None;
     let render_start = std::time::Instant::now();
     let mut first_audio = None;
-    let mut sentence = None;
-    synth.say(request, |chunk| {
+    let never = revoice_engine::StopSpeaking::default();
+    let spoken = engine.speak(request, &never, &mut |piece| {
         first_audio.get_or_insert(render_start.elapsed());
-        if sentence.replace(chunk.sentence) != Some(chunk.sentence) {
-            eprintln!("  {}", chunk.phonemes);
+        if let Some(device) = play {
+            if live.is_none() {
+                live = Some(revoice_engine::audio::live::LivePlayback::open(device, piece.sample_rate)?);
+            }
+            live.as_mut().expect("opened").push(&piece.samples)?;
         }
-        if let Some(live) = live.as_mut() {
-            live.push(&chunk.samples)?;
-        }
-        all.extend_from_slice(&chunk.samples);
         Ok(())
     })?;
     let render = render_start.elapsed().as_secs_f64();
-    let audio_seconds = all.len() as f64 / rate as f64;
+    if !spoken.phonemes.is_empty() {
+        eprintln!("  {}", spoken.phonemes);
+    }
+    let audio_seconds = spoken.samples.len() as f64 / spoken.sample_rate as f64;
     eprintln!(
-        "{audio_seconds:.2} s of audio in {render:.2} s (real-time factor {:.2}, first audio after {:.2} s)",
+        "{audio_seconds:.2} s of audio from {} in {render:.2} s (real-time factor {:.2}, first audio after {:.2} s; {} of {} sentences from the render cache)",
+        request.voice,
         render / audio_seconds.max(1e-9),
-        first_audio.map(|d| d.as_secs_f64()).unwrap_or(0.0)
+        first_audio.map_or(0.0, |d| d.as_secs_f64()),
+        spoken.cache_hits,
+        spoken.rows
     );
     if let Some(path) = output {
-        revoice_engine::audio::wav::write_pcm16(path, &all, rate)?;
+        revoice_engine::audio::wav::write_pcm16(path, &spoken.samples, spoken.sample_rate)?;
         eprintln!("wrote {}", path.display());
     }
     if let Some(live) = live {
@@ -624,43 +620,6 @@ fn say(
         if report.starved_seconds > 0.05 {
             eprintln!("playback waited {:.2} s for rendering", report.starved_seconds);
         }
-    }
-    Ok(())
-}
-
-/// `say` with a voice on a remote engine: streamed from the engine's least busy server.
-fn say_remote(
-    engine: &revoice_engine::Engine,
-    voice: &revoice_engine::voice::VoiceSpec,
-    text: &str,
-    speed: f32,
-    output: Option<&std::path::Path>,
-    play: Option<&str>,
-) -> revoice_engine::Result<()> {
-    const RATE: u32 = 24_000;
-    let started = std::time::Instant::now();
-    let mut live = play.map(|device| revoice_engine::audio::live::LivePlayback::open(device, RATE)).transpose()?;
-    let mut first_audio = None;
-    let never = std::sync::atomic::AtomicBool::new(false);
-    let all = engine.remote().speak(voice, text, speed, None, &never, RATE, &mut |chunk| {
-        first_audio.get_or_insert(started.elapsed());
-        match live.as_mut() {
-            Some(live) => live.push(chunk),
-            None => Ok(()),
-        }
-    })?;
-    let audio_seconds = all.len() as f64 / RATE as f64;
-    eprintln!(
-        "{audio_seconds:.2} s of audio from {voice} in {:.2} s (first audio after {:.2} s)",
-        started.elapsed().as_secs_f64(),
-        first_audio.map_or(0.0, |d| d.as_secs_f64())
-    );
-    if let Some(path) = output {
-        revoice_engine::audio::wav::write_pcm16(path, &all, RATE)?;
-        eprintln!("wrote {}", path.display());
-    }
-    if let Some(live) = live {
-        live.finish()?;
     }
     Ok(())
 }

@@ -38,6 +38,7 @@ mod projects;
 mod pronouncing;
 mod rendering;
 mod replacing;
+mod speaking;
 pub mod studio;
 pub mod testing;
 mod video;
@@ -67,6 +68,7 @@ pub use line_fits::TrackFit;
 pub use projects::LineEdit;
 pub use rendering::ExportRequest;
 pub use replacing::ReplaceOptions;
+pub use speaking::{Delivery, PreparedSpeech, SpeakRequest, Spoken, StopSpeaking};
 pub use video::{AttachedVideo, PictureSource};
 pub use voices::NewLibraryVoice;
 

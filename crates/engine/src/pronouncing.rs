@@ -6,10 +6,11 @@
 
 use std::sync::Arc;
 
+use crate::speaking::{Delivery, SpeakRequest, StopSpeaking};
 use crate::Engine;
 use revoice_core::error::{Error, Result};
 use revoice_speech::voice_spec::VoiceSpec;
-use revoice_speech::{PreparedLine, SayRequest};
+use revoice_speech::SayRequest;
 use revoice_text::pronounce::{Pronunciation, Pronunciations, Saying};
 
 impl Engine {
@@ -89,17 +90,13 @@ impl Engine {
         Ok((SayRequest { text: text.to_string(), voice: speaks, speed: 1.0, seed: Some(1) }, dictionary))
     }
 
-    /// Renders a [`Engine::pronounced_request`] (blocking; loads the model
-    /// if needed): its phonemes and its audio at the model's rate.
+    /// Says a [`Engine::pronounced_request`] through the one speaking
+    /// operation ([`Engine::speak`]; blocking, loads the model if needed):
+    /// its phonemes and its audio at the model's rate.
     pub fn say_pronounced(&self, request: &SayRequest, dictionary: &Pronunciations) -> Result<(String, Vec<f32>)> {
-        let speech = self.speech()?;
-        let lines: Vec<PreparedLine> = speech.front_end.prepare_with(request, None, dictionary)?;
-        let phonemes = lines.iter().map(|l| l.phonemes.as_str()).collect::<Vec<_>>().join(" ");
-        let rows: Vec<_> = lines.into_iter().map(|l| l.row).collect();
-        let mut samples = Vec::new();
-        for row in speech.renderer.stream(&rows) {
-            samples.extend_from_slice(&row?.samples);
-        }
-        Ok((phonemes, samples))
+        let mut speak = SpeakRequest::new(request.text.clone(), request.voice.clone());
+        (speak.speed, speak.seed, speak.dictionary, speak.delivery) = (request.speed, request.seed, dictionary.clone(), Delivery::Whole);
+        let spoken = self.speak(&speak, &StopSpeaking::default(), &mut |_| Ok(()))?;
+        Ok((spoken.phonemes, spoken.samples))
     }
 }

@@ -91,7 +91,15 @@ impl Renderer {
     /// streamed from one scheduler job. Dropping the stream cancels rows
     /// that have not started.
     pub fn stream(&self, rows: &[SpeechRow]) -> RowStream<'_> {
-        self.row_stream(rows, false).0
+        self.row_stream(rows, Hearing::Render).0
+    }
+
+    /// Rows in order, each whole, for someone who will hear them (an
+    /// answer sent whole): as [`Renderer::stream`], except that a row
+    /// streamed earlier for listening counts as cached, so the same text
+    /// heard any way is synthesised once.
+    pub fn heard_whole(&self, rows: &[SpeechRow]) -> RowStream<'_> {
+        self.row_stream(rows, Hearing::Whole).0
     }
 
     /// The rows' audio in order as pieces, for listening now: the first
@@ -103,15 +111,16 @@ impl Renderer {
     /// A toned row (a fitted voice's) comes whole. Dropping the stream
     /// stops the streamed row and cancels rows that have not started.
     pub fn pieces(&self, rows: &[SpeechRow]) -> PieceStream<'_> {
-        let (rows, streaming) = self.row_stream(rows, true);
+        let (rows, streaming) = self.row_stream(rows, Hearing::Pieces);
         PieceStream { rows, streaming }
     }
 
     /// `rows` looked up in the render cache, the misses sent as one job.
-    /// For `listening`, a row streamed earlier counts as cached, and the
-    /// first miss streams in pieces (cached under its streamed key): its
-    /// index and where its pieces arrive come back too.
-    fn row_stream(&self, rows: &[SpeechRow], listening: bool) -> (RowStream<'_>, Option<StreamedRow>) {
+    /// For someone listening, a row streamed earlier counts as cached; for
+    /// [`Hearing::Pieces`] the first miss streams in pieces (cached under its
+    /// streamed key): its index and where its pieces arrive come back too.
+    fn row_stream(&self, rows: &[SpeechRow], hearing: Hearing) -> (RowStream<'_>, Option<StreamedRow>) {
+        let listening = hearing != Hearing::Render;
         let mut keys: Vec<RenderKey> = rows.iter().map(|r| self.key(r)).collect();
         let cached: Vec<Option<RowAudio>> = rows
             .iter()
@@ -125,7 +134,7 @@ impl Renderer {
         let hits = rows.len() - misses.len();
         let (mut job, mut streaming) = (None, None);
         if let Some(first) = cached.iter().position(Option::is_none) {
-            job = Some(if listening {
+            job = Some(if hearing == Hearing::Pieces {
                 let (sink, pieces) = std::sync::mpsc::channel();
                 keys[first] = self.streamed_key(&rows[first]);
                 streaming = Some((first, pieces));
@@ -161,6 +170,17 @@ impl Renderer {
     pub fn scheduler(&self) -> &Scheduler {
         &self.scheduler
     }
+}
+
+/// Who the rows are for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Hearing {
+    /// A project's render: each row's one-pass audio.
+    Render,
+    /// Someone listening, each row whole.
+    Whole,
+    /// Someone listening now: the first row not cached streams in pieces.
+    Pieces,
 }
 
 /// Rows of one [`Renderer::stream`] call, in order.
@@ -233,6 +253,12 @@ impl PieceStream<'_> {
     /// Cancels the rows still to be synthesised from another thread.
     pub fn canceller(&self) -> Option<JobCanceller> {
         self.rows.canceller()
+    }
+
+    /// How many of the rows came from the render cache (a row streamed
+    /// earlier counts).
+    pub fn cache_hits(&self) -> usize {
+        self.rows.cache_hits()
     }
 }
 

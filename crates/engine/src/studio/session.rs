@@ -24,10 +24,11 @@ use crate::dub::player::{empty_programme, playhead_order};
 use crate::dub::programme::OriginalMonitor;
 use crate::dub::transport::{Transport, TransportState};
 use crate::dub::PROGRAMME_RATE;
+use crate::speaking::{SpeakRequest, StopSpeaking};
 use crate::Engine;
 use revoice_audio::peaks::{peaks, Peaks};
 use revoice_core::error::{Error, Result};
-use revoice_speech::{SayRequest, SpeechStack};
+use revoice_speech::SpeechStack;
 
 /// How much of a reference recording plays beside its voice's preview.
 pub const RECORDING_PREVIEW_SECONDS: f64 = 12.0;
@@ -536,27 +537,20 @@ impl StudioSession {
     }
 
     fn run_voice_preview(&self, voice: &str) -> Result<Option<Duration>> {
-        let stack = self.speech()?;
-        let spec = self.runtime.block_on(self.engine.voice_spec(voice))?;
-        let speaks = self.runtime.block_on(self.engine.resolve_voice(&spec))?;
+        let speaks = self.runtime.block_on(self.engine.voice_to_speak(voice))?;
         let text = revoice_text::language::sample_sentence(speaks.language().unwrap_or("en-US"));
-        if speaks.remote().is_some() {
-            // A voice on a remote engine: streamed from its least busy server.
-            let device = self.engine.config().settings.audio.output_device.clone();
-            let mut live = revoice_audio::live::LivePlayback::open(&device, stack.sample_rate())?;
-            let never = AtomicBool::new(false);
-            self.engine.remote().speak(&speaks, text, 1.0, None, &never, stack.sample_rate(), &mut |chunk| live.push(chunk))?;
-            return Ok(live.finish()?.first_sound);
-        }
-        let request = SayRequest { text: text.into(), voice: speaks, speed: 1.0, seed: Some(1) };
-        let rows: Vec<_> = stack.front_end.prepare(&request).map_err(|e| e.context(format!("voice {voice:?}")))?.into_iter().map(|l| l.row).collect();
+        let request = SpeakRequest { seed: Some(1), ..SpeakRequest::new(text, speaks) };
+        // A local voice's model loads with the window told (a remote one needs none).
+        let rate = match request.voice.remote() {
+            Some(_) => PROGRAMME_RATE,
+            None => self.speech()?.sample_rate(),
+        };
         let device = self.engine.config().settings.audio.output_device.clone();
-        let mut live = revoice_audio::live::LivePlayback::open(&device, stack.sample_rate())?;
+        let mut live = revoice_audio::live::LivePlayback::open(&device, rate)?;
+        let never = StopSpeaking::default();
         // Streamed inside each sentence: the first sound comes a quarter
         // second of audio after the sentence's front end and sketch.
-        for piece in stack.renderer.pieces(&rows) {
-            live.push(&piece?.samples)?;
-        }
+        self.engine.speak(&request, &never, &mut |piece| live.push(&piece.samples)).map_err(|e| e.context(format!("voice {voice:?}")))?;
         Ok(live.finish()?.first_sound)
     }
 
