@@ -167,7 +167,7 @@ async fn a_fitted_library_voice_speaks_as_its_recipe_and_its_record_says_so() {
     assert!(tone.largest_db() <= FitSettings::default().tone_match_db);
     assert!(fitted.held_out.style_only_similarity.is_some(), "the record says what the style alone scores");
     let style_only = StyleRecipe { tone: None, ..fitted.recipe.clone() };
-    let style_only = VoiceSpec::parse_stock(&revoice_engine::fitted_style::register(&style_only, "af_bella")).unwrap();
+    let style_only = VoiceSpec::from_fitted(&style_only, "af_bella");
     let say = |voice: VoiceSpec| {
         let request = SayRequest { text: "Where did you put the keys?".into(), voice, speed: 1.0, seed: Some(1) };
         engine.say_pronounced(&request, &Pronunciations::default()).unwrap().1

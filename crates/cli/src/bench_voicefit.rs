@@ -56,8 +56,7 @@ async fn speaker_itself(engine: &Arc<Engine>, dir: &Path, name: &str, reference:
 
 /// Whisper's word error rate over the held-out sentences said by `voice`
 /// (a stock voice or a registered fitted voice's spec).
-async fn held_out_word_errors(engine: &Arc<Engine>, voice: &str) -> Result<f64> {
-    let voice = VoiceSpec::parse_stock(voice)?;
+async fn held_out_word_errors(engine: &Arc<Engine>, voice: VoiceSpec) -> Result<f64> {
     let engine = engine.clone();
     tokio::task::spawn_blocking(move || -> Result<f64> {
         let mut clips = Vec::new();
@@ -106,8 +105,8 @@ pub async fn voicefit(data_dir: &Path, dir: &Path, settings: FitSettings) -> Res
         });
         let (matched, fitted) = engine.fit_voice(request, progress).await?;
         let seconds = started.elapsed().as_secs_f64();
-        let fitted_wer = held_out_word_errors(&engine, &revoice_engine::fitted_style::register(&fitted.recipe, &fitted.held_out.best_stock)).await?;
-        let stock_wer = held_out_word_errors(&engine, &fitted.held_out.best_stock).await?;
+        let fitted_wer = held_out_word_errors(&engine, VoiceSpec::from_fitted(&fitted.recipe, &fitted.held_out.best_stock)).await?;
+        let stock_wer = held_out_word_errors(&engine, VoiceSpec::parse_stock(&fitted.held_out.best_stock)?).await?;
         let itself = speaker_itself(&engine, dir, &name, &matched.embedding).await?;
         rows.push((name, matched.quality.speech_seconds, fitted, seconds, fitted_wer, stock_wer, itself));
     }

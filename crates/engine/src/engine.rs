@@ -204,7 +204,7 @@ impl Engine {
         let matched = revoice_voices::library::artifact(&self.store, &self.voices, name)
             .await?
             .ok_or_else(|| Error::not_found(format!("voice {name:?}"), "is no longer in the library"))?;
-        VoiceSpec::parse_stock(&matched.speaking_spec())
+        matched.speaking_voice()
     }
 
     /// A track's lines, resolved (see [`TrackLines`]).

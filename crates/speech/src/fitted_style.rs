@@ -1,16 +1,15 @@
 //! A fitted voice's style ([`StyleRecipe`]: weights over the stock packs
 //! for each half of Kokoro's style vector, and a tone match to the
-//! recording's tonal balance) and the process's table of
-//! fitted voices by id. A voice spec names a fitted voice as `fitted:<id>`
-//! (the id is its recipe's content hash), and the front end finds its
-//! recipe here. A library voice registers its recipe when it is resolved,
-//! so every face that speaks it goes through the same table; the same id
-//! always means the same recipe, so an entry is never stale. How a recipe
-//! is found is `voice::fit`'s business.
+//! recording's tonal balance) and a fitted voice as it speaks
+//! ([`FittedStyle`]: the recipe, the stock voice it reads with, its pack
+//! made once). A resolved voice spec carries its fitted style itself
+//! (`VoiceKind::Fitted`), shown as `fitted:<id>` (the id is the recipe's
+//! content hash): there is no table of fitted voices to register in, keep
+//! or evict; a library voice's fitted voice lives in its library record,
+//! and goes with it. How a recipe is found is `voices::fit`'s business.
 
-use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -89,17 +88,30 @@ impl StyleRecipe {
 /// How a voice spec names a fitted voice.
 pub const PREFIX: &str = "fitted:";
 
-/// One fitted voice.
-pub struct Registered {
+/// A fitted voice as it speaks.
+pub struct FittedStyle {
     pub recipe: StyleRecipe,
     /// The stock voice whose language (and pronunciation) it speaks with.
     pub reading_voice: String,
+    /// The recipe's content id.
+    pub id: String,
     pack: OnceLock<VoicePack>,
     /// The recipe's tone match, shared by the rows that speak it.
     pub tone: Option<Arc<ToneCurve>>,
 }
 
-impl Registered {
+impl FittedStyle {
+    /// `recipe`, read with `reading_voice`'s language.
+    pub fn new(recipe: &StyleRecipe, reading_voice: &str) -> FittedStyle {
+        FittedStyle {
+            recipe: recipe.clone(),
+            reading_voice: reading_voice.to_string(),
+            id: recipe.id(),
+            pack: OnceLock::new(),
+            tone: recipe.tone.clone().map(Arc::new),
+        }
+    }
+
     /// Its style pack, made once from the stock packs.
     pub fn pack(&self, voices: &StockVoices) -> Result<VoicePack> {
         if let Some(pack) = self.pack.get() {
@@ -110,27 +122,14 @@ impl Registered {
     }
 }
 
-fn table() -> &'static Mutex<HashMap<String, Arc<Registered>>> {
-    static TABLE: OnceLock<Mutex<HashMap<String, Arc<Registered>>>> = OnceLock::new();
-    TABLE.get_or_init(Default::default)
+impl PartialEq for FittedStyle {
+    fn eq(&self, other: &FittedStyle) -> bool {
+        self.id == other.id && self.reading_voice == other.reading_voice
+    }
 }
 
-/// Registers a fitted voice; the spec text that names it (`fitted:<id>`).
-pub fn register(recipe: &StyleRecipe, reading_voice: &str) -> String {
-    let id = recipe.id();
-    let mut table = table().lock().unwrap_or_else(|p| p.into_inner());
-    table.entry(id.clone()).or_insert_with(|| {
-        Arc::new(Registered {
-            recipe: recipe.clone(),
-            reading_voice: reading_voice.to_string(),
-            pack: OnceLock::new(),
-            tone: recipe.tone.clone().map(Arc::new),
-        })
-    });
-    format!("{PREFIX}{id}")
-}
-
-/// The fitted voice registered under `id`.
-pub fn lookup(id: &str) -> Option<Arc<Registered>> {
-    table().lock().unwrap_or_else(|p| p.into_inner()).get(id).cloned()
+impl std::fmt::Debug for FittedStyle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "FittedStyle({PREFIX}{}, reads as {})", self.id, self.reading_voice)
+    }
 }

@@ -84,9 +84,7 @@ impl FrontEnd {
 
     /// [`Self::voice_pack`], and a fitted voice's tone match.
     fn voice_sound(&self, voice: &VoiceSpec) -> Result<(VoicePack, &'static str, Option<Arc<ToneCurve>>)> {
-        if let Some(id) = voice.fitted_id() {
-            let fitted =
-                crate::fitted_style::lookup(id).ok_or_else(|| Error::not_found(format!("voice {voice}"), "is not a fitted voice this process knows"))?;
+        if let Some(fitted) = voice.fitted() {
             return Ok((fitted.pack(&self.voices)?, voice.language().unwrap_or("en-US"), fitted.tone.clone()));
         }
         let parts =

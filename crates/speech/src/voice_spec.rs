@@ -9,8 +9,9 @@
 //! voices may read which language.
 
 use std::fmt;
+use std::sync::Arc;
 
-use crate::fitted_style;
+use crate::fitted_style::{self, FittedStyle, StyleRecipe};
 use revoice_core::error::{Error, Result};
 use revoice_model::kokoro::release::{stock_voices, StockVoice};
 use revoice_text::language;
@@ -25,9 +26,9 @@ pub enum VoiceKind {
     /// A voice in the library, which speaks as the blend matched to its
     /// recording or the voice fitted to it.
     Library(String),
-    /// A fitted voice by id (`fitted:<id>`), as a library voice resolves
-    /// once fitted ([`crate::fitted_style`]).
-    Fitted(String),
+    /// A fitted voice (shown as `fitted:<id>`), as a library voice
+    /// resolves once fitted: it carries its style ([`crate::fitted_style`]).
+    Fitted(Arc<FittedStyle>),
     /// A voice on a remote engine (`ENGINE/VOICE`).
     Remote { engine: String, voice: RemoteVoice },
 }
@@ -92,14 +93,17 @@ impl VoiceSpec {
         Ok(VoiceSpec { text: text.to_string(), kind: VoiceKind::Remote { engine: engine.to_string(), voice } })
     }
 
+    /// A fitted voice: `recipe`, read with `reading_voice`'s language.
+    pub fn from_fitted(recipe: &StyleRecipe, reading_voice: &str) -> VoiceSpec {
+        let style = FittedStyle::new(recipe, reading_voice);
+        VoiceSpec { text: format!("{}{}", fitted_style::PREFIX, style.id), kind: VoiceKind::Fitted(Arc::new(style)) }
+    }
+
     /// Reads a stock voice or a blend of stock voices (no library names).
     pub fn parse_stock(text: &str) -> Result<VoiceSpec> {
         let text = text.trim();
-        if let Some(id) = text.strip_prefix(fitted_style::PREFIX) {
-            if fitted_style::lookup(id).is_none() {
-                return Err(Error::not_found(format!("voice {text:?}"), "is not a fitted voice this process knows: name the library voice it belongs to"));
-            }
-            return Ok(VoiceSpec { text: text.to_string(), kind: VoiceKind::Fitted(id.to_string()) });
+        if text.starts_with(fitted_style::PREFIX) {
+            return Err(Error::not_found(format!("voice {text:?}"), "a fitted voice is named by the library voice it was fitted to"));
         }
         let mut parts = Vec::new();
         for part in text.split(',') {
@@ -153,10 +157,10 @@ impl VoiceSpec {
         }
     }
 
-    /// The fitted voice's id, for a fitted voice.
-    pub fn fitted_id(&self) -> Option<&str> {
+    /// The fitted style, for a fitted voice.
+    pub fn fitted(&self) -> Option<&FittedStyle> {
         match &self.kind {
-            VoiceKind::Fitted(id) => Some(id),
+            VoiceKind::Fitted(style) => Some(style),
             _ => None,
         }
     }
@@ -172,8 +176,8 @@ impl VoiceSpec {
     /// The language of its first (leading) stock voice; `None` for a
     /// library voice.
     pub fn language(&self) -> Option<&'static str> {
-        if let Some(id) = self.fitted_id() {
-            return fitted_style::lookup(id).and_then(|r| stock(&r.reading_voice)).map(|v| v.language);
+        if let Some(style) = self.fitted() {
+            return stock(&style.reading_voice).map(|v| v.language);
         }
         let parts = self.stock_parts()?;
         stock(parts.first()?.0).map(|v| v.language)
@@ -185,7 +189,7 @@ impl VoiceSpec {
     /// stock voice in a blend must speak it. A library voice is checked by
     /// its leading voice once resolved ([`Self::check_speaks`] on the blend).
     pub fn check_speaks(&self, language: &str) -> Result<()> {
-        if let (Some(_), Some(own)) = (self.fitted_id(), self.language()) {
+        if let (Some(_), Some(own)) = (self.fitted(), self.language()) {
             if !language::speaks(own, language) {
                 return Err(Error::invalid(format!("voice {:?}", self.text), format!("was fitted to speak {own}, not {language}")));
             }
@@ -264,5 +268,20 @@ mod tests {
         for bad in ["/af_bella", "fleet/", "fleet/@", "my fleet/x"] {
             assert_eq!(VoiceSpec::parse(bad, none).unwrap_err().kind(), revoice_core::ErrorKind::InvalidInput, "{bad}");
         }
+    }
+
+    #[test]
+    fn a_fitted_voice_carries_its_style_and_no_process_table_names_it() {
+        let recipe = StyleRecipe::of_blend(&[("ef_dora".into(), 0.6), ("em_alex".into(), 0.4)]);
+        let voice = VoiceSpec::from_fitted(&recipe, "ef_dora");
+        assert_eq!(voice.to_string(), format!("fitted:{}", recipe.id()));
+        assert_eq!(voice.fitted().map(|f| f.recipe.clone()), Some(recipe.clone()));
+        assert_eq!(voice.language(), Some("es"), "it speaks its reading voice's language");
+        assert!(voice.check_speaks("es").is_ok() && voice.check_speaks("en-US").is_err());
+        assert_eq!(voice, VoiceSpec::from_fitted(&recipe, "ef_dora"));
+        // Its text alone names nothing: a fitted voice is spoken through the library voice it belongs to.
+        let refused = VoiceSpec::parse_stock(&voice.to_string()).unwrap_err();
+        assert_eq!(refused.kind(), revoice_core::ErrorKind::NotFound);
+        assert!(refused.to_string().contains("library voice"), "{refused}");
     }
 }

@@ -20,6 +20,7 @@ use revoice_core::error::{Error, Result};
 use revoice_model::assets;
 use revoice_model::kokoro::voices::{StockVoices, VoicePack};
 use revoice_model::speaker::{self, cosine_similarity, SpeakerEncoder};
+use revoice_speech::voice_spec::VoiceSpec;
 
 /// How many of the closest voices the blend mixes.
 pub const BLEND_SIZE: usize = 3;
@@ -83,12 +84,11 @@ impl MatchedVoice {
         self.blend.iter().map(|p| format!("{}:{:.3}", p.voice, p.weight)).collect::<Vec<_>>().join(",")
     }
 
-    /// The voice spec it speaks as: the fitted voice once there is one
-    /// (registered with [`revoice_speech::fitted_style`]), else the blend.
-    pub fn speaking_spec(&self) -> String {
+    /// The voice it speaks as: the fitted voice once there is one, else the blend.
+    pub fn speaking_voice(&self) -> Result<VoiceSpec> {
         match &self.fitted {
-            Some(fitted) => revoice_speech::fitted_style::register(&fitted.recipe, &fitted.held_out.best_stock),
-            None => self.blend_spec(),
+            Some(fitted) => Ok(VoiceSpec::from_fitted(&fitted.recipe, &fitted.held_out.best_stock)),
+            None => VoiceSpec::parse_stock(&self.blend_spec()),
         }
     }
 

@@ -75,25 +75,37 @@ pub fn length_key(segment: &Segment, voice: &str, dictionary: &Pronunciations) -
     key.build().to_hex()
 }
 
-/// The voice text a speaker's lines in `language` render with: a library
+/// A voice a speaker's lines cannot speak with: its name, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnknownVoice {
+    pub name: String,
+    pub reason: String,
+}
+
+/// The voice a speaker's lines in `language` render with: a library
 /// voice's fitted voice or matched blend, or the stock voice, blend or
-/// remote voice as named.
-pub async fn resolve_voice(store: &Store, voices: &VoiceArtifactCache<MatchedVoice>, name: &str) -> Result<String> {
-    Ok(match revoice_voices::library::artifact(store, voices, name).await? {
-        Some(matched) => matched.speaking_spec(),
-        None => name.to_string(),
-    })
+/// remote voice as named; a name that is none of these is kept with the
+/// reason, so only the lines that speak it fail.
+pub async fn resolve_voice(store: &Store, voices: &VoiceArtifactCache<MatchedVoice>, name: &str) -> Result<std::result::Result<VoiceSpec, UnknownVoice>> {
+    let resolved = match revoice_voices::library::artifact(store, voices, name).await? {
+        Some(matched) => matched.speaking_voice(),
+        None => VoiceSpec::parse(name, |_| false),
+    };
+    Ok(resolved.map_err(|e| UnknownVoice { name: name.to_string(), reason: e.to_string() }))
 }
 
 /// What a resolved voice renders as, for the source key: the voice itself,
 /// and for a library recording cloned by a remote engine (`fleet/@Name`)
 /// the recording's content too, so a new recording re-renders its lines.
-async fn voice_identity(store: &Store, voice: &str) -> Result<String> {
-    let Ok(spec) = VoiceSpec::parse_remote(voice) else { return Ok(voice.to_string()) };
-    let Some((_, RemoteVoice::Reference(name))) = spec.remote() else { return Ok(voice.to_string()) };
+async fn voice_identity(store: &Store, voice: &std::result::Result<VoiceSpec, UnknownVoice>) -> Result<String> {
+    let spec = match voice {
+        Ok(spec) => spec,
+        Err(unknown) => return Ok(unknown.name.clone()),
+    };
+    let Some((_, RemoteVoice::Reference(name))) = spec.remote() else { return Ok(spec.to_string()) };
     Ok(match store.voice(name).await? {
-        Some(record) => format!("{voice}#{}", record.voice.reference_sha256),
-        None => voice.to_string(),
+        Some(record) => format!("{spec}#{}", record.voice.reference_sha256),
+        None => spec.to_string(),
     })
 }
 
@@ -101,10 +113,10 @@ async fn voice_identity(store: &Store, voice: &str) -> Result<String> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Line {
     pub segment: Segment,
-    /// The voice it speaks with, as text (a library voice resolved to its
-    /// blend); read by the front end when the line renders, or the remote
-    /// engine's voice (`fleet/af_bella`, `fleet/@Narrator`).
-    pub voice: String,
+    /// The voice it speaks with: a library voice resolved to its fitted
+    /// voice or blend, a stock voice or blend, or a remote engine's voice
+    /// (`fleet/af_bella`, `fleet/@Narrator`); or the name no voice answers to.
+    pub voice: std::result::Result<VoiceSpec, UnknownVoice>,
     /// The voice and what it stands for (a cloned recording's content),
     /// as the keys take it.
     pub voice_identity: String,
@@ -128,7 +140,12 @@ impl Line {
     /// Whether a remote engine speaks it (`ENGINE/VOICE`, `ENGINE/@Name`):
     /// its voice is resolved, so a library name never reaches here.
     pub fn is_remote(&self) -> bool {
-        self.voice.contains('/')
+        self.voice.as_ref().is_ok_and(|v| v.remote().is_some())
+    }
+
+    /// The voice it speaks with; a name no voice answers to is refused, naming the line.
+    pub fn speaking_voice(&self) -> Result<VoiceSpec> {
+        self.voice.clone().map_err(|u| Error::not_found(format!("voice {:?}", u.name), u.reason).context(format!("line {}", self.segment.id)))
     }
 
     /// Whether its active take was rendered from the line as it is now.
@@ -268,8 +285,10 @@ impl TrackLines {
             };
             let next_start = rows.get(i + 1).map(|(n, _)| n.fields.start_s);
             let prev_end = i.checked_sub(1).map(|p| rows[p].0.fields.end_s);
-            let (voice, voice_identity) =
-                f.speaker_id.and_then(|id| voice_of.get(&id).cloned()).unwrap_or_else(|| (DEFAULT_VOICE.to_string(), DEFAULT_VOICE.to_string()));
+            let (voice, voice_identity) = f
+                .speaker_id
+                .and_then(|id| voice_of.get(&id).cloned())
+                .unwrap_or_else(|| (VoiceSpec::parse_stock(DEFAULT_VOICE).map_err(|_| unreachable!("a stock voice")), DEFAULT_VOICE.to_string()));
             let slot = Slot { start: f.start_s, end: f.end_s, next_start, prev_end };
             let source = source_key(segment, &voice_identity, strategy, &slot, &limits, &dictionary);
             let length_key = length_key(segment, &voice_identity, &dictionary);

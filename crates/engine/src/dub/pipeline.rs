@@ -29,7 +29,6 @@ use revoice_core::error::{Error, Result};
 use revoice_model::speech::SpeechRow;
 use revoice_remote::{Failover, Fleet, RemoteEngines, RemoteLine};
 use revoice_speech::cache::{RenderKey, RenderKeyBuilder, VoiceArtifactCache};
-use revoice_speech::voice_spec::VoiceSpec;
 use revoice_speech::{SayRequest, SpeechStack};
 use revoice_store::Store;
 use revoice_voices::MatchedVoice;
@@ -331,7 +330,7 @@ impl ProjectRenderer<'_> {
         if line.is_remote() {
             return self.plan_remote(line, language, seed).map_err(|e| e.context(format!("line {id}")));
         }
-        let voice = VoiceSpec::parse_stock(&line.voice).map_err(|e| e.context(format!("line {id}")))?;
+        let voice = line.speaking_voice()?;
         let request = SayRequest { text: f.text.clone(), voice, speed: f.speed as f32, seed: Some(seed) };
         let prepared = self.speech.front_end.prepare_with(&request, None, &line.dictionary).map_err(|e| e.context(format!("line {id}")))?;
         let mut rows: Vec<SpeechRow> = prepared.into_iter().map(|l| l.row).collect();
@@ -357,7 +356,7 @@ impl ProjectRenderer<'_> {
     /// renders at its natural length; the timing strategy fits it afterwards.
     fn plan_remote(&self, line: &Line, language: &str, seed: u64) -> Result<Plan> {
         let f = &line.segment.fields;
-        let spec = VoiceSpec::parse_remote(&line.voice)?;
+        let spec = line.speaking_voice()?;
         let (engine, _) = spec.remote().expect("a remote voice");
         let fleet = self.remote.fleet(engine)?;
         let text = line.dictionary.respell(&f.text);

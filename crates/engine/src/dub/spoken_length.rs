@@ -12,7 +12,6 @@ use super::lines::TrackLines;
 use super::timing::FitLimits;
 use revoice_core::error::Result;
 use revoice_model::speech::SpeechRow;
-use revoice_speech::voice_spec::VoiceSpec;
 use revoice_speech::{SayRequest, SpeechStack};
 use revoice_store::Store;
 
@@ -31,7 +30,7 @@ pub fn predict_missing(runtime: &tokio::runtime::Handle, store: &Store, speech: 
             if line.predicted.is_some() || line.is_remote() || !asked.insert(line.length_key.as_str()) {
                 continue;
             }
-            let Ok(voice) = VoiceSpec::parse_stock(&line.voice) else { continue };
+            let Ok(voice) = line.voice.clone() else { continue };
             let f = &line.segment.fields;
             let request = SayRequest { text: f.text.clone(), voice, speed: f.speed as f32, seed: None };
             if let Ok(prepared) = speech.front_end.prepare_with(&request, None, &line.dictionary) {

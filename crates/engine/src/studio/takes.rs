@@ -33,7 +33,7 @@ pub async fn line_takes(engine: &Engine, segment_id: i64) -> Result<Vec<TakeView
     let source_with_seed = |seed: i64| {
         let mut segment = line.segment.clone();
         segment.fields.seed = Some(seed);
-        source_key(&segment, &line.voice, line.strategy, &line.slot, &track.limits, &line.dictionary)
+        source_key(&segment, &line.voice_identity, line.strategy, &line.slot, &track.limits, &line.dictionary)
     };
     Ok(engine
         .store()
