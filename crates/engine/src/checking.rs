@@ -16,6 +16,7 @@ use crate::dub::lines::{FittedLine, TrackLines};
 use crate::dub::pipeline::RenderScope;
 use crate::dub::qc::{judge, placement_signature};
 use crate::Engine;
+use revoice_core::blocking::wait;
 use revoice_core::error::{Error, Result};
 use revoice_model::whisper::TranscriptOptions;
 use revoice_store::TakeCheckRecord;
@@ -82,8 +83,8 @@ impl Engine {
     /// verdict of failure never rests on its neighbours. Cancelled between
     /// packs by `cancel`; what was heard by then is stored.
     pub fn listen_back(&self, project_id: i64, request: &ListenRequest, cancel: &AtomicBool, events: &mut dyn FnMut(ListenEvent)) -> Result<Vec<CheckedLine>> {
-        let tracks = self.runtime().block_on(self.project_lines(project_id))?;
-        let stored = if request.again { HashMap::new() } else { self.runtime().block_on(self.store().project_take_checks(project_id))? };
+        let tracks = wait(self.runtime(), self.project_lines(project_id))?;
+        let stored = if request.again { HashMap::new() } else { wait(self.runtime(), self.store().project_take_checks(project_id))? };
         let wanted = |id: i64| request.only.as_ref().is_none_or(|only| only.contains(&id));
         let todo: Vec<(usize, usize)> = tracks
             .iter()
@@ -172,7 +173,7 @@ impl Engine {
     fn store_check(&self, track: &TrackLines, i: usize, check: crate::dub::qc::LineCheck) -> Result<CheckedLine> {
         let take = fitted_take(track, i);
         let signature = signature_of(track, i);
-        self.runtime().block_on(self.store().save_take_check(take.id, &signature, &check.heard, check.errors.rate(), &check.problems, check.passed()))?;
+        wait(self.runtime(), self.store().save_take_check(take.id, &signature, &check.heard, check.errors.rate(), &check.problems, check.passed()))?;
         Ok(verdict(track, i, check.heard.clone(), check.errors.rate(), check.problems, true))
     }
 
@@ -182,10 +183,10 @@ impl Engine {
     fn retake(&self, project_id: i64, track: &TrackLines, first: CheckedLine, cancel: &AtomicBool) -> Result<CheckedLine> {
         let segment_id = first.segment_id;
         let rt = self.runtime();
-        rt.block_on(self.new_take_seed(segment_id))?;
+        wait(rt, self.new_take_seed(segment_id))?;
         let scope = RenderScope { only: Some(vec![segment_id]), from_s: None };
         let summary = self.render_project(project_id, &scope, cancel, &mut |_| {})?;
-        let again = rt.block_on(self.track_lines(track.track.id))?;
+        let again = wait(rt, self.track_lines(track.track.id))?;
         let rendered = summary.failed.is_empty() && !summary.cancelled;
         let second = match again.index_of(segment_id) {
             Some(i) if rendered && again.lines[i].is_current() => Some(self.check_line(&again, i)?),
@@ -194,7 +195,7 @@ impl Engine {
         match second {
             Some(second) if second.better_than(&first) || second.passed() => Ok(CheckedLine { retaken: true, ..second }),
             _ => {
-                rt.block_on(self.pick_take(segment_id, first.take_id))?;
+                wait(rt, self.pick_take(segment_id, first.take_id))?;
                 Ok(CheckedLine { retaken: true, ..first })
             }
         }

@@ -12,6 +12,7 @@ use tokio::sync::watch;
 
 use crate::Engine;
 use revoice_audio::tone::{long_term_spectrum, LongTermSpectrum};
+use revoice_core::blocking::wait;
 use revoice_core::error::{Error, Result};
 use revoice_speech::cache::ReferenceInput;
 use revoice_voices::fit::flights::{Flight, MAX_QUEUED_FITS};
@@ -256,7 +257,7 @@ impl Engine {
             let space = StyleSpace::new(front_end.stock_voices(), request.settings.timbre_dims, request.settings.prosody_dims);
             let mut on_generation = |checkpoint: &FitCheckpoint, progress: &FitProgress| -> Result<()> {
                 let json = serde_json::to_string(checkpoint).expect("a checkpoint serialises");
-                runtime.block_on(store.save_fit_checkpoint(&key_owned, &json))?;
+                wait(&runtime, store.save_fit_checkpoint(&key_owned, &json))?;
                 flight_owned.progress.send_replace(Some(progress.clone()));
                 Ok(())
             };

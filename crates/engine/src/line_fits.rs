@@ -8,6 +8,7 @@ use crate::dub::flags::{flagged_lines, FlaggedLine};
 use crate::dub::lines::TrackLines;
 use crate::dub::spoken_length::{predict_missing, track_fits, LineFit};
 use crate::Engine;
+use revoice_core::blocking::wait;
 use revoice_core::error::Result;
 
 /// One track's lines and how each fits.
@@ -38,7 +39,7 @@ impl Engine {
     /// (loading the model if needed; blocking). Returns the tracks, resolved,
     /// with every local line's length known.
     pub fn predict_lengths(&self, project_id: i64) -> Result<Vec<TrackLines>> {
-        let mut tracks = self.runtime().block_on(self.project_lines(project_id))?;
+        let mut tracks = wait(self.runtime(), self.project_lines(project_id))?;
         if tracks.iter().any(|t| t.lines.iter().any(|l| l.predicted.is_none() && !l.is_remote())) {
             let speech = self.speech()?;
             predict_missing(self.runtime(), self.store(), &speech, &mut tracks)?;

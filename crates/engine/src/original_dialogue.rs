@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::Engine;
 use crate::SpeakerClip;
 use revoice_audio::decode::DecodedAudio;
+use revoice_core::blocking::wait;
 use revoice_core::error::{Error, Result};
 
 /// A speaker's reference is cut to about this much of their speech, seconds.
@@ -49,7 +50,7 @@ impl Engine {
     /// The project's original dialogue decoded, or `None` without one
     /// (blocking: decodes the whole file).
     pub fn original_dialogue(&self, project_id: i64) -> Result<Option<DecodedAudio>> {
-        let project = self.runtime().block_on(self.store().project(project_id))?;
+        let project = wait(self.runtime(), self.store().project(project_id))?;
         let Some(media) = project.original_media else { return Ok(None) };
         revoice_audio::decode::decode_file(Path::new(&media)).map(Some).map_err(|e| e.context("reading the project's original dialogue"))
     }
@@ -63,7 +64,7 @@ impl Engine {
         let Some(original) = self.original_dialogue(project_id)? else {
             return Err(Error::invalid(format!("project {project_id}"), "has no original dialogue: make it from a recording or video, or attach one"));
         };
-        let tracks = self.runtime().block_on(self.project_lines(project_id))?;
+        let tracks = wait(self.runtime(), self.project_lines(project_id))?;
         let Some(track) = tracks.first() else { return Ok(Vec::new()) };
         let folder = self.data_dir().join("originals").join(format!("project-{project_id}"));
         std::fs::create_dir_all(&folder).map_err(|e| Error::io("create", &folder, e))?;

@@ -11,6 +11,7 @@ use std::sync::atomic::AtomicBool;
 use crate::dub::export::{ExportFormat, ExportInputs, ExportSelection, ProjectExport};
 use crate::dub::pipeline::{ProjectRenderer, RenderProgress, RenderScope, RenderSummary};
 use crate::Engine;
+use revoice_core::blocking::wait;
 use revoice_core::error::{Error, Result};
 use revoice_speech::SpeechStack;
 
@@ -86,7 +87,7 @@ impl Engine {
 
     /// Removes rendered files no take names and keeps the store in budget.
     pub fn clean_segments(&self) -> Result<()> {
-        let kept: std::collections::HashSet<String> = self.runtime().block_on(self.store().take_keys())?.into_iter().collect();
+        let kept: std::collections::HashSet<String> = wait(self.runtime(), self.store().take_keys())?.into_iter().collect();
         self.segments().collect_garbage(&kept)?;
         self.segments().enforce_budget()?;
         Ok(())
@@ -103,13 +104,13 @@ impl Engine {
     /// if missing): mixes, stems and subtitles, handoff files and the
     /// muxed picture as asked, all or nothing.
     pub fn export_project(&self, project_id: i64, request: &ExportRequest, progress: &mut dyn FnMut(f32)) -> Result<ProjectExport> {
-        let tracks = self.runtime().block_on(self.project_lines(project_id))?;
+        let tracks = wait(self.runtime(), self.project_lines(project_id))?;
         let chosen: Vec<_> = tracks
             .iter()
             .filter(|t| request.selection.languages.as_ref().is_none_or(|l| l.iter().any(|l| l.eq_ignore_ascii_case(&t.track.language))))
             .cloned()
             .collect();
-        let mut flagged = self.runtime().block_on(self.flagged_lines(&chosen))?;
+        let mut flagged = wait(self.runtime(), self.flagged_lines(&chosen))?;
         // Lines of a lane that does not sound are not exported, so not refused.
         let unheard: std::collections::HashSet<i64> =
             chosen.iter().flat_map(|t| t.lines.iter().filter(|l| !t.lanes.audible(l.segment.fields.speaker_id)).map(|l| l.segment.id)).collect();
@@ -143,7 +144,7 @@ impl Engine {
             Some(Err(e)) if request.selection.with_video => return Err(e),
             _ => 25,
         };
-        let markers = self.runtime().block_on(self.store().markers(project_id))?;
+        let markers = wait(self.runtime(), self.store().markers(project_id))?;
         let inputs = ExportInputs {
             segments: self.segments(),
             out_dir: &request.folder,

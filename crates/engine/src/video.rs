@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::dub::picture::{probe, VideoInfo};
 use crate::dub::timecode::FrameRate;
 use crate::Engine;
+use revoice_core::blocking::wait;
 use revoice_core::error::{Error, Result};
 
 /// What attaching a video did.
@@ -113,7 +114,7 @@ impl Engine {
     /// the video's path, size and time of change, so an edited video gets
     /// a new one); its path.
     pub fn picture_proxy(&self, project_id: i64) -> Result<PathBuf> {
-        let project = self.runtime().block_on(self.store().project(project_id))?;
+        let project = wait(self.runtime(), self.store().project(project_id))?;
         let video = project.video_file.ok_or_else(|| Error::invalid(format!("project {project_id}"), "has no video to make a proxy of"))?;
         let meta = std::fs::metadata(&video).map_err(|e| Error::io("read", Path::new(&video), e))?;
         let changed = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos());
@@ -134,7 +135,7 @@ impl Engine {
 
     /// The project's picture read again (blocking), or `None` without one.
     pub fn project_video(&self, project_id: i64) -> Result<Option<(String, VideoInfo)>> {
-        let project = self.runtime().block_on(self.store().project(project_id))?;
+        let project = wait(self.runtime(), self.store().project(project_id))?;
         let Some(video) = project.video_file else { return Ok(None) };
         let info = probe(Path::new(&video)).map_err(|e| e.context(format!("the picture of project {project_id}")))?;
         Ok(Some((video, info)))

@@ -21,6 +21,7 @@ pub use client::{SpeechItem, SpokenLine};
 pub use fleet::{Failover, Fleet, FleetRun, RemoteLine, ServerStatus};
 pub use uploads::{Reference, Uploads};
 
+use revoice_core::blocking::wait;
 use revoice_core::config::{EngineConfig, RemoteEngineSettings};
 use revoice_core::error::{Error, Result};
 use revoice_speech::voice_spec::{RemoteVoice, VoiceSpec};
@@ -177,7 +178,7 @@ impl RemoteEngines {
     ) -> Result<Vec<f32>> {
         let (engine, _) = spec.remote().ok_or_else(|| Error::invalid(format!("voice {:?}", spec.to_string()), "is not a voice on a remote engine"))?;
         let fleet = self.fleet(engine)?;
-        let line = self.runtime.block_on(self.line(spec, text, speed, 1, language))?;
+        let line = wait(&self.runtime, self.line(spec, text, speed, 1, language))?;
         fleet.speak_streaming(&line, cancel, rate, play)
     }
 

@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use base64::Engine as _;
 
 use super::client::{Fault, ServerClient, NO_UPLOADS};
+use revoice_core::blocking::wait;
 use revoice_store::remote_voices::RemoteUpload;
 use revoice_store::Store;
 
@@ -80,7 +81,7 @@ impl Uploads {
         let flight = self.flights.lock().unwrap_or_else(|e| e.into_inner()).entry((server.base.clone(), reference.sha256.clone())).or_default().clone();
         let _only_one = flight.lock().unwrap_or_else(|e| e.into_inner());
         let database = |e: revoice_core::error::Error| Fault::Line(format!("the studio database: {e}"));
-        if let Some(name) = self.runtime.block_on(self.store.remote_upload(&server.base, &reference.sha256)).map_err(database)? {
+        if let Some(name) = wait(&self.runtime, self.store.remote_upload(&server.base, &reference.sha256)).map_err(database)? {
             return Ok(name);
         }
         match server.upload_voice(&reference.remote_name(), &reference.path, &reference.text) {
@@ -93,7 +94,7 @@ impl Uploads {
                     reference_sha256: reference.sha256.clone(),
                     remote_name: name.clone(),
                 };
-                self.runtime.block_on(self.store.save_remote_upload(&upload)).map_err(database)?;
+                wait(&self.runtime, self.store.save_remote_upload(&upload)).map_err(database)?;
                 Ok(name)
             }
             Err(Fault::Line(reason)) if reason.starts_with(NO_UPLOADS) => {
@@ -107,7 +108,7 @@ impl Uploads {
 
     /// Forgets that `server` holds `reference` (it answered that it has not got it).
     pub fn forget(&self, server: &str, reference: &Reference) {
-        if let Err(e) = self.runtime.block_on(self.store.forget_remote_uploads(&reference.sha256, Some(server))) {
+        if let Err(e) = wait(&self.runtime, self.store.forget_remote_uploads(&reference.sha256, Some(server))) {
             tracing::warn!(error = %e, "could not forget a lost upload");
         }
     }

@@ -25,6 +25,7 @@ use std::sync::Arc;
 use super::lines::{Line, TrackLines};
 use super::segment_store::{SegmentStore, Stored};
 use super::timing::{render_target, FitLimits, TimingStrategy};
+use revoice_core::blocking::wait;
 use revoice_core::error::{Error, Result};
 use revoice_model::speech::SpeechRow;
 use revoice_remote::{Failover, Fleet, RemoteEngines, RemoteLine};
@@ -106,11 +107,11 @@ impl ProjectRenderer<'_> {
     /// Renders the stale lines of `project_id` that `scope` takes, in its order.
     pub fn render_scope(&self, project_id: i64, scope: &RenderScope, cancel: &AtomicBool, progress: &mut dyn FnMut(&RenderProgress)) -> Result<RenderSummary> {
         let rt = self.runtime;
-        let tracks = rt.block_on(TrackLines::load_project(self.store, self.voices, project_id, self.limits))?;
+        let tracks = wait(rt, TrackLines::load_project(self.store, self.voices, project_id, self.limits))?;
         let wanted = |l: &Line| scope.only.as_ref().is_none_or(|only| only.contains(&l.segment.id));
         let all: Vec<(&str, &Line)> = tracks.iter().flat_map(|t| t.lines.iter().map(|l| (t.track.language.as_str(), l))).filter(|(_, l)| wanted(l)).collect();
         let total = all.len();
-        let running = rt.block_on(self.store.start_render_job(project_id, total as i64))?;
+        let running = wait(rt, self.store.start_render_job(project_id, total as i64))?;
         let job = running.id;
         let mut summary = RenderSummary { segments: total, rendered: 0, fresh: 0, cancelled: false, failed: Vec::new(), failovers: Vec::new() };
 
@@ -174,7 +175,7 @@ impl ProjectRenderer<'_> {
             }
             report.done += 1;
             report.rendered = summary.rendered;
-            rt.block_on(self.store.render_job_progress(job, report.done as i64))?;
+            wait(rt, self.store.render_job_progress(job, report.done as i64))?;
             progress(&report);
             report.finished = None;
         }
@@ -187,7 +188,7 @@ impl ProjectRenderer<'_> {
             "failed"
         };
         let error = (!summary.failed.is_empty()).then(|| format!("{} lines failed; first: {}", summary.failed.len(), summary.failed[0].1));
-        rt.block_on(self.store.finish_render_job(job, state, error.as_deref()))?;
+        wait(rt, self.store.finish_render_job(job, state, error.as_deref()))?;
         Ok(summary)
     }
 
@@ -233,7 +234,7 @@ impl ProjectRenderer<'_> {
                 }
                 report.done += 1;
                 report.rendered = summary.rendered;
-                if let Err(e) = self.runtime.block_on(self.store.render_job_progress(job, report.done as i64)) {
+                if let Err(e) = wait(self.runtime, self.store.render_job_progress(job, report.done as i64)) {
                     stored = Err(e);
                 }
                 progress(report);
@@ -254,7 +255,7 @@ impl ProjectRenderer<'_> {
         let rate = self.speech.sample_rate();
         self.segments.put(&plan.key, samples, rate)?;
         let seconds = samples.len() as f64 / rate as f64;
-        self.runtime.block_on(self.store.add_take(plan.line.segment.id, plan.seed as i64, &plan.key.to_hex(), seconds, Some(&plan.line.source)))?;
+        wait(self.runtime, self.store.add_take(plan.line.segment.id, plan.seed as i64, &plan.key.to_hex(), seconds, Some(&plan.line.source)))?;
         Ok(())
     }
 
@@ -297,8 +298,8 @@ impl ProjectRenderer<'_> {
 
     /// One line as it renders now (its track resolved), and its track's language.
     fn line(&self, segment_id: i64) -> Result<(Line, String)> {
-        let segment = self.runtime.block_on(self.store.segment(segment_id))?;
-        let track = self.runtime.block_on(TrackLines::load(self.store, self.voices, segment.track_id, self.limits))?;
+        let segment = wait(self.runtime, self.store.segment(segment_id))?;
+        let track = wait(self.runtime, TrackLines::load(self.store, self.voices, segment.track_id, self.limits))?;
         let i = track.index_of(segment_id).ok_or_else(|| Error::not_found(format!("line {segment_id}"), "it is not on its track"))?;
         Ok((track.lines[i].clone(), track.track.language.clone()))
     }
@@ -312,12 +313,12 @@ impl ProjectRenderer<'_> {
     /// undone edit, a re-picked seed) its active take again, if its file is
     /// whole; true when it did.
     fn bring_back_take(&self, line: &Line) -> Result<bool> {
-        let takes = self.runtime.block_on(self.store.takes(line.segment.id))?;
+        let takes = wait(self.runtime, self.store.takes(line.segment.id))?;
         let earlier = takes.iter().rev().find(|t| {
             t.source_key.as_deref() == Some(line.source.as_str()) && RenderKey::from_hex(&t.synthesis_key).is_some_and(|key| self.segments.is_intact(&key))
         });
         let Some(take) = earlier else { return Ok(false) };
-        self.runtime.block_on(self.store.set_active_take(line.segment.id, take.id))?;
+        wait(self.runtime, self.store.set_active_take(line.segment.id, take.id))?;
         Ok(true)
     }
 
@@ -360,7 +361,7 @@ impl ProjectRenderer<'_> {
         let (engine, _) = spec.remote().expect("a remote voice");
         let fleet = self.remote.fleet(engine)?;
         let text = line.dictionary.respell(&f.text);
-        let remote = self.runtime.block_on(self.remote.line(&spec, &text, f.speed as f32, seed, Some(language)))?;
+        let remote = wait(self.runtime, self.remote.line(&spec, &text, f.speed as f32, seed, Some(language)))?;
         let key = RenderKeyBuilder::new("segment-remote/v1")
             .param("engine", &fleet.settings.name)
             .param("model", &fleet.settings.model)

@@ -14,6 +14,7 @@ use super::pipeline::{ProjectRenderer, RenderScope, RenderSummary};
 use super::programme::{OriginalMonitor, Programme};
 use super::segment_store::SegmentStore;
 use super::transport::Transport;
+use revoice_core::blocking::wait;
 use revoice_core::error::Result;
 use revoice_store::{Project, Store};
 
@@ -105,7 +106,7 @@ impl Feed<'_> {
         let summary = pipeline.render_scope(project.id, &scope, cancel, &mut |p| {
             let Some(id) = p.finished else { return };
             let Some(i) = lines.index_of(id) else { return };
-            let placed = runtime.block_on(lines.refresh_take(store, i)).and_then(|()| lines.fit(segments, i, super::PROGRAMME_RATE));
+            let placed = wait(runtime, lines.refresh_take(store, i)).and_then(|()| lines.fit(segments, i, super::PROGRAMME_RATE));
             match placed {
                 Ok(Some(line)) => {
                     transport.edit(|p| p.set_clip(line.segment_id, line.lane, line.start, line.audio));

@@ -10,6 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::lines::TrackLines;
 use super::timing::FitLimits;
+use revoice_core::blocking::wait;
 use revoice_core::error::Result;
 use revoice_model::speech::SpeechRow;
 use revoice_speech::{SayRequest, SpeechStack};
@@ -48,7 +49,7 @@ pub fn predict_missing(runtime: &tokio::runtime::Handle, store: &Store, speech: 
         let total: f64 = seconds.by_ref().take(rows.len()).map(f64::from).sum();
         lengths.push((tracks[*t].lines[*i].length_key.clone(), total));
     }
-    runtime.block_on(store.save_spoken_lengths(&lengths))?;
+    wait(runtime, store.save_spoken_lengths(&lengths))?;
     let by_key: HashMap<&str, f64> = lengths.iter().map(|(key, s)| (key.as_str(), *s)).collect();
     for track in tracks.iter_mut() {
         for line in track.lines.iter_mut().filter(|l| l.predicted.is_none()) {

@@ -27,6 +27,7 @@ use crate::dub::PROGRAMME_RATE;
 use crate::speaking::{SpeakRequest, StopSpeaking};
 use crate::Engine;
 use revoice_audio::peaks::{peaks, Peaks};
+use revoice_core::blocking::wait;
 use revoice_core::error::{Error, Result};
 use revoice_speech::SpeechStack;
 
@@ -263,7 +264,7 @@ impl StudioSession {
         let (engine, sink, predicting) = (self.engine.clone(), self.sink.clone(), self.predicting.clone());
         let spawned = std::thread::Builder::new().name("revoice-line-lengths".into()).spawn(move || {
             revoice_speech::compute_threads::enter_compute_thread();
-            let before = engine.runtime().block_on(engine.project_lines(project_id)).map(|t| unknown_lengths(&t)).unwrap_or(0);
+            let before = wait(engine.runtime(), engine.project_lines(project_id)).map(|t| unknown_lengths(&t)).unwrap_or(0);
             match engine.predict_lengths(project_id) {
                 Ok(tracks) => {
                     let lines = before.saturating_sub(unknown_lengths(&tracks));
@@ -527,7 +528,7 @@ impl StudioSession {
     }
 
     fn run_recording(&self, name: &str) -> Result<Option<Duration>> {
-        let path = self.runtime.block_on(self.engine.library_voice_recording(name))?;
+        let path = wait(&self.runtime, self.engine.library_voice_recording(name))?;
         let recording = revoice_audio::decode::decode_file(&path)?;
         let heard = recording.samples.len().min((RECORDING_PREVIEW_SECONDS * recording.sample_rate as f64) as usize);
         let device = self.engine.config().settings.audio.output_device.clone();
@@ -537,7 +538,7 @@ impl StudioSession {
     }
 
     fn run_voice_preview(&self, voice: &str) -> Result<Option<Duration>> {
-        let speaks = self.runtime.block_on(self.engine.voice_to_speak(voice))?;
+        let speaks = wait(&self.runtime, self.engine.voice_to_speak(voice))?;
         let text = revoice_text::language::sample_sentence(speaks.language().unwrap_or("en-US"));
         let request = SpeakRequest { seed: Some(1), ..SpeakRequest::new(text, speaks) };
         // A local voice's model loads with the window told (a remote one needs none).
@@ -587,7 +588,7 @@ impl StudioSession {
 
     fn run_audition(&self, segment_id: i64, take_id: i64) -> Result<Option<Duration>> {
         let store = self.engine.store();
-        let take = self.runtime.block_on(store.takes(segment_id))?.into_iter().find(|t| t.id == take_id);
+        let take = wait(&self.runtime, store.takes(segment_id))?.into_iter().find(|t| t.id == take_id);
         let Some(take) = take else {
             return Err(Error::not_found(format!("take {take_id}"), format!("it is not a take of line {segment_id}")));
         };
@@ -662,8 +663,8 @@ impl StudioSession {
     /// The waveform of a line as it sits on the timeline (fitted), or
     /// `None` when it has no take on disk. Blocking: reads and fits the line.
     pub fn segment_peaks(&self, segment_id: i64) -> Result<Option<Peaks>> {
-        let segment = self.runtime.block_on(self.engine.store().segment(segment_id))?;
-        let lines = self.runtime.block_on(self.engine.track_lines(segment.track_id))?;
+        let segment = wait(&self.runtime, self.engine.store().segment(segment_id))?;
+        let lines = wait(&self.runtime, self.engine.track_lines(segment.track_id))?;
         let Some(i) = lines.index_of(segment_id) else { return Ok(None) };
         Ok(lines.fit(self.engine.segments(), i, PROGRAMME_RATE)?.map(|line| peaks(&line.audio, PROGRAMME_RATE, line.start, LINE_PEAKS_PER_SECOND)))
     }
@@ -706,7 +707,7 @@ impl StudioSession {
     /// The waveform of the project's bed stems together (each at its
     /// level, before ducking) from the start, or `None` without a bed.
     pub fn bed_peaks(&self, project_id: i64) -> Result<Option<Peaks>> {
-        let stems = self.runtime.block_on(self.engine.store().bed_stems(project_id))?;
+        let stems = wait(&self.runtime, self.engine.store().bed_stems(project_id))?;
         if stems.is_empty() {
             return Ok(None);
         }
@@ -871,8 +872,8 @@ impl Player {
     }
 
     fn open(&self, project_id: i64, track_id: i64, from: f64, looping: Option<(f64, f64)>) -> Result<Playing> {
-        let edited_at = self.runtime.block_on(self.engine.store().edited_at(project_id))?;
-        let lines = self.runtime.block_on(self.engine.track_lines(track_id))?;
+        let edited_at = wait(&self.runtime, self.engine.store().edited_at(project_id))?;
+        let lines = wait(&self.runtime, self.engine.track_lines(track_id))?;
         if lines.track.project_id != project_id {
             return Err(Error::not_found(format!("track {track_id}"), format!("is not in project {project_id}")));
         }
@@ -907,7 +908,7 @@ impl Player {
     /// track was read (the engine decides, whatever face made the edit).
     fn follow_edits(&self, p: &mut Playing) -> Result<()> {
         p.asked_at = Instant::now();
-        let edited_at = self.runtime.block_on(self.engine.store().edited_at(p.project_id))?;
+        let edited_at = wait(&self.runtime, self.engine.store().edited_at(p.project_id))?;
         if edited_at == p.edited_at {
             return Ok(());
         }
@@ -921,7 +922,7 @@ impl Player {
     /// take, strategy, speaker) is laid where it now belongs, and so is
     /// each line of `ids` (a take just rendered).
     fn refit(&self, p: &mut Playing, ids: &[i64]) -> Result<()> {
-        let now = self.runtime.block_on(self.engine.track_lines(p.track_id))?;
+        let now = wait(&self.runtime, self.engine.track_lines(p.track_id))?;
         let before = std::mem::replace(&mut p.lines, now);
         let pending: Vec<i64> = p.pending.iter().filter_map(|&i| before.lines.get(i).map(|l| l.segment.id)).collect();
         let lanes = p.lines.lanes.clone();

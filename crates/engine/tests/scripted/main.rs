@@ -10,6 +10,7 @@ mod assembly;
 mod editing;
 mod render_scope;
 mod session;
+mod sync_boundary;
 mod timeline;
 mod view;
 
