@@ -118,6 +118,39 @@ pub enum StudioEvent {
     },
 }
 
+/// One line in the playing programme: what is heard next, down to its
+/// samples (a fingerprint of them, so a test or a face can tell that an
+/// undone delete brought back the very audio that was there).
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ProgrammeClip {
+    pub segment_id: i64,
+    /// Where it starts on the timeline, seconds.
+    pub start: f64,
+    pub seconds: f64,
+    /// Its loudest sample, as laid (after fitting, before the lane's gain).
+    pub peak: f32,
+    /// SHA-256 of its samples as laid, first 16 hex digits.
+    pub fingerprint: String,
+}
+
+impl ProgrammeClip {
+    fn of(clip: &crate::dub::programme::Clip, rate: f64) -> ProgrammeClip {
+        use sha2::{Digest, Sha256};
+        let mut hash = Sha256::new();
+        for s in clip.audio.iter() {
+            hash.update(s.to_le_bytes());
+        }
+        ProgrammeClip {
+            segment_id: clip.segment_id,
+            start: clip.start as f64 / rate,
+            seconds: clip.audio.len() as f64 / rate,
+            peak: clip.audio.iter().fold(0f32, |m, s| m.max(s.abs())),
+            fingerprint: hex::encode(&hash.finalize()[..8]),
+        }
+    }
+}
+
 /// Where playback stands, for the window.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
@@ -648,9 +681,9 @@ impl StudioSession {
         self.command(PlayerCommand::Stop)
     }
 
-    /// The lines the playing programme holds now, in time order: (segment
-    /// id, start seconds); empty when nothing plays. What is heard next.
-    pub fn playing_lines(&self) -> Result<Vec<(i64, f64)>> {
+    /// The lines the playing programme holds now, in time order; empty
+    /// when nothing plays. What is heard next.
+    pub fn playing_lines(&self) -> Result<Vec<ProgrammeClip>> {
         let (reply, answer) = channel();
         self.command(PlayerCommand::Clips(reply))?;
         answer.recv_timeout(Duration::from_secs(5)).map_err(|_| Error::Audio("the player did not answer".into()))
@@ -742,7 +775,7 @@ enum PlayerCommand {
     /// Segments whose audio or placement may have changed.
     Refit(Vec<i64>),
     /// The lines the playing programme holds: (segment id, start seconds).
-    Clips(Sender<Vec<(i64, f64)>>),
+    Clips(Sender<Vec<ProgrammeClip>>),
     Monitor(OriginalMonitor),
 }
 
@@ -838,7 +871,7 @@ impl Player {
                     let clips = playing.as_ref().map(|p| {
                         let programme = p.transport.programme();
                         let rate = programme.sample_rate() as f64;
-                        programme.clips().iter().map(|c| (c.segment_id, c.start as f64 / rate)).collect()
+                        programme.clips().iter().map(|c| ProgrammeClip::of(c, rate)).collect()
                     });
                     let _ = reply.send(clips.unwrap_or_default());
                 }

@@ -75,7 +75,7 @@ fn a_cancelled_render_stops_and_leaves_the_rest_stale() {
 fn heard_next(session: &StudioSession, what: &str, accept: impl Fn(&[(i64, f64)]) -> bool) -> Vec<(i64, f64)> {
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     loop {
-        let clips = session.playing_lines().unwrap();
+        let clips: Vec<(i64, f64)> = session.playing_lines().unwrap().iter().map(|c| (c.segment_id, c.start)).collect();
         if accept(&clips) {
             return clips;
         }
@@ -94,12 +94,15 @@ fn what_plays_follows_every_edit_delete_merge_insert_undo_and_redo_made_anywhere
     let ids = |clips: &[(i64, f64)]| clips.iter().map(|c| c.0).collect::<Vec<_>>();
     session.play(scene.project, scene.track, 0.0, Some((0.0, 8.0))).unwrap();
     heard_next(&session, "every line laid", |clips| ids(clips) == [a, b, c]);
+    let sound_of = |id: i64| session.playing_lines().unwrap().into_iter().find(|c| c.segment_id == id).map(|c| c.fingerprint);
+    let b_sound = sound_of(b).expect("b plays");
 
     // Edits made on the engine itself (as the CLI or the API would): no face tells playback.
     scene.run(scene.engine.delete_line(b)).unwrap();
     heard_next(&session, "the deleted line gone", |clips| ids(clips) == [a, c]);
     scene.run(scene.engine.undo(scene.project)).unwrap();
     heard_next(&session, "the line back on undo", |clips| ids(clips) == [a, b, c]);
+    assert_eq!(sound_of(b).as_ref(), Some(&b_sound), "the undone delete brings back the very samples");
     scene.run(scene.engine.redo(scene.project)).unwrap();
     heard_next(&session, "gone again on redo", |clips| ids(clips) == [a, c]);
     scene.run(scene.engine.undo(scene.project)).unwrap();
@@ -114,6 +117,7 @@ fn what_plays_follows_every_edit_delete_merge_insert_undo_and_redo_made_anywhere
     assert_eq!(merged.id, a);
     heard_next(&session, "the merged-away line gone", |clips| ids(clips) == [a, b]);
     let before = session.playing_lines().unwrap();
+    assert!(before.iter().all(|c| c.peak > 0.0 && c.fingerprint.len() == 16), "{before:?}");
     session.render(scene.project, None).unwrap();
     until_finished(&events);
     heard_next(&session, "the merged line, rendered", |clips| ids(clips) == [a, b]);
