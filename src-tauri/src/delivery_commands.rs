@@ -14,15 +14,15 @@ use revoice_engine::text::pronounce::{Pronunciation, Saying};
 use revoice_engine::{AttachedVideo, PictureSource};
 use tauri::State;
 
-use crate::studio::{blocking, text, Answer, Studio};
+use crate::studio::{blocking, report, Answer, Studio};
 
 /// Attaches a video as the project's picture (its audio the original
 /// dialogue when there is none, the bed when `as_bed`).
 #[tauri::command]
 pub async fn attach_video(studio: State<'_, Studio>, project_id: i64, path: PathBuf, as_bed: Option<bool>) -> Answer<(AttachedVideo, ProjectView)> {
     let session = studio.session()?;
-    let attached = session.engine().attach_video(project_id, &path, as_bed.unwrap_or(false), None).await.map_err(text)?;
-    Ok((attached, session.view(project_id).await.map_err(text)?))
+    let attached = session.engine().attach_video(project_id, &path, as_bed.unwrap_or(false), None).await.map_err(report)?;
+    Ok((attached, session.view(project_id).await.map_err(report)?))
 }
 
 /// Sets the rate the project's timecode runs at (`"25"`, `"29.97df"`…), an
@@ -30,34 +30,34 @@ pub async fn attach_video(studio: State<'_, Studio>, project_id: i64, path: Path
 #[tauri::command]
 pub async fn set_frame_rate(studio: State<'_, Studio>, project_id: i64, rate: String) -> Answer<ProjectView> {
     let session = studio.session()?;
-    session.engine().set_frame_rate(project_id, &rate).await.map_err(text)?;
-    session.view(project_id).await.map_err(text)
+    session.engine().set_frame_rate(project_id, &rate).await.map_err(report)?;
+    session.view(project_id).await.map_err(report)
 }
 
 /// Saves the project's speakers and voices on cast sheet `name`.
 #[tauri::command]
 pub async fn save_cast(studio: State<'_, Studio>, project_id: i64, name: String) -> Answer<CastSheet> {
-    studio.engine()?.save_cast(project_id, &name).await.map_err(text)
+    studio.engine()?.save_cast(project_id, &name).await.map_err(report)
 }
 
 /// Every cast sheet.
 #[tauri::command]
 pub async fn cast_sheets(studio: State<'_, Studio>) -> Answer<Vec<CastSheet>> {
-    studio.engine()?.cast_sheets().await.map_err(text)
+    studio.engine()?.cast_sheets().await.map_err(report)
 }
 
 /// A new project whose speakers take their voices from cast sheet `cast`.
 #[tauri::command]
 pub async fn create_project_from_cast(studio: State<'_, Studio>, name: String, language: String, cast: String) -> Answer<ProjectView> {
     let session = studio.session()?;
-    let (project, _) = session.engine().create_project_from_cast(&name, &language, &cast).await.map_err(text)?;
-    session.view(project.id).await.map_err(text)
+    let (project, _) = session.engine().create_project_from_cast(&name, &language, &cast).await.map_err(report)?;
+    session.view(project.id).await.map_err(report)
 }
 
 /// The dictionary the project's lines render with (its own entries over the global ones).
 #[tauri::command]
 pub async fn pronunciations(studio: State<'_, Studio>, project_id: i64) -> Answer<Vec<Pronunciation>> {
-    Ok(studio.engine()?.project_pronunciations(project_id).await.map_err(text)?.entries().to_vec())
+    Ok(studio.engine()?.project_pronunciations(project_id).await.map_err(report)?.entries().to_vec())
 }
 
 /// Says `word` as `saying` in the project's dictionary (the global one when
@@ -66,8 +66,8 @@ pub async fn pronunciations(studio: State<'_, Studio>, project_id: i64) -> Answe
 pub async fn set_pronunciation(studio: State<'_, Studio>, project_id: i64, word: String, saying: Saying, global: Option<bool>) -> Answer<ProjectView> {
     let session = studio.session()?;
     let dictionary = (!global.unwrap_or(false)).then_some(project_id);
-    session.engine().set_pronunciation(dictionary, &word, saying).await.map_err(text)?;
-    session.view(project_id).await.map_err(text)
+    session.engine().set_pronunciation(dictionary, &word, saying).await.map_err(report)?;
+    session.view(project_id).await.map_err(report)
 }
 
 /// Removes `word` from the project's dictionary (or the global one).
@@ -75,8 +75,8 @@ pub async fn set_pronunciation(studio: State<'_, Studio>, project_id: i64, word:
 pub async fn remove_pronunciation(studio: State<'_, Studio>, project_id: i64, word: String, global: Option<bool>) -> Answer<ProjectView> {
     let session = studio.session()?;
     let dictionary = (!global.unwrap_or(false)).then_some(project_id);
-    session.engine().remove_pronunciation(dictionary, &word).await.map_err(text)?;
-    session.view(project_id).await.map_err(text)
+    session.engine().remove_pronunciation(dictionary, &word).await.map_err(report)?;
+    session.view(project_id).await.map_err(report)
 }
 
 /// Speaks `sentence` in `voice` with the project's dictionary and the entry
@@ -92,10 +92,10 @@ pub async fn preview_pronunciation(
 ) -> Answer<String> {
     let engine = studio.engine()?;
     let extra = match (word, saying) {
-        (Some(word), Some(saying)) => Some(Pronunciation::new(&word, saying, false).map_err(text)?),
+        (Some(word), Some(saying)) => Some(Pronunciation::new(&word, saying, false).map_err(report)?),
         _ => None,
     };
-    let (request, dictionary) = engine.pronounced_request(Some(project_id), &sentence, &voice, extra).await.map_err(text)?;
+    let (request, dictionary) = engine.pronounced_request(Some(project_id), &sentence, &voice, extra).await.map_err(report)?;
     let device = engine.config().settings.audio.output_device.clone();
     blocking(move || {
         let (phonemes, samples) = engine.say_pronounced(&request, &dictionary)?;
@@ -128,28 +128,28 @@ pub async fn picture_source(studio: State<'_, Studio>, project_id: i64, proxy: O
 #[tauri::command]
 pub async fn add_bed_stem(studio: State<'_, Studio>, project_id: i64, path: PathBuf, gain_db: Option<f64>, ducked: Option<bool>) -> Answer<ProjectView> {
     let session = studio.session()?;
-    session.engine().add_bed_stem(project_id, &path, gain_db.unwrap_or(0.0), ducked.unwrap_or(true)).await.map_err(text)?;
-    session.view(project_id).await.map_err(text)
+    session.engine().add_bed_stem(project_id, &path, gain_db.unwrap_or(0.0), ducked.unwrap_or(true)).await.map_err(report)?;
+    session.view(project_id).await.map_err(report)
 }
 
 /// Changes a bed stem's level and ducking; the project.
 #[tauri::command]
 pub async fn edit_bed_stem(studio: State<'_, Studio>, project_id: i64, stem_id: i64, gain_db: f64, ducked: bool) -> Answer<ProjectView> {
     let session = studio.session()?;
-    session.engine().store().edit_bed_stem(project_id, stem_id, gain_db, ducked).await.map_err(text)?;
-    session.view(project_id).await.map_err(text)
+    session.engine().store().edit_bed_stem(project_id, stem_id, gain_db, ducked).await.map_err(report)?;
+    session.view(project_id).await.map_err(report)
 }
 
 /// Removes a bed stem; the project.
 #[tauri::command]
 pub async fn remove_bed_stem(studio: State<'_, Studio>, project_id: i64, stem_id: i64) -> Answer<ProjectView> {
     let session = studio.session()?;
-    session.engine().store().remove_bed_stem(project_id, stem_id).await.map_err(text)?;
-    session.view(project_id).await.map_err(text)
+    session.engine().store().remove_bed_stem(project_id, stem_id).await.map_err(report)?;
+    session.view(project_id).await.map_err(report)
 }
 
 /// How the original dialogue is heard while the dub plays: off, under it at a level, or alone.
 #[tauri::command]
 pub fn set_original_monitor(studio: State<'_, Studio>, monitor: OriginalMonitor) -> Answer<()> {
-    studio.session()?.set_original_monitor(monitor).map_err(text)
+    studio.session()?.set_original_monitor(monitor).map_err(report)
 }

@@ -16,29 +16,29 @@ use revoice_engine::studio::voices::{voice_choices, VoiceChoice};
 use revoice_engine::{ExportRequest, LineEdit};
 use tauri::State;
 
-use crate::studio::{blocking, text, Answer, Studio};
+use crate::studio::{blocking, report, Answer, Studio};
 
 /// Projects, most recently edited first.
 #[tauri::command]
 pub async fn list_projects(studio: State<'_, Studio>) -> Answer<Vec<ProjectSummary>> {
     let engine = studio.engine()?;
-    ProjectSummary::recent(&engine).await.map_err(text)
+    ProjectSummary::recent(&engine).await.map_err(report)
 }
 
 /// A new, empty project with one track in `language`.
 #[tauri::command]
 pub async fn create_project(studio: State<'_, Studio>, name: String, language: String) -> Answer<ProjectView> {
     let session = studio.session()?;
-    let (project, _) = session.engine().create_project(&name, &language).await.map_err(text)?;
-    session.view(project.id).await.map_err(text)
+    let (project, _) = session.engine().create_project(&name, &language).await.map_err(report)?;
+    session.view(project.id).await.map_err(report)
 }
 
 /// The demo project (the lighthouse scene, voiced, over its bed), made anew.
 #[tauri::command]
 pub async fn create_demo_project(studio: State<'_, Studio>) -> Answer<ProjectView> {
     let session = studio.session()?;
-    let project = session.engine().create_demo_project().await.map_err(text)?;
-    session.view(project.id).await.map_err(text)
+    let project = session.engine().create_demo_project().await.map_err(report)?;
+    session.view(project.id).await.map_err(report)
 }
 
 /// Adds a script's lines (SRT, WebVTT or plain text) to the project's track
@@ -46,34 +46,34 @@ pub async fn create_demo_project(studio: State<'_, Studio>) -> Answer<ProjectVie
 #[tauri::command]
 pub async fn import_script(studio: State<'_, Studio>, project_id: i64, path: PathBuf, language: Option<String>) -> Answer<ProjectView> {
     let session = studio.session()?;
-    session.engine().import_script(project_id, &path, language.as_deref()).await.map_err(text)?;
-    session.view(project_id).await.map_err(text)
+    session.engine().import_script(project_id, &path, language.as_deref()).await.map_err(report)?;
+    session.view(project_id).await.map_err(report)
 }
 
 /// The project as the timeline shows it.
 #[tauri::command]
 pub async fn open_project(studio: State<'_, Studio>, project_id: i64) -> Answer<ProjectView> {
-    studio.session()?.view(project_id).await.map_err(text)
+    studio.session()?.view(project_id).await.map_err(report)
 }
 
 #[tauri::command]
 pub async fn rename_project(studio: State<'_, Studio>, project_id: i64, name: String) -> Answer<ProjectView> {
     let session = studio.session()?;
-    session.engine().rename_project(project_id, &name).await.map_err(text)?;
-    session.view(project_id).await.map_err(text)
+    session.engine().rename_project(project_id, &name).await.map_err(report)?;
+    session.view(project_id).await.map_err(report)
 }
 
 /// Deletes a project (the window asks the user first).
 #[tauri::command]
 pub async fn delete_project(studio: State<'_, Studio>, project_id: i64) -> Answer<()> {
-    studio.session()?.engine().delete_project(project_id).await.map_err(text)
+    studio.session()?.engine().delete_project(project_id).await.map_err(report)
 }
 
 /// Edits one line in one undoable step.
 #[tauri::command]
 pub async fn edit_segment(studio: State<'_, Studio>, segment_id: i64, edit: LineEdit) -> Answer<ProjectView> {
     let session = studio.session()?;
-    let segment = session.engine().edit_line(segment_id, edit).await.map_err(text)?;
+    let segment = session.engine().edit_line(segment_id, edit).await.map_err(report)?;
     view_of_track(&session, segment.track_id).await
 }
 
@@ -86,8 +86,8 @@ pub async fn set_speaker_voice(studio: State<'_, Studio>, project_id: i64, speak
 
 /// [`set_speaker_voice`] without Tauri's state (the shell's tests call it).
 pub async fn set_voice(session: &StudioSession, project_id: i64, speaker_id: i64, voice: &str, language: Option<&str>) -> Answer<ProjectView> {
-    session.engine().set_speaker_voice(project_id, speaker_id, voice, language).await.map_err(text)?;
-    session.view(project_id).await.map_err(text)
+    session.engine().set_speaker_voice(project_id, speaker_id, voice, language).await.map_err(report)?;
+    session.view(project_id).await.map_err(report)
 }
 
 /// The stock voices, the library's (language "library"), and the voices
@@ -96,7 +96,7 @@ pub async fn set_voice(session: &StudioSession, project_id: i64, speaker_id: i64
 #[tauri::command]
 pub async fn stock_voices(studio: State<'_, Studio>) -> Answer<Vec<VoiceChoice>> {
     let engine = studio.engine()?;
-    let library = engine.store().voices().await.map_err(text)?;
+    let library = engine.store().voices().await.map_err(report)?;
     let mut voices = voice_choices(&library);
     let asking = engine.clone();
     let engines = tokio::task::spawn_blocking(move || asking.remote().voice_lists()).await.map_err(|e| e.to_string())?;
@@ -110,21 +110,22 @@ pub async fn stock_voices(studio: State<'_, Studio>) -> Answer<Vec<VoiceChoice>>
 #[tauri::command]
 pub async fn set_project_strategy(studio: State<'_, Studio>, project_id: i64, strategy: String) -> Answer<ProjectView> {
     let session = studio.session()?;
-    session.engine().set_strategy(project_id, &strategy).await.map_err(text)?;
-    let view = session.view(project_id).await.map_err(text)?;
+    session.engine().set_strategy(project_id, &strategy).await.map_err(report)?;
+    let view = session.view(project_id).await.map_err(report)?;
     Ok(view)
 }
 
 /// Renders what is stale (only `segment_ids` when given) in the background.
 #[tauri::command]
 pub fn render_project(studio: State<'_, Studio>, project_id: i64, segment_ids: Option<Vec<i64>>) -> Answer<()> {
-    studio.session()?.render(project_id, segment_ids).map_err(text)
+    studio.ready_to_speak()?;
+    studio.session()?.render(project_id, segment_ids).map_err(report)
 }
 
 /// Listens back to every rendered line not heard yet, in the background.
 #[tauri::command]
 pub fn listen_project(studio: State<'_, Studio>, project_id: i64) -> Answer<()> {
-    studio.session()?.listen(project_id).map_err(text)
+    studio.session()?.listen(project_id).map_err(report)
 }
 
 #[tauri::command]
@@ -135,7 +136,8 @@ pub fn cancel_render(studio: State<'_, Studio>) -> Answer<bool> {
 /// Plays one line alone, streamed as it renders.
 #[tauri::command]
 pub fn preview_segment(studio: State<'_, Studio>, segment_id: i64) -> Answer<()> {
-    studio.session()?.preview(segment_id).map_err(text)
+    studio.ready_to_speak()?;
+    studio.session()?.preview(segment_id).map_err(report)
 }
 
 #[tauri::command]
@@ -149,22 +151,22 @@ pub async fn play(studio: State<'_, Studio>, project_id: i64, track_id: i64, fro
 
 #[tauri::command]
 pub fn pause(studio: State<'_, Studio>) -> Answer<()> {
-    studio.session()?.pause().map_err(text)
+    studio.session()?.pause().map_err(report)
 }
 
 #[tauri::command]
 pub fn resume(studio: State<'_, Studio>) -> Answer<()> {
-    studio.session()?.resume().map_err(text)
+    studio.session()?.resume().map_err(report)
 }
 
 #[tauri::command]
 pub fn seek(studio: State<'_, Studio>, seconds: f64) -> Answer<()> {
-    studio.session()?.seek(seconds).map_err(text)
+    studio.session()?.seek(seconds).map_err(report)
 }
 
 #[tauri::command]
 pub fn stop(studio: State<'_, Studio>) -> Answer<()> {
-    studio.session()?.stop().map_err(text)
+    studio.session()?.stop().map_err(report)
 }
 
 #[tauri::command]
@@ -176,15 +178,15 @@ pub fn playback_state(studio: State<'_, Studio>) -> Answer<PlaybackView> {
 #[tauri::command]
 pub async fn undo(studio: State<'_, Studio>, project_id: i64) -> Answer<(Option<String>, ProjectView)> {
     let session = studio.session()?;
-    let what = session.engine().undo(project_id).await.map_err(text)?;
-    Ok((what, session.view(project_id).await.map_err(text)?))
+    let what = session.engine().undo(project_id).await.map_err(report)?;
+    Ok((what, session.view(project_id).await.map_err(report)?))
 }
 
 #[tauri::command]
 pub async fn redo(studio: State<'_, Studio>, project_id: i64) -> Answer<(Option<String>, ProjectView)> {
     let session = studio.session()?;
-    let what = session.engine().redo(project_id).await.map_err(text)?;
-    Ok((what, session.view(project_id).await.map_err(text)?))
+    let what = session.engine().redo(project_id).await.map_err(report)?;
+    Ok((what, session.view(project_id).await.map_err(report)?))
 }
 
 /// Exports the chosen tracks' mixes (every track when `languages` is
@@ -212,9 +214,9 @@ pub async fn export_project(
     strict: Option<bool>,
 ) -> Answer<Vec<ExportedFile>> {
     let engine = studio.engine()?;
-    let format = ExportFormat::from_name(&format).map_err(text)?;
+    let format = ExportFormat::from_name(&format).map_err(report)?;
     let standard = AudioDelivery::default();
-    let audio = AudioDelivery::new(sample_rate.unwrap_or(standard.sample_rate), bits.unwrap_or(standard.bits)).map_err(text)?;
+    let audio = AudioDelivery::new(sample_rate.unwrap_or(standard.sample_rate), bits.unwrap_or(standard.bits)).map_err(report)?;
     let selection = ExportSelection {
         languages,
         stems: stems.unwrap_or(true),
@@ -225,7 +227,7 @@ pub async fn export_project(
         audio,
         refuse_flagged: strict.unwrap_or(false),
     };
-    let loudness = revoice_engine::dub::export::LoudnessSpec::parse(&loudness).map_err(text)?;
+    let loudness = revoice_engine::dub::export::LoudnessSpec::parse(&loudness).map_err(report)?;
     let request = ExportRequest { folder, format, loudness, selection };
     let tracks = blocking(move || engine.export_project(project_id, &request, &mut |_| {})).await?;
     Ok(ExportedFile::of(&tracks))
@@ -235,7 +237,7 @@ pub async fn export_project(
 #[tauri::command]
 pub async fn split_segment(studio: State<'_, Studio>, segment_id: i64, at: f64) -> Answer<ProjectView> {
     let session = studio.session()?;
-    let parts = session.engine().split_line(segment_id, at).await.map_err(text)?;
+    let parts = session.engine().split_line(segment_id, at).await.map_err(report)?;
     view_of_track(&session, parts[0].track_id).await
 }
 
@@ -243,7 +245,7 @@ pub async fn split_segment(studio: State<'_, Studio>, segment_id: i64, at: f64) 
 #[tauri::command]
 pub async fn merge_segments(studio: State<'_, Studio>, first: i64, second: i64) -> Answer<ProjectView> {
     let session = studio.session()?;
-    let merged = session.engine().merge_lines(first, second).await.map_err(text)?;
+    let merged = session.engine().merge_lines(first, second).await.map_err(report)?;
     view_of_track(&session, merged.track_id).await
 }
 
@@ -251,7 +253,7 @@ pub async fn merge_segments(studio: State<'_, Studio>, first: i64, second: i64) 
 #[tauri::command]
 pub async fn insert_segment(studio: State<'_, Studio>, track_id: i64, at: f64, speaker_id: Option<i64>) -> Answer<(i64, ProjectView)> {
     let session = studio.session()?;
-    let added = session.engine().insert_line(track_id, at, speaker_id).await.map_err(text)?;
+    let added = session.engine().insert_line(track_id, at, speaker_id).await.map_err(report)?;
     Ok((added.id, view_of_track(&session, track_id).await?))
 }
 
@@ -259,13 +261,13 @@ pub async fn insert_segment(studio: State<'_, Studio>, track_id: i64, at: f64, s
 #[tauri::command]
 pub async fn delete_segment(studio: State<'_, Studio>, segment_id: i64) -> Answer<ProjectView> {
     let session = studio.session()?;
-    let track_id = session.engine().delete_line(segment_id).await.map_err(text)?;
+    let track_id = session.engine().delete_line(segment_id).await.map_err(report)?;
     view_of_track(&session, track_id).await
 }
 
 async fn view_of_track(session: &StudioSession, track_id: i64) -> Answer<ProjectView> {
-    let project_id = session.engine().project_of_track(track_id).await.map_err(text)?;
-    session.view(project_id).await.map_err(text)
+    let project_id = session.engine().project_of_track(track_id).await.map_err(report)?;
+    session.view(project_id).await.map_err(report)
 }
 
 /// A rendered line's waveform as placed on the timeline (`None`: not rendered).
@@ -294,7 +296,7 @@ pub async fn original_peaks(studio: State<'_, Studio>, project_id: i64) -> Answe
 /// `mediaHeard` events report the seconds heard.
 #[tauri::command]
 pub async fn create_project_from_media(studio: State<'_, Studio>, name: String, path: PathBuf) -> Answer<ProjectView> {
-    studio.session()?.new_project_from_media(&name, &path).await.map_err(text)
+    studio.session()?.new_project_from_media(&name, &path).await.map_err(report)
 }
 
 /// Stops hearing a recording into a new project (nothing is kept).
@@ -320,13 +322,15 @@ mod tests {
         let engine = session.engine().clone();
 
         let refused = block_on(set_voice(&session, project, ana, "ef_dora", None)).unwrap_err();
-        assert_eq!(refused, rule("ef_dora", "en-US"));
+        assert_eq!(refused.message, rule("ef_dora", "en-US"));
+        assert_eq!(refused.kind, revoice_engine::ErrorKind::InvalidInput, "the window can tell bad input from a failure");
+        assert_eq!(refused.input.as_deref(), Some("voice \"ef_dora\""), "the input it names");
         let view = block_on(set_voice(&session, project, ana, "bf_emma", None)).unwrap();
         assert_eq!(view.speakers[0].voice, "bf_emma", "an English voice is taken");
         // On a Spanish track the Spanish voice is right, and the English one is refused there.
         block_on(engine.track_for(project, Some("es"))).unwrap();
         let refused = block_on(set_voice(&session, project, ana, "af_bella", Some("es"))).unwrap_err();
-        assert_eq!(refused, rule("af_bella", "es"));
+        assert_eq!(refused.message, rule("af_bella", "es"));
         let view = block_on(set_voice(&session, project, ana, "ef_dora", Some("es"))).unwrap();
         assert_eq!(view.speakers[0].language_voices.get("es").map(String::as_str), Some("ef_dora"));
     }

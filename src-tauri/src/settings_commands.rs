@@ -5,24 +5,25 @@
 
 use revoice_engine::config::{RemoteEngineSettings, SettingsEdit};
 use revoice_engine::engines::EngineReport;
+use revoice_engine::error::ErrorReport;
 use revoice_engine::studio::settings::SettingsView;
-use revoice_engine::EngineConfig;
+use revoice_engine::{EngineConfig, ErrorKind};
 use tauri::State;
 
-use crate::studio::{blocking, text, Answer, Studio};
+use crate::studio::{blocking, report, Answer, Studio};
 
 #[tauri::command]
 pub async fn settings(studio: State<'_, Studio>) -> Answer<SettingsView> {
     let engine = studio.engine()?;
-    let saved = EngineConfig::load_from(engine.data_dir().to_path_buf()).map_err(text)?;
+    let saved = EngineConfig::load_from(engine.data_dir().to_path_buf()).map_err(report)?;
     blocking(move || Ok(SettingsView::of(&saved, &engine.config().settings))).await
 }
 
 #[tauri::command]
 pub async fn save_settings(studio: State<'_, Studio>, edit: SettingsEdit) -> Answer<SettingsView> {
     let engine = studio.engine()?;
-    let mut saved = EngineConfig::load_from(engine.data_dir().to_path_buf()).map_err(text)?;
-    saved.save_edit(&edit).map_err(|e| format!("The settings were not saved: {e}"))?;
+    let mut saved = EngineConfig::load_from(engine.data_dir().to_path_buf()).map_err(report)?;
+    saved.save_edit(&edit).map_err(|e| report(e.context("The settings were not saved")))?;
     blocking(move || Ok(SettingsView::of(&saved, &engine.config().settings))).await
 }
 
@@ -37,15 +38,15 @@ pub async fn remote_status(studio: State<'_, Studio>) -> Answer<Vec<revoice_engi
 #[tauri::command]
 pub async fn remote_engines(studio: State<'_, Studio>) -> Answer<Vec<RemoteEngineSettings>> {
     let engine = studio.engine()?;
-    Ok(EngineConfig::load_from(engine.data_dir().to_path_buf()).map_err(text)?.settings.engines)
+    Ok(EngineConfig::load_from(engine.data_dir().to_path_buf()).map_err(report)?.settings.engines)
 }
 
 /// Adds a remote engine (or replaces the one of its name); the engines.
 #[tauri::command]
 pub async fn save_remote_engine(studio: State<'_, Studio>, remote: RemoteEngineSettings) -> Answer<Vec<RemoteEngineSettings>> {
     let engine = studio.engine()?;
-    let mut saved = EngineConfig::load_from(engine.data_dir().to_path_buf()).map_err(text)?;
-    saved.save_remote_engine(&remote).map_err(|e| format!("The engine was not saved: {e}"))?;
+    let mut saved = EngineConfig::load_from(engine.data_dir().to_path_buf()).map_err(report)?;
+    saved.save_remote_engine(&remote).map_err(|e| report(e.context("The engine was not saved")))?;
     Ok(saved.settings.engines)
 }
 
@@ -53,8 +54,8 @@ pub async fn save_remote_engine(studio: State<'_, Studio>, remote: RemoteEngineS
 #[tauri::command]
 pub async fn remove_remote_engine(studio: State<'_, Studio>, name: String) -> Answer<Vec<RemoteEngineSettings>> {
     let engine = studio.engine()?;
-    let mut saved = EngineConfig::load_from(engine.data_dir().to_path_buf()).map_err(text)?;
-    saved.remove_remote_engine(&name).map_err(text)?;
+    let mut saved = EngineConfig::load_from(engine.data_dir().to_path_buf()).map_err(report)?;
+    saved.remove_remote_engine(&name).map_err(report)?;
     Ok(saved.settings.engines)
 }
 
@@ -62,8 +63,9 @@ pub async fn remove_remote_engine(studio: State<'_, Studio>, name: String) -> An
 #[tauri::command]
 pub async fn check_remote_engine(studio: State<'_, Studio>, name: String) -> Answer<EngineReport> {
     let engine = studio.engine()?;
-    let saved = EngineConfig::load_from(engine.data_dir().to_path_buf()).map_err(text)?;
-    let remote =
-        saved.settings.engines.into_iter().find(|e| e.name.eq_ignore_ascii_case(&name)).ok_or_else(|| format!("There is no engine {name:?} in config.toml"))?;
+    let saved = EngineConfig::load_from(engine.data_dir().to_path_buf()).map_err(report)?;
+    let missing =
+        || ErrorReport { kind: ErrorKind::NotFound, message: format!("There is no engine {name:?} in config.toml"), input: Some(format!("engine {name:?}")) };
+    let remote = saved.settings.engines.into_iter().find(|e| e.name.eq_ignore_ascii_case(&name)).ok_or_else(missing)?;
     blocking(move || Ok(revoice_engine::engines::check_engine(&remote))).await
 }

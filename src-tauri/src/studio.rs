@@ -10,21 +10,24 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use revoice_api::server::{bind, serve, ApiOptions, ApiState};
+use revoice_engine::error::ErrorReport;
 use revoice_engine::logging::LogGuard;
 use revoice_engine::studio::session::{EventSink, StudioSession};
 use revoice_engine::Engine;
 
-/// What a command answers: its value, or a message a person can act on.
-pub type Answer<T> = Result<T, String>;
+/// What a command answers: its value, or the error as the window acts on
+/// it (its kind, the message a person reads, the input it names). A plain
+/// message (`String`) becomes an internal error by `?`.
+pub type Answer<T> = Result<T, ErrorReport>;
 
-/// An engine error as the message the window shows.
-pub fn text(e: revoice_engine::Error) -> String {
-    e.to_string()
+/// An engine error as the window receives it.
+pub fn report(e: revoice_engine::Error) -> ErrorReport {
+    ErrorReport::from(e)
 }
 
 /// Runs blocking engine work off the async workers; its answer.
 pub async fn blocking<T: Send + 'static>(work: impl FnOnce() -> revoice_engine::Result<T> + Send + 'static) -> Answer<T> {
-    tauri::async_runtime::spawn_blocking(work).await.map_err(|e| format!("The engine's worker failed: {e}"))?.map_err(text)
+    tauri::async_runtime::spawn_blocking(work).await.map_err(|e| ErrorReport::internal(format!("The engine's worker failed: {e}")))?.map_err(report)
 }
 
 /// The speech API while it runs: where it listens and how to stop it.
@@ -66,6 +69,13 @@ impl Studio {
         self.session.clone().map_err(|e| format!("The engine did not start: {e}"))
     }
 
+    /// Whether the speech model is loaded: while it loads (started here if
+    /// it has not), an error of kind busy, which the window shows as busy
+    /// and asks again on, instead of a command that sits waiting.
+    pub fn ready_to_speak(&self) -> Answer<()> {
+        self.engine()?.speech_ready().map(|_| ()).map_err(report)
+    }
+
     /// The engine, or a message saying why it is not running.
     pub fn engine(&self) -> Result<Arc<Engine>, String> {
         self.engine.clone().map_err(|e| format!("The engine did not start: {e}"))
@@ -84,17 +94,17 @@ impl Studio {
     /// Starts the local speech API on this engine (127.0.0.1, `[api] port`);
     /// its URL. It listens at once, answering 503 to speech requests until
     /// the model has loaded. Starting it again answers the running one's URL.
-    pub async fn start_api(&self) -> Result<String, String> {
+    pub async fn start_api(&self) -> Answer<String> {
         let engine = self.engine()?;
         let mut api = self.api.lock().await;
         if let Some(running) = api.as_ref() {
             return Ok(running.url.clone());
         }
         if !revoice_engine::model::assets::KOKORO.status(engine.data_dir()).is_installed() {
-            return Err("The speech API did not start: Kokoro is not installed: run `revoice models install`".into());
+            return Err(ErrorReport::internal("The speech API did not start: Kokoro is not installed: run `revoice models install`"));
         }
         let addr = SocketAddr::from(([127, 0, 0, 1], engine.config().settings.api.port));
-        let listener = bind(addr, false).await.map_err(text)?;
+        let listener = bind(addr, false).await.map_err(report)?;
         let state = ApiState::new(engine.clone(), ApiOptions::from_engine(&engine));
         let local = listener.local_addr().map_err(|e| format!("The speech API has no address: {e}"))?;
         let url = format!("http://{local}");
@@ -196,12 +206,36 @@ mod tests {
     }
 
     #[test]
+    fn the_window_gets_the_engines_kind_and_a_plain_message_as_internal() {
+        use revoice_engine::ErrorKind;
+        let busy = tauri::async_runtime::block_on(blocking(|| -> revoice_engine::Result<()> {
+            Err(revoice_engine::Error::busy("the speech model", "is still loading; try again in a few seconds"))
+        }))
+        .unwrap_err();
+        assert_eq!(busy.kind, ErrorKind::Busy);
+        let sent = serde_json::to_value(&busy).unwrap();
+        assert_eq!(sent, serde_json::json!({"kind": "busy", "message": "the speech model: is still loading; try again in a few seconds", "input": null}));
+
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("config.toml"), "not = [valid").unwrap();
+        let studio = Studio::start(Some(dir.path().to_path_buf()), Arc::new(|_| {}));
+        let opened = || -> Answer<()> {
+            studio.engine()?;
+            Ok(())
+        };
+        let refused = opened().unwrap_err();
+        assert_eq!(refused.kind, ErrorKind::Internal);
+        assert!(refused.message.starts_with("The engine did not start: ") && refused.message.contains("config.toml"), "{refused}");
+    }
+
+    #[test]
     fn the_speech_api_without_an_installed_model_says_why_and_is_not_running() {
         let dir = tempfile::tempdir().unwrap();
         let studio = Studio::start(Some(dir.path().to_path_buf()), Arc::new(|_| {}));
         assert!(!studio.api_enabled(), "off unless the settings turn it on");
         let err = tauri::async_runtime::block_on(studio.start_api()).unwrap_err();
-        assert!(err.contains("models install"), "{err}");
+        assert!(err.message.contains("models install"), "{err}");
+        assert_eq!(err.kind, revoice_engine::ErrorKind::Internal);
         assert_eq!(tauri::async_runtime::block_on(studio.api_url()), None);
         assert!(!tauri::async_runtime::block_on(studio.stop_api()));
     }

@@ -12,13 +12,13 @@ use revoice_engine::voice::library::VoiceDetails;
 use revoice_engine::{NewLibraryVoice, SpeakerClip, SpeakerVoiced};
 use tauri::State;
 
-use crate::studio::{blocking, text, Answer, Studio};
+use crate::studio::{blocking, report, Answer, Studio};
 
 #[tauri::command]
 pub async fn voice_library(studio: State<'_, Studio>) -> Answer<VoiceLibraryView> {
     let engine = studio.engine()?;
     let mut library = Vec::new();
-    for record in engine.store().voices().await.map_err(text)? {
+    for record in engine.store().voices().await.map_err(report)? {
         let fitting = engine.library_voice_fitting(&record.voice.name).await.ok().flatten();
         let mut view = LibraryVoiceView::of(record);
         view.fitting = fitting.as_ref().map(|p| FitInProgress::of(p.as_ref()));
@@ -43,32 +43,36 @@ pub async fn add_library_voice(
     let (record, _, _) = engine
         .add_library_voice(NewLibraryVoice { details, recording: &path, max_voices: None, fitted: None, language: None, hear_text_later: false })
         .await
-        .map_err(text)?;
+        .map_err(report)?;
     Ok(LibraryVoiceView::of(record))
 }
 
 #[tauri::command]
 pub async fn rename_library_voice(studio: State<'_, Studio>, name: String, new_name: String) -> Answer<LibraryVoiceView> {
     let engine = studio.engine()?;
-    engine.rename_library_voice(&name, &new_name).await.map(LibraryVoiceView::of).map_err(text)
+    engine.rename_library_voice(&name, &new_name).await.map(LibraryVoiceView::of).map_err(report)
 }
 
 #[tauri::command]
 pub async fn delete_library_voice(studio: State<'_, Studio>, name: String) -> Answer<()> {
-    studio.engine()?.delete_library_voice(&name).await.map(|_| ()).map_err(text)
+    studio.engine()?.delete_library_voice(&name).await.map(|_| ()).map_err(report)
 }
 
 /// Speaks a sample sentence in `voice` (stock, blend or library voice).
 #[tauri::command]
 pub fn preview_voice(studio: State<'_, Studio>, voice: String) -> Answer<()> {
-    studio.session()?.preview_voice(voice).map_err(text)
+    // A voice on a remote engine speaks without the local model.
+    if !revoice_engine::voice::VoiceSpec::parse(&voice, |_| false).is_ok_and(|v| v.remote().is_some()) {
+        studio.ready_to_speak()?;
+    }
+    studio.session()?.preview_voice(voice).map_err(report)
 }
 
 /// Plays a library voice's own recording (its first seconds), to compare
 /// with the voice that speaks for it.
 #[tauri::command]
 pub fn play_voice_recording(studio: State<'_, Studio>, name: String) -> Answer<()> {
-    studio.session()?.play_voice_recording(name).map_err(text)
+    studio.session()?.play_voice_recording(name).map_err(report)
 }
 
 /// Voice every speaker: each clip's speaker gets a library voice made from
@@ -83,8 +87,8 @@ pub async fn voice_speakers(
     consent: String,
 ) -> Answer<(Vec<SpeakerVoiced>, ProjectView)> {
     let session = studio.session()?;
-    let voiced = studio.engine()?.voice_speakers(project_id, language.as_deref(), &clips, &consent).await.map_err(text)?;
-    Ok((voiced, session.view(project_id).await.map_err(text)?))
+    let voiced = studio.engine()?.voice_speakers(project_id, language.as_deref(), &clips, &consent).await.map_err(report)?;
+    Ok((voiced, session.view(project_id).await.map_err(report)?))
 }
 
 /// Each speaker's own lines cut from the project's original dialogue into
@@ -101,11 +105,11 @@ pub async fn original_speaker_clips(studio: State<'_, Studio>, project_id: i64) 
 #[tauri::command]
 pub async fn fit_library_voice(studio: State<'_, Studio>, name: String) -> Answer<()> {
     let engine = studio.engine()?;
-    engine.fit_library_voice_in_background(&name, Default::default()).await.map(|_| ()).map_err(text)
+    engine.fit_library_voice_in_background(&name, Default::default()).await.map(|_| ()).map_err(report)
 }
 
 /// Stops a library voice's fit after its generation (fitting it again resumes).
 #[tauri::command]
 pub async fn cancel_library_voice_fit(studio: State<'_, Studio>, name: String) -> Answer<bool> {
-    studio.engine()?.cancel_library_voice_fit(&name).await.map_err(text)
+    studio.engine()?.cancel_library_voice_fit(&name).await.map_err(report)
 }

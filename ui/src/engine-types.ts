@@ -446,6 +446,14 @@ resynthesizeMaxSpeed: number, apiPort: number,
  * The saved file differs from what the running engine started with.
  */
 restartNeeded: boolean, };
+export type ErrorKind = "notFound" | "invalidInput" | "conflict" | "busy" | "cancelled" | "internal";
+export type ErrorReport = { kind: ErrorKind, message: string, 
+/**
+ * The root error's input (invalid input, a conflict), what was not
+ * found, or the setting a config file's refusal opens with
+ * (`[dub] segment_store_mb`); `None` for other errors.
+ */
+input: string | null, };
 export type CheckStatus = "ok" | "warning" | "problem";
 export type Check = { 
 /**

@@ -1,8 +1,11 @@
 // The UI's only way to the engine: typed wrappers over Tauri commands and
 // events. Every shape the engine sends or takes is generated from its Rust
-// type (engine-types.ts); only the wrappers' argument lists live here.
-import { invoke } from "@tauri-apps/api/core";
+// type (engine-types.ts); only the wrappers' argument lists live here. A
+// command that fails rejects with an EngineError (errors.ts): the engine's
+// message, its kind and the input it names.
+import { invoke as invokeCommand, type InvokeArgs } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+import { engineError } from "./errors";
 import type {
   AttachedVideo,
   CastSheet,
@@ -35,7 +38,14 @@ import type { Peaks, Project } from "./model";
 
 export type * from "./engine-types";
 
-/** Runs the engine's health checks. Rejects with a message a person can read. */
+/** Runs a command; a refusal (the engine's report, or Tauri's own text) rejects as an EngineError. */
+function invoke<T>(command: string, args?: InvokeArgs): Promise<T> {
+  return invokeCommand<T>(command, args).catch((rejection: unknown) => {
+    throw engineError(rejection);
+  });
+}
+
+/** Runs the engine's health checks. Rejects with an EngineError a person can read. */
 export function diagnose(): Promise<Diagnosis> {
   return invoke<Diagnosis>("diagnose");
 }

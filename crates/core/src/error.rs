@@ -2,9 +2,12 @@
 //! it was working on (a file, a setting, a project, a voice) and why it
 //! failed, so that any face (GUI, CLI, HTTP) can show it to a person as it
 //! is; and every failure has an [`ErrorKind`], which a face maps to its own
-//! answer (the API to an HTTP status, the CLI to its message).
+//! answer (the API to an HTTP status, the CLI to its message, the window
+//! to an [`ErrorReport`] it acts on by kind).
 
 use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
 
 /// Result with the engine's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -13,7 +16,8 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// What sort of failure an error is, for the faces to answer by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
 pub enum ErrorKind {
     /// The thing asked for (a project, a line, a voice) does not exist.
     NotFound,
@@ -159,6 +163,75 @@ impl Error {
     }
 }
 
+/// An error as the window receives it: its kind to act on, its message as
+/// people read it (the error's whole text, context and all), and what it
+/// names as rejected or missing, so a form can mark that field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorReport {
+    pub kind: ErrorKind,
+    pub message: String,
+    /// The root error's input (invalid input, a conflict), what was not
+    /// found, or the setting a config file's refusal opens with
+    /// (`[dub] segment_store_mb`); `None` for other errors.
+    pub input: Option<String>,
+}
+
+impl ErrorReport {
+    /// A failure the engine did not classify (a worker that died, a
+    /// window that cannot be found): kind internal, naming no input.
+    pub fn internal(message: impl Into<String>) -> Self {
+        ErrorReport { kind: ErrorKind::Internal, message: message.into(), input: None }
+    }
+}
+
+impl From<&Error> for ErrorReport {
+    fn from(error: &Error) -> Self {
+        let input = match error.root() {
+            Error::InvalidInput { input, .. } | Error::Conflict { input, .. } => Some(input.clone()),
+            Error::NotFound { what, .. } => Some(what.clone()),
+            Error::Config { reason, .. } => setting_named(reason),
+            _ => None,
+        };
+        ErrorReport { kind: error.kind(), message: error.to_string(), input }
+    }
+}
+
+impl From<Error> for ErrorReport {
+    fn from(error: Error) -> Self {
+        ErrorReport::from(&error)
+    }
+}
+
+/// A message that was only ever text is an internal failure.
+impl From<String> for ErrorReport {
+    fn from(message: String) -> Self {
+        ErrorReport::internal(message)
+    }
+}
+
+impl From<&str> for ErrorReport {
+    fn from(message: &str) -> Self {
+        ErrorReport::internal(message)
+    }
+}
+
+impl std::fmt::Display for ErrorReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ErrorReport {}
+
+/// The setting a refusal of the config file names first, as the settings'
+/// checks write it: `[section] key` (`[dub] segment_store_mb must be …`).
+fn setting_named(reason: &str) -> Option<String> {
+    let (section, rest) = reason.strip_prefix('[')?.split_once("] ")?;
+    let key: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    (!section.is_empty() && !section.contains(' ') && !key.is_empty()).then(|| format!("[{section}] {key}"))
+}
+
 /// Adds `.context(...)` to engine results.
 pub trait ResultExt<T> {
     /// On error, says what the engine was doing; the closure runs only on error.
@@ -208,5 +281,55 @@ mod tests {
         assert_eq!(Error::database("/x.sqlite3", std::io::Error::other("disk I/O error")).kind(), ErrorKind::Internal);
         assert_eq!(Error::invalid("text", "is empty").kind(), ErrorKind::InvalidInput);
         assert!(matches!(missing.root(), Error::NotFound { .. }));
+    }
+
+    #[test]
+    fn a_report_keeps_the_kind_through_context_and_names_the_roots_input() {
+        let refused = Error::invalid("voice name \"A/B\"", "use letters").context("adding a voice").context("the voice library");
+        let report = ErrorReport::from(&refused);
+        assert_eq!(report.kind, ErrorKind::InvalidInput);
+        assert_eq!(report.message, "the voice library: adding a voice: voice name \"A/B\": use letters", "the whole text, unchanged");
+        assert_eq!(report.input.as_deref(), Some("voice name \"A/B\""), "the root's input, not a context");
+
+        let missing = ErrorReport::from(Error::not_found("segment 7", "there is no such segment").context("rendering"));
+        assert_eq!((missing.kind, missing.input.as_deref()), (ErrorKind::NotFound, Some("segment 7")));
+        let taken = ErrorReport::from(Error::conflict("render of project 2", "it is rendering already"));
+        assert_eq!((taken.kind, taken.input.as_deref()), (ErrorKind::Conflict, Some("render of project 2")));
+        let loading = ErrorReport::from(Error::busy("the speech model", "is still loading").context("previewing line 3"));
+        assert_eq!((loading.kind, loading.input), (ErrorKind::Busy, None));
+        assert_eq!(loading.message, "previewing line 3: the speech model: is still loading");
+        let disk = ErrorReport::from(Error::io("read", "/x", std::io::Error::other("gone")));
+        assert_eq!((disk.kind, disk.input), (ErrorKind::Internal, None));
+    }
+
+    #[test]
+    fn a_refused_setting_is_named_by_its_section_and_key() {
+        let config = |reason: &str| ErrorReport::from(Error::Config { path: "/d/config.toml".into(), reason: reason.into() });
+        let refused = config("[dub] segment_store_mb must be at least 1 MiB").input;
+        assert_eq!(refused.as_deref(), Some("[dub] segment_store_mb"));
+        assert_eq!(config("[scheduler] batch_width 65 is more rows than the model can use").input.as_deref(), Some("[scheduler] batch_width"));
+        assert_eq!(config("TOML parse error at line 1, column 5").input, None);
+        let wrapped = ErrorReport::from(
+            Error::Config { path: "/d/config.toml".into(), reason: "[api] max_uploaded_voices must be at least 1".into() }
+                .context("The settings were not saved"),
+        );
+        assert_eq!(wrapped.kind, ErrorKind::InvalidInput);
+        assert_eq!(wrapped.message, "The settings were not saved: config file /d/config.toml: [api] max_uploaded_voices must be at least 1");
+        assert_eq!(wrapped.input.as_deref(), Some("[api] max_uploaded_voices"));
+    }
+
+    #[test]
+    fn the_window_reads_a_report_in_camel_case_and_text_becomes_internal() {
+        // Serialised as the window reads it (through toml's value, the serialiser core has).
+        let report = toml::Value::try_from(ErrorReport::from(Error::invalid("text", "is empty"))).unwrap();
+        assert_eq!(report.get("kind").and_then(|v| v.as_str()), Some("invalidInput"));
+        assert_eq!(report.get("message").and_then(|v| v.as_str()), Some("text: is empty"));
+        assert_eq!(report.get("input").and_then(|v| v.as_str()), Some("text"));
+        let kinds = [ErrorKind::NotFound, ErrorKind::InvalidInput, ErrorKind::Conflict, ErrorKind::Busy, ErrorKind::Cancelled, ErrorKind::Internal];
+        let names: Vec<String> = kinds.iter().map(|k| toml::Value::try_from(k).unwrap().as_str().unwrap().to_string()).collect();
+        assert_eq!(names, ["notFound", "invalidInput", "conflict", "busy", "cancelled", "internal"]);
+        let plain = ErrorReport::from(format!("The engine did not start: {}", "no data folder"));
+        assert_eq!((plain.kind, plain.input.as_deref()), (ErrorKind::Internal, None));
+        assert_eq!(plain.to_string(), "The engine did not start: no data folder", "its text is its message");
     }
 }

@@ -74,6 +74,9 @@ fn generated() -> String {
         decl::<revoice_engine::SpeakerClip>(&cfg),
         decl::<revoice_engine::SpeakerVoiced>(&cfg),
         decl::<studio::settings::SettingsView>(&cfg),
+        // A refusal as the window acts on it: its kind, message and input.
+        decl::<revoice_engine::ErrorKind>(&cfg),
+        decl::<revoice_engine::error::ErrorReport>(&cfg),
         // The engine's health report.
         decl::<doctor::CheckStatus>(&cfg),
         decl::<doctor::Check>(&cfg),

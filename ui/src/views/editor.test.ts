@@ -108,6 +108,9 @@ vi.mock("../engine", () => {
     seek: vi.fn(async () => {}),
     play: vi.fn(async () => null),
     previewVoice: vi.fn(async () => {}),
+    previewSegment: vi.fn(async () => {}),
+    renderProject: vi.fn(async () => {}),
+    cancelRender: vi.fn(async () => false),
     exportProject: vi.fn(async () => []),
     revealFolder: vi.fn(async () => {}),
     pictureSource: vi.fn(async () => ({
@@ -120,6 +123,7 @@ vi.mock("../engine", () => {
 
 const { Editor, fitReadout, renderLabel } = await import("./editor");
 const api = await import("../engine");
+const { EngineError } = await import("../errors");
 
 /** Animation frames the test runs by hand. */
 let frames: (() => void)[] = [];
@@ -376,6 +380,152 @@ describe("the editor's inspector while the engine talks", () => {
     expect(slider.value).toBe("40");
     expect(details.open).toBe(true);
     expect(api.editSegment).not.toHaveBeenCalled();
+  });
+});
+
+describe("the editor acting on the engine's refusals by kind", () => {
+  let host: HTMLElement;
+  let editor: InstanceType<typeof Editor>;
+  const loading = () => new EngineError({ kind: "busy", message: "the speech model: is still loading; try again in a few seconds", input: null });
+  /** Lets answers and timers due now arrive (timers are fake here), then draws the frame. */
+  const flush = async () => {
+    await vi.advanceTimersByTimeAsync(0);
+    frame();
+  };
+  const banner = () => document.querySelector(".editor-status .status-error, .editor-status [role='alert']");
+
+  beforeEach(async () => {
+    frames = [];
+    vi.stubGlobal("requestAnimationFrame", (callback: () => void) => frames.push(callback));
+    vi.stubGlobal("cancelAnimationFrame", () => {});
+    engine.state.project = project();
+    host = document.createElement("section");
+    document.body.replaceChildren(host);
+    editor = new Editor(host, structuredClone(engine.state.project), () => {});
+    await settle();
+    timelines.FakeTimeline.last!.callbacks.select(2);
+    await settle();
+    // Timers only: frames stay the test's own (requestAnimationFrame above).
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
+  });
+
+  afterEach(() => {
+    editor.destroy();
+    vi.useRealTimers();
+    vi.unstubAllGlobals();
+    // Answers a test queued and did not use go too; each stand-in keeps its own answer.
+    vi.resetAllMocks();
+  });
+
+  it("an error of kind busy shows as busy (spinner, no error banner) and the preview is asked for again until it starts", async () => {
+    vi.mocked(api.previewSegment).mockRejectedValueOnce(loading()).mockRejectedValueOnce(loading());
+    $<HTMLButtonElement>("#preview-line")!.click();
+    await flush();
+    const waiting = $("#editor-status .busy-wait[aria-busy='true']");
+    expect(waiting).not.toBeNull();
+    expect(waiting!.querySelector(".spinner")).not.toBeNull();
+    expect(waiting!.textContent).toContain("The preview is waiting: the speech model: is still loading");
+    expect(banner()).toBeNull();
+    expect(api.previewSegment).toHaveBeenCalledTimes(1);
+
+    await vi.advanceTimersByTimeAsync(1500);
+    frame();
+    expect(api.previewSegment).toHaveBeenCalledTimes(2);
+    expect($("#editor-status .busy-wait")).not.toBeNull();
+    expect(banner()).toBeNull();
+
+    await vi.advanceTimersByTimeAsync(1500);
+    frame();
+    expect(api.previewSegment).toHaveBeenCalledTimes(3);
+    expect(api.previewSegment).toHaveBeenLastCalledWith(2);
+    expect($("#editor-status .busy-wait")).toBeNull();
+    expect(banner()).toBeNull();
+  });
+
+  it("a render waiting for a busy engine keeps its progress until Stop, and gives up after a minute with the engine's message", async () => {
+    vi.mocked(api.renderProject).mockRejectedValue(loading());
+    const renderSelected = () => document.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", ctrlKey: true, bubbles: true }));
+    renderSelected();
+    await flush();
+    expect(api.renderProject).toHaveBeenCalledWith(7, [2]);
+    expect($("#render-progress")).not.toBeNull();
+    expect($("#editor-status .busy-wait")!.textContent).toContain("The render is waiting");
+    expect(banner()).toBeNull();
+    // Cancel stops the waiting: nothing is asked again, and nothing renders.
+    $<HTMLButtonElement>("#cancel-render")!.click();
+    await flush();
+    expect($("#editor-status .busy-wait")).toBeNull();
+    expect($("#render-progress")).toBeNull();
+    expect(api.cancelRender).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(api.renderProject).toHaveBeenCalledTimes(1);
+
+    renderSelected();
+    await vi.advanceTimersByTimeAsync(60_000);
+    frame();
+    expect(api.renderProject).toHaveBeenCalledTimes(1 + 41);
+    expect($("#editor-status .busy-wait")).toBeNull();
+    expect(banner()!.textContent).toBe("the speech model: is still loading; try again in a few seconds");
+    expect($("#render-progress")).toBeNull();
+  });
+
+  it("an error of kind invalidInput marks the inspector field the edit changed (aria-invalid, message beside it, focus)", async () => {
+    const message = "segment 2: speed 9 is outside 0.25 to 4.0";
+    vi.mocked(api.editSegment).mockRejectedValueOnce(new EngineError({ kind: "invalidInput", message, input: "segment 2" }));
+    const typed = $<HTMLInputElement>("#line-speed")!;
+    typed.value = "9";
+    typed.dispatchEvent(new Event("change"));
+    await flush();
+    expect(api.editSegment).toHaveBeenCalledWith(2, { speed: 9 });
+    const speed = $<HTMLInputElement>("#line-speed")!;
+    expect(speed.getAttribute("aria-invalid")).toBe("true");
+    expect(speed.classList.contains("field-invalid")).toBe(true);
+    expect(speed.value).toBe("1");
+    expect($("#line-speed-error")!.textContent).toBe(message);
+    expect(speed.closest("label")!.contains($("#line-speed-error"))).toBe(true);
+    expect(document.activeElement).toBe(speed);
+    expect($("#line-gain")!.hasAttribute("aria-invalid")).toBe(false);
+    expect(banner()).toBeNull();
+
+    // The next edit the engine takes clears the mark.
+    const gain = $<HTMLInputElement>("#line-gain")!;
+    gain.value = "-3";
+    gain.dispatchEvent(new Event("change"));
+    await flush();
+    expect($("#line-speed")!.hasAttribute("aria-invalid")).toBe(false);
+    expect($("#line-speed-error")).toBeNull();
+    expect($("#editor-status")!.textContent).toBe("Gain -3 dB; saved");
+  });
+
+  it("a refused text marks the text; a refusal naming another line is the status line's error", async () => {
+    vi.mocked(api.editSegment)
+      .mockRejectedValueOnce(new EngineError({ kind: "invalidInput", message: "segment 2: its text is empty", input: "segment 2" }))
+      .mockRejectedValueOnce(new EngineError({ kind: "invalidInput", message: "segment 3: ends (6.000 s) before it starts (7.000 s)", input: "segment 3" }));
+    const area = $<HTMLTextAreaElement>("#line-text")!;
+    area.value = " ";
+    area.dispatchEvent(new Event("input"));
+    $<HTMLButtonElement>("#save-line")!.click();
+    await flush();
+    expect($("#line-text")!.getAttribute("aria-invalid")).toBe("true");
+    expect($("#line-text-error")!.textContent).toBe("segment 2: its text is empty");
+    expect(document.activeElement).toBe($("#line-text"));
+    const dragged = timelines.FakeTimeline.last!.callbacks as unknown as { resize(id: number, start: number, end: number): void };
+    dragged.resize(3, 7, 6);
+    await flush();
+    expect(banner()!.textContent).toBe("segment 3: ends (6.000 s) before it starts (7.000 s)");
+    expect($("#line-slot")!.hasAttribute("aria-invalid")).toBe(false);
+  });
+
+  it("an error of kind notFound reads the project again and says what is gone", async () => {
+    vi.mocked(api.editSegment).mockRejectedValueOnce(new EngineError({ kind: "notFound", message: "segment 2: there is no such segment", input: "segment 2" }));
+    vi.mocked(api.openProject).mockClear();
+    const speed = $<HTMLInputElement>("#line-speed")!;
+    speed.value = "1.5";
+    speed.dispatchEvent(new Event("change"));
+    await flush();
+    expect(api.openProject).toHaveBeenCalledWith(7);
+    expect(banner()!.textContent).toBe("segment 2: there is no such segment");
+    expect($("#line-speed")!.hasAttribute("aria-invalid")).toBe(false);
   });
 });
 

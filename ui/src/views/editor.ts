@@ -18,12 +18,18 @@
 // that line's draft, kept here (not in the DOM), so nothing the engine
 // sends overwrites it. The timeline gets a new project at most once per
 // frame, and lines' new states without a rebuild of its index.
+//
+// Refusals by kind (errors.ts): a preview or render the engine cannot start
+// yet (the model is loading) waits in the status line and is asked for
+// again; a line edit the engine refuses marks the inspector's field it
+// changed; a line or project that is gone reads the project again.
 import { html, nothing, render as renderTemplate, type TemplateResult } from "lit-html";
 import type { DirectiveResult } from "lit-html/directive.js";
 import { keyed } from "lit-html/directives/keyed.js";
 import { el } from "../dom";
 import * as engine from "../engine";
-import type { EngineStatus, PlaybackView, StudioEvent, TakeView, VoiceChoice } from "../engine";
+import type { EngineStatus, PlaybackView, SegmentEdit, StudioEvent, TakeView, VoiceChoice } from "../engine";
+import { actOn, BusyRetry, FieldErrors, STOPPED, type EngineError } from "../errors";
 import { FrameScheduler } from "../frame";
 import { formatTimecode, fps, FRAME_RATES, frameRate, parseTimecode, type FrameRate } from "../timecode";
 import type { Project, Segment, Speaker } from "../model";
@@ -108,6 +114,13 @@ export class Editor {
   private listening: { done: number; total: number; retaking: number | null } | null = null;
   private message = "All changes saved";
   private error: string | null = null;
+  /** The inspector's fields the engine refused (for the line shown). */
+  private readonly lineRefused = new FieldErrors();
+  /** A preview, and a render, waiting for a busy engine. */
+  private readonly previewWait = new BusyRetry(() => this.redraw());
+  private readonly renderWait = new BusyRetry(() => this.redraw());
+  /** Renders asked for: only the latest one's refusal resets the progress. */
+  private renderAsks = 0;
   private voices: VoiceChoice[] = [];
   /** The selected line's takes, once loaded (reloaded when the line changes or renders). */
   private takes: { segmentId: number; list: TakeView[] } | null = null;
@@ -179,11 +192,11 @@ export class Editor {
       move: (id, start) => {
         const line = this.line(id);
         this.timeline.setPeaks(id, null);
-        if (line) void this.apply(engine.editSegment(id, { start, end: start + (line.end - line.start) }), "Moved the line");
+        if (line) void this.editLine(id, { start, end: start + (line.end - line.start) }, "Moved the line");
       },
       resize: (id, start, end) => {
         this.timeline.setPeaks(id, null);
-        void this.apply(engine.editSegment(id, { start, end }), "Changed the line's slot");
+        void this.editLine(id, { start, end }, "Changed the line's slot");
       },
       split: (id, at) => void this.apply(engine.splitSegment(id, at), "Split the line"),
       merge: (a, b) => void this.apply(engine.mergeSegments(a, b), "Merged two lines"),
@@ -208,7 +221,7 @@ export class Editor {
     this.script = new ScriptView(this.scriptHost, {
       select: (id) => this.selectFromScript(id),
       seek: (seconds) => void this.seek(seconds),
-      saveText: (id, text) => this.apply(engine.editSegment(id, { text }), "Changed the text"),
+      saveText: (id, text) => this.editLine(id, { text }, "Changed the text"),
       replace: (find, replacement, options) => this.replace(find, replacement, options),
     });
     this.script.setProject(project, this.trackId, this.rate);
@@ -232,6 +245,8 @@ export class Editor {
 
   destroy(): void {
     this.closed = true;
+    this.previewWait.stop();
+    this.renderWait.stop();
     this.frames.cancel();
     document.removeEventListener("keydown", this.keys);
     window.removeEventListener("resize", this.resized);
@@ -459,6 +474,8 @@ export class Editor {
   }
 
   private select(id: number | null): void {
+    // A refused field belongs to the line it was refused on.
+    if (id !== this.selection) this.lineRefused.clear();
     this.selection = id;
     this.script.setSelection(id);
     this.redraw();
@@ -509,7 +526,7 @@ export class Editor {
       this.drafts.delete(id);
       return this.redraw();
     }
-    const saved = await this.apply(engine.editSegment(id, { text }), "Changed the text");
+    const saved = await this.editLine(id, { text }, "Changed the text");
     // Typing may have gone on while the engine answered: that stays a draft.
     if (saved && this.drafts.get(id) === text) this.drafts.delete(id);
     this.redraw();
@@ -537,7 +554,7 @@ export class Editor {
       this.message = "Added a line: type its text in the inspector";
       this.error = null;
     } catch (e) {
-      this.error = String(e);
+      this.refused(e);
     }
     this.redraw();
   }
@@ -556,20 +573,51 @@ export class Editor {
     this.redraw();
   }
 
-  /** Sends an edit; true when the engine took it. */
-  private async apply(change: Promise<Project>, done: string): Promise<boolean> {
+  /** Sends an edit; true when the engine took it. `field` finds the
+   * inspector field a refusal names. */
+  private async apply(change: Promise<Project>, done: string, field?: (error: EngineError) => string | null): Promise<boolean> {
     try {
       this.take(await change);
       this.message = `${done}; saved`;
       this.error = null;
+      this.lineRefused.clear();
       void this.loadTakes();
       return true;
     } catch (e) {
-      this.error = String(e);
+      this.refused(e, field);
       this.revision += 1;
       this.redraw();
       return false;
     }
+  }
+
+  /** Edits line `id`; a refusal marks the inspector field the edit changed. */
+  private editLine(id: number, edit: SegmentEdit, done: string): Promise<boolean> {
+    return this.apply(engine.editSegment(id, edit), done, (error) => this.lineField(id, edit, error));
+  }
+
+  /** The inspector field a refused edit of line `id` names: the one the
+   * edit changed, when the engine names the line (`segment 12`) or its
+   * timing strategy, and the inspector shows that line. */
+  private lineField(id: number, edit: SegmentEdit, error: EngineError): string | null {
+    if (this.selection !== id || !this.line(id)) return null;
+    if (error.input?.startsWith("timing strategy")) return "line-strategy";
+    if (error.input !== `segment ${id}`) return null;
+    if (edit.text !== undefined) return "line-text";
+    if (edit.start !== undefined || edit.end !== undefined) return "line-slot";
+    if (edit.speed !== undefined) return "line-speed";
+    if (edit.gainDb !== undefined) return "line-gain";
+    if (edit.strategy !== undefined) return "line-strategy";
+    return null;
+  }
+
+  /** A refusal by its kind: an invalid input the inspector shows marks its
+   * field; a line or project that is gone reads the project again; the
+   * rest is the status line's error. */
+  private refused(e: unknown, field?: (error: EngineError) => string | null): void {
+    this.error = null;
+    this.message = "";
+    actOn(e, { banner: (message) => (this.error = message), fields: this.lineRefused, field, refresh: () => this.reload() });
   }
 
   private async run(action: Promise<unknown>): Promise<void> {
@@ -577,9 +625,32 @@ export class Editor {
       await action;
       this.error = null;
     } catch (e) {
-      this.error = String(e);
+      this.refused(e);
     }
     this.redraw();
+  }
+
+  /** Starts work the engine may answer busy (a preview, a render while the
+   * model loads): the status line shows it waiting, with Stop, and it is
+   * asked for again. True once it started. */
+  private async startWaiting(wait: BusyRetry, what: string, action: () => Promise<unknown>): Promise<boolean> {
+    try {
+      const answer = await wait.run(what, action);
+      if (answer === STOPPED) return false;
+      this.error = null;
+      return true;
+    } catch (e) {
+      this.refused(e);
+      return false;
+    } finally {
+      this.redraw();
+    }
+  }
+
+  /** Stops the render: the one waiting for the engine, else the one running. */
+  private cancelRender(): void {
+    if (this.renderWait.waiting) this.renderWait.stop();
+    else void this.run(engine.cancelRender());
   }
 
   private async togglePlay(): Promise<void> {
@@ -725,7 +796,12 @@ export class Editor {
   /** Renders the given lines (null: every line that needs it). */
   private renderLines(only: number[] | null): void {
     this.progress = { done: 0, total: 0 };
-    void this.run(engine.renderProject(this.project.id, only));
+    const ask = ++this.renderAsks;
+    void this.startWaiting(this.renderWait, "The render", () => engine.renderProject(this.project.id, only)).then((started) => {
+      // Stopped or refused (and not asked again since): no render of ours is coming to move the progress.
+      if (!started && ask === this.renderAsks) this.progress = null;
+      this.redraw();
+    });
   }
 
   private showTrack(trackId: number): void {
@@ -872,7 +948,10 @@ export class Editor {
   // ---- drawing -----------------------------------------------------------
 
   private draw(): void {
-    const status = this.error ? html`<span class="status-error" role="alert">${this.error}</span>` : html`<span>${this.message}</span>`;
+    // Work waiting for a busy engine shows as waiting, not as a failure.
+    const waiting = this.renderWait.waiting ? this.renderWait.template() : this.previewWait.template();
+    const status =
+      waiting !== nothing ? waiting : this.error ? html`<span class="status-error" role="alert">${this.error}</span>` : html`<span>${this.message}</span>`;
     const panel = renderPanel(this.project, this.progress !== null || this.listening !== null, {
       select: (trackId, id) => {
         if (trackId !== this.trackId) this.showTrack(trackId);
@@ -880,7 +959,7 @@ export class Editor {
         this.select(id);
       },
       retry: (ids) => this.renderLines(ids),
-      cancel: () => void this.run(engine.cancelRender()),
+      cancel: () => this.cancelRender(),
       listen: () => {
         this.listening = { done: 0, total: 0, retaking: null };
         engine.listenProject(this.project.id).catch((e) => {
@@ -922,7 +1001,7 @@ export class Editor {
     const project = this.project;
     const stale = project.tracks.reduce((n, t) => n + t.segments.filter((s) => s.state === "stale" || s.state === "failed").length, 0);
     const progress = this.progress
-      ? html`<span class="render-progress" id="render-progress"><progress max=${String(Math.max(1, this.progress.total))} value=${String(this.progress.done)}></progress> ${this.progress.done}/${this.progress.total}<button class="link-button" id="cancel-render" @click=${() => void this.run(engine.cancelRender())}>Cancel</button></span>`
+      ? html`<span class="render-progress" id="render-progress"><progress max=${String(Math.max(1, this.progress.total))} value=${String(this.progress.done)}></progress> ${this.progress.done}/${this.progress.total}<button class="link-button" id="cancel-render" @click=${() => this.cancelRender()}>Cancel</button></span>`
       : nothing;
     const playing = this.playback?.playing && this.playback.projectId === project.id;
     const track =
@@ -973,23 +1052,24 @@ export class Editor {
     const speaker = this.project.speakers.find((s) => s.id === line.speakerId);
     const fit = line.fit && line.state === "ready" ? fitReadout(line.fit) : line.planned ? `Once rendered: ${fitReadout(line.planned)}.` : "Not placed yet: render it to hear it on the timeline.";
     const typed = (e: Event) => this.setDraft(id, valueOf(e));
+    const refused = this.lineRefused;
     const number = (field: "speed" | "gainDb", e: Event) => {
       const value = Number(valueOf(e));
       const now = this.lines.get(id);
       if (!now || value === now[field]) return;
-      if (field === "speed") void this.apply(engine.editSegment(id, { speed: value }), `Speed ×${value}`);
-      else void this.apply(engine.editSegment(id, { gainDb: value }), `Gain ${value} dB`);
+      if (field === "speed") void this.editLine(id, { speed: value }, `Speed ×${value}`);
+      else void this.editLine(id, { gainDb: value }, `Gain ${value} dB`);
     };
     const who = (e: Event) => {
       const select = e.currentTarget as HTMLSelectElement;
       const name = select.selectedOptions[0]?.textContent ?? "";
-      if (select.value) void this.apply(engine.editSegment(id, { speakerId: Number(select.value) }), `The line is now ${name}'s`);
+      if (select.value) void this.editLine(id, { speakerId: Number(select.value) }, `The line is now ${name}'s`);
     };
     const settings = html`<div class="inspector-grid"><label class="wide">Speaker<select id="line-speaker" aria-label="Speaker" @change=${who}>${
       line.speakerId === null ? html`<option value="" .selected=${true}>No speaker</option>` : nothing
-    }${this.project.speakers.map((sp) => html`<option value=${String(sp.id)} .selected=${sp.id === line.speakerId}>${sp.name}</option>`)}</select></label><label>Speed ×<input id="line-speed" type="number" min="0.25" max="4" step="0.05" aria-label="Speed" .value=${String(line.speed)} @change=${(e: Event) => number("speed", e)} /></label><label>Gain dB<input id="line-gain" type="number" min="-40" max="20" step="0.5" aria-label="Gain (dB)" .value=${String(line.gainDb)} @change=${(e: Event) => number("gainDb", e)} /></label><label class="wide">Timing<select id="line-strategy" aria-label="Timing for this line" @change=${(e: Event) => void this.apply(engine.editSegment(id, { strategy: valueOf(e) }), "Changed the line's timing")}><option value="" .selected=${!line.strategy}>Project's timing</option>${STRATEGIES.map(
+    }${this.project.speakers.map((sp) => html`<option value=${String(sp.id)} .selected=${sp.id === line.speakerId}>${sp.name}</option>`)}</select></label><label>Speed ×<input id="line-speed" type="number" min="0.25" max="4" step="0.05" aria-label="Speed" .value=${String(line.speed)} @change=${(e: Event) => number("speed", e)} ${refused.on("line-speed")} />${refused.note("line-speed")}</label><label>Gain dB<input id="line-gain" type="number" min="-40" max="20" step="0.5" aria-label="Gain (dB)" .value=${String(line.gainDb)} @change=${(e: Event) => number("gainDb", e)} ${refused.on("line-gain")} />${refused.note("line-gain")}</label><label class="wide">Timing<select id="line-strategy" aria-label="Timing for this line" @change=${(e: Event) => void this.editLine(id, { strategy: valueOf(e) }, "Changed the line's timing")} ${refused.on("line-strategy")}><option value="" .selected=${!line.strategy}>Project's timing</option>${STRATEGIES.map(
       ([value, label]) => html`<option value=${value} .selected=${value === line.strategy}>${label}</option>`,
-    )}</select></label></div>`;
+    )}</select>${refused.note("line-strategy")}</label></div>`;
     // The textarea's value is bound (not live): lit writes it only when the
     // draft or the stored text changes, never over what is being typed.
     const flagged = line.flags.length > 0;
@@ -997,9 +1077,9 @@ export class Editor {
       line.error ? html`<p class="status-error" role="alert">${line.error}</p>` : nothing
     }${
       line.state === "failed" ? html`<button class="button" id="retry-line" ?disabled=${this.progress !== null} @click=${() => this.renderLines([id])}>Retry this line</button>` : nothing
-    }<p class="muted" id="line-slot">Slot ${formatTimecode(line.start, this.rate)}–${formatTimecode(line.end, this.rate)}. ${fit}</p>${this.checkPanel(line)}<textarea id="line-text" rows="4" aria-label="Line text" .value=${draft ?? line.text} @input=${typed} @change=${typed}></textarea><button class="button" id="save-line" @click=${() => void this.saveText(id)}>Save text</button>${
+    }<p class="muted" id="line-slot" ${refused.on("line-slot")}>Slot ${formatTimecode(line.start, this.rate)}–${formatTimecode(line.end, this.rate)}. ${fit}</p>${refused.note("line-slot")}${this.checkPanel(line)}<textarea id="line-text" rows="4" aria-label="Line text" .value=${draft ?? line.text} @input=${typed} @change=${typed} ${refused.on("line-text")}></textarea>${refused.note("line-text")}<button class="button" id="save-line" @click=${() => void this.saveText(id)}>Save text</button>${
       draft !== undefined && draft !== line.text ? html`<p class="unsaved" id="line-unsaved" role="note">● Unsaved text (Save text keeps it)</p>` : nothing
-    }${settings}${speaker ? this.voicePicker(speaker) : html`<p class="muted">No speaker</p>`}${speaker ? this.blendFor(speaker) : nothing}<button class="link-button" id="preview-line" @click=${() => void this.run(engine.previewSegment(id))}>${
+    }${settings}${speaker ? this.voicePicker(speaker) : html`<p class="muted">No speaker</p>`}${speaker ? this.blendFor(speaker) : nothing}<button class="link-button" id="preview-line" @click=${() => void this.startWaiting(this.previewWait, "The preview", () => engine.previewSegment(id))}>${
       line.state === "ready" ? "▶ Audition" : "▶ Preview (renders as it plays)"
     }</button>${this.takesPanel(line)}`;
   }
@@ -1064,7 +1144,7 @@ export class Editor {
     if (this.blend?.key !== key) this.blend = { key, parts: startingParts(this.voices, current) };
     return blendBuilder(this.voices, this.blend.parts, {
       changed: () => this.redraw(),
-      preview: (spec) => void this.run(engine.previewVoice(spec)),
+      preview: (spec) => void this.startWaiting(this.previewWait, "The preview", () => engine.previewVoice(spec)),
       use: (spec) => this.setVoice(speaker, spec),
     });
   }

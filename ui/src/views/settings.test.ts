@@ -190,3 +190,86 @@ describe("the remote engines section", () => {
     expect([...root.querySelectorAll("[data-engine]")].map((r) => r.getAttribute("data-engine"))).toEqual(["clone"]);
   });
 });
+
+describe("a setting the engine refuses", () => {
+  const view: SettingsView = {
+    dataDir: "/data/revoice",
+    configFile: "/data/revoice/config.toml",
+    outputDevice: "",
+    devices: [],
+    devicesError: null,
+    batchWidth: 0,
+    segmentStoreMb: 4096,
+    renderCacheMb: 512,
+    listenBack: false,
+    resynthesizeMaxSpeed: 1.25,
+    apiPort: 8880,
+    restartNeeded: false,
+  };
+  let root: HTMLElement;
+  let page: InstanceType<typeof SettingsPage>;
+  const $ = <T extends Element>(selector: string) => root.querySelector<T>(selector);
+  const change = (id: string, value: string) => {
+    const input = $<HTMLInputElement>(`#${id}`)!;
+    input.value = value;
+    input.dispatchEvent(new Event("change"));
+  };
+  const settle = async () => {
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    await new Promise((r) => setTimeout(r, 0));
+  };
+
+  beforeEach(async () => {
+    for (const f of Object.values(engine)) f.mockReset();
+    engine.settings.mockResolvedValue(view);
+    engine.remoteEngines.mockResolvedValue([]);
+    root = document.createElement("div");
+    document.body.replaceChildren(root);
+    page = new SettingsPage(() => render(page.template(), root));
+    await settle();
+  });
+
+  it("an error of kind invalidInput marks its field (aria-invalid, message beside it, focus), not the banner", async () => {
+    const message = "The settings were not saved: config file /data/revoice/config.toml: [dub] segment_store_mb must be at least 1 MiB";
+    engine.saveSettings.mockRejectedValue({ kind: "invalidInput", message, input: "[dub] segment_store_mb" });
+    change("setting-segment-store", "2");
+    await settle();
+    expect(engine.saveSettings).toHaveBeenCalledWith({ segmentStoreMb: 2 });
+    const field = $<HTMLInputElement>("#setting-segment-store")!;
+    expect(field.getAttribute("aria-invalid")).toBe("true");
+    expect(field.classList.contains("field-invalid")).toBe(true);
+    expect(field.value).toBe("4096");
+    expect($("#setting-segment-store-error")!.textContent).toBe(message);
+    expect(field.closest("label")!.contains($("#setting-segment-store-error"))).toBe(true);
+    expect(document.activeElement).toBe(field);
+    expect($(".error-banner")).toBeNull();
+    expect($("#setting-render-cache")!.hasAttribute("aria-invalid")).toBe(false);
+
+    // Saved at last: the mark goes.
+    engine.saveSettings.mockResolvedValue({ ...view, segmentStoreMb: 2048 });
+    change("setting-segment-store", "2048");
+    await settle();
+    expect($("#setting-segment-store")!.hasAttribute("aria-invalid")).toBe(false);
+    expect($("#setting-segment-store-error")).toBeNull();
+  });
+
+  it("marks a number out of the field's range on the field without asking the engine", async () => {
+    change("setting-batch-width", "65");
+    await settle();
+    expect(engine.saveSettings).not.toHaveBeenCalled();
+    expect($("#setting-batch-width")!.getAttribute("aria-invalid")).toBe("true");
+    expect($("#setting-batch-width-error")!.textContent).toBe("Batch width must be a whole number from 0 to 64.");
+  });
+
+  it("a refusal naming a setting the page does not show, or another kind, is the banner", async () => {
+    engine.saveSettings.mockRejectedValue({ kind: "invalidInput", message: "The settings were not saved: config file /c: [log] filter \"x(\" is not a tracing filter", input: "[log] filter" });
+    change("setting-api-port", "8881");
+    await settle();
+    expect($(".error-banner")!.textContent).toContain("[log] filter");
+    expect(root.querySelector("[aria-invalid]")).toBeNull();
+    engine.saveSettings.mockRejectedValue("disk full");
+    change("setting-api-port", "8882");
+    await settle();
+    expect($(".error-banner")!.textContent).toBe("disk full");
+  });
+});

@@ -4,16 +4,35 @@
 // when it starts, so the view says when a restart is needed. Below them, the
 // remote engines kept there (servers that speak the studio's speech API, one
 // or several URLs each): listed, added, checked server by server, removed.
-// Renders do not go through them yet, and the page says so.
+// Renders do not go through them yet, and the page says so. A setting the
+// engine refuses is marked where it is typed, with the engine's reason.
 import { html, nothing, type TemplateResult } from "lit-html";
 import { keyed } from "lit-html/directives/keyed.js";
 import * as engine from "../engine";
 import type { EngineReport, RemoteEngineSettings, SettingsEdit, SettingsView } from "../engine";
+import { actOn, FieldErrors, type EngineError } from "../errors";
 import { engineSummary, nodeState, nodeSummary, parseUrls } from "./remote-engines";
+
+/** The page's fields by the setting the engine names when it refuses one
+ * (config.toml's `[section] key`, as its checks write it). */
+const SETTING_FIELDS: Record<string, string> = {
+  "[scheduler] batch_width": "setting-batch-width",
+  "[dub] segment_store_mb": "setting-segment-store",
+  "[dub] render_cache_mb": "setting-render-cache",
+  "[dub] resynthesize_max_speed": "setting-resynthesize-max-speed",
+  "[api] port": "setting-api-port",
+};
+
+/** The field of the page a refused setting names, if the page shows it. */
+export function settingField(error: EngineError): string | null {
+  return (error.input && SETTING_FIELDS[error.input]) || null;
+}
 
 export class SettingsPage {
   private view: SettingsView | null = null;
   private error: string | null = null;
+  /** Settings refused, marked on their fields. */
+  private readonly refused = new FieldErrors();
   private message = "";
   /** Bumped with each answer to a save: the fields are made again from the
    * settings as saved (or as they stayed, when the save was refused). */
@@ -55,38 +74,59 @@ export class SettingsPage {
     try {
       this.view = await engine.saveSettings(edit);
       this.error = null;
+      this.refused.clear();
       this.message = "Saved";
     } catch (e) {
-      this.error = String(e);
+      this.error = null;
+      this.message = "";
+      actOn(e, { banner: (message) => (this.error = message), fields: this.refused, field: settingField });
     }
     this.saves += 1;
     this.changed();
+  }
+
+  /** The remote engines read again (one named was not found: it is gone). */
+  private async readEngines(): Promise<void> {
+    try {
+      this.engines = await engine.remoteEngines();
+    } catch (e) {
+      this.error = String(e);
+    }
+    this.changed();
+  }
+
+  /** A refusal of a remote engine change or check: in the banner; a gone engine reads the list again. */
+  private engineRefused(e: unknown): void {
+    actOn(e, { banner: (message) => (this.error = message), refresh: () => this.readEngines() });
   }
 
   private number(id: string, label: string, value: number, min: number, max: number, help: string, edit: (n: number) => SettingsEdit): TemplateResult {
     const change = (e: Event) => {
       const n = Number((e.currentTarget as HTMLInputElement).value);
       if (!Number.isInteger(n) || n < min || n > max) {
-        this.error = `${label} must be a whole number from ${min} to ${max}.`;
+        this.refused.mark(id, `${label} must be a whole number from ${min} to ${max}.`);
         return this.changed();
       }
+      this.refused.clear(id);
       void this.save(edit(n));
     };
-    return html`<label class="setting"><span>${label}</span><input type="number" id=${id} min=${String(min)} max=${String(max)} step="1" aria-label=${label} .value=${String(value)} @change=${change} /><span class="muted">${help}</span></label>`;
+    return html`<label class="setting"><span>${label}</span><input type="number" id=${id} min=${String(min)} max=${String(max)} step="1" aria-label=${label} .value=${String(value)} @change=${change} ${this.refused.on(id)} />${this.refused.note(id)}<span class="muted">${help}</span></label>`;
   }
 
   /** How fast fit-by-re-synthesis may make a line speak: ×1.00 to ×2.00. */
   private resynthesisCap(value: number): TemplateResult {
     const label = "Fit by re-synthesis: fastest speed";
+    const id = "setting-resynthesize-max-speed";
     const change = (e: Event) => {
       const n = Number((e.currentTarget as HTMLInputElement).value);
       if (!Number.isFinite(n) || n < 1 || n > 2) {
-        this.error = `${label} must be from 1.00 to 2.00.`;
+        this.refused.mark(id, `${label} must be from 1.00 to 2.00.`);
         return this.changed();
       }
+      this.refused.clear(id);
       void this.save({ resynthesizeMaxSpeed: n });
     };
-    return html`<label class="setting"><span>${label}</span><input type="number" id="setting-resynthesize-max-speed" min="1" max="2" step="0.05" aria-label=${label} .value=${value.toFixed(2)} @change=${change} /><span class="muted">A line re-rendered to fill its slot speaks no faster than this (×1.25 by default); one that would need more is placed whole past its slot and flagged, never cut.</span></label>`;
+    return html`<label class="setting"><span>${label}</span><input type="number" id=${id} min="1" max="2" step="0.05" aria-label=${label} .value=${value.toFixed(2)} @change=${change} ${this.refused.on(id)} />${this.refused.note(id)}<span class="muted">A line re-rendered to fill its slot speaks no faster than this (×1.25 by default); one that would need more is placed whole past its slot and flagged, never cut.</span></label>`;
   }
 
   template(): TemplateResult {
@@ -116,7 +156,7 @@ export class SettingsPage {
       this.message = done;
       made = true;
     } catch (e) {
-      this.error = String(e);
+      this.engineRefused(e);
     } finally {
       this.engineBusy = null;
     }
@@ -133,7 +173,7 @@ export class SettingsPage {
       this.error = null;
     } catch (e) {
       this.checks.delete(name);
-      this.error = String(e);
+      this.engineRefused(e);
     }
     this.changed();
   }

@@ -5,10 +5,14 @@
 // to it by search (not a clone either) with a similarity meter; a fit's
 // progress while it runs, and cancel; rename and delete; and a form to
 // add one from a recording (browse, or drop the file on the window). The
-// form's fields are kept here, so a redraw keeps what is typed.
+// form's fields are kept here, so a redraw keeps what is typed; a field the
+// engine refuses (the name, the recording, the consent) is marked with its
+// reason. A preview the engine cannot start yet (the model is loading)
+// waits beside its voice and is asked for again.
 import { html, nothing, type TemplateResult } from "lit-html";
 import * as engine from "../engine";
 import type { LibraryVoice, StudioEvent, VoiceChoice } from "../engine";
+import { actOn, BusyRetry, FieldErrors, STOPPED, type EngineError } from "../errors";
 import { browseButton } from "../pick";
 import { parseBlend } from "./blend";
 
@@ -36,6 +40,11 @@ export class VoiceLibrary {
   private playing: string | null = null;
   /** The add form as typed. */
   private readonly form = { path: "", name: "", consent: "", description: "" };
+  /** The add form's fields the engine refused. */
+  private readonly refused = new FieldErrors();
+  /** A preview waiting for the engine, and the voice it is for. */
+  private readonly previewWait = new BusyRetry(() => this.changed());
+  private previewAt: string | null = null;
 
   /** `changed` draws the page again (the caller renders `template()`). */
   constructor(private readonly changed: () => void) {
@@ -65,6 +74,7 @@ export class VoiceLibrary {
   /** A recording dropped on the window goes into the add form. */
   dropped(path: string): void {
     this.form.path = path;
+    this.refused.clear("voice-file");
     this.changed();
   }
 
@@ -84,22 +94,43 @@ export class VoiceLibrary {
   }
 
   private preview(voice: string): void {
+    const recording = voice.startsWith("recording:") ? voice.slice("recording:".length) : null;
+    const at = recording ?? voice;
     this.playing = voice;
     this.failure = null;
-    this.message = voice.startsWith("recording:") ? "Playing the recording…" : `Speaking a sample in ${voice}… (the first preview loads the model)`;
+    this.message = recording !== null ? "Playing the recording…" : `Speaking a sample in ${voice}… (the first preview loads the model)`;
+    this.previewAt = at;
     this.changed();
-    const playing = voice.startsWith("recording:") ? engine.playVoiceRecording(voice.slice("recording:".length)) : engine.previewVoice(voice);
-    playing.catch((e) => {
-      this.playing = null;
-      this.failure = { at: voice.startsWith("recording:") ? voice.slice("recording:".length) : voice, text: String(e) };
-      this.message = "";
-      this.changed();
-    });
+    const start = () => (recording !== null ? engine.playVoiceRecording(recording) : engine.previewVoice(voice));
+    this.previewWait.run(recording !== null ? "The recording" : "The preview", start).then(
+      (answer) => {
+        if (answer !== STOPPED) return;
+        this.playing = null;
+        this.message = "";
+        this.changed();
+      },
+      (e) => {
+        this.playing = null;
+        this.message = "";
+        actOn(e, { banner: (text) => (this.failure = { at, text }), refresh: () => this.load() });
+        this.changed();
+      },
+    );
+  }
+
+  /** The field of the add form a refusal names: the name, the recording
+   * (named by its path) or the consent (the voice refused for want of it). */
+  private addField(error: EngineError, path: string, name: string): string | null {
+    if (error.input?.startsWith("voice name ")) return "voice-name";
+    if (error.input === path) return "voice-file";
+    if (error.input === `voice ${JSON.stringify(name)}` && /consent/i.test(error.message)) return "voice-consent";
+    return null;
   }
 
   /** Runs a library change for `at` (a voice's name, or "add") and reads
-   * the library again; true when it was made. */
-  private async act(busy: string, at: string, action: Promise<unknown>, done: string): Promise<boolean> {
+   * the library again (a voice that is gone is gone from it too); true
+   * when it was made. `field` finds the form field a refusal names. */
+  private async act(busy: string, at: string, action: Promise<unknown>, done: string, field?: (error: EngineError) => string | null): Promise<boolean> {
     this.busy = busy;
     this.failure = null;
     this.changed();
@@ -109,7 +140,8 @@ export class VoiceLibrary {
       this.message = done;
       made = true;
     } catch (e) {
-      this.failure = { at, text: String(e) };
+      this.message = "";
+      actOn(e, { banner: (text) => (this.failure = { at, text }), fields: this.refused, field });
     } finally {
       this.busy = null;
     }
@@ -132,8 +164,10 @@ export class VoiceLibrary {
     </section>`;
   }
 
-  /** The failure, where it belongs: next to the voice or form it came from. */
+  /** The failure, where it belongs: next to the voice or form it came from;
+   * or, while a preview of it waits for the engine, that it waits. */
   private failureAt(at: string): TemplateResult | typeof nothing {
+    if (this.previewWait.waiting && this.previewAt === at) return html`<p class="inline-error">${this.previewWait.template()}</p>`;
     return this.failure?.at === at ? html`<p class="status-error inline-error" role="alert">${this.failure.text}</p>` : nothing;
   }
 
@@ -141,8 +175,11 @@ export class VoiceLibrary {
     const form = this.form;
     // Each keystroke is kept and drawn, so what lit last wrote is what the
     // field shows, and clearing the form after an add does clear it.
+    // Typing in a refused field takes its mark away.
+    const ids = { path: "voice-file", name: "voice-name", consent: "voice-consent", description: "voice-description" } as const;
     const field = (key: keyof typeof form) => (e: Event) => {
       form[key] = (e.currentTarget as HTMLInputElement).value;
+      this.refused.clear(ids[key]);
       this.changed();
     };
     const add = () => {
@@ -152,7 +189,9 @@ export class VoiceLibrary {
         this.failure = { at: "add", text: "Choose a recording and give the voice a name." };
         return this.changed();
       }
-      void this.act("add", "add", engine.addLibraryVoice(name, path, form.consent, form.description, ""), `Added ${name}`).then((added) => {
+      this.refused.clear();
+      const added = engine.addLibraryVoice(name, path, form.consent, form.description, "");
+      void this.act("add", "add", added, `Added ${name}`, (error) => this.addField(error, path, name)).then((added) => {
         if (!added) return;
         Object.assign(form, { path: "", name: "", consent: "", description: "" });
         this.changed();
@@ -161,11 +200,11 @@ export class VoiceLibrary {
     return html`<div class="new-project">
       <h2>Add a voice from a recording</h2>
       <p class="muted">1.5 s of clear speech or more. The recording is matched against the stock voices: the new voice speaks with a blend of the closest ones. It does not clone the recording.</p>
-      <div class="row"><input type="text" id="voice-file" placeholder="/path/to/recording.wav (or drop it on the window)" aria-label="Recording" .value=${form.path} @input=${field("path")} @change=${field("path")} />${browseButton(
+      <div class="row"><input type="text" id="voice-file" placeholder="/path/to/recording.wav (or drop it on the window)" aria-label="Recording" .value=${form.path} @input=${field("path")} @change=${field("path")} ${this.refused.on("voice-file")} />${browseButton(
         "audio",
         (path) => this.dropped(path),
-      )}<input type="text" id="voice-name" placeholder="Name" aria-label="Voice name" .value=${form.name} @input=${field("name")} @change=${field("name")} /></div>
-      <div class="row"><input type="text" id="voice-consent" placeholder="Who agreed to this voice being used, and when" aria-label="Consent" .value=${form.consent} @input=${field("consent")} @change=${field("consent")} /><input type="text" id="voice-description" placeholder="Description (optional)" aria-label="Description" .value=${form.description} @input=${field("description")} @change=${field("description")} /><button class="button" id="add-voice" ?disabled=${this.busy !== null} @click=${add}>${this.busy === "add" ? "Matching…" : "Add voice"}</button></div>${this.failureAt("add")}
+      )}<input type="text" id="voice-name" placeholder="Name" aria-label="Voice name" .value=${form.name} @input=${field("name")} @change=${field("name")} ${this.refused.on("voice-name")} /></div>${this.refused.note("voice-file")}${this.refused.note("voice-name")}
+      <div class="row"><input type="text" id="voice-consent" placeholder="Who agreed to this voice being used, and when" aria-label="Consent" .value=${form.consent} @input=${field("consent")} @change=${field("consent")} ${this.refused.on("voice-consent")} /><input type="text" id="voice-description" placeholder="Description (optional)" aria-label="Description" .value=${form.description} @input=${field("description")} @change=${field("description")} /><button class="button" id="add-voice" ?disabled=${this.busy !== null} @click=${add}>${this.busy === "add" ? "Matching…" : "Add voice"}</button></div>${this.refused.note("voice-consent")}${this.failureAt("add")}
     </div>`;
   }
 
