@@ -174,7 +174,7 @@ pub async fn upload(State(state): State<Arc<ApiState>>, multipart: Result<Multip
     }
     let dir = tempfile::tempdir().map_err(|e| ApiError::internal(e.to_string()))?;
     let recording = dir.path().join(format!("upload.{extension}"));
-    std::fs::write(&recording, &audio).map_err(|e| ApiError::internal(e.to_string()))?;
+    tokio::fs::write(&recording, &audio).await.map_err(|e| ApiError::internal(e.to_string()))?;
     let voice = NewLibraryVoice {
         details,
         recording: &recording,

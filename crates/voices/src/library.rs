@@ -71,15 +71,22 @@ pub async fn register(
     matched: &MatchedVoice,
 ) -> Result<VoiceRecord> {
     details.check()?;
-    let bytes = std::fs::read(recording).map_err(|e| Error::io("read", recording, e))?;
-    let sha = hex::encode(Sha256::digest(&bytes));
-    let ext = recording.extension().and_then(|e| e.to_str()).unwrap_or("audio").to_ascii_lowercase();
-    let relative = PathBuf::from("voices").join("library").join(format!("{sha}.{ext}"));
-    let stored = data_dir.join(&relative);
-    std::fs::create_dir_all(library_dir(data_dir)).map_err(|e| Error::io("create", library_dir(data_dir), e))?;
-    if !stored.is_file() {
-        revoice_core::fsutil::write_atomically(&stored, &bytes)?;
-    }
+    // The recording is read, hashed and copied on a blocking thread, off the async executor.
+    let (source, dir) = (recording.to_path_buf(), data_dir.to_path_buf());
+    let (sha, relative, size) = tokio::task::spawn_blocking(move || -> Result<(String, PathBuf, usize)> {
+        let bytes = std::fs::read(&source).map_err(|e| Error::io("read", &source, e))?;
+        let sha = hex::encode(Sha256::digest(&bytes));
+        let ext = source.extension().and_then(|e| e.to_str()).unwrap_or("audio").to_ascii_lowercase();
+        let relative = PathBuf::from("voices").join("library").join(format!("{sha}.{ext}"));
+        let stored = dir.join(&relative);
+        std::fs::create_dir_all(library_dir(&dir)).map_err(|e| Error::io("create", library_dir(&dir), e))?;
+        if !stored.is_file() {
+            revoice_core::fsutil::write_atomically(&stored, &bytes)?;
+        }
+        Ok((sha, relative, bytes.len()))
+    })
+    .await
+    .map_err(|e| Error::internal("copying a voice's recording", e.to_string()))??;
     let previous = store.voice(&details.name).await?;
     let record = store
         .save_voice(&NewVoice {
@@ -89,7 +96,7 @@ pub async fn register(
             consent: details.consent.clone(),
             reference_file: relative.to_string_lossy().into_owned(),
             reference_sha256: sha,
-            file_size: bytes.len() as i64,
+            file_size: size as i64,
             mime_type: mime_type(recording).to_string(),
             artifact_json: serde_json::to_string(matched).expect("artifact serialises"),
         })
@@ -130,7 +137,7 @@ async fn remove_if_unused(store: &Store, data_dir: &Path, relative: &str) -> Res
     let still_used = store.voices().await?.iter().any(|v| v.voice.reference_file == relative);
     if !still_used {
         let path = data_dir.join(relative);
-        if let Err(e) = std::fs::remove_file(&path) {
+        if let Err(e) = tokio::fs::remove_file(&path).await {
             if e.kind() != std::io::ErrorKind::NotFound {
                 return Err(Error::io("remove", &path, e));
             }
