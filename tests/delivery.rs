@@ -43,7 +43,7 @@ fn rendered_dub() -> Dub {
         let id = runtime.block_on(engine.speaker_named(project.id, speaker)).unwrap().id;
         runtime.block_on(engine.set_speaker_voice(project.id, id, voice, Some("es"))).unwrap();
     }
-    runtime.block_on(engine.set_strategy(project.id, "natural")).unwrap();
+    runtime.block_on(engine.set_strategy(project.id, revoice_engine::dub::timing::TimingStrategy::Natural)).unwrap();
     let summary = engine.render_project(project.id, &RenderScope::default(), &AtomicBool::new(false), &mut |_| {}).unwrap();
     assert!(summary.failed.is_empty(), "{:?}", summary.failed);
     Dub { runtime, engine, project: project.id, dir: tempfile::tempdir().unwrap(), _data: data }

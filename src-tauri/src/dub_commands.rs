@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use revoice_engine::audio::peaks::Peaks;
 use revoice_engine::dub::export::{AudioDelivery, ExportFormat, ExportSelection};
 use revoice_engine::dub::handoff::HandoffFormat;
+use revoice_engine::dub::timing::TimingStrategy;
 use revoice_engine::studio::session::{PlaybackView, StudioSession};
 use revoice_engine::studio::view::{ExportedFile, ProjectSummary, ProjectView};
 use revoice_engine::studio::voices::{voice_choices, VoiceChoice};
@@ -108,9 +109,9 @@ pub async fn stock_voices(studio: State<'_, Studio>) -> Answer<Vec<VoiceChoice>>
 /// Only placement changes: nothing is synthesised again, except lines
 /// whose strategy asks the model for a length (fit by re-synthesis).
 #[tauri::command]
-pub async fn set_project_strategy(studio: State<'_, Studio>, project_id: i64, strategy: String) -> Answer<ProjectView> {
+pub async fn set_project_strategy(studio: State<'_, Studio>, project_id: i64, strategy: TimingStrategy) -> Answer<ProjectView> {
     let session = studio.session()?;
-    session.engine().set_strategy(project_id, &strategy).await.map_err(report)?;
+    session.engine().set_strategy(project_id, strategy).await.map_err(report)?;
     let view = session.view(project_id).await.map_err(report)?;
     Ok(view)
 }

@@ -3,11 +3,12 @@
 // `REVOICE_WRITE_UI_TYPES=1 cargo test -p revoice-engine --test ui_types`.
 
 export type SegmentState = "stale" | "queued" | "rendering" | "ready" | "failed";
+export type TimingStrategy = "natural" | "strict_slot" | "smart_fit" | "resynthesize";
 export type Fit = { start: number, end: number, rate: number, trimmed: boolean, overlap: number | null, 
 /**
- * The strategy that placed it (the line's own or the project's), by its stored name.
+ * The strategy that placed it (the line's own or the project's).
  */
-strategy: string, 
+strategy: TimingStrategy, 
 /**
  * Seconds it runs past its slot into the silence before the next line.
  */
@@ -26,7 +27,11 @@ export type TakeCheck = { passed: boolean, heard: string,
  */
 problems: Array<string>, wordErrorRate: number, };
 export type LineFlag = { "kind": "doesntFit", seconds: number, } | { "kind": "cut", seconds: number, } | { "kind": "overlap", seconds: number, } | { "kind": "failedCheck" };
-export type Segment = { id: number, trackId: number, start: number, end: number, text: string, speakerId: number | null, speed: number, gainDb: number, fadeIn: number, fadeOut: number, strategy: string | null, locked: boolean, state: SegmentState, error: string | null, fit: Fit | null, 
+export type Segment = { id: number, trackId: number, start: number, end: number, text: string, speakerId: number | null, speed: number, gainDb: number, fadeIn: number, fadeOut: number, 
+/**
+ * The line's own strategy; `None`: the project's applies.
+ */
+strategy: TimingStrategy | null, locked: boolean, state: SegmentState, error: string | null, fit: Fit | null, 
 /**
  * Seconds it lasts spoken at its own speed: predicted from the model's
  * durations before it renders (its take's length where not predicted).
@@ -72,7 +77,7 @@ export type Marker = { id: number,
  */
 at: number, name: string, };
 export type Track = { id: number, language: string, segments: Array<Segment>, };
-export type Project = { id: number, name: string, strategy: string, 
+export type Project = { id: number, name: string, strategy: TimingStrategy, 
 /**
  * The first bed stem's file, if there is a bed.
  */
@@ -283,12 +288,25 @@ firstSoundMs: number | null, firstVoiceMs: number | null,
  * Why the last play request failed.
  */
 error: string | null, };
+export type ProgrammeClip = { segmentId: number, 
+/**
+ * Where it starts on the timeline, seconds.
+ */
+start: number, seconds: number, 
+/**
+ * Its loudest sample, as laid (after fitting, before the lane's gain).
+ */
+peak: number, 
+/**
+ * SHA-256 of its samples as laid, first 16 hex digits.
+ */
+fingerprint: string, };
 export type StudioEvent = { "kind": "modelLoading", loading: boolean, } | { "kind": "renderProgress", projectId: number, done: number, total: number, rendered: number, } | { "kind": "segmentState", segmentId: number, state: SegmentState, error: string | null, } | { "kind": "renderFinished", projectId: number, rendered: number, fresh: number, failed: number, cancelled: boolean, error: string | null, } | { "kind": "listenProgress", projectId: number, done: number, total: number, retaking: number | null, } | { "kind": "segmentChecked", segmentId: number, check: TakeCheck, retaken: boolean, } | { "kind": "listenFinished", projectId: number, checked: number, failing: number, retaken: number, cancelled: boolean, error: string | null, } | { "kind": "playback" } & PlaybackView | { "kind": "previewFinished", segmentId: number, firstSoundMs: number | null, error: string | null, } | { "kind": "voicePreviewFinished", voice: string, firstSoundMs: number | null, error: string | null, } | { "kind": "mediaHeard", seconds: number, } | { "kind": "lengthsPredicted", projectId: number, lines: number, };
 export type SegmentEdit = { text?: string, start?: number, end?: number, speakerId?: number, speed?: number, gainDb?: number, 
 /**
- * `""` clears the line's own strategy (the project's applies).
+ * The line's own timing strategy; `null` clears it (the project's applies).
  */
-strategy?: string, };
+strategy?: TimingStrategy | null, };
 export type LaneMixEdit = { muted?: boolean, solo?: boolean, 
 /**
  * dB, from -60 to +12.

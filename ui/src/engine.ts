@@ -31,6 +31,7 @@ import type {
   SpeakerVoiced,
   StudioEvent,
   TakeView,
+  TimingStrategy,
   VoiceChoice,
   VoiceLibraryView,
 } from "./engine-types";
@@ -175,7 +176,7 @@ export const pickTake = (segmentId: number, takeId: number) => invoke<Project>("
 export const auditionTake = (segmentId: number, takeId: number) => invoke<void>("audition_take", { segmentId, takeId });
 /** Sets the project's timecode rate (`"25"`, `"29.97df"`…): an undoable edit. */
 export const setFrameRate = (projectId: number, rate: string) => invoke<Project>("set_frame_rate", { projectId, rate });
-export const setProjectStrategy = (projectId: number, strategy: string) => invoke<Project>("set_project_strategy", { projectId, strategy });
+export const setProjectStrategy = (projectId: number, strategy: TimingStrategy) => invoke<Project>("set_project_strategy", { projectId, strategy });
 
 // ---- Picture, cast sheets and the pronunciation dictionary ----
 

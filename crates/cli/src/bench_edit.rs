@@ -12,6 +12,7 @@
 use std::path::Path;
 use std::time::Instant;
 
+use revoice_engine::dub::timing::TimingStrategy;
 use revoice_engine::studio::view::{project_view, LiveStates, ProjectView};
 use revoice_engine::{Engine, LaneMixEdit, LineEdit, Result};
 
@@ -42,7 +43,7 @@ pub fn edit(data_dir: &Path, lines: usize, repeats: usize) -> Result<()> {
     let baseline = timed(repeats, |_| view(&engine).map(drop))?;
     println!("{:<34} {:>9} {:>9} {:>8}", "edit, then the project view", "median ms", "p95 ms", "× view");
     print_row("the view alone (baseline)", &baseline, &baseline);
-    let strategies = ["strict_slot", "smart_fit"];
+    let strategies = [TimingStrategy::StrictSlot, TimingStrategy::SmartFit];
     let rows: Vec<(&str, Vec<f64>)> = vec![
         (
             "timing strategy",

@@ -106,7 +106,7 @@ pub enum ProjectCommand {
         language: Option<String>,
     },
     /// Set the timing strategy: natural, strict_slot, smart_fit or resynthesize.
-    Strategy { project: i64, strategy: String },
+    Strategy { project: i64, strategy: revoice_engine::dub::timing::TimingStrategy },
     /// Set the background bed (music and effects under the dub), or with --add another stem of
     /// it (M&E: music, effects, ambience), each at its own level and ducking under the voice or
     /// not. Without a file, lists the stems.
@@ -399,7 +399,7 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
             }
         }
         ProjectCommand::Strategy { project, strategy } => {
-            engine.set_strategy(project, &strategy).await?;
+            engine.set_strategy(project, strategy).await?;
             println!("project {project} now uses {strategy}");
         }
         ProjectCommand::Bed { project, file, add, gain, no_duck, remove } => {

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::dub::lines::parse_strategy;
+use crate::dub::timing::TimingStrategy;
 use crate::Engine;
 use revoice_core::error::{Error, Result};
 use revoice_store::{Project, Segment, SegmentFields, Speaker, Track};
@@ -26,8 +26,14 @@ pub struct LineEdit {
     pub speaker_id: Option<i64>,
     pub speed: Option<f64>,
     pub gain_db: Option<f64>,
-    /// `""` clears the line's own strategy (the project's applies).
-    pub strategy: Option<String>,
+    /// The line's own timing strategy; `null` clears it (the project's applies).
+    #[serde(default, deserialize_with = "set_or_clear")]
+    pub strategy: Option<Option<TimingStrategy>>,
+}
+
+/// A field that is absent (unchanged), `null` (cleared) or a value (set).
+fn set_or_clear<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(field: D) -> std::result::Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(field).map(Some)
 }
 
 impl LineEdit {
@@ -194,10 +200,9 @@ impl Engine {
     }
 
     /// Sets the project's timing strategy (lines with their own keep theirs).
-    pub async fn set_strategy(&self, project_id: i64, strategy: &str) -> Result<()> {
-        parse_strategy(strategy)?;
+    pub async fn set_strategy(&self, project_id: i64, strategy: TimingStrategy) -> Result<()> {
         self.store().project(project_id).await?;
-        self.store().set_timing_strategy(project_id, strategy).await?;
+        self.store().set_timing_strategy(project_id, strategy.name()).await?;
         self.restore_takes(project_id).await?;
         Ok(())
     }
@@ -231,9 +236,6 @@ impl Engine {
     }
 
     async fn edit_fields(&self, segment_id: i64, edit: LineEdit) -> Result<Segment> {
-        if let Some(strategy) = edit.strategy.as_deref().filter(|s| !s.is_empty()) {
-            parse_strategy(strategy)?;
-        }
         let described = edit.describe();
         self.store()
             .edit_segment(segment_id, &described, |f| {
@@ -256,7 +258,7 @@ impl Engine {
                     f.gain_db = g;
                 }
                 if let Some(s) = edit.strategy {
-                    f.timing_strategy = (!s.is_empty()).then_some(s);
+                    f.timing_strategy = s.map(|s| s.name().to_string());
                 }
             })
             .await

@@ -24,6 +24,7 @@ fn generated() -> String {
     for d in [
         // A project as the timeline shows it.
         decl::<studio::view::SegmentState>(&cfg),
+        decl::<revoice_engine::dub::timing::TimingStrategy>(&cfg),
         decl::<studio::view::FitView>(&cfg),
         decl::<studio::view::CheckView>(&cfg),
         decl::<revoice_engine::dub::flags::LineFlag>(&cfg),
@@ -56,6 +57,7 @@ fn generated() -> String {
         decl::<audio::peaks::Peaks>(&cfg),
         // What the window hears about.
         decl::<studio::session::PlaybackView>(&cfg),
+        decl::<studio::session::ProgrammeClip>(&cfg),
         decl::<studio::session::StudioEvent>(&cfg),
         // Edits.
         decl::<LineEdit>(&cfg),

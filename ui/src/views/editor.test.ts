@@ -562,6 +562,17 @@ describe("the editor's choices", () => {
     editor.handle({ kind: "previewFinished", segmentId: 3, firstSoundMs: 5, error: null });
     await settle();
     expect($<HTMLSelectElement>("#speaker-voice")!.value).toBe("af_heart");
+    // Timing: a strategy by its typed name; "Project's timing" clears the line's own (null).
+    const timing = $<HTMLSelectElement>("#line-strategy")!;
+    expect([...timing.options].map((o) => o.value)).toEqual(["", "natural", "strict_slot", "smart_fit", "resynthesize"]);
+    timing.value = "resynthesize";
+    timing.dispatchEvent(new Event("change"));
+    await settle();
+    expect(api.editSegment).toHaveBeenLastCalledWith(3, { strategy: "resynthesize" });
+    $<HTMLSelectElement>("#line-strategy")!.value = "";
+    $<HTMLSelectElement>("#line-strategy")!.dispatchEvent(new Event("change"));
+    await settle();
+    expect(api.editSegment).toHaveBeenLastCalledWith(3, { strategy: null });
     editor.destroy();
   });
 });
@@ -844,7 +855,7 @@ describe("the editor's picture", () => {
 
 describe("the fit readout", () => {
   it("says how a line was fitted: strategy, overflow, rate, gap, cut and overlap", () => {
-    const fit = { start: 1, end: 3.9, rate: 1.25, trimmed: true, overlap: null, strategy: "smart_fit", gapUsed: 0.9, cut: 0.42, overflow: 1.6 };
+    const fit = { start: 1, end: 3.9, rate: 1.25, trimmed: true, overlap: null, strategy: "smart_fit" as const, gapUsed: 0.9, cut: 0.42, overflow: 1.6 };
     expect(fitReadout(fit)).toBe(
       "Placed 1.00–3.90 s by Smart fit (absorb, speed up ≤1.25×), rendered 1.60 s longer than its slot, sped up ×1.25, uses 0.90 s of the gap after its slot, trimmed: the last 0.42 s cut (at a pause where there is one)",
     );

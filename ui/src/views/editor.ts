@@ -28,7 +28,7 @@ import type { DirectiveResult } from "lit-html/directive.js";
 import { keyed } from "lit-html/directives/keyed.js";
 import { el } from "../dom";
 import * as engine from "../engine";
-import type { EngineStatus, PlaybackView, SegmentEdit, StudioEvent, TakeView, VoiceChoice } from "../engine";
+import type { EngineStatus, PlaybackView, SegmentEdit, StudioEvent, TakeView, TimingStrategy, VoiceChoice } from "../engine";
 import { actOn, BusyRetry, FieldErrors, STOPPED, type EngineError } from "../errors";
 import { FrameScheduler } from "../frame";
 import { formatTimecode, fps, FRAME_RATES, frameRate, parseTimecode, type FrameRate } from "../timecode";
@@ -61,18 +61,21 @@ const STATE_WORDS: Record<Segment["state"], string> = {
 /** How far J and L jump, seconds. */
 const JUMP_SECONDS = 5;
 
-/** Timing strategies by stored name, as the engine spells them. */
-const STRATEGIES: [string, string][] = [
-  ["natural", "Natural (place at start)"],
-  ["strict_slot", "Strict slot (pad or trim)"],
-  ["smart_fit", "Smart fit (absorb, speed up ≤1.25×)"],
-  ["resynthesize", "Fit by re-synthesis"],
-];
+/** Each timing strategy the engine has, as a person reads it: a strategy
+ * added to (or removed from) the engine's type fails to compile here. */
+const STRATEGY_LABELS: Record<TimingStrategy, string> = {
+  natural: "Natural (place at start)",
+  strict_slot: "Strict slot (pad or trim)",
+  smart_fit: "Smart fit (absorb, speed up ≤1.25×)",
+  resynthesize: "Fit by re-synthesis",
+};
+const STRATEGIES = Object.entries(STRATEGY_LABELS) as [TimingStrategy, string][];
+const isStrategy = (value: string): value is TimingStrategy => value in STRATEGY_LABELS;
 
 /** How a rendered line was fitted, for the inspector: where it went, the
  * strategy, the rate, the gap it used, what was cut, and any overflow. */
 export function fitReadout(fit: Segment["fit"] & object): string {
-  const strategy = STRATEGIES.find(([name]) => name === fit.strategy)?.[1] ?? fit.strategy;
+  const strategy = STRATEGY_LABELS[fit.strategy];
   const parts = [`Placed ${fit.start.toFixed(2)}–${fit.end.toFixed(2)} s by ${strategy}`];
   if (fit.overflow > 0.005) parts.push(`rendered ${fit.overflow.toFixed(2)} s longer than its slot`);
   if (fit.rate > 1.0001) parts.push(`sped up ×${fit.rate.toFixed(2)}`);
@@ -1012,7 +1015,8 @@ export class Editor {
         : nothing;
     const strategy = (e: Event) => {
       const select = e.currentTarget as HTMLSelectElement;
-      void this.apply(engine.setProjectStrategy(project.id, select.value), `Timing: ${select.selectedOptions[0]?.textContent ?? select.value}`);
+      if (!isStrategy(select.value)) return;
+      void this.apply(engine.setProjectStrategy(project.id, select.value), `Timing: ${STRATEGY_LABELS[select.value]}`);
     };
     const listening = this.listening
       ? html`<span class="render-progress" id="listen-progress" title="Whisper hears each line just rendered; a line that fails is taken again once"><progress max=${String(Math.max(1, this.listening.total))} value=${String(this.listening.done)}></progress> ${
@@ -1067,7 +1071,10 @@ export class Editor {
     };
     const settings = html`<div class="inspector-grid"><label class="wide">Speaker<select id="line-speaker" aria-label="Speaker" @change=${who}>${
       line.speakerId === null ? html`<option value="" .selected=${true}>No speaker</option>` : nothing
-    }${this.project.speakers.map((sp) => html`<option value=${String(sp.id)} .selected=${sp.id === line.speakerId}>${sp.name}</option>`)}</select></label><label>Speed ×<input id="line-speed" type="number" min="0.25" max="4" step="0.05" aria-label="Speed" .value=${String(line.speed)} @change=${(e: Event) => number("speed", e)} ${refused.on("line-speed")} />${refused.note("line-speed")}</label><label>Gain dB<input id="line-gain" type="number" min="-40" max="20" step="0.5" aria-label="Gain (dB)" .value=${String(line.gainDb)} @change=${(e: Event) => number("gainDb", e)} ${refused.on("line-gain")} />${refused.note("line-gain")}</label><label class="wide">Timing<select id="line-strategy" aria-label="Timing for this line" @change=${(e: Event) => void this.editLine(id, { strategy: valueOf(e) }, "Changed the line's timing")} ${refused.on("line-strategy")}><option value="" .selected=${!line.strategy}>Project's timing</option>${STRATEGIES.map(
+    }${this.project.speakers.map((sp) => html`<option value=${String(sp.id)} .selected=${sp.id === line.speakerId}>${sp.name}</option>`)}</select></label><label>Speed ×<input id="line-speed" type="number" min="0.25" max="4" step="0.05" aria-label="Speed" .value=${String(line.speed)} @change=${(e: Event) => number("speed", e)} ${refused.on("line-speed")} />${refused.note("line-speed")}</label><label>Gain dB<input id="line-gain" type="number" min="-40" max="20" step="0.5" aria-label="Gain (dB)" .value=${String(line.gainDb)} @change=${(e: Event) => number("gainDb", e)} ${refused.on("line-gain")} />${refused.note("line-gain")}</label><label class="wide">Timing<select id="line-strategy" aria-label="Timing for this line" @change=${(e: Event) => {
+      const chosen = valueOf(e);
+      void this.editLine(id, { strategy: isStrategy(chosen) ? chosen : null }, "Changed the line's timing");
+    }} ${refused.on("line-strategy")}><option value="" .selected=${!line.strategy}>Project's timing</option>${STRATEGIES.map(
       ([value, label]) => html`<option value=${value} .selected=${value === line.strategy}>${label}</option>`,
     )}</select>${refused.note("line-strategy")}</label></div>`;
     // The textarea's value is bound (not live): lit writes it only when the

@@ -27,8 +27,7 @@ pub const DEFAULT_VOICE: &str = "af_heart";
 
 /// A strategy from its stored name.
 pub fn parse_strategy(name: &str) -> Result<TimingStrategy> {
-    serde_json::from_value(serde_json::Value::String(name.to_string()))
-        .map_err(|_| Error::invalid(format!("timing strategy {name:?}"), "use natural, strict_slot, smart_fit or resynthesize"))
+    name.parse()
 }
 
 /// What a segment renders from, hashed: its text, its resolved voice, its

@@ -12,8 +12,9 @@
 
 use serde::{Deserialize, Serialize};
 
-/// How a line is fitted to its slot.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// How a line is fitted to its slot. Stored and sent to the window by its
+/// snake_case name (`smart_fit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum TimingStrategy {
     /// At the slot's start, at its natural length; overlaps are flagged.
@@ -30,6 +31,39 @@ pub enum TimingStrategy {
     /// length, no faster than [`FitLimits::resynthesize_max_speed`]); what
     /// is still too long is placed whole as smart fit places it.
     Resynthesize,
+}
+
+impl TimingStrategy {
+    /// Every strategy, in the order a person is offered them.
+    pub const ALL: [TimingStrategy; 4] = [TimingStrategy::Natural, TimingStrategy::StrictSlot, TimingStrategy::SmartFit, TimingStrategy::Resynthesize];
+
+    /// Its stored name (`smart_fit`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TimingStrategy::Natural => "natural",
+            TimingStrategy::StrictSlot => "strict_slot",
+            TimingStrategy::SmartFit => "smart_fit",
+            TimingStrategy::Resynthesize => "resynthesize",
+        }
+    }
+}
+
+impl std::str::FromStr for TimingStrategy {
+    type Err = revoice_core::Error;
+
+    /// A strategy by its stored name; anything else is refused naming the choices.
+    fn from_str(name: &str) -> revoice_core::Result<TimingStrategy> {
+        TimingStrategy::ALL.into_iter().find(|s| s.name() == name.trim()).ok_or_else(|| {
+            let names: Vec<&str> = TimingStrategy::ALL.iter().map(|s| s.name()).collect();
+            revoice_core::Error::invalid(format!("timing strategy {name:?}"), format!("use {}", names.join(", ")))
+        })
+    }
+}
+
+impl std::fmt::Display for TimingStrategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// The limits the strategies work within.

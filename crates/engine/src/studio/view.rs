@@ -18,6 +18,7 @@ use ts_rs::TS;
 use crate::checking::current_of;
 use crate::dub::flags::{line_flags, LineFlag};
 use crate::dub::lines::{programme_seconds, TrackLines};
+use crate::dub::timing::TimingStrategy;
 use revoice_core::error::Result;
 use revoice_store::Store;
 
@@ -47,8 +48,8 @@ pub struct FitView {
     pub rate: f64,
     pub trimmed: bool,
     pub overlap: Option<f64>,
-    /// The strategy that placed it (the line's own or the project's), by its stored name.
-    pub strategy: String,
+    /// The strategy that placed it (the line's own or the project's).
+    pub strategy: TimingStrategy,
     /// Seconds it runs past its slot into the silence before the next line.
     pub gap_used: f64,
     /// Seconds of its render cut off at the end (after stretching), when trimmed.
@@ -84,7 +85,8 @@ pub struct SegmentView {
     pub gain_db: f64,
     pub fade_in: f64,
     pub fade_out: f64,
-    pub strategy: Option<String>,
+    /// The line's own strategy; `None`: the project's applies.
+    pub strategy: Option<TimingStrategy>,
     pub locked: bool,
     pub state: SegmentState,
     pub error: Option<String>,
@@ -159,7 +161,7 @@ pub struct TrackView {
 pub struct ProjectView {
     pub id: i64,
     pub name: String,
-    pub strategy: String,
+    pub strategy: TimingStrategy,
     /// The first bed stem's file, if there is a bed.
     pub bed: Option<String>,
     /// Every bed stem, in order.
@@ -233,7 +235,7 @@ pub async fn project_view(store: &Store, tracks: &[TrackLines], project_id: i64,
                     gain_db: f.gain_db,
                     fade_in: f.fade_in_s,
                     fade_out: f.fade_out_s,
-                    strategy: f.timing_strategy.clone(),
+                    strategy: f.timing_strategy.as_deref().and_then(|s| s.parse().ok()),
                     locked: f.locked,
                     state,
                     error,
@@ -257,7 +259,7 @@ pub async fn project_view(store: &Store, tracks: &[TrackLines], project_id: i64,
     Ok(ProjectView {
         id: project.id,
         name: project.name,
-        strategy: project.timing_strategy,
+        strategy: project.timing_strategy.parse()?,
         bed: beds.first().map(|b| b.file.clone()),
         beds,
         original: project.original_media,
@@ -344,14 +346,9 @@ fn fit_view(line: &crate::dub::lines::Line, p: &crate::dub::timing::Placement, r
         rate: p.rate,
         trimmed: p.trimmed_to.is_some(),
         overlap: p.overlap,
-        strategy: strategy_name(line.strategy),
+        strategy: line.strategy,
         gap_used: (p.start + p.length - line.slot.end).max(0.0),
         cut: p.trimmed_to.map(|t| (rendered / p.rate - t).max(0.0)),
         overflow: (rendered - line.slot.length()).max(0.0),
     }
-}
-
-/// A strategy's stored name (`smart_fit`, …).
-fn strategy_name(strategy: crate::dub::timing::TimingStrategy) -> String {
-    serde_json::to_value(strategy).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
 }

@@ -46,7 +46,7 @@ fn strict_slot_trims_a_long_line_to_its_slot_and_gain_re_mixes_without_synthesis
     let natural = assemble(&scene).unwrap();
     assert!(natural.cues[0].end - natural.cues[0].start > 2.0, "{:?}", natural.cues[0]);
     assert!(natural.overlaps.iter().any(|(id, _)| *id == lines[0]), "natural timing runs into the next line");
-    scene.run(scene.engine.set_strategy(scene.project, "strict_slot")).unwrap();
+    scene.run(scene.engine.set_strategy(scene.project, revoice_engine::dub::timing::TimingStrategy::StrictSlot)).unwrap();
     let rows = scene.model.rows_rendered();
     assert_eq!(scene.render().rendered, 0);
     let strict = assemble(&scene).unwrap();

@@ -51,9 +51,9 @@ fn a_scope_takes_only_its_lines_and_from_a_time_the_playhead_reaches_them_first(
 fn a_placement_change_renders_nothing_but_fit_by_resynthesis_renders_every_line() {
     let scene = Scene::new();
     scene.render();
-    scene.run(scene.engine.set_strategy(scene.project, "smart_fit")).unwrap();
+    scene.run(scene.engine.set_strategy(scene.project, revoice_engine::dub::timing::TimingStrategy::SmartFit)).unwrap();
     assert_eq!(scene.render().rendered, 0, "smart fit only places takes");
-    scene.run(scene.engine.set_strategy(scene.project, "resynthesize")).unwrap();
+    scene.run(scene.engine.set_strategy(scene.project, revoice_engine::dub::timing::TimingStrategy::Resynthesize)).unwrap();
     assert_eq!(scene.render().rendered, 3, "the model is asked for each slot's length");
 }
 
@@ -92,7 +92,7 @@ fn a_project_renders_once_at_a_time() {
 #[test]
 fn fit_by_resynthesis_speaks_no_faster_than_its_cap_and_places_what_is_left_whole() {
     let scene = Scene::new();
-    scene.run(scene.engine.set_strategy(scene.project, "resynthesize")).unwrap();
+    scene.run(scene.engine.set_strategy(scene.project, revoice_engine::dub::timing::TimingStrategy::Resynthesize)).unwrap();
     let lines = scene.lines();
     // The second slot is 2 s; this line takes about 5 s at its own speed.
     scene.retype(

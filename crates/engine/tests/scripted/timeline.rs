@@ -202,7 +202,7 @@ fn a_lines_slot_and_the_projects_strategy_undo_on_one_history_in_order() {
     let scene = Scene::new();
     let line = scene.lines()[1];
     scene.run(scene.engine.edit_line(line, LineEdit { start: Some(3.2), end: Some(5.4), ..Default::default() })).unwrap();
-    scene.run(scene.engine.set_strategy(scene.project, "strict_slot")).unwrap();
+    scene.run(scene.engine.set_strategy(scene.project, revoice_engine::dub::timing::TimingStrategy::StrictSlot)).unwrap();
     let slot = |scene: &Scene| {
         let f = scene.run(scene.engine.store().segment(line)).unwrap().fields;
         (f.start_s, f.end_s)

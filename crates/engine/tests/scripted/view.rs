@@ -60,16 +60,25 @@ fn what_the_view_calls_stale_is_exactly_what_a_render_synthesises() {
     let lines = scene.lines();
     let speakers = scene.run(scene.engine.store().speakers(scene.project)).unwrap();
     type Edit<'a> = Box<dyn Fn(&Scene) + 'a>;
-    let edits: Vec<Edit> = vec![
-        Box::new(|_| {}),
-        Box::new(|s: &Scene| s.retype(lines[0], "The boats are all in.")),
-        Box::new(|s: &Scene| drop(s.run(s.engine.edit_line(lines[1], LineEdit { speed: Some(1.25), ..Default::default() })).unwrap())),
-        Box::new(|s: &Scene| drop(s.run(s.engine.edit_line(lines[2], LineEdit { gain_db: Some(-3.0), ..Default::default() })).unwrap())),
-        Box::new(|s: &Scene| drop(s.run(s.engine.set_speaker_voice(s.project, speakers[0].id, "af_bella", None)).unwrap())),
-        Box::new(|s: &Scene| drop(s.run(s.engine.edit_line(lines[1], LineEdit { strategy: Some("resynthesize".into()), ..Default::default() })).unwrap())),
-        Box::new(|s: &Scene| drop(s.run(s.engine.undo(s.project)).unwrap())),
-        Box::new(|s: &Scene| drop(s.run(s.engine.edit_line(lines[0], LineEdit { start: Some(0.25), end: Some(2.25), ..Default::default() })).unwrap())),
-    ];
+    let edits: Vec<Edit> =
+        vec![
+            Box::new(|_| {}),
+            Box::new(|s: &Scene| s.retype(lines[0], "The boats are all in.")),
+            Box::new(|s: &Scene| drop(s.run(s.engine.edit_line(lines[1], LineEdit { speed: Some(1.25), ..Default::default() })).unwrap())),
+            Box::new(|s: &Scene| drop(s.run(s.engine.edit_line(lines[2], LineEdit { gain_db: Some(-3.0), ..Default::default() })).unwrap())),
+            Box::new(|s: &Scene| drop(s.run(s.engine.set_speaker_voice(s.project, speakers[0].id, "af_bella", None)).unwrap())),
+            Box::new(|s: &Scene| {
+                drop(
+                    s.run(s.engine.edit_line(
+                        lines[1],
+                        LineEdit { strategy: Some(Some(revoice_engine::dub::timing::TimingStrategy::Resynthesize)), ..Default::default() },
+                    ))
+                    .unwrap(),
+                )
+            }),
+            Box::new(|s: &Scene| drop(s.run(s.engine.undo(s.project)).unwrap())),
+            Box::new(|s: &Scene| drop(s.run(s.engine.edit_line(lines[0], LineEdit { start: Some(0.25), end: Some(2.25), ..Default::default() })).unwrap())),
+        ];
     for (i, edit) in edits.iter().enumerate() {
         edit(&scene);
         let said = stale(&scene);
@@ -85,7 +94,7 @@ fn what_the_view_calls_stale_is_exactly_what_a_render_synthesises() {
 fn a_line_too_long_for_its_slot_is_flagged_before_any_render_and_never_called_ready() {
     use revoice_engine::dub::flags::LineFlag;
     let scene = Scene::new();
-    scene.run(scene.engine.set_strategy(scene.project, "smart_fit")).unwrap();
+    scene.run(scene.engine.set_strategy(scene.project, revoice_engine::dub::timing::TimingStrategy::SmartFit)).unwrap();
     let lines = scene.lines();
     scene.retype(
         lines[1],
