@@ -7,6 +7,7 @@ mod delivery_commands;
 mod dub_commands;
 mod menu;
 mod picture_server;
+mod playback_commands;
 mod renderer_watch;
 mod settings_commands;
 mod studio;
@@ -85,6 +86,7 @@ pub fn run() {
             dub_commands::seek,
             dub_commands::stop,
             dub_commands::playback_state,
+            playback_commands::playing_programme,
             dub_commands::undo,
             dub_commands::redo,
             dub_commands::export_project,
