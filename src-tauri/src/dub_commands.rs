@@ -57,6 +57,7 @@ pub async fn open_project(studio: State<'_, Studio>, project_id: i64) -> Answer<
     studio.session()?.view(project_id).await.map_err(report)
 }
 
+/// Renames a project; its view, as the window shows it.
 #[tauri::command]
 pub async fn rename_project(studio: State<'_, Studio>, project_id: i64, name: String) -> Answer<ProjectView> {
     let session = studio.session()?;
@@ -129,6 +130,7 @@ pub fn listen_project(studio: State<'_, Studio>, project_id: i64) -> Answer<()> 
     studio.session()?.listen(project_id).map_err(report)
 }
 
+/// Stops the render (or listening back) that runs; whether one was running.
 #[tauri::command]
 pub fn cancel_render(studio: State<'_, Studio>) -> Answer<bool> {
     Ok(studio.session()?.cancel_render())
@@ -141,6 +143,7 @@ pub fn preview_segment(studio: State<'_, Studio>, segment_id: i64) -> Answer<()>
     studio.session()?.preview(segment_id).map_err(report)
 }
 
+/// Plays a track from `from` seconds, looping `loop_from`..`loop_to` when both are given; `playback` events follow.
 #[tauri::command]
 pub async fn play(studio: State<'_, Studio>, project_id: i64, track_id: i64, from: f64, loop_from: Option<f64>, loop_to: Option<f64>) -> Answer<PlaybackView> {
     let session = studio.session()?;
@@ -150,26 +153,31 @@ pub async fn play(studio: State<'_, Studio>, project_id: i64, track_id: i64, fro
     Ok(session.playback())
 }
 
+/// Pauses playback where it is.
 #[tauri::command]
 pub fn pause(studio: State<'_, Studio>) -> Answer<()> {
     studio.session()?.pause().map_err(report)
 }
 
+/// Plays on from where playback paused.
 #[tauri::command]
 pub fn resume(studio: State<'_, Studio>) -> Answer<()> {
     studio.session()?.resume().map_err(report)
 }
 
+/// Moves the playhead to `seconds`.
 #[tauri::command]
 pub fn seek(studio: State<'_, Studio>, seconds: f64) -> Answer<()> {
     studio.session()?.seek(seconds).map_err(report)
 }
 
+/// Stops playback and closes the output.
 #[tauri::command]
 pub fn stop(studio: State<'_, Studio>) -> Answer<()> {
     studio.session()?.stop().map_err(report)
 }
 
+/// Where playback stands now.
 #[tauri::command]
 pub fn playback_state(studio: State<'_, Studio>) -> Answer<PlaybackView> {
     Ok(studio.session()?.playback())
@@ -183,6 +191,7 @@ pub async fn undo(studio: State<'_, Studio>, project_id: i64) -> Answer<(Option<
     Ok((what, session.view(project_id).await.map_err(report)?))
 }
 
+/// Redoes the project's last undone edit: what it redid (none when there was nothing), and the project as it is now.
 #[tauri::command]
 pub async fn redo(studio: State<'_, Studio>, project_id: i64) -> Answer<(Option<String>, ProjectView)> {
     let session = studio.session()?;

@@ -12,6 +12,7 @@ use tauri::State;
 
 use crate::studio::{blocking, report, Answer, Studio};
 
+/// The settings a person can change, with their limits.
 #[tauri::command]
 pub async fn settings(studio: State<'_, Studio>) -> Answer<SettingsView> {
     let engine = studio.engine()?;
@@ -19,6 +20,7 @@ pub async fn settings(studio: State<'_, Studio>) -> Answer<SettingsView> {
     blocking(move || Ok(SettingsView::of(&saved, &engine.config().settings))).await
 }
 
+/// Saves the changed settings to `config.toml` (out-of-limit values refused naming the setting); the settings as saved.
 #[tauri::command]
 pub async fn save_settings(studio: State<'_, Studio>, edit: SettingsEdit) -> Answer<SettingsView> {
     let engine = studio.engine()?;

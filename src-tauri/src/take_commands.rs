@@ -35,6 +35,7 @@ pub async fn pick_take(studio: State<'_, Studio>, segment_id: i64, take_id: i64)
 }
 
 /// Plays one take as it was rendered.
+/// A `previewFinished` event says when it is done.
 #[tauri::command]
 pub fn audition_take(studio: State<'_, Studio>, segment_id: i64, take_id: i64) -> Answer<()> {
     studio.session()?.audition_take(segment_id, take_id).map_err(report)

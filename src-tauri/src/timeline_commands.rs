@@ -33,6 +33,7 @@ pub async fn add_marker(studio: State<'_, Studio>, project_id: i64, at: f64, nam
     session.view(project_id).await.map_err(report)
 }
 
+/// Renames a marker (one undoable step); the project as it is now.
 #[tauri::command]
 pub async fn rename_marker(studio: State<'_, Studio>, marker_id: i64, name: String) -> Answer<ProjectView> {
     let session = studio.session()?;
@@ -48,6 +49,7 @@ pub async fn move_marker(studio: State<'_, Studio>, marker_id: i64, at: f64) -> 
     session.view(marker.project_id).await.map_err(report)
 }
 
+/// Removes a marker (one undoable step); the project as it is now.
 #[tauri::command]
 pub async fn remove_marker(studio: State<'_, Studio>, marker_id: i64) -> Answer<ProjectView> {
     let session = studio.session()?;

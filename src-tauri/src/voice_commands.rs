@@ -14,6 +14,7 @@ use tauri::State;
 
 use crate::studio::{blocking, report, Answer, Studio};
 
+/// The voice library: every voice with its kind, figures and recording, and the fits running.
 #[tauri::command]
 pub async fn voice_library(studio: State<'_, Studio>) -> Answer<VoiceLibraryView> {
     let engine = studio.engine()?;
@@ -47,18 +48,21 @@ pub async fn add_library_voice(
     Ok(LibraryVoiceView::of(record))
 }
 
+/// Renames a library voice; the speakers that use it follow.
 #[tauri::command]
 pub async fn rename_library_voice(studio: State<'_, Studio>, name: String, new_name: String) -> Answer<LibraryVoiceView> {
     let engine = studio.engine()?;
     engine.rename_library_voice(&name, &new_name).await.map(LibraryVoiceView::of).map_err(report)
 }
 
+/// Deletes a library voice, its recording when no other voice uses it, and its fitted voice.
 #[tauri::command]
 pub async fn delete_library_voice(studio: State<'_, Studio>, name: String) -> Answer<()> {
     studio.engine()?.delete_library_voice(&name).await.map(|_| ()).map_err(report)
 }
 
 /// Speaks a sample sentence in `voice` (stock, blend or library voice).
+/// A `voicePreviewFinished` event says when it is done.
 #[tauri::command]
 pub fn preview_voice(studio: State<'_, Studio>, voice: String) -> Answer<()> {
     // A voice on a remote engine speaks without the local model.

@@ -156,6 +156,7 @@ export function openProject(projectId: number): Promise<Project> {
   return invoke<Project>("open_project", { projectId });
 }
 
+/** Renames a project; its view, as the window shows it. */
 export function renameProject(projectId: number, name: string): Promise<Project> {
   return invoke<Project>("rename_project", { projectId, name });
 }
@@ -203,6 +204,7 @@ export function listenProject(projectId: number): Promise<void> {
   return invoke<void>("listen_project", { projectId });
 }
 
+/** Stops the render (or listening back) that runs; whether one was running. */
 export function cancelRender(): Promise<boolean> {
   return invoke<boolean>("cancel_render");
 }
@@ -212,26 +214,32 @@ export function previewSegment(segmentId: number): Promise<void> {
   return invoke<void>("preview_segment", { segmentId });
 }
 
+/** Plays a track from `from` seconds, looping `loop_from`..`loop_to` when both are given; `playback` events follow. */
 export function play(projectId: number, trackId: number, from: number, loopFrom: number | null, loopTo: number | null): Promise<PlaybackView> {
   return invoke<PlaybackView>("play", { projectId, trackId, from, loopFrom, loopTo });
 }
 
+/** Pauses playback where it is. */
 export function pause(): Promise<void> {
   return invoke<void>("pause");
 }
 
+/** Plays on from where playback paused. */
 export function resume(): Promise<void> {
   return invoke<void>("resume");
 }
 
+/** Moves the playhead to `seconds`. */
 export function seek(seconds: number): Promise<void> {
   return invoke<void>("seek", { seconds });
 }
 
+/** Stops playback and closes the output. */
 export function stop(): Promise<void> {
   return invoke<void>("stop");
 }
 
+/** Where playback stands now. */
 export function playbackState(): Promise<PlaybackView> {
   return invoke<PlaybackView>("playback_state");
 }
@@ -241,6 +249,7 @@ export function undo(projectId: number): Promise<[string | null, Project]> {
   return invoke<[string | null, Project]>("undo", { projectId });
 }
 
+/** Redoes the project's last undone edit: what it redid (none when there was nothing), and the project as it is now. */
 export function redo(projectId: number): Promise<[string | null, Project]> {
   return invoke<[string | null, Project]>("redo", { projectId });
 }
@@ -319,10 +328,12 @@ export function playingProgramme(): Promise<ProgrammeClip[]> {
 
 // ---- src-tauri/src/settings_commands.rs ----
 
+/** The settings a person can change, with their limits. */
 export function settings(): Promise<SettingsView> {
   return invoke<SettingsView>("settings");
 }
 
+/** Saves the changed settings to `config.toml` (out-of-limit values refused naming the setting); the settings as saved. */
 export function saveSettings(edit: SettingsEdit): Promise<SettingsView> {
   return invoke<SettingsView>("save_settings", { edit });
 }
@@ -372,7 +383,10 @@ export function pickTake(segmentId: number, takeId: number): Promise<Project> {
   return invoke<Project>("pick_take", { segmentId, takeId });
 }
 
-/** Plays one take as it was rendered. */
+/**
+ * Plays one take as it was rendered.
+ * A `previewFinished` event says when it is done.
+ */
 export function auditionTake(segmentId: number, takeId: number): Promise<void> {
   return invoke<void>("audition_take", { segmentId, takeId });
 }
@@ -392,6 +406,7 @@ export function addMarker(projectId: number, at: number, name: string): Promise<
   return invoke<Project>("add_marker", { projectId, at, name });
 }
 
+/** Renames a marker (one undoable step); the project as it is now. */
 export function renameMarker(markerId: number, name: string): Promise<Project> {
   return invoke<Project>("rename_marker", { markerId, name });
 }
@@ -401,6 +416,7 @@ export function moveMarker(markerId: number, at: number): Promise<Project> {
   return invoke<Project>("move_marker", { markerId, at });
 }
 
+/** Removes a marker (one undoable step); the project as it is now. */
 export function removeMarker(markerId: number): Promise<Project> {
   return invoke<Project>("remove_marker", { markerId });
 }
@@ -415,6 +431,7 @@ export function replaceText(trackId: number, find: string, replace: string, opti
 
 // ---- src-tauri/src/voice_commands.rs ----
 
+/** The voice library: every voice with its kind, figures and recording, and the fits running. */
 export function voiceLibrary(): Promise<VoiceLibraryView> {
   return invoke<VoiceLibraryView>("voice_library");
 }
@@ -427,15 +444,20 @@ export function addLibraryVoice(name: string, path: string, consent: string, des
   return invoke<LibraryVoice>("add_library_voice", { name, path, consent, description, referenceText });
 }
 
+/** Renames a library voice; the speakers that use it follow. */
 export function renameLibraryVoice(name: string, newName: string): Promise<LibraryVoice> {
   return invoke<LibraryVoice>("rename_library_voice", { name, newName });
 }
 
+/** Deletes a library voice, its recording when no other voice uses it, and its fitted voice. */
 export function deleteLibraryVoice(name: string): Promise<void> {
   return invoke<void>("delete_library_voice", { name });
 }
 
-/** Speaks a sample sentence in `voice` (stock, blend or library voice). */
+/**
+ * Speaks a sample sentence in `voice` (stock, blend or library voice).
+ * A `voicePreviewFinished` event says when it is done.
+ */
 export function previewVoice(voice: string): Promise<void> {
   return invoke<void>("preview_voice", { voice });
 }
