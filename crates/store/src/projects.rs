@@ -703,13 +703,18 @@ impl Store {
             .await
             .map_err(|e| self.db(e))?;
         let path = self.job_lock_path(id);
-        let lock = (|| -> std::io::Result<std::fs::File> {
-            std::fs::create_dir_all(path.parent().expect("lock files live in a folder"))?;
-            let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path)?;
-            file.lock()?;
-            Ok(file)
-        })()
-        .map_err(|e| Error::io("lock", &path, e))?;
+        // File work on a blocking thread, off the async executor.
+        let lock = tokio::task::spawn_blocking(move || -> Result<std::fs::File> {
+            let open = || -> std::io::Result<std::fs::File> {
+                std::fs::create_dir_all(path.parent().expect("lock files live in a folder"))?;
+                let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path)?;
+                file.lock()?;
+                Ok(file)
+            };
+            open().map_err(|e| Error::io("lock", &path, e))
+        })
+        .await
+        .map_err(|e| Error::internal("locking a render job", e.to_string()))??;
         Ok(RunningJob { id, _lock: lock })
     }
 
@@ -763,10 +768,13 @@ impl Store {
         for id in ids {
             // A live render holds its lock file; one we can lock lost its process.
             let path = self.job_lock_path(id);
-            let alive = match std::fs::OpenOptions::new().write(true).open(&path) {
+            let probed = path.clone();
+            let alive = tokio::task::spawn_blocking(move || match std::fs::OpenOptions::new().write(true).open(&probed) {
                 Ok(file) => matches!(file.try_lock(), Err(std::fs::TryLockError::WouldBlock)),
                 Err(_) => false,
-            };
+            })
+            .await
+            .unwrap_or(false);
             if alive {
                 continue;
             }
@@ -777,7 +785,7 @@ impl Store {
             .fetch_optional(&self.pool)
             .await
             .map_err(|e| self.db(e))?;
-            let _ = std::fs::remove_file(&path);
+            let _ = tokio::fs::remove_file(&path).await;
             interrupted.extend(job);
         }
         Ok(interrupted)
