@@ -42,6 +42,20 @@ pub fn log_mel_l1_where(a: &[f32], b: &[f32], sample_rate: u32, keep: impl Fn(us
     }
 }
 
+/// The log-mel frames of `x` (each [`BANDS`] values, natural log of the
+/// mel magnitude, floored), and the number of bands; no frames for a clip
+/// shorter than half an analysis window.
+pub(crate) fn log_mel_frames(x: &[f32], sample_rate: u32) -> (Vec<f64>, usize) {
+    if x.len() <= N_FFT / 2 {
+        return (Vec::new(), BANDS);
+    }
+    let fft = FftPlanner::<f64>::new().plan_fft_forward(N_FFT);
+    (log_mel(x, &mel_filterbank(sample_rate), &fft), BANDS)
+}
+
+/// The floor of a log-mel value (silence).
+pub(crate) const LOG_FLOOR: f64 = -11.512925464970229; // ln(1e-5)
+
 /// Cosine of the angle between two waveforms over their common length.
 pub fn waveform_cosine(a: &[f32], b: &[f32]) -> f64 {
     let n = a.len().min(b.len());

@@ -1,8 +1,10 @@
 //! Audio in and out of the engine: output devices, playback of a finished
 //! buffer and live playback while rendering, decoding and resampling,
 //! WAV files, frame levels (speech and pauses), pitch tracking, pitch-keeping time-stretch, tone matching, sidechain ducking, and the
-//! log-mel distance the model tests compare audio by.
+//! log-mel distance the model tests compare audio by, and the mel-cepstral
+//! distortion between two takes of the same words (`cepstrum`).
 
+pub mod cepstrum;
 pub mod compare;
 pub mod decode;
 pub mod devices;

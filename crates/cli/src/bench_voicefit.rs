@@ -9,12 +9,15 @@
 //! Where the folder has the speaker's own reading of the held-out sentences
 //! (`held-out/<same file name>`), it also prints that reading's similarity
 //! to the reference: the speaker against itself, the ceiling a fitted voice
-//! is measured against.
+//! is measured against. Beside the speaker encoder's figures, the spectral
+//! distance (mel-cepstral distortion) of the fitted voice and the best stock
+//! voice to the recording, each saying the recording's own words.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
+use revoice_engine::audio::cepstrum::mel_cepstral_distortion;
 use revoice_engine::cache::ReferenceInput;
 use revoice_engine::model::speaker::cosine_similarity;
 use revoice_engine::speech::SayRequest;
@@ -52,6 +55,29 @@ async fn speaker_itself(engine: &Arc<Engine>, dir: &Path, name: &str, reference:
         .await
         .map_err(|e| Error::internal("hearing the speaker's own reading", e.to_string()))??;
     Ok(Some(cosine_similarity(&own.embedding, reference)))
+}
+
+/// How far each of `voices` is from the recording in spectrum, saying the
+/// recording's own words (as Whisper hears them): the mel-cepstral
+/// distortion in dB after aligning the two in time, and the words.
+async fn own_words_distance(engine: &Arc<Engine>, recording: &Path, voices: Vec<VoiceSpec>) -> Result<(Vec<Option<f64>>, String)> {
+    let (engine, recording) = (engine.clone(), recording.to_path_buf());
+    tokio::task::spawn_blocking(move || -> Result<(Vec<Option<f64>>, String)> {
+        let options = revoice_engine::model::whisper::TranscriptOptions { language: Some("en".into()), word_timestamps: false, initial_prompt: None };
+        let words = engine.listener().transcribe_file(&recording, &options, &mut |_| true)?.text();
+        let rate = engine.speech()?.sample_rate();
+        let decoded = revoice_engine::audio::decode::decode_file(&recording)?;
+        let own = revoice_engine::audio::resample::resample(&decoded.samples, decoded.sample_rate, rate)?;
+        let mut distances = Vec::new();
+        for voice in voices {
+            let request = SayRequest { text: words.clone(), voice, speed: 1.0, seed: Some(1) };
+            let said = engine.say_pronounced(&request, &Pronunciations::default())?.1;
+            distances.push(mel_cepstral_distortion(&own, &said, rate));
+        }
+        Ok((distances, words))
+    })
+    .await
+    .map_err(|e| Error::internal("measuring the spectral distance", e.to_string()))?
 }
 
 /// Whisper's word error rate over the held-out sentences said by `voice`
@@ -105,27 +131,33 @@ pub async fn voicefit(data_dir: &Path, dir: &Path, settings: FitSettings) -> Res
         });
         let (matched, fitted) = engine.fit_voice(request, progress).await?;
         let seconds = started.elapsed().as_secs_f64();
-        let fitted_wer = held_out_word_errors(&engine, VoiceSpec::from_fitted(&fitted.recipe, &fitted.held_out.best_stock)).await?;
-        let stock_wer = held_out_word_errors(&engine, VoiceSpec::parse_stock(&fitted.held_out.best_stock)?).await?;
+        let (fitted_voice, stock_voice) =
+            (VoiceSpec::from_fitted(&fitted.recipe, &fitted.held_out.best_stock), VoiceSpec::parse_stock(&fitted.held_out.best_stock)?);
+        let fitted_wer = held_out_word_errors(&engine, fitted_voice.clone()).await?;
+        let stock_wer = held_out_word_errors(&engine, stock_voice.clone()).await?;
+        let (mcd, words) = own_words_distance(&engine, file, vec![fitted_voice, stock_voice]).await?;
+        eprintln!("  {name} says: {words}");
         let itself = speaker_itself(&engine, dir, &name, &matched.embedding).await?;
-        rows.push((name, matched.quality.speech_seconds, fitted, seconds, fitted_wer, stock_wer, itself));
+        rows.push((name, matched.quality.speech_seconds, fitted, seconds, fitted_wer, stock_wer, itself, mcd));
     }
     println!();
     println!("similarity to the reference on sentences not used in the fit (GE2E cosine):");
     println!("(style: the fitted style without its tone match; tone dB: the tone match's largest gain;");
     println!(" itself: the speaker's own reading of the held-out sentences, where the folder has one;");
-    println!(" WER: Whisper's word error rate on the held-out sentences, fitted voice / best stock voice)");
+    println!(" WER: Whisper's word error rate on the held-out sentences, fitted voice / best stock voice;");
+    println!(" MCD: mel-cepstral distortion in dB to the recording, saying its own words as Whisper hears them, fitted / best stock)");
     println!(
-        "{:<14} {:>8}  {:<12} {:>6}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>7}  {:>6}  {:>5}  {:>11}",
-        "reference", "speech s", "best stock", "sim", "blend", "style", "fitted", "vs best", "itself", "tone dB", "fit s", "gens", "WER"
+        "{:<14} {:>8}  {:<12} {:>6}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>7}  {:>6}  {:>5}  {:>11}  {:>11}",
+        "reference", "speech s", "best stock", "sim", "blend", "style", "fitted", "vs best", "itself", "tone dB", "fit s", "gens", "WER", "MCD dB"
     );
-    for (name, speech, f, seconds, fitted_wer, stock_wer, itself) in &rows {
+    for (name, speech, f, seconds, fitted_wer, stock_wer, itself, mcd) in &rows {
+        let db = |d: Option<f64>| d.map_or("-".to_string(), |d| format!("{d:.2}"));
         let h = &f.held_out;
         let style = h.style_only_similarity.map_or("-".to_string(), |s| format!("{s:.3}"));
         let tone = f.recipe.tone.as_ref().map_or("-".to_string(), |t| format!("{:.1}", t.largest_db()));
         let itself = itself.map_or("-".to_string(), |s| format!("{s:.3}"));
         println!(
-            "{:<14} {:>8.1}  {:<12} {:>6.3}  {:>6.3}  {:>6}  {:>6.3}  {:>+7.3}  {:>6}  {:>7}  {:>6.0}  {:>5}  {:>4.1}% / {:>3.1}%",
+            "{:<14} {:>8.1}  {:<12} {:>6.3}  {:>6.3}  {:>6}  {:>6.3}  {:>+7.3}  {:>6}  {:>7}  {:>6.0}  {:>5}  {:>4.1}% / {:>3.1}%  {:>5} / {:>5}",
             name,
             speech,
             h.best_stock,
@@ -139,7 +171,9 @@ pub async fn voicefit(data_dir: &Path, dir: &Path, settings: FitSettings) -> Res
             seconds,
             f.generations,
             fitted_wer * 100.0,
-            stock_wer * 100.0
+            stock_wer * 100.0,
+            db(mcd[0]),
+            db(mcd[1])
         );
     }
     println!("peak memory (RSS): {:.0} MiB", memory_mib().0);
