@@ -177,6 +177,31 @@ async fn a_fitted_library_voice_speaks_as_its_recipe_and_its_record_says_so() {
     assert_eq!(toned, tone.apply(&plain, stack.sample_rate()));
 }
 
+/// An English recording fitted to speak Spanish: the fit reads the Spanish
+/// sentences with a Spanish voice, starts from the recording's closest
+/// Spanish voices, and the fitted voice reads Spanish and not English. A
+/// language without fit sentences is refused, naming it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_recording_is_fitted_to_speak_spanish_on_spanish_sentences() {
+    let model = Arc::new(ScriptedModel::new());
+    let (engine, _dir) = engine(&model).await;
+    let spanish = FitRequest { language: "es".into(), ..request(1) };
+    let (_, fitted) = engine.fit_voice(spanish, quiet()).await.unwrap();
+    let stock: Vec<_> = revoice_engine::model::kokoro::release::stock_voices();
+    let language_of = |name: &str| stock.iter().find(|v| v.name == name).map(|v| v.language).unwrap_or("?");
+    assert_eq!(language_of(&fitted.held_out.best_stock), "es", "started from a Spanish voice: {}", fitted.held_out.best_stock);
+    let voice = VoiceSpec::from_fitted(&fitted.recipe, &fitted.held_out.best_stock);
+    assert!(voice.check_speaks("es").is_ok() && voice.check_speaks("en-US").is_err());
+    let stack = engine.speech().unwrap();
+    let heard = stack.front_end.prepare(&SayRequest { text: "¿Dónde dejaste las llaves?".into(), voice, speed: 1.0, seed: None }).unwrap();
+    assert!(!heard.is_empty() && heard[0].phonemes.contains('ð'), "read as Spanish: {}", heard[0].phonemes);
+
+    let japanese = FitRequest { language: "ja".into(), ..request(1) };
+    let refused = engine.fit_voice(japanese, quiet()).await.unwrap_err();
+    assert_eq!(refused.kind(), ErrorKind::InvalidInput, "{refused}");
+    assert!(refused.to_string().contains("\"ja\""), "{refused}");
+}
+
 /// "Voice every speaker": each clip becomes its speaker's library voice on
 /// the track, with a fit queued; a bad clip leaves the others voiced, and a
 /// request naming a speaker the project lacks writes nothing.

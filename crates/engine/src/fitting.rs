@@ -41,15 +41,15 @@ impl FitRun {
     }
 }
 
-/// Only English has probe sentences so far.
+/// A voice is fitted in a language the fit has sentences for: every
+/// language the studio speaks with its own Kokoro voices.
 fn check_language(language: &str) -> Result<()> {
-    if revoice_text::language::speaks(language, "en") {
-        Ok(())
-    } else {
-        Err(Error::invalid(
+    match revoice_voices::fit::probe::sentences_for(language) {
+        Some(_) => Ok(()),
+        None => Err(Error::invalid(
             format!("language {language:?}"),
-            "voices can be fitted for English so far (the fit's probe sentences are English); use a matched voice for other languages",
-        ))
+            "voices can be fitted for English, Spanish, French, Italian, Brazilian Portuguese and Hindi; use a matched voice for other languages",
+        )),
     }
 }
 
@@ -112,9 +112,11 @@ impl Engine {
         let key = self.fit_key(&request)?;
         let engine = self.clone();
         let input = request.recording.clone();
-        let matched = tokio::task::spawn_blocking(move || engine.match_recording(input))
+        let mut matched = tokio::task::spawn_blocking(move || engine.match_recording(input))
             .await
             .map_err(|e| Error::internal("matching the recording", e.to_string()))??;
+        // Its closest voices in the language it is fitted to speak: the fit starts from them.
+        matched.speak(&request.language)?;
         let flight = self.fits.join(&key);
         let mut updates = flight.progress.subscribe();
         let forward = on_progress.clone();

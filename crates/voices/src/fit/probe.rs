@@ -18,6 +18,7 @@ use rayon::prelude::*;
 use revoice_audio::pitch::{voice_stats, VoiceStats};
 use revoice_audio::tone::{long_term_spectrum, LongTermSpectrum, ToneCurve};
 use revoice_core::error::{Error, Result};
+use revoice_model::kokoro::release::stock_voices;
 use revoice_model::kokoro::voices::StockVoices;
 use revoice_model::speaker::{cosine_similarity, SpeakerEncoder};
 use revoice_model::speech::{RowAudio, SpeechRow};
@@ -27,35 +28,152 @@ use revoice_speech::scheduler::{Job, Scheduler};
 use super::judge::{Judge, Verdict};
 use super::space::StyleRecipe;
 
-/// What candidates read while the fit searches: sets of a short and a
-/// longer line (about 4.5 s together; each candidate's renders are the
-/// fit's main cost), so more than one of a pack's rows is heard. The search
-/// among the stock voices reads the first set; the refinement reads the
-/// sets in turn, a set per generation (every candidate of a generation the
-/// same set, so they are ranked on the same words), which keeps it from
-/// learning two sentences: what it climbs on has to hold for all of them.
-pub const PROBE_SETS: &[[&str; 2]] = &[
-    ["Where did you put the keys?", "The train was late again, so we walked the last mile in the rain."],
-    ["Can you hear me now?", "My grandmother kept every letter she ever got in a box under her bed."],
-    ["That was not what I expected.", "They painted the fence on Saturday, but the storm washed half of it away."],
-    ["Are we nearly there yet?", "He opened the window, and the smell of fresh bread drifted in from the street."],
+/// What a fit reads in one language, written for the studio in that
+/// language's own spelling: `probe_sets`, what candidates read while the
+/// fit searches: sets of a short and a longer line (about 4.5 s together;
+/// each candidate's renders are the fit's main cost), so more than one of
+/// a pack's rows is heard. The search among the stock voices reads the
+/// first set; the refinement reads the sets in turn, a set per generation
+/// (every candidate of a generation the same set, so they are ranked on the
+/// same words), which keeps it from learning two sentences. `validation`:
+/// what the refinement's snapshots are compared on to choose the voice
+/// (neither probe nor held-out sentences, so the choice learns nothing of
+/// the probes). `held_out`: what the finished voice is checked on, never
+/// heard during the search.
+pub struct FitSentences {
+    /// The language they are in (a tag of the language table).
+    pub language: &'static str,
+    pub probe_sets: [[&'static str; 2]; 4],
+    pub validation: [&'static str; 3],
+    pub held_out: [&'static str; 3],
+}
+
+/// Every language a voice can be fitted to speak.
+pub const SENTENCES: &[FitSentences] = &[
+    FitSentences {
+        language: "en",
+        probe_sets: [
+            ["Where did you put the keys?", "The train was late again, so we walked the last mile in the rain."],
+            ["Can you hear me now?", "My grandmother kept every letter she ever got in a box under her bed."],
+            ["That was not what I expected.", "They painted the fence on Saturday, but the storm washed half of it away."],
+            ["Are we nearly there yet?", "He opened the window, and the smell of fresh bread drifted in from the street."],
+        ],
+        validation: [
+            "I never said that, and you know it.",
+            "Turn left at the bakery, then follow the river until you see the old bridge.",
+            "If the weather holds, we could leave before sunrise tomorrow.",
+        ],
+        held_out: [
+            "Nobody told me the meeting had moved to Thursday.",
+            "She laughed, folded the letter twice, and slipped it into her coat pocket.",
+            "We have about ten minutes before the lights go out, so let's make them count.",
+        ],
+    },
+    FitSentences {
+        language: "es",
+        probe_sets: [
+            ["¿Dónde dejaste las llaves?", "El tren volvió a llegar tarde, así que hicimos el último tramo andando bajo la lluvia."],
+            ["¿Me oyes ahora?", "Mi abuela guardaba todas las cartas que recibía en una caja debajo de la cama."],
+            ["No era lo que esperaba.", "Pintaron la valla el sábado, pero la tormenta se llevó la mitad de la pintura."],
+            ["¿Falta mucho para llegar?", "Abrió la ventana y el olor a pan recién hecho entró desde la calle."],
+        ],
+        validation: [
+            "Yo nunca dije eso, y lo sabes.",
+            "Gira a la izquierda en la panadería y sigue el río hasta ver el puente viejo.",
+            "Si el tiempo aguanta, podríamos salir mañana antes del amanecer.",
+        ],
+        held_out: [
+            "Nadie me avisó de que la reunión se había pasado al jueves.",
+            "Se rio, dobló la carta dos veces y la guardó en el bolsillo del abrigo.",
+            "Nos quedan unos diez minutos antes de que se apaguen las luces, así que aprovechémoslos.",
+        ],
+    },
+    FitSentences {
+        language: "fr",
+        probe_sets: [
+            ["Où as-tu mis les clés ?", "Le train avait encore du retard, alors nous avons fait le dernier kilomètre à pied sous la pluie."],
+            ["Tu m'entends maintenant ?", "Ma grand-mère gardait toutes ses lettres dans une boîte sous son lit."],
+            ["Ce n'était pas ce que j'attendais.", "Ils ont peint la clôture samedi, mais l'orage en a effacé la moitié."],
+            ["On arrive bientôt ?", "Il a ouvert la fenêtre, et l'odeur du pain chaud est entrée depuis la rue."],
+        ],
+        validation: [
+            "Je n'ai jamais dit ça, et tu le sais.",
+            "Tourne à gauche après la boulangerie, puis suis la rivière jusqu'au vieux pont.",
+            "Si le temps le permet, nous pourrions partir demain avant l'aube.",
+        ],
+        held_out: [
+            "Personne ne m'a dit que la réunion avait été déplacée à jeudi.",
+            "Elle a ri, plié la lettre en quatre et l'a glissée dans la poche de son manteau.",
+            "Il nous reste à peu près dix minutes avant que les lumières s'éteignent, alors profitons-en.",
+        ],
+    },
+    FitSentences {
+        language: "it",
+        probe_sets: [
+            ["Dove hai messo le chiavi?", "Il treno era di nuovo in ritardo, così abbiamo fatto l'ultimo chilometro a piedi sotto la pioggia."],
+            ["Mi senti adesso?", "Mia nonna conservava tutte le lettere che riceveva in una scatola sotto il letto."],
+            ["Non era quello che mi aspettavo.", "Hanno dipinto il recinto sabato, ma il temporale ne ha portato via metà."],
+            ["Siamo quasi arrivati?", "Ha aperto la finestra, e il profumo del pane appena sfornato è entrato dalla strada."],
+        ],
+        validation: [
+            "Non l'ho mai detto, e lo sai.",
+            "Gira a sinistra dopo il forno, poi segui il fiume fino al vecchio ponte.",
+            "Se il tempo regge, potremmo partire domani prima dell'alba.",
+        ],
+        held_out: [
+            "Nessuno mi aveva detto che la riunione era stata spostata a giovedì.",
+            "Ha riso, ha piegato la lettera due volte e l'ha infilata nella tasca del cappotto.",
+            "Abbiamo una decina di minuti prima che si spengano le luci, quindi facciamoli valere.",
+        ],
+    },
+    FitSentences {
+        language: "pt-BR",
+        probe_sets: [
+            ["Onde você deixou as chaves?", "O trem atrasou de novo, então andamos o último quilômetro debaixo de chuva."],
+            ["Você está me ouvindo agora?", "Minha avó guardava todas as cartas que recebia numa caixa embaixo da cama."],
+            ["Não era o que eu esperava.", "Eles pintaram a cerca no sábado, mas a tempestade levou metade da tinta."],
+            ["Já estamos chegando?", "Ele abriu a janela, e o cheiro de pão fresco entrou da rua."],
+        ],
+        validation: [
+            "Eu nunca disse isso, e você sabe.",
+            "Vire à esquerda na padaria e siga o rio até ver a ponte velha.",
+            "Se o tempo ajudar, podemos sair amanhã antes do nascer do sol.",
+        ],
+        held_out: [
+            "Ninguém me avisou que a reunião tinha passado para quinta-feira.",
+            "Ela riu, dobrou a carta duas vezes e guardou no bolso do casaco.",
+            "Temos uns dez minutos antes de as luzes se apagarem, então vamos aproveitar.",
+        ],
+    },
+    FitSentences {
+        language: "hi",
+        probe_sets: [
+            ["तुमने चाबियाँ कहाँ रखीं?", "ट्रेन फिर से देर से आई, इसलिए हम आख़िरी एक किलोमीटर बारिश में पैदल चले।"],
+            ["क्या अब मेरी आवाज़ आ रही है?", "मेरी दादी को जो भी चिट्ठी मिलती थी, वह उसे पलंग के नीचे एक डिब्बे में रख लेती थीं।"],
+            ["मैंने ऐसा नहीं सोचा था।", "उन्होंने शनिवार को बाड़ रंगी, लेकिन तूफ़ान आधा रंग बहा ले गया।"],
+            ["क्या हम पहुँचने वाले हैं?", "उसने खिड़की खोली, और सड़क से ताज़ी रोटी की ख़ुशबू अंदर आ गई।"],
+        ],
+        validation: [
+            "मैंने ऐसा कभी नहीं कहा, और यह तुम जानते हो।",
+            "बेकरी पर बाएँ मुड़ना, फिर नदी के साथ-साथ पुराने पुल तक चलते जाना।",
+            "अगर मौसम ठीक रहा, तो हम कल सूरज निकलने से पहले निकल सकते हैं।",
+        ],
+        held_out: [
+            "किसी ने मुझे नहीं बताया कि बैठक गुरुवार को कर दी गई है।",
+            "वह हँसी, चिट्ठी को दो बार मोड़ा और अपने कोट की जेब में रख लिया।",
+            "बत्ती जाने से पहले हमारे पास लगभग दस मिनट हैं, तो चलो इनका पूरा फ़ायदा उठाएँ।",
+        ],
+    },
 ];
 
-/// What the finished voice is checked on: never heard during the search.
-pub const HELD_OUT_SENTENCES: &[&str] = &[
-    "Nobody told me the meeting had moved to Thursday.",
-    "She laughed, folded the letter twice, and slipped it into her coat pocket.",
-    "We have about ten minutes before the lights go out, so let's make them count.",
-];
+/// The sentences a fit reads in `language` (any tag of the language table:
+/// `en-GB` reads English's); `None` where a voice cannot be fitted yet.
+pub fn sentences_for(language: &str) -> Option<&'static FitSentences> {
+    SENTENCES.iter().find(|s| revoice_text::language::speaks(s.language, language))
+}
 
-/// What the refinement's snapshots are compared on to choose the voice:
-/// neither probe nor held-out sentences, so the choice learns nothing of
-/// the probes and the held-out figures stay untouched by it.
-pub const VALIDATION_SENTENCES: &[&str] = &[
-    "I never said that, and you know it.",
-    "Turn left at the bakery, then follow the river until you see the old bridge.",
-    "If the weather holds, we could leave before sunrise tomorrow.",
-];
+/// The English held-out sentences (the bench's intelligibility check).
+pub const HELD_OUT_SENTENCES: &[&str] = &SENTENCES[0].held_out;
 
 /// Below this share of voiced speech, a render is not speech.
 const MIN_VOICED: f32 = 0.35;
@@ -116,6 +234,10 @@ impl<'a> ProbeJudge<'a> {
         tone_target: Option<(LongTermSpectrum, f32)>,
         reading_voice: &str,
     ) -> Result<ProbeJudge<'a>> {
+        // The sentences of the reading voice's language, read as it reads them.
+        let language = stock_voices().into_iter().find(|v| v.name == reading_voice).map(|v| v.language).unwrap_or("en-US");
+        let sentences =
+            sentences_for(language).ok_or_else(|| Error::invalid(format!("language {language:?}"), "has no sentences a voice can be fitted on yet"))?;
         Ok(ProbeJudge {
             scheduler,
             voices: front_end.stock_voices(),
@@ -123,9 +245,9 @@ impl<'a> ProbeJudge<'a> {
             sample_rate,
             reference,
             tone_target,
-            probes: PROBE_SETS.iter().map(|set| tokens(front_end, set, reading_voice)).collect::<Result<_>>()?,
-            held_out: tokens(front_end, HELD_OUT_SENTENCES, reading_voice)?,
-            validation: tokens(front_end, VALIDATION_SENTENCES, reading_voice)?,
+            probes: sentences.probe_sets.iter().map(|set| tokens(front_end, set, reading_voice)).collect::<Result<_>>()?,
+            held_out: tokens(front_end, &sentences.held_out, reading_voice)?,
+            validation: tokens(front_end, &sentences.validation, reading_voice)?,
             pace: std::sync::Mutex::new(None),
         })
     }
@@ -263,12 +385,28 @@ mod tests {
 
     #[test]
     fn probe_validation_and_held_out_sentences_never_share_a_sentence() {
-        let mut all: Vec<&str> = PROBE_SETS.iter().flatten().copied().collect();
-        all.extend(VALIDATION_SENTENCES);
-        all.extend(HELD_OUT_SENTENCES);
-        let count = all.len();
-        all.sort_unstable();
-        all.dedup();
-        assert_eq!(all.len(), count, "a sentence appears twice");
+        for set in SENTENCES {
+            let mut all: Vec<&str> = set.probe_sets.iter().flatten().copied().collect();
+            all.extend(set.validation);
+            all.extend(set.held_out);
+            let count = all.len();
+            all.sort_unstable();
+            all.dedup();
+            assert_eq!(all.len(), count, "{}: a sentence appears twice", set.language);
+        }
+    }
+
+    #[test]
+    fn every_language_the_studio_speaks_natively_has_fit_sentences_in_its_own_script() {
+        for language in revoice_text::language::LANGUAGES.iter().filter(|l| l.native) {
+            let tag = language.kokoro_language.expect("a native language has Kokoro voices");
+            let set = sentences_for(tag).unwrap_or_else(|| panic!("{} has no fit sentences", language.name));
+            for sentence in set.probe_sets.iter().flatten().chain(&set.validation).chain(&set.held_out) {
+                let unreadable = revoice_text::script::unreadable(sentence, language.reading);
+                assert_eq!(unreadable, None, "{}: {sentence:?} is not in a script its reading reads", language.name);
+            }
+        }
+        assert_eq!(sentences_for("en-GB").map(|s| s.language), Some("en"));
+        assert!(sentences_for("ja").is_none(), "no sentences, no fit");
     }
 }
