@@ -11,14 +11,14 @@
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use revoice_engine::dub::assemble::assemble_track;
 use revoice_engine::dub::export::{export_mix, ExportFormat};
 use revoice_engine::dub::mix::MixSettings;
 use revoice_engine::dub::pipeline::RenderScope;
-use revoice_engine::dub::player::{empty_programme, Feed};
-use revoice_engine::dub::transport::Transport;
+use revoice_engine::dub::player::{Playback, PlaybackView};
 use revoice_engine::dub::PROGRAMME_RATE;
 use revoice_engine::subtitles::{parse_srt, Cue};
 use revoice_engine::{Engine, EngineConfig, Error, Result};
@@ -29,6 +29,7 @@ use crate::bench::memory_mib;
 pub fn dub(data_dir: &Path, lines: usize, device: &str) -> Result<()> {
     let rt = tokio::runtime::Handle::current();
     let DemoProject { scratch, engine, project, track } = demo_project(data_dir, lines)?;
+    let engine = Arc::new(engine);
     let store = engine.store();
     let speech_stack = engine.speech()?;
     let width = speech_stack.renderer.scheduler().config().width;
@@ -118,34 +119,29 @@ pub fn dub(data_dir: &Path, lines: usize, device: &str) -> Result<()> {
         Err(e) => println!("preview, new line  skipped: {e}"),
     }
 
-    // Timeline playback from line 150, everything rendered: from the play
-    // request to the first voice sample handed to the output device.
-    let project = rt.block_on(store.project(project.id))?;
-    let mut track_lines = rt.block_on(engine.track_lines(track.id))?;
+    // Timeline playback from line 150, everything rendered, as `project
+    // play` does it: from the play request to the first voice sample
+    // handed to the output device.
+    let track_lines = rt.block_on(engine.track_lines(track.id))?;
     let from = track_lines.lines[lines / 2].slot.start;
-    match Transport::open(device, empty_programme(&project, &track_lines, &settings, revoice_engine::dub::programme::OriginalMonitor::Off)?) {
-        Ok(transport) => {
-            transport.seek(from);
-            transport.play();
-            let stop = AtomicBool::new(false);
-            let feed = Feed { runtime: &rt, store, segments: engine.segments(), transport: &transport, project: &project };
-            let placed = std::thread::scope(|scope| {
-                let feeder = scope.spawn(|| feed.run(&mut track_lines, from, &stop, || Ok(engine.project_renderer(&speech_stack)), &mut |_| {}));
-                let waited = Instant::now();
-                while transport.state().first_voice.is_none() && waited.elapsed() < Duration::from_secs(10) {
-                    std::thread::sleep(Duration::from_millis(1));
-                }
-                stop.store(true, std::sync::atomic::Ordering::Release);
-                feeder.join().expect("feeder thread")
-            })?;
-            let state = transport.state();
-            let ms = |d: Option<Duration>| d.map_or("never".to_string(), |d| format!("{:.0} ms", d.as_secs_f64() * 1000.0));
+    let playback = Playback::start(engine.clone(), Arc::new(|_: &PlaybackView| {}))?;
+    playback.use_device(device);
+    match playback.play_rendering_missing(project.id, track.id, from, None, |_| {}) {
+        Ok(()) => {
+            let waited = Instant::now();
+            let mut view = playback.view_now()?;
+            while view.first_voice_ms.is_none() && waited.elapsed() < Duration::from_secs(10) {
+                std::thread::sleep(Duration::from_millis(1));
+                view = playback.view_now()?;
+            }
+            let laid = playback.playing_lines()?.len();
+            playback.stop()?;
+            let ms = |ms: Option<f64>| ms.map_or("never".to_string(), |ms| format!("{ms:.0} ms"));
             println!(
-                "play from line {}  first voice {} (first audio {}); {} lines laid before it stopped",
+                "play from line {}  first voice {} (first audio {}); {laid} lines laid before it stopped",
                 lines / 2,
-                ms(state.first_voice),
-                ms(state.first_sound),
-                placed.from_store
+                ms(view.first_voice_ms),
+                ms(view.first_sound_ms)
             );
         }
         Err(e) => println!("timeline play      skipped: {e}"),

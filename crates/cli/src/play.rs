@@ -4,19 +4,14 @@
 //! first audio and to first voice from the play request.
 
 use std::io::BufRead;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{channel, RecvTimeoutError};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use std::sync::Arc;
-
 use revoice_engine::audio::live::LivePlayback;
-use revoice_engine::dub::mix::MixSettings;
-use revoice_engine::dub::player::{empty_programme, Feed};
+use revoice_engine::dub::player::{Playback, PlaybackView, RenderNote};
 use revoice_engine::dub::programme::OriginalMonitor;
-use revoice_engine::dub::transport::{Transport, TransportState};
-use revoice_engine::speech::SpeechStack;
 use revoice_engine::store::{Project, Track};
 use revoice_engine::{Engine, Error, Result};
 
@@ -79,16 +74,16 @@ fn parse_command(line: &str) -> std::result::Result<Command, String> {
     }
 }
 
-fn print_state(state: &TransportState) {
-    let looping = state.looping.map_or(String::new(), |(a, b)| format!(", looping {a:.2}–{b:.2} s"));
-    let doing = if state.playing {
+fn print_state(view: &PlaybackView) {
+    let looping = view.looping.map_or(String::new(), |(a, b)| format!(", looping {a:.2}–{b:.2} s"));
+    let doing = if view.playing {
         "playing"
-    } else if state.ended {
+    } else if view.ended {
         "ended"
     } else {
         "paused"
     };
-    println!("{doing} at {:.2} of {:.2} s{looping}", state.position_s, state.length_s);
+    println!("{doing} at {:.2} of {:.2} s{looping}", view.position, view.length);
 }
 
 pub async fn play(engine: &Arc<Engine>, request: PlayRequest) -> Result<()> {
@@ -128,20 +123,46 @@ fn preview(engine: &Engine, project: &Project, segment: i64, device: &str) -> Re
     Ok(())
 }
 
-/// The track on the timeline.
-fn timeline(engine: &Engine, project: &Project, track: &Track, request: &PlayRequest) -> Result<()> {
-    let mix = MixSettings::default();
-    let mut lines = engine.runtime().block_on(engine.track_lines(track.id))?;
-    let programme = empty_programme(project, &lines, &mix, request.original)?;
-    let transport = Transport::open(&request.device, programme)?;
-    let length = transport.state().length_s;
-    let from = request.from.clamp(0.0, length);
-    let to = request.to.map(|t| t.clamp(from, length));
-    transport.seek(from);
-    if request.looping {
-        transport.set_loop(Some((from, to.unwrap_or(length))));
+/// What rendering the missing lines while playing has done, told as it goes.
+#[derive(Default)]
+struct Rendered {
+    from_store: usize,
+    rendered: usize,
+    failure: Option<Error>,
+}
+
+impl Rendered {
+    fn hear(&mut self, note: RenderNote) {
+        match note {
+            RenderNote::Laid { from_store, missing } => {
+                self.from_store = from_store;
+                eprintln!("{from_store} lines in place from the store");
+                if missing > 0 {
+                    eprintln!("{missing} lines are not rendered yet; rendering them in playhead order");
+                }
+            }
+            RenderNote::LineRendered { segment_id, done, total } => eprintln!("segment {segment_id} rendered and in place ({done} of {total} lines current)"),
+            RenderNote::Ended(Ok(summary)) => self.rendered = summary.rendered,
+            RenderNote::Ended(Err(e)) => self.failure = Some(e),
+        }
     }
-    transport.play();
+}
+
+/// The track on the timeline, its missing lines rendering as it plays.
+fn timeline(engine: &Arc<Engine>, project: &Project, track: &Track, request: &PlayRequest) -> Result<()> {
+    let playback = Playback::start(engine.clone(), Arc::new(|_: &PlaybackView| {}))?;
+    playback.use_device(&request.device);
+    playback.set_original_monitor(request.original)?;
+    let rendered = Arc::new(Mutex::new(Rendered::default()));
+    let notes = rendered.clone();
+    let from = request.from.max(0.0);
+    playback.play_rendering_missing(project.id, track.id, from, None, move |note| notes.lock().expect("render notes").hear(note))?;
+    let length = playback.view_now()?.length;
+    let from = from.min(length);
+    let to = request.to.map(|t| t.clamp(from, length));
+    if request.looping {
+        playback.set_loop(Some((from, to.unwrap_or(length))))?;
+    }
     println!("playing \"{}\" ({}) from {from:.2} s; the programme is {length:.2} s", project.name, track.language);
 
     let (commands, typed) = channel();
@@ -156,69 +177,59 @@ fn timeline(engine: &Engine, project: &Project, track: &Track, request: &PlayReq
         }
     });
 
-    let stop_feeding = AtomicBool::new(false);
-    let speech: OnceLock<Arc<SpeechStack>> = OnceLock::new();
-    let outcome = std::thread::scope(|scope| {
-        let feeder = scope.spawn(|| {
-            let open_renderer = || {
-                let loaded = engine.speech()?;
-                Ok(engine.project_renderer(speech.get_or_init(|| loaded)))
-            };
-            let feed = Feed { runtime: engine.runtime(), store: engine.store(), segments: engine.segments(), transport: &transport, project };
-            feed.run(&mut lines, from, &stop_feeding, open_renderer, &mut |note| eprintln!("{note}"))
-        });
-        let (mut told_sound, mut told_voice) = (false, false);
-        let mut looping = request.looping;
-        let result = loop {
-            match typed.recv_timeout(Duration::from_millis(50)) {
-                Ok(line) => match parse_command(&line) {
-                    Ok(Command::Play) => {
-                        transport.play();
-                        (told_sound, told_voice) = (false, false);
-                    }
-                    Ok(Command::Pause) => transport.pause(),
-                    Ok(Command::Seek(s)) => transport.seek(s),
-                    Ok(Command::Loop(a, b)) => {
-                        transport.set_loop(Some((a, b)));
-                        looping = true;
-                    }
-                    Ok(Command::NoLoop) => {
-                        transport.set_loop(None);
-                        looping = false;
-                    }
-                    Ok(Command::Status) => print_state(&transport.state()),
-                    Ok(Command::Quit) => break Ok(()),
-                    Err(message) => eprintln!("{message}"),
-                },
-                Err(RecvTimeoutError::Timeout) => {}
-                // Nothing more will be typed (stdin closed): play on.
-                Err(RecvTimeoutError::Disconnected) => std::thread::sleep(Duration::from_millis(50)),
-            }
-            let state = transport.state();
-            if let (false, Some(t)) = (told_sound, state.first_sound) {
-                println!("first audio {:.0} ms after the play request", t.as_secs_f64() * 1000.0);
-                told_sound = true;
-            }
-            if let (false, Some(t)) = (told_voice, state.first_voice) {
-                println!("first voice {:.0} ms after the play request", t.as_secs_f64() * 1000.0);
-                told_voice = true;
-            }
-            if let (false, Some(t)) = (looping, to) {
-                if state.playing && state.position_s >= t {
-                    transport.pause();
-                    break Ok(());
+    let (mut told_sound, mut told_voice) = (false, false);
+    let mut looping = request.looping;
+    loop {
+        match typed.recv_timeout(Duration::from_millis(50)) {
+            Ok(line) => match parse_command(&line) {
+                Ok(Command::Play) => {
+                    playback.resume()?;
+                    (told_sound, told_voice) = (false, false);
                 }
+                Ok(Command::Pause) => playback.pause()?,
+                Ok(Command::Seek(s)) => playback.seek(s)?,
+                Ok(Command::Loop(a, b)) => {
+                    playback.set_loop(Some((a, b)))?;
+                    looping = true;
+                }
+                Ok(Command::NoLoop) => {
+                    playback.set_loop(None)?;
+                    looping = false;
+                }
+                Ok(Command::Status) => print_state(&playback.view_now()?),
+                Ok(Command::Quit) => break,
+                Err(message) => eprintln!("{message}"),
+            },
+            Err(RecvTimeoutError::Timeout) => {}
+            // Nothing more will be typed (stdin closed): play on.
+            Err(RecvTimeoutError::Disconnected) => std::thread::sleep(Duration::from_millis(50)),
+        }
+        let view = playback.view_now()?;
+        if let (false, Some(ms)) = (told_sound, view.first_sound_ms) {
+            println!("first audio {ms:.0} ms after the play request");
+            told_sound = true;
+        }
+        if let (false, Some(ms)) = (told_voice, view.first_voice_ms) {
+            println!("first voice {ms:.0} ms after the play request");
+            told_voice = true;
+        }
+        if let (false, Some(t)) = (looping, to) {
+            if view.playing && view.position >= t {
+                playback.pause()?;
+                break;
             }
-            if state.ended {
-                break Ok(());
-            }
-        };
-        print_state(&transport.state());
-        stop_feeding.store(true, Ordering::Release);
-        let fed = feeder.join().expect("feeder thread");
-        result.and(fed)
-    })?;
-    println!("{} lines from the store, {} rendered while playing", outcome.from_store, outcome.render.as_ref().map_or(0, |r| r.rendered));
+        }
+        if view.ended {
+            break;
+        }
+    }
+    print_state(&playback.view_now()?);
+    playback.stop()?;
+    let Rendered { from_store, rendered, failure } = std::mem::take(&mut *rendered.lock().expect("render notes"));
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    println!("{from_store} lines from the store, {rendered} rendered while playing");
     Ok(())
 }
 

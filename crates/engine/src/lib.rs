@@ -34,6 +34,7 @@ pub mod logging;
 mod markers;
 pub mod media_script;
 pub mod original_dialogue;
+mod playing;
 mod projects;
 mod pronouncing;
 mod rendering;

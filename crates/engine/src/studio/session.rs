@@ -1,28 +1,22 @@
 //! One editor window's hold on the engine: the model and scheduler, loaded
 //! on first need and kept; at most one render job at a time, whose line
-//! states overlay the stored ones; previews of single lines; and a player
-//! thread that owns the audio output (cpal streams stay on the thread that
-//! made them) and plays a track's timeline. Everything the window should
-//! know as it happens arrives as a [`StudioEvent`] through the sink the
-//! window gave.
+//! states overlay the stored ones; previews of single lines; and the
+//! window's [`Playback`] of a track's timeline, which plays only the lines
+//! that have a take. Everything the window should know as it happens
+//! arrives as a [`StudioEvent`] through the sink the window gave.
 
-use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::Serialize;
 
 use super::view::{project_view, CheckView, LiveStates, ProjectView, SegmentState};
 use crate::checking::{ListenEvent, ListenRequest};
-use crate::dub::lines::{Line, TrackLines};
-use crate::dub::mix::MixSettings;
 use crate::dub::pipeline::{RenderScope, RenderSummary};
-use crate::dub::player::{empty_programme, playhead_order};
+use crate::dub::player::Playback;
 use crate::dub::programme::OriginalMonitor;
-use crate::dub::transport::{Transport, TransportState};
 use crate::dub::PROGRAMME_RATE;
 use crate::speaking::{SpeakRequest, StopSpeaking};
 use crate::Engine;
@@ -30,6 +24,9 @@ use revoice_audio::peaks::{peaks, Peaks};
 use revoice_core::blocking::wait;
 use revoice_core::error::{Error, Result};
 use revoice_speech::SpeechStack;
+
+/// What plays, as the window sees it (defined with the player, which every face uses).
+pub use crate::dub::player::{PlaybackView, ProgrammeClip};
 
 /// How much of a reference recording plays beside its voice's preview.
 pub const RECORDING_PREVIEW_SECONDS: f64 = 12.0;
@@ -118,75 +115,6 @@ pub enum StudioEvent {
     },
 }
 
-/// One line in the playing programme: what is heard next, down to its
-/// samples (a fingerprint of them, so a test or a face can tell that an
-/// undone delete brought back the very audio that was there).
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
-#[serde(rename_all = "camelCase")]
-pub struct ProgrammeClip {
-    pub segment_id: i64,
-    /// Where it starts on the timeline, seconds.
-    pub start: f64,
-    pub seconds: f64,
-    /// Its loudest sample, as laid (after fitting, before the lane's gain).
-    pub peak: f32,
-    /// SHA-256 of its samples as laid, first 16 hex digits.
-    pub fingerprint: String,
-}
-
-impl ProgrammeClip {
-    fn of(clip: &crate::dub::programme::Clip, rate: f64) -> ProgrammeClip {
-        use sha2::{Digest, Sha256};
-        let mut hash = Sha256::new();
-        for s in clip.audio.iter() {
-            hash.update(s.to_le_bytes());
-        }
-        ProgrammeClip {
-            segment_id: clip.segment_id,
-            start: clip.start as f64 / rate,
-            seconds: clip.audio.len() as f64 / rate,
-            peak: clip.audio.iter().fold(0f32, |m, s| m.max(s.abs())),
-            fingerprint: hex::encode(&hash.finalize()[..8]),
-        }
-    }
-}
-
-/// Where playback stands, for the window.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, ts_rs::TS)]
-#[serde(rename_all = "camelCase")]
-pub struct PlaybackView {
-    pub project_id: Option<i64>,
-    pub track_id: Option<i64>,
-    pub playing: bool,
-    pub position: f64,
-    pub length: f64,
-    pub looping: Option<(f64, f64)>,
-    pub ended: bool,
-    /// From the last play request to the first audible sample, and voice sample.
-    pub first_sound_ms: Option<f64>,
-    pub first_voice_ms: Option<f64>,
-    /// Why the last play request failed.
-    pub error: Option<String>,
-}
-
-impl PlaybackView {
-    fn from_transport(project_id: i64, track_id: i64, s: &TransportState) -> PlaybackView {
-        let ms = |d: Option<Duration>| d.map(|d| d.as_secs_f64() * 1000.0);
-        PlaybackView {
-            project_id: Some(project_id),
-            track_id: Some(track_id),
-            playing: s.playing,
-            position: s.position_s,
-            length: s.length_s,
-            looping: s.looping,
-            ended: s.ended,
-            first_sound_ms: ms(s.first_sound),
-            first_voice_ms: ms(s.first_voice),
-            error: None,
-        }
-    }
-}
-
 /// Where events go (the desktop shell emits them to the window).
 pub type EventSink = Arc<dyn Fn(StudioEvent) + Send + Sync>;
 
@@ -217,8 +145,7 @@ pub struct StudioSession {
     next_render: Mutex<Option<(i64, Job)>>,
     /// Stops the recording being heard into a new project, if one is.
     hearing: Mutex<Option<Arc<AtomicBool>>>,
-    player: Mutex<Sender<PlayerCommand>>,
-    playback: Arc<Mutex<PlaybackView>>,
+    player: Playback,
     sink: EventSink,
     /// Projects whose lines' lengths are being predicted in the background.
     predicting: Arc<Mutex<std::collections::HashSet<i64>>>,
@@ -237,13 +164,8 @@ impl StudioSession {
     /// A session on `engine`, whose events go to `sink`.
     pub fn new(engine: Arc<Engine>, sink: EventSink) -> Result<Arc<StudioSession>> {
         let runtime = engine.runtime().clone();
-        let playback = Arc::new(Mutex::new(PlaybackView::default()));
-        let (tx, rx) = channel();
-        let player = Player { engine: engine.clone(), runtime: runtime.clone(), sink: sink.clone(), state: playback.clone(), monitor: OriginalMonitor::Off };
-        std::thread::Builder::new()
-            .name("revoice-player".into())
-            .spawn(move || player.run(rx))
-            .map_err(|e| Error::Audio(format!("cannot start the player thread: {e}")))?;
+        let views = sink.clone();
+        let player = Playback::start(engine.clone(), Arc::new(move |view: &PlaybackView| views(StudioEvent::Playback(view.clone()))))?;
         Ok(Arc::new(StudioSession {
             engine,
             runtime,
@@ -251,8 +173,7 @@ impl StudioSession {
             render: Mutex::new(None),
             next_render: Mutex::new(None),
             hearing: Mutex::new(None),
-            player: Mutex::new(tx),
-            playback,
+            player,
             sink,
             predicting: Arc::new(Mutex::new(std::collections::HashSet::new())),
         }))
@@ -454,7 +375,7 @@ impl StudioSession {
                 if line.retaken {
                     lock(&self.live).remove(&line.segment_id);
                     (self.sink)(StudioEvent::SegmentState { segment_id: line.segment_id, state: SegmentState::Ready, error: None });
-                    let _ = lock(&self.player).send(PlayerCommand::Refit(vec![line.segment_id]));
+                    self.player.lay_again(vec![line.segment_id]);
                 }
                 let check =
                     CheckView { passed: line.passed(), heard: line.heard.clone(), problems: line.problems.clone(), word_error_rate: line.word_error_rate };
@@ -479,7 +400,7 @@ impl StudioSession {
 
     fn run_render(&self, project_id: i64, segments: Option<Vec<i64>>, cancel: &AtomicBool, rendered: &mut Vec<i64>) -> Result<RenderSummary> {
         self.speech()?;
-        let from = lock(&self.playback).position;
+        let from = self.player.view().position;
         let scope = RenderScope { only: segments, from_s: Some(from) };
         let mut announced_queue = false;
         let summary = self.engine.render_project(project_id, &scope, cancel, &mut |p| {
@@ -495,7 +416,7 @@ impl StudioSession {
             if let Some(id) = p.finished {
                 rendered.push(id);
                 self.set_state(id, SegmentState::Ready, None);
-                let _ = lock(&self.player).send(PlayerCommand::Refit(vec![id]));
+                self.player.lay_again(vec![id]);
             }
             (self.sink)(StudioEvent::RenderProgress { project_id, done: p.done, total: p.total, rendered: p.rendered });
         })?;
@@ -615,7 +536,7 @@ impl StudioSession {
         let mut live = revoice_audio::live::LivePlayback::open(&device, stack.sample_rate())?;
         let never = AtomicBool::new(false);
         self.engine.stream_line(segment_id, &never, &mut |chunk| live.push(chunk))?;
-        let _ = lock(&self.player).send(PlayerCommand::Refit(vec![segment_id]));
+        self.player.lay_again(vec![segment_id]);
         Ok(live.finish()?.first_sound)
     }
 
@@ -636,61 +557,47 @@ impl StudioSession {
         Ok(live.finish()?.first_sound)
     }
 
-    fn command(&self, command: PlayerCommand) -> Result<()> {
-        lock(&self.player).send(command).map_err(|_| Error::Audio("the player thread has stopped".into()))
-    }
-
     /// Plays `track_id` of `project_id` from `from` seconds, looping
     /// `looping` when given; lines already rendered join from the playhead
     /// on. Errors (no output device) are returned, not only reported.
     pub fn play(&self, project_id: i64, track_id: i64, from: f64, looping: Option<(f64, f64)>) -> Result<()> {
-        let (reply, answer) = channel();
-        self.command(PlayerCommand::Play { project_id, track_id, from, looping, reply })?;
-        answer.recv().map_err(|_| Error::Audio("the player thread has stopped".into()))?
+        self.player.play(project_id, track_id, from, looping)
     }
 
     pub fn pause(&self) -> Result<()> {
-        self.command(PlayerCommand::Pause)
+        self.player.pause()
     }
 
     pub fn resume(&self) -> Result<()> {
-        self.command(PlayerCommand::Resume)
+        self.player.resume()
     }
 
     pub fn seek(&self, seconds: f64) -> Result<()> {
-        self.command(PlayerCommand::Seek(seconds))
+        self.player.seek(seconds)
     }
 
     pub fn set_loop(&self, region: Option<(f64, f64)>) -> Result<()> {
-        self.command(PlayerCommand::Loop(region))
+        self.player.set_loop(region)
     }
 
-    /// How the original dialogue is heard from now on: off, under the dub
-    /// at a level, or alone (in what plays now and what plays next).
+    /// How the original dialogue is heard from now on (see [`Playback::set_original_monitor`]).
     pub fn set_original_monitor(&self, monitor: OriginalMonitor) -> Result<()> {
-        if let OriginalMonitor::Under { gain_db } = monitor {
-            if !(-60.0..=12.0).contains(&gain_db) {
-                return Err(Error::invalid(format!("original dialogue level {gain_db} dB"), "must be from -60 to 12 dB"));
-            }
-        }
-        self.command(PlayerCommand::Monitor(monitor))
+        self.player.set_original_monitor(monitor)
     }
 
     /// Stops playback and closes the output.
     pub fn stop(&self) -> Result<()> {
-        self.command(PlayerCommand::Stop)
+        self.player.stop()
     }
 
     /// The lines the playing programme holds now, in time order; empty
     /// when nothing plays. What is heard next.
     pub fn playing_lines(&self) -> Result<Vec<ProgrammeClip>> {
-        let (reply, answer) = channel();
-        self.command(PlayerCommand::Clips(reply))?;
-        answer.recv_timeout(Duration::from_secs(5)).map_err(|_| Error::Audio("the player did not answer".into()))
+        self.player.playing_lines()
     }
 
     pub fn playback(&self) -> PlaybackView {
-        lock(&self.playback).clone()
+        self.player.view()
     }
 
     /// The waveform of a line as it sits on the timeline (fitted), or
@@ -759,227 +666,6 @@ impl StudioSession {
     }
 }
 
-enum PlayerCommand {
-    Play {
-        project_id: i64,
-        track_id: i64,
-        from: f64,
-        looping: Option<(f64, f64)>,
-        reply: Sender<Result<()>>,
-    },
-    Pause,
-    Resume,
-    Seek(f64),
-    Loop(Option<(f64, f64)>),
-    Stop,
-    /// Segments whose audio or placement may have changed.
-    Refit(Vec<i64>),
-    /// The lines the playing programme holds: (segment id, start seconds).
-    Clips(Sender<Vec<ProgrammeClip>>),
-    Monitor(OriginalMonitor),
-}
-
-/// The player thread's own state.
-struct Player {
-    engine: Arc<Engine>,
-    runtime: tokio::runtime::Handle,
-    sink: EventSink,
-    state: Arc<Mutex<PlaybackView>>,
-    /// How the original dialogue is heard.
-    monitor: OriginalMonitor,
-}
-
-struct Playing {
-    project_id: i64,
-    track_id: i64,
-    transport: Transport,
-    lines: TrackLines,
-    /// Lines still to lay from the store, in playhead order.
-    pending: VecDeque<usize>,
-    /// The project's time of change when `lines` were read, and when it
-    /// was last asked: any edit since is laid into what plays.
-    edited_at: String,
-    asked_at: Instant,
-}
-
 /// Waveform resolution for lines (fine: they are seen zoomed in) and the bed.
 const LINE_PEAKS_PER_SECOND: u32 = 400;
 const BED_PEAKS_PER_SECOND: u32 = 50;
-
-/// How often a playing transport reports its position.
-const REPORT_EVERY: Duration = Duration::from_millis(50);
-/// How often playback asks whether the project changed (any edit, undo,
-/// redo or take, from any face): the change is heard this soon after.
-const EDITS_EVERY: Duration = Duration::from_millis(150);
-
-impl Player {
-    fn run(mut self, commands: Receiver<PlayerCommand>) {
-        let mut playing: Option<Playing> = None;
-        let mut last_report = Instant::now();
-        loop {
-            let busy = playing.as_ref().is_some_and(|p| !p.pending.is_empty());
-            let command = if busy {
-                commands.try_recv().map_err(|e| match e {
-                    std::sync::mpsc::TryRecvError::Empty => RecvTimeoutError::Timeout,
-                    std::sync::mpsc::TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
-                })
-            } else {
-                commands.recv_timeout(REPORT_EVERY)
-            };
-            match command {
-                Ok(PlayerCommand::Play { project_id, track_id, from, looping, reply }) => {
-                    playing = None;
-                    let opened = self.open(project_id, track_id, from, looping);
-                    let answer = match opened {
-                        Ok(p) => {
-                            playing = Some(p);
-                            Ok(())
-                        }
-                        Err(e) => {
-                            lock(&self.state).error = Some(e.to_string());
-                            Err(e)
-                        }
-                    };
-                    let _ = reply.send(answer);
-                }
-                Ok(PlayerCommand::Pause) => playing.iter().for_each(|p| p.transport.pause()),
-                Ok(PlayerCommand::Resume) => playing.iter().for_each(|p| p.transport.play()),
-                Ok(PlayerCommand::Seek(s)) => playing.iter().for_each(|p| p.transport.seek(s)),
-                Ok(PlayerCommand::Loop(region)) => playing.iter().for_each(|p| p.transport.set_loop(region)),
-                Ok(PlayerCommand::Stop) => {
-                    playing = None;
-                    let mut state = lock(&self.state);
-                    state.playing = false;
-                    (self.sink)(StudioEvent::Playback(state.clone()));
-                }
-                Ok(PlayerCommand::Monitor(monitor)) => {
-                    self.monitor = monitor;
-                    if let Some(p) = playing.as_ref() {
-                        if let Err(e) = self.apply_monitor(p) {
-                            tracing::warn!(error = %e, "the original dialogue cannot be heard");
-                        }
-                    }
-                }
-                Ok(PlayerCommand::Refit(ids)) => {
-                    if let Some(p) = playing.as_mut() {
-                        if let Err(e) = self.refit(p, &ids) {
-                            tracing::warn!(error = %e, "could not lay edited lines in the playing programme");
-                        }
-                    }
-                }
-                Ok(PlayerCommand::Clips(reply)) => {
-                    let clips = playing.as_ref().map(|p| {
-                        let programme = p.transport.programme();
-                        let rate = programme.sample_rate() as f64;
-                        programme.clips().iter().map(|c| ProgrammeClip::of(c, rate)).collect()
-                    });
-                    let _ = reply.send(clips.unwrap_or_default());
-                }
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => return,
-            }
-            if let Some(p) = playing.as_mut() {
-                if let Some(i) = p.pending.pop_front() {
-                    match p.lines.fit(self.engine.segments(), i, PROGRAMME_RATE) {
-                        Ok(Some(line)) => p.transport.edit(|programme| programme.set_clip(line.segment_id, line.lane, line.start, line.audio)),
-                        Ok(None) => {}
-                        Err(e) => tracing::warn!(error = %e, "a line could not be laid for playback"),
-                    }
-                }
-                if p.asked_at.elapsed() >= EDITS_EVERY {
-                    if let Err(e) = self.follow_edits(p) {
-                        tracing::warn!(error = %e, "could not lay the project's edits in the playing programme");
-                    }
-                }
-                if last_report.elapsed() >= REPORT_EVERY {
-                    last_report = Instant::now();
-                    let view = PlaybackView::from_transport(p.project_id, p.track_id, &p.transport.state());
-                    let changed = *lock(&self.state) != view;
-                    if changed {
-                        *lock(&self.state) = view.clone();
-                        (self.sink)(StudioEvent::Playback(view));
-                    }
-                }
-            }
-        }
-    }
-
-    fn open(&self, project_id: i64, track_id: i64, from: f64, looping: Option<(f64, f64)>) -> Result<Playing> {
-        let edited_at = wait(&self.runtime, self.engine.store().edited_at(project_id))?;
-        let lines = wait(&self.runtime, self.engine.track_lines(track_id))?;
-        if lines.track.project_id != project_id {
-            return Err(Error::not_found(format!("track {track_id}"), format!("is not in project {project_id}")));
-        }
-        let programme = empty_programme(&lines.project, &lines, &MixSettings::default(), self.monitor)?;
-        let transport = Transport::open(&self.engine.config().settings.audio.output_device, programme)?;
-        transport.seek(from);
-        if looping.is_some() {
-            transport.set_loop(looping);
-        }
-        transport.play();
-        let order = playhead_order(&lines, from);
-        Ok(Playing { project_id, track_id, transport, lines, pending: order.into(), edited_at, asked_at: Instant::now() })
-    }
-
-    /// Hears the original dialogue in what plays as `self.monitor` says
-    /// (decoding it the first time it is heard).
-    fn apply_monitor(&self, p: &Playing) -> Result<()> {
-        let monitor = self.monitor;
-        if monitor == OriginalMonitor::Off || p.transport.programme().has_original() {
-            p.transport.edit(|programme| programme.set_monitor(monitor));
-            return Ok(());
-        }
-        let Some(media) = &p.lines.project.original_media else {
-            return Err(Error::invalid(format!("project {}", p.project_id), "has no original dialogue to hear"));
-        };
-        let original = crate::dub::assemble::load_bed(std::path::Path::new(media), PROGRAMME_RATE).map_err(|e| e.context("reading the original dialogue"))?;
-        p.transport.edit(|programme| programme.set_original(Some(original), monitor));
-        Ok(())
-    }
-
-    /// Lays the project's edits into what plays when it changed since the
-    /// track was read (the engine decides, whatever face made the edit).
-    fn follow_edits(&self, p: &mut Playing) -> Result<()> {
-        p.asked_at = Instant::now();
-        let edited_at = wait(&self.runtime, self.engine.store().edited_at(p.project_id))?;
-        if edited_at == p.edited_at {
-            return Ok(());
-        }
-        p.edited_at = edited_at;
-        self.refit(p, &[])
-    }
-
-    /// Reads the track again, hears its lanes as they are now, and brings
-    /// the programme in step with it: a line gone (deleted, merged away)
-    /// leaves, a line new or changed in any way (text, slot, neighbours,
-    /// take, strategy, speaker) is laid where it now belongs, and so is
-    /// each line of `ids` (a take just rendered).
-    fn refit(&self, p: &mut Playing, ids: &[i64]) -> Result<()> {
-        let now = wait(&self.runtime, self.engine.track_lines(p.track_id))?;
-        let before = std::mem::replace(&mut p.lines, now);
-        let pending: Vec<i64> = p.pending.iter().filter_map(|&i| before.lines.get(i).map(|l| l.segment.id)).collect();
-        let lanes = p.lines.lanes.clone();
-        p.transport.edit(|programme| programme.set_lanes(lanes));
-        for gone in before.lines.iter().filter(|l| p.lines.index_of(l.segment.id).is_none()) {
-            p.transport.edit(|programme| {
-                programme.remove_clip(gone.segment.id);
-            });
-        }
-        let was: HashMap<i64, &Line> = before.lines.iter().map(|l| (l.segment.id, l)).collect();
-        for (i, line) in p.lines.lines.iter().enumerate() {
-            let id = line.segment.id;
-            if !ids.contains(&id) && was.get(&id).is_some_and(|old| *old == line) {
-                continue;
-            }
-            match p.lines.fit(self.engine.segments(), i, PROGRAMME_RATE)? {
-                Some(fitted) => p.transport.edit(|programme| programme.set_clip(fitted.segment_id, fitted.lane, fitted.start, fitted.audio)),
-                None => p.transport.edit(|programme| {
-                    programme.remove_clip(id);
-                }),
-            };
-        }
-        // Lines not laid yet keep their turn, found again in the track as it is now.
-        p.pending = pending.iter().filter_map(|&id| p.lines.index_of(id)).collect();
-        Ok(())
-    }
-}
