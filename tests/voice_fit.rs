@@ -145,13 +145,14 @@ async fn a_fitted_library_voice_speaks_as_its_recipe_and_its_record_says_so() {
             max_voices: None,
             fitted: Some(fitted.clone()),
             language: None,
+            recording_language: None,
             hear_text_later: false,
         })
         .await
         .unwrap();
     assert_eq!(matched.kind(), "fitted");
     let stored: revoice_engine::voice::MatchedVoice = serde_json::from_str(&record.voice.artifact_json).unwrap();
-    assert_eq!(stored.fitted.as_ref().unwrap().held_out, fitted.held_out);
+    assert_eq!(stored.fitted_in("en-US").unwrap().held_out, fitted.held_out);
 
     let spec = engine.voice_spec("Bella fitted").await.unwrap();
     let speaks = engine.resolve_voice(&spec).await.unwrap();
@@ -241,6 +242,65 @@ async fn voicing_every_speaker_gives_each_a_voice_from_its_clip_and_queues_its_f
     let record = engine.store().voice("Lighthouse - Keeper").await.unwrap().unwrap();
     let matched: revoice_engine::voice::MatchedVoice = serde_json::from_str(&record.voice.artifact_json).unwrap();
     assert_eq!(matched.language, "en-US");
-    assert!(engine.library_voice_fitting("Lighthouse - Keeper").await.unwrap().is_some(), "its fit is queued or running");
-    engine.cancel_library_voice_fit("Lighthouse - Keeper").await.unwrap();
+    let fitting = engine.library_voice_fitting("Lighthouse - Keeper");
+    assert_eq!(fitting.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>(), ["en-US"], "its fit is queued or running");
+    assert!(engine.cancel_library_voice_fit("Lighthouse - Keeper"));
+}
+
+/// Waits for a library voice's background fits to end (a scripted fit
+/// takes seconds).
+async fn fits_done(engine: &Engine, voice: &str) {
+    for _ in 0..600 {
+        if engine.library_voice_fitting(voice).is_empty() {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    panic!("the fits of {voice:?} did not end: {:?}", engine.library_voice_fitting(voice));
+}
+
+/// The dubbing case: a speaker voiced from one clip on the English track and
+/// then on the Spanish one gets a fit per language of one library voice;
+/// each track's lines speak its own language's fit, and the second casting
+/// keeps the first fit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn one_recording_voiced_on_two_tracks_speaks_each_language_as_its_own_fit() {
+    use revoice_engine::SpeakerClip;
+    let model = Arc::new(ScriptedModel::new());
+    let dir = revoice_tests::data::scratch_data_dir();
+    std::fs::write(dir.path().join("config.toml"), "[voices]\nfit_minutes = 0.1\n").unwrap();
+    let config = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
+    let engine = Arc::new(Engine::open_with(config, scripted_loader(model.clone(), None)).await.unwrap());
+    assert_eq!(engine.background_fit_settings().minutes, 0.1, "the budget is a setting");
+    let (project, _) = engine.create_project("Lighthouse", "en-US").await.unwrap();
+    let (english, spanish) = (dir.path().join("scene.txt"), dir.path().join("escena.txt"));
+    std::fs::write(&english, "[Keeper] The lamp is lit.\n").unwrap();
+    std::fs::write(&spanish, "[Keeper] La lámpara está encendida.\n").unwrap();
+    engine.import_script(project.id, &english, None).await.unwrap();
+    engine.import_script(project.id, &spanish, Some("es")).await.unwrap();
+    let keeper = engine.store().speakers(project.id).await.unwrap()[0].id;
+    let clip = [SpeakerClip { speaker_id: keeper, recording: reference(), text: Some("Where did you put the keys?".into()) }];
+    let voice = "Lighthouse - Keeper";
+
+    engine.voice_speakers(project.id, Some("en-US"), &clip, "test fixture").await.unwrap();
+    fits_done(&engine, voice).await;
+    let cast = engine.voice_speakers(project.id, Some("es"), &clip, "test fixture").await.unwrap();
+    assert!(cast[0].fitting, "{:?}", cast[0]);
+    assert_eq!(engine.library_voice_fitting(voice).iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>(), ["es"]);
+    fits_done(&engine, voice).await;
+
+    let record = engine.store().voice(voice).await.unwrap().unwrap();
+    let matched: revoice_engine::voice::MatchedVoice = serde_json::from_str(&record.voice.artifact_json).unwrap();
+    assert_eq!(matched.fits.keys().collect::<Vec<_>>(), ["en-US", "es"], "one recording, a fit per language");
+    let tracks = engine.store().tracks(project.id).await.unwrap();
+    let mut spoken = Vec::new();
+    for track in &tracks {
+        let lines = engine.track_lines(track.id).await.unwrap();
+        let speaks = lines.lines[0].voice.clone().unwrap();
+        assert!(speaks.fitted().is_some(), "{}: {speaks}", track.language);
+        assert!(speaks.check_speaks(&track.language).is_ok(), "{}: {speaks}", track.language);
+        assert_eq!(speaks, matched.speaking_voice_in(&track.language).unwrap());
+        spoken.push(speaks);
+    }
+    assert_ne!(spoken[0], spoken[1], "each track speaks its own language's fit");
 }

@@ -304,7 +304,7 @@ fn a_voice_uploaded_without_its_text_is_answered_at_once_and_gets_the_text_heard
     write_wav(&wav, &samples, rate);
     let details =
         VoiceDetails { name: "Adam".into(), description: String::new(), reference_text: String::new(), consent: "a stock voice, for the test".into() };
-    let voice = NewLibraryVoice { details, recording: &wav, max_voices: None, fitted: None, language: None, hear_text_later: true };
+    let voice = NewLibraryVoice { details, recording: &wav, max_voices: None, fitted: None, language: None, recording_language: None, hear_text_later: true };
     let (record, _, _) = runtime.block_on(engine.add_library_voice(voice)).unwrap();
     assert_eq!(record.voice.reference_text, "", "answered before Whisper heard it");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);

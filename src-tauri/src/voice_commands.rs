@@ -20,9 +20,9 @@ pub async fn voice_library(studio: State<'_, Studio>) -> Answer<VoiceLibraryView
     let engine = studio.engine()?;
     let mut library = Vec::new();
     for record in engine.store().voices().await.map_err(report)? {
-        let fitting = engine.library_voice_fitting(&record.voice.name).await.ok().flatten();
+        let fitting = engine.library_voice_fitting(&record.voice.name);
         let mut view = LibraryVoiceView::of(record);
-        view.fitting = fitting.as_ref().map(|p| FitInProgress::of(p.as_ref()));
+        view.fitting = fitting.iter().map(|(language, p)| FitInProgress::of(language, p.as_ref())).collect();
         library.push(view);
     }
     Ok(VoiceLibraryView { stock: stock_choices(), library })
@@ -42,7 +42,15 @@ pub async fn add_library_voice(
     let engine = studio.engine()?;
     let details = VoiceDetails { name: name.trim().to_string(), description, reference_text, consent };
     let (record, _, _) = engine
-        .add_library_voice(NewLibraryVoice { details, recording: &path, max_voices: None, fitted: None, language: None, hear_text_later: false })
+        .add_library_voice(NewLibraryVoice {
+            details,
+            recording: &path,
+            max_voices: None,
+            fitted: None,
+            language: None,
+            recording_language: None,
+            hear_text_later: false,
+        })
         .await
         .map_err(report)?;
     Ok(LibraryVoiceView::of(record))
@@ -103,17 +111,18 @@ pub async fn original_speaker_clips(studio: State<'_, Studio>, project_id: i64) 
     blocking(move || engine.original_speaker_clips(project_id)).await
 }
 
-/// Starts fitting a library voice to its recording in the background (a
-/// search for a fitted voice, not a clone); the library view shows its
-/// progress, and the voice speaks as the fitted voice once it is done.
+/// Starts fitting a library voice to its recording in the background, to
+/// speak `language` (its own when `null`): a search for a fitted voice, not
+/// a clone. The library view shows its progress, and the voice speaks that
+/// language as the fitted voice once it is done (the settings' budget).
 #[tauri::command]
-pub async fn fit_library_voice(studio: State<'_, Studio>, name: String) -> Answer<()> {
+pub async fn fit_library_voice(studio: State<'_, Studio>, name: String, language: Option<String>) -> Answer<()> {
     let engine = studio.engine()?;
-    engine.fit_library_voice_in_background(&name, Default::default()).await.map(|_| ()).map_err(report)
+    engine.fit_library_voice_in_background(&name, engine.background_fit_settings(), language.as_deref()).await.map(|_| ()).map_err(report)
 }
 
-/// Stops a library voice's fit after its generation (fitting it again resumes).
+/// Stops a library voice's fits after their generation (fitting again resumes).
 #[tauri::command]
 pub async fn cancel_library_voice_fit(studio: State<'_, Studio>, name: String) -> Answer<bool> {
-    studio.engine()?.cancel_library_voice_fit(&name).await.map_err(report)
+    Ok(studio.engine()?.cancel_library_voice_fit(&name))
 }

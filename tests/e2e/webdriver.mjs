@@ -156,11 +156,12 @@ export class Session {
 }
 
 /** The app on a fresh data folder (named `revoice-e2e-NAME-…`, the
- * installed models linked in), driven through its own tauri-driver.
- * Returns the session, the folder and `close()`, which ends both and
- * removes the folder. Refuses without a display or installed models. */
-export async function startStudio(name, root) {
-  const { mkdtempSync, rmSync, symlinkSync, existsSync } = await import("node:fs");
+ * installed models linked in, and `config` as its `config.toml` when
+ * given), driven through its own tauri-driver. Returns the session, the
+ * folder and `close()`, which ends both and removes the folder. Refuses
+ * without a display or installed models. */
+export async function startStudio(name, root, { config } = {}) {
+  const { mkdtempSync, rmSync, symlinkSync, existsSync, writeFileSync } = await import("node:fs");
   const { tmpdir } = await import("node:os");
   const { join } = await import("node:path");
   const app = process.env.REVOICE_APP ?? join(root, "target/debug/revoice-studio");
@@ -169,6 +170,7 @@ export async function startStudio(name, root) {
   if (!existsSync(join(installed, "models"))) throw new Error(`the models are not installed in ${installed} (run scripts/test)`);
   const dataDir = mkdtempSync(join(tmpdir(), `revoice-e2e-${name}-`));
   symlinkSync(join(installed, "models"), join(dataDir, "models"));
+  if (config) writeFileSync(join(dataDir, "config.toml"), config);
   const driver = await startTauriDriver();
   const session = await openApp(driver.url, app, ["--data-dir", dataDir]);
   return {

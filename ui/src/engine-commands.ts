@@ -488,15 +488,16 @@ export function originalSpeakerClips(projectId: number): Promise<SpeakerClip[]> 
 }
 
 /**
- * Starts fitting a library voice to its recording in the background (a
- * search for a fitted voice, not a clone); the library view shows its
- * progress, and the voice speaks as the fitted voice once it is done.
+ * Starts fitting a library voice to its recording in the background, to
+ * speak `language` (its own when `null`): a search for a fitted voice, not
+ * a clone. The library view shows its progress, and the voice speaks that
+ * language as the fitted voice once it is done (the settings' budget).
  */
-export function fitLibraryVoice(name: string): Promise<void> {
-  return invoke<void>("fit_library_voice", { name });
+export function fitLibraryVoice(name: string, language: string | null): Promise<void> {
+  return invoke<void>("fit_library_voice", { name, language });
 }
 
-/** Stops a library voice's fit after its generation (fitting it again resumes). */
+/** Stops a library voice's fits after their generation (fitting again resumes). */
 export function cancelLibraryVoiceFit(name: string): Promise<boolean> {
   return invoke<boolean>("cancel_library_voice_fit", { name });
 }

@@ -325,7 +325,7 @@ wholeWord: boolean,
  * Only these lines (ids on the track); every line of the track when absent.
  */
 only?: Array<number>, };
-export type SettingsEdit = { outputDevice?: string, batchWidth?: number, segmentStoreMb?: number, renderCacheMb?: number, apiEnabled?: boolean, apiPort?: number, listenBack?: boolean, resynthesizeMaxSpeed?: number, };
+export type SettingsEdit = { outputDevice?: string, batchWidth?: number, segmentStoreMb?: number, renderCacheMb?: number, apiEnabled?: boolean, apiPort?: number, listenBack?: boolean, resynthesizeMaxSpeed?: number, fitMinutes?: number, };
 export type TakeView = { id: number, seed: number, seconds: number, createdAt: string, 
 /**
  * The line's audio now.
@@ -376,7 +376,11 @@ snr_db: number,
  * Things that make the match less reliable, in words.
  */
 warnings: Array<string>, };
-export type FitFigures = { bestStock: string, bestStockSimilarity: number, blendSimilarity: number, fittedSimilarity: number, 
+export type FitFigures = { 
+/**
+ * The language the voice was fitted to speak.
+ */
+language: string, bestStock: string, bestStockSimilarity: number, blendSimilarity: number, fittedSimilarity: number, 
 /**
  * The fitted style without its tone match (when it has one).
  */
@@ -386,6 +390,10 @@ styleOnlySimilarity: number | null,
  */
 toneLargestDb: number | null, generations: number, seconds: number, };
 export type FitInProgress = { 
+/**
+ * The language the voice is being fitted to speak.
+ */
+language: string, 
 /**
  * `None` until its first generation is judged (or while it waits its turn).
  */
@@ -400,23 +408,29 @@ quality: QualityReport | null,
  */
 matches: Array<MatchView>, 
 /**
- * What the voice speaks with: a blend of the closest stock voices
- * (until it is fitted).
+ * The language the voice was made for (a line in another language
+ * speaks that language's closest voices, or its fit for it).
+ */
+language: string, 
+/**
+ * What the voice speaks with in its language: a blend of the closest
+ * stock voices (until it is fitted).
  */
 blend: string, 
 /**
  * `matched` (the blend speaks) or `fitted` (a voice fitted to the
- * recording by search speaks: not a clone either).
+ * recording by search speaks: not a clone either), in its language.
  */
 kind: string, 
 /**
- * The fit's figures, once fitted.
+ * The figures of each fit, one per language it was fitted to speak
+ * (its own language first).
  */
-fit: FitFigures | null, 
+fits: Array<FitFigures>, 
 /**
- * The fit running now, if one is.
+ * The fits queued or running now, in the order they were asked for.
  */
-fitting: FitInProgress | null, };
+fitting: Array<FitInProgress>, };
 export type VoiceLibraryView = { stock: Array<VoiceChoice>, library: Array<LibraryVoice>, };
 export type SpeakerClip = { speakerId: number, recording: string, 
 /**
@@ -459,7 +473,11 @@ listenBack: boolean,
 /**
  * The fastest fit-by-re-synthesis may make a line speak (1.0–2.0).
  */
-resynthesizeMaxSpeed: number, apiPort: number, 
+resynthesizeMaxSpeed: number, 
+/**
+ * Minutes a background voice fit may search.
+ */
+fitMinutes: number, apiPort: number, 
 /**
  * The saved file differs from what the running engine started with.
  */

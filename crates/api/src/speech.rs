@@ -203,7 +203,7 @@ pub async fn choose_voice(state: &Arc<ApiState>, request: &SpeechRequest) -> Api
                 headers.push(("x-reference-quality", matched.quality.warnings.join("; ")));
             }
             // A voice fitted to this recording before (an upload of it) speaks; else the quick match.
-            let request = revoice_engine::FitRequest { recording: input, settings: Default::default(), language: matched.language.clone() };
+            let request = revoice_engine::FitRequest { recording: input, settings: state.engine.background_fit_settings(), language: matched.language.clone() };
             match state.engine.fitted_before(&request).await.ok().flatten() {
                 Some(fitted) => {
                     headers.push(("x-voice-match", "a voice fitted to ref_audio by search (a fitted voice, not a clone)".to_string()));

@@ -181,6 +181,7 @@ pub async fn upload(State(state): State<Arc<ApiState>>, multipart: Result<Multip
         max_voices: Some(state.options.max_uploaded_voices),
         fitted: None,
         language: None,
+        recording_language: None,
         hear_text_later: true,
     };
     let (record, matched, existing) = state.engine.add_library_voice(voice).await.map_err(|e| {
@@ -194,7 +195,7 @@ pub async fn upload(State(state): State<Arc<ApiState>>, multipart: Result<Multip
     } else if speech < revoice_engine::voice::quality::MIN_SPEECH_SECONDS {
         json!({ "status": "not started", "reason": format!("{speech:.1} s of speech is too little to fit a voice to") })
     } else {
-        match state.engine.fit_library_voice_in_background(&record.voice.name, Default::default()).await {
+        match state.engine.fit_library_voice_in_background(&record.voice.name, state.engine.background_fit_settings(), None).await {
             Ok(key) => json!({ "status": "queued", "key": key }),
             Err(e) => json!({ "status": "not started", "reason": e.to_string() }),
         }

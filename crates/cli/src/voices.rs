@@ -66,8 +66,17 @@ fn print_match(v: &MatchedVoice, top: usize) {
 pub async fn add(engine: &Arc<Engine>, file: &Path, details: VoiceDetails) -> revoice_engine::Result<()> {
     details.check()?;
     let given_text = !details.reference_text.trim().is_empty();
-    let (record, matched, _) =
-        engine.add_library_voice(NewLibraryVoice { details, recording: file, max_voices: None, fitted: None, language: None, hear_text_later: false }).await?;
+    let (record, matched, _) = engine
+        .add_library_voice(NewLibraryVoice {
+            details,
+            recording: file,
+            max_voices: None,
+            fitted: None,
+            language: None,
+            recording_language: None,
+            hear_text_later: false,
+        })
+        .await?;
     print_match(&matched, 3);
     println!();
     if !given_text && !record.voice.reference_text.is_empty() {
@@ -94,10 +103,15 @@ pub async fn list_registered(engine: &Engine) -> revoice_engine::Result<()> {
     println!("registered voices (matched: a blend of stock voices; fitted: a style fitted to the recording):");
     for r in voices {
         let summary = match serde_json::from_str::<MatchedVoice>(&r.voice.artifact_json) {
-            Ok(m) => match &m.fitted {
-                Some(f) => format!("fitted, similarity {:.3} (best stock {:.3})", f.held_out.fitted_similarity, f.held_out.best_stock_similarity),
-                None => format!("matched, {}", m.blend_spec()),
-            },
+            Ok(m) if m.fits.is_empty() => format!("matched ({}), {}", m.language, m.blend_spec()),
+            Ok(m) => {
+                let fits: Vec<String> = m
+                    .fits
+                    .values()
+                    .map(|f| format!("{} {:.3} (best stock {:.3})", f.language, f.held_out.fitted_similarity, f.held_out.best_stock_similarity))
+                    .collect();
+                format!("fitted for {}", fits.join(", "))
+            }
             Err(_) => "unreadable artifact".into(),
         };
         println!("  {:<20} v{}  {}  ({})", r.voice.name, r.version, summary, r.voice.description);
@@ -152,6 +166,7 @@ pub async fn fit(engine: &Arc<Engine>, file: &Path, details: VoiceDetails, setti
             max_voices: None,
             fitted: Some(fitted),
             language: Some(language),
+            recording_language: None,
             hear_text_later: false,
         })
         .await?;
@@ -162,42 +177,48 @@ pub async fn fit(engine: &Arc<Engine>, file: &Path, details: VoiceDetails, setti
     Ok(())
 }
 
-/// Prints what a library voice is: fitted or matched, and its figures.
+/// Prints what a library voice is: its matched blend in its own language,
+/// and each fit (one per language it was fitted to speak) with its figures.
 fn print_record(name: &str, version: i64, v: &MatchedVoice) {
     println!("Voice {name:?} (version {version}) from {}", v.source);
     println!("  recording     {:.1} s ({:.1} s of speech), speech {:.0} dB above the noise", v.quality.seconds, v.quality.speech_seconds, v.quality.snr_db);
-    match &v.fitted {
-        Some(f) => {
-            println!("  kind          fitted voice: a Kokoro style found by search to sound like the recording (not a clone)");
-            println!("  fitted for    {} ({} generations, {} candidates, {})", f.language, f.generations, f.candidates, minutes(f.seconds as f64));
-            println!(
-                "  started from  {}{}",
-                f.started_from,
-                if f.kept_start { " (kept: the search's best sounded less like the recording on other sentences)" } else { "" }
-            );
-            println!("  similarity to the recording on sentences not used in the fit:");
-            println!("    best stock voice ({:<10}) {:.3}", f.held_out.best_stock, f.held_out.best_stock_similarity);
-            println!("    blend of stock voices        {:.3}", f.held_out.blend_similarity);
-            println!("    fitted voice                 {:.3}", f.held_out.fitted_similarity);
-            if let Some(style_only) = f.held_out.style_only_similarity {
-                println!("    its style without the tone   {style_only:.3}");
-            }
-            if let Some(offset) = &f.recipe.timbre_offset {
-                let rms = (offset.iter().map(|o| o * o).sum::<f32>() / offset.len().max(1) as f32).sqrt();
-                println!("  timbre        refined beyond the stock voices' blend (offset RMS {rms:.3})");
-            }
-            match &f.recipe.tone {
-                Some(tone) => println!("  tone          matched to the recording's tonal balance (largest gain {:.1} dB)", tone.largest_db()),
-                None => println!("  tone          as Kokoro renders it (no tone match)"),
-            }
-        }
-        None => {
-            println!("  kind          matched voice: a blend of the closest stock voices (not a clone)");
-            println!("  blend         {}", v.blend_spec());
-            if let Some(best) = v.best_voice() {
-                println!("  closest       {} ({:.3})", best.voice, best.similarity);
-            }
-        }
+    println!("  made for      {} (a line in another language speaks its fit for that language, or that language's closest voices)", v.language);
+    println!("  matched       a blend of the closest stock voices (not a clone): {}", v.blend_spec());
+    if let Some(best) = v.best_voice() {
+        println!("  closest       {} ({:.3})", best.voice, best.similarity);
+    }
+    if v.fits.is_empty() {
+        println!("  fitted        not yet: `revoice voices fit` searches for a voice that sounds more like the recording");
+    }
+    for f in v.fits.values() {
+        print_fit(f);
+    }
+}
+
+/// One fit's figures.
+fn print_fit(f: &revoice_engine::voice::fit::FittedVoice) {
+    println!();
+    println!("  fitted voice for {}: a Kokoro style found by search to sound like the recording (not a clone)", f.language);
+    println!("    search        {} generations, {} candidates, {}", f.generations, f.candidates, minutes(f.seconds as f64));
+    println!(
+        "    started from  {}{}",
+        f.started_from,
+        if f.kept_start { " (kept: the search's best sounded less like the recording on other sentences)" } else { "" }
+    );
+    println!("    similarity to the recording on sentences not used in the fit:");
+    println!("      best stock voice ({:<10}) {:.3}", f.held_out.best_stock, f.held_out.best_stock_similarity);
+    println!("      blend of stock voices        {:.3}", f.held_out.blend_similarity);
+    println!("      fitted voice                 {:.3}", f.held_out.fitted_similarity);
+    if let Some(style_only) = f.held_out.style_only_similarity {
+        println!("      its style without the tone   {style_only:.3}");
+    }
+    if let Some(offset) = &f.recipe.timbre_offset {
+        let rms = (offset.iter().map(|o| o * o).sum::<f32>() / offset.len().max(1) as f32).sqrt();
+        println!("    timbre        refined beyond the stock voices' blend (offset RMS {rms:.3})");
+    }
+    match &f.recipe.tone {
+        Some(tone) => println!("    tone          matched to the recording's tonal balance (largest gain {:.1} dB)", tone.largest_db()),
+        None => println!("    tone          as Kokoro renders it (no tone match)"),
     }
 }
 

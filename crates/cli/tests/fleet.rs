@@ -199,6 +199,7 @@ fn a_project_renders_through_a_fleet_as_it_renders_locally_and_uploads_a_referen
             max_voices: None,
             fitted: None,
             language: None,
+            recording_language: None,
             hear_text_later: false,
         }))
         .unwrap();

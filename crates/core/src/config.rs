@@ -27,6 +27,7 @@ pub struct Settings {
     pub scheduler: SchedulerSettings,
     pub dub: DubSettings,
     pub api: ApiSettings,
+    pub voices: VoiceSettings,
     /// Remote engines: servers that speak the speech API (`[[engines]]`,
     /// written only when there are some, after the other sections).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -191,6 +192,24 @@ impl Default for ApiSettings {
     }
 }
 
+/// Voices made from recordings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct VoiceSettings {
+    /// Time budget of a voice fit made in the background (the app's "Fit
+    /// voice", "Voice every speaker", an uploaded voice), in minutes.
+    pub fit_minutes: f32,
+}
+
+impl Default for VoiceSettings {
+    fn default() -> Self {
+        VoiceSettings { fit_minutes: 8.0 }
+    }
+}
+
+/// The range a fit's budget may be set in, minutes.
+pub const FIT_MINUTES: std::ops::RangeInclusive<f32> = 0.1..=120.0;
+
 /// Most rows a batch can usefully hold.
 pub const MAX_BATCH_WIDTH: usize = 64;
 /// Longest a batch's first row waits for company, ms.
@@ -227,6 +246,9 @@ impl Settings {
             return Err(format!(
                 "[dub] resynthesize_max_speed {fastest} must be from 1.0 (never faster than the line's own speed) to {MAX_RESYNTHESIZE_SPEED}"
             ));
+        }
+        if !FIT_MINUTES.contains(&self.voices.fit_minutes) {
+            return Err(format!("[voices] fit_minutes {} must be from {} to {} minutes", self.voices.fit_minutes, FIT_MINUTES.start(), FIT_MINUTES.end()));
         }
         if self.api.max_uploaded_voices == 0 {
             return Err("[api] max_uploaded_voices must be at least 1".into());
@@ -380,6 +402,9 @@ impl EngineConfig {
             if let Some(v) = edit.resynthesize_max_speed {
                 set("dub", "resynthesize_max_speed", toml_edit::value(v));
             }
+            if let Some(v) = edit.fit_minutes {
+                set("voices", "fit_minutes", toml_edit::value(v as f64));
+            }
             if let Some(v) = edit.api_enabled {
                 set("api", "enabled", toml_edit::value(v));
             }
@@ -403,6 +428,7 @@ pub struct SettingsEdit {
     pub api_port: Option<u16>,
     pub listen_back: Option<bool>,
     pub resynthesize_max_speed: Option<f64>,
+    pub fit_minutes: Option<f32>,
 }
 
 /// Picks the data directory: explicit override, then `REVOICE_DATA_DIR`,

@@ -1,9 +1,11 @@
 //! Voicing a project's cast from recordings ("voice every speaker"): one
 //! clip per speaker becomes a library voice (matched at once, in the
 //! track's language), that speaker's voice on the track, and, where a fit
-//! can be made for the language, a fit queued in the background: the queue
-//! fits them one after another, and each speaker speaks the fitted voice
-//! once its fit is done.
+//! can be made for the language, a fit for that language queued in the
+//! background: the queue fits them one after another, and each speaker
+//! speaks the fitted voice once its fit is done. Voicing the same clips on
+//! another track keeps the fits already made for the first: one recording,
+//! a fit per language.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -12,7 +14,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::{Engine, NewLibraryVoice};
 use revoice_core::error::{Error, Result};
-use revoice_voices::fit::FitSettings;
 use revoice_voices::library::VoiceDetails;
 
 /// One speaker's recording.
@@ -102,6 +103,8 @@ impl Engine {
                     max_voices: None,
                     fitted: None,
                     language: Some(track.language.clone()),
+                    // A clip of the original speaks the original's language.
+                    recording_language: project.original_language.clone(),
                     hear_text_later: true,
                 })
                 .await;
@@ -112,7 +115,7 @@ impl Engine {
             match given {
                 Ok(()) => {
                     outcome.voice = Some(name.clone());
-                    match self.fit_library_voice_in_background(&name, FitSettings::default()).await {
+                    match self.fit_library_voice_in_background(&name, self.background_fit_settings(), Some(&track.language)).await {
                         Ok(_) => outcome.fitting = true,
                         Err(e) => outcome.note = Some(format!("not fitted: {e}")),
                     }

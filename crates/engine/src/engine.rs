@@ -197,14 +197,25 @@ impl Engine {
         Ok(spec)
     }
 
-    /// A voice as it speaks: a library voice becomes its fitted voice or matched blend;
-    /// stock voices and blends stay as they are.
+    /// A voice as it speaks: a library voice becomes its fitted voice or
+    /// matched blend in its own language; stock voices and blends stay as
+    /// they are.
     pub async fn resolve_voice(&self, spec: &VoiceSpec) -> Result<VoiceSpec> {
+        self.resolve_voice_in(spec, None).await
+    }
+
+    /// A voice as it speaks `language` (its own when `None`): a library
+    /// voice becomes its fit for that language, or else the blend of that
+    /// language's closest stock voices; other voices stay as they are.
+    pub async fn resolve_voice_in(&self, spec: &VoiceSpec, language: Option<&str>) -> Result<VoiceSpec> {
         let Some(name) = spec.library_name() else { return Ok(spec.clone()) };
         let matched = revoice_voices::library::artifact(&self.store, &self.voices, name)
             .await?
             .ok_or_else(|| Error::not_found(format!("voice {name:?}"), "is no longer in the library"))?;
-        matched.speaking_voice()
+        match language {
+            Some(language) => matched.speaking_voice_in(language),
+            None => matched.speaking_voice(),
+        }
     }
 
     /// A track's lines, resolved (see [`TrackLines`]).
@@ -215,6 +226,12 @@ impl Engine {
     /// Every track of a project, resolved.
     pub async fn project_lines(&self, project_id: i64) -> Result<Vec<TrackLines>> {
         TrackLines::load_project(&self.store, &self.voices, project_id, self.fit_limits()).await
+    }
+
+    /// How a voice fit made in the background searches: the defaults, for
+    /// the settings' budget.
+    pub fn background_fit_settings(&self) -> revoice_voices::fit::FitSettings {
+        revoice_voices::fit::FitSettings { minutes: self.config.settings.voices.fit_minutes, ..Default::default() }
     }
 
     /// The limits lines are fitted within (the settings' re-synthesis cap).

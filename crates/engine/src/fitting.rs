@@ -44,13 +44,15 @@ impl FitRun {
 /// A voice is fitted in a language the fit has sentences for: every
 /// language the studio speaks with its own Kokoro voices.
 fn check_language(language: &str) -> Result<()> {
-    match revoice_voices::fit::probe::sentences_for(language) {
-        Some(_) => Ok(()),
-        None => Err(Error::invalid(
-            format!("language {language:?}"),
-            "voices can be fitted for English, Spanish, French, Italian, Brazilian Portuguese and Hindi; use a matched voice for other languages",
-        )),
+    use revoice_voices::fit::probe::{sentences_for, SENTENCES};
+    if sentences_for(language).is_some() {
+        return Ok(());
     }
+    let names: Vec<&str> = SENTENCES.iter().map(|s| revoice_text::language::of_tag(s.language).map_or(s.language, |l| l.name)).collect();
+    Err(Error::invalid(
+        format!("language {language:?}"),
+        format!("voices can be fitted to speak {} so far; use a matched voice for other languages", names.join(", ")),
+    ))
 }
 
 /// The recording's tonal balance (`None` when it has too little sound or
@@ -141,12 +143,14 @@ impl Engine {
         result.map(|fitted| (matched, fitted))
     }
 
-    /// Queues a fit of a library voice's recording and returns its key at
-    /// once; when the fit finishes, the voice speaks as the fitted voice
-    /// (if it still has the same recording by then). Refused when
-    /// [`MAX_QUEUED_FITS`] fits are already waiting.
-    pub async fn fit_library_voice_in_background(self: &Arc<Self>, name: &str, settings: FitSettings) -> Result<String> {
-        let (request, record) = self.library_fit_request(name, settings).await?;
+    /// Queues a fit of a library voice's recording to speak `language`
+    /// (the voice's own when `None`) and returns its key at once; when the
+    /// fit finishes, the voice speaks that language as the fitted voice (if
+    /// it still has the same recording by then), and its fits for other
+    /// languages stay. Refused when [`MAX_QUEUED_FITS`] fits are already
+    /// waiting.
+    pub async fn fit_library_voice_in_background(self: &Arc<Self>, name: &str, settings: FitSettings, language: Option<&str>) -> Result<String> {
+        let (request, record) = self.library_fit_request(name, settings, language).await?;
         check_language(&request.language)?;
         request.settings.check()?;
         let key = self.fit_key(&request)?;
@@ -161,6 +165,7 @@ impl Engine {
         let (engine, turn, name, sha) = (self.clone(), self.fits.background.clone(), name.to_string(), record.voice.reference_sha256.clone());
         // In flight from now, so it can be followed and cancelled while it waits its turn.
         let waiting = self.fits.join(&key);
+        self.fits.library_fit_queued(&name, &request.language, &key);
         let fit_key = key.clone();
         tokio::spawn(async move {
             let permit = turn.acquire_owned().await;
@@ -176,47 +181,46 @@ impl Engine {
             if let Err(e) = attached {
                 tracing::warn!(voice = %name, error = %e, "background voice fit failed");
             }
+            engine.fits.library_fit_ended(&name, &fit_key);
             engine.fits.leave(&fit_key, &waiting);
         });
         Ok(key)
     }
 
-    /// The request a background fit of a library voice makes.
-    async fn library_fit_request(&self, name: &str, settings: FitSettings) -> Result<(FitRequest, revoice_store::VoiceRecord)> {
+    /// The request a background fit of a library voice makes: to speak
+    /// `language`, or the voice's own language.
+    async fn library_fit_request(&self, name: &str, settings: FitSettings, language: Option<&str>) -> Result<(FitRequest, revoice_store::VoiceRecord)> {
         let record = self.store().voice(name).await?.ok_or_else(|| Error::not_found(format!("voice {name:?}"), "is not in the library"))?;
         let matched: MatchedVoice = serde_json::from_str(&record.voice.artifact_json)
             .map_err(|e| Error::invalid(format!("voice {name:?}"), format!("its stored record is unreadable ({e})")))?;
         let request = FitRequest {
             recording: ReferenceInput::LocalFile(self.data_dir().join(&record.voice.reference_file)),
             settings,
-            language: matched.language.clone(),
+            language: language.map_or(matched.language, str::to_string),
         };
         Ok((request, record))
     }
 
-    /// Whether a background fit (default settings) of a library voice is
-    /// queued or running, and its latest progress.
-    pub async fn library_voice_fitting(&self, name: &str) -> Result<Option<Option<FitProgress>>> {
-        let key = self.library_fit_key(name).await?;
-        Ok(self.fit_run(&key).map(|run| run.progress()))
+    /// A library voice's background fits, queued or running: the language
+    /// each is for, and its latest progress (`None` while it waits its turn
+    /// or before its first generation is judged).
+    pub fn library_voice_fitting(&self, name: &str) -> Vec<(String, Option<FitProgress>)> {
+        let fits = self.fits.library_fits(name);
+        fits.into_iter().filter_map(|(language, key)| self.fit_run(&key).map(|run| (language, run.progress()))).collect()
     }
 
-    /// A library voice's background fit key, from its stored record (the
-    /// recording's SHA-256 is kept there: no need to read the file again,
-    /// which the library view asks for every voice while a fit runs).
-    async fn library_fit_key(&self, name: &str) -> Result<String> {
-        let (request, record) = self.library_fit_request(name, FitSettings::default()).await?;
-        Ok(fit_key_of(&format!("sha256:{}", record.voice.reference_sha256), &request.settings, &request.language))
+    /// Stops a library voice's background fits after their generation (the
+    /// checkpoints are kept: fitting again resumes); whether one was running.
+    pub fn cancel_library_voice_fit(&self, name: &str) -> bool {
+        let fits = self.fits.library_fits(name);
+        // Every one is asked to stop (no short cut after the first).
+        let cancelled: Vec<bool> = fits.iter().map(|(_, key)| self.cancel_fit(key)).collect();
+        cancelled.contains(&true)
     }
 
-    /// Stops a library voice's background fit after its generation (its
-    /// checkpoint is kept: fitting it again resumes); whether one was running.
-    pub async fn cancel_library_voice_fit(&self, name: &str) -> Result<bool> {
-        Ok(self.cancel_fit(&self.library_fit_key(name).await?))
-    }
-
-    /// Makes a library voice speak as `fitted`, if it still has the
-    /// recording (by SHA-256) the fit was made from.
+    /// Makes a library voice speak the language it was fitted for as
+    /// `fitted`, if it still has the recording (by SHA-256) the fit was made
+    /// from; its fits for other languages stay.
     async fn attach_fit(&self, name: &str, recording_sha256: &str, fitted: FittedVoice) -> Result<()> {
         let _writing = crate::voices::LIBRARY_WRITES.lock().await;
         let Some(record) = self.store().voice(name).await? else { return Ok(()) };
@@ -225,7 +229,7 @@ impl Engine {
         }
         let mut matched: MatchedVoice =
             serde_json::from_str(&record.voice.artifact_json).map_err(|e| Error::internal(format!("voice {name:?}"), e.to_string()))?;
-        matched.fitted = Some(fitted);
+        matched.add_fit(fitted);
         let mut voice = record.voice.clone();
         voice.artifact_json = serde_json::to_string(&matched).expect("an artifact serialises");
         self.store().save_voice(&voice).await?;

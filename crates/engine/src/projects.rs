@@ -166,7 +166,8 @@ impl Engine {
             .find(|s| s.id == speaker_id)
             .ok_or_else(|| Error::not_found(format!("speaker {speaker_id}"), format!("not in project {project_id}")))?;
         let spec = self.voice_spec(voice).await?;
-        let speaks = self.resolve_voice(&spec).await?;
+        // A library voice must still be there.
+        self.resolve_voice(&spec).await?;
         let own = speaker.language_voices();
         let languages: Vec<String> = match language {
             Some(l) => {
@@ -177,15 +178,11 @@ impl Engine {
         };
         for l in &languages {
             match spec.library_name() {
-                // A library voice speaks as its matched blend (its leading
-                // voice decides) or as its fitted voice (the language it
-                // was fitted for decides).
+                // A library voice speaks each language as its fit for it,
+                // or as the blend of that language's closest stock voices.
                 Some(_) => {
-                    let checked = match speaks.stock_parts().and_then(|p| p.first().map(|(n, _)| n.to_string())) {
-                        Some(leading) => revoice_speech::voice_spec::VoiceSpec::parse_stock(&leading)?.check_speaks(l),
-                        None => speaks.check_speaks(l),
-                    };
-                    checked.map_err(|e| e.context(format!("library voice {voice:?}")))?
+                    let speaks = self.resolve_voice_in(&spec, Some(l)).await;
+                    speaks.and_then(|s| s.check_speaks(l)).map_err(|e| e.context(format!("library voice {voice:?}")))?
                 }
                 None => spec.check_speaks(l)?,
             }

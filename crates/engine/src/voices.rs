@@ -24,12 +24,16 @@ pub struct NewLibraryVoice<'a> {
     pub recording: &'a Path,
     /// Refuse a new name when the library holds this many voices already.
     pub max_voices: Option<usize>,
-    /// The voice fitted to the recording, when there is one: it speaks
-    /// instead of the matched blend.
+    /// A voice fitted to the recording, when there is one: in the language
+    /// it was fitted for it speaks instead of the matched blend. (Fits the
+    /// same recording already has for other languages are kept.)
     pub fitted: Option<revoice_voices::fit::FittedVoice>,
     /// The language the voice will speak (its blend mixes only stock voices
     /// that speak it); `None`: US English.
     pub language: Option<String>,
+    /// The language spoken in the recording, when known (it may differ
+    /// from the one the voice will speak); `None`: Whisper tells.
+    pub recording_language: Option<String>,
     /// Without a reference text, hear it after registering, in the
     /// background (the voice is answered at once), rather than before.
     pub hear_text_later: bool,
@@ -58,12 +62,14 @@ impl Engine {
         let mut details = voice.details.clone();
         let unheard = details.reference_text.trim().is_empty();
         if unheard && !voice.hear_text_later {
-            details.reference_text = self.hear_reference_text(voice.recording, voice.language.as_deref()).await;
+            details.reference_text = self.hear_reference_text(voice.recording, voice.recording_language.as_deref()).await;
         }
         if let Some(language) = &voice.language {
             matched.speak(language)?;
         }
-        matched.fitted = voice.fitted.clone();
+        if let Some(fitted) = voice.fitted.clone() {
+            matched.add_fit(fitted);
+        }
         let _writing = LIBRARY_WRITES.lock().await;
         let store = self.store();
         let existing = store.voice(&details.name).await?.is_some();
@@ -76,12 +82,12 @@ impl Engine {
                 ));
             }
         }
-        let record = library::register(store, self.data_dir(), self.voice_artifacts(), voice.recording, &details, &matched).await?;
+        let record = library::register(store, self.data_dir(), self.voice_artifacts(), voice.recording, &details, &mut matched).await?;
         if unheard && voice.hear_text_later {
             let engine = self.clone();
             let (name, sha256) = (record.voice.name.clone(), record.voice.reference_sha256.clone());
             let kept = self.data_dir().join(&record.voice.reference_file);
-            let language = voice.language.clone();
+            let language = voice.recording_language.clone();
             tokio::spawn(async move {
                 let text = engine.hear_reference_text(&kept, language.as_deref()).await;
                 if !text.is_empty() {

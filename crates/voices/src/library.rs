@@ -62,13 +62,16 @@ fn mime_type(path: &Path) -> &'static str {
 /// Registers (or overwrites) a voice from `recording` and the artifact
 /// matched from it. The recording is copied first, the record written in
 /// one transaction after, so a failure leaves the library as it was.
+/// Registering the same recording again under its name keeps the fits made
+/// of it for other languages (they are added to `matched`); a new
+/// recording starts without fits.
 pub async fn register(
     store: &Store,
     data_dir: &Path,
     cache: &VoiceArtifactCache<MatchedVoice>,
     recording: &Path,
     details: &VoiceDetails,
-    matched: &MatchedVoice,
+    matched: &mut MatchedVoice,
 ) -> Result<VoiceRecord> {
     details.check()?;
     // The recording is read, hashed and copied on a blocking thread, off the async executor.
@@ -88,6 +91,15 @@ pub async fn register(
     .await
     .map_err(|e| Error::internal("copying a voice's recording", e.to_string()))??;
     let previous = store.voice(&details.name).await?;
+    if let Some(old) = previous.as_ref().filter(|old| old.voice.reference_sha256 == sha) {
+        if let Ok(old) = serde_json::from_str::<MatchedVoice>(&old.voice.artifact_json) {
+            for (language, fitted) in old.fits {
+                if matched.fitted_in(&language).is_none() {
+                    matched.fits.insert(language, fitted);
+                }
+            }
+        }
+    }
     let record = store
         .save_voice(&NewVoice {
             name: details.name.clone(),
@@ -170,7 +182,7 @@ mod tests {
             matches: vec![],
             language: "en-US".into(),
             blend: vec![],
-            fitted: None,
+            fits: Default::default(),
         }
     }
 
@@ -187,7 +199,7 @@ mod tests {
         std::fs::write(&a, b"first recording").unwrap();
         std::fs::write(&b, b"second recording").unwrap();
 
-        let first = register(&store, dir.path(), &cache, &a, &details("Ana"), &matched("a")).await.unwrap();
+        let first = register(&store, dir.path(), &cache, &a, &details("Ana"), &mut matched("a")).await.unwrap();
         let first_file = dir.path().join(&first.voice.reference_file);
         assert!(first_file.is_file());
         assert_eq!(first.voice.mime_type, "audio/wav");
@@ -195,7 +207,7 @@ mod tests {
         assert_eq!(artifact(&store, &cache, "Ana").await.unwrap().unwrap().source, "a");
         assert_eq!(cache.stats().hit_count, 1);
 
-        let second = register(&store, dir.path(), &cache, &b, &details("Ana"), &matched("b")).await.unwrap();
+        let second = register(&store, dir.path(), &cache, &b, &details("Ana"), &mut matched("b")).await.unwrap();
         assert_eq!(second.version, 2);
         assert!(!first_file.exists(), "the replaced recording is removed");
         assert_eq!(artifact(&store, &cache, "Ana").await.unwrap().unwrap().source, "b", "never the stale artifact");
@@ -208,13 +220,36 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn the_same_recording_registered_again_keeps_its_fits_and_a_new_one_drops_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.sqlite3")).await.unwrap();
+        let cache = VoiceArtifactCache::new(1 << 20).unwrap();
+        let (a, b) = (dir.path().join("a.wav"), dir.path().join("b.wav"));
+        std::fs::write(&a, b"first recording").unwrap();
+        std::fs::write(&b, b"second recording").unwrap();
+        let mut fitted_voice = matched("a");
+        fitted_voice.add_fit(crate::fit::FittedVoice::example("es", "ef_dora"));
+        register(&store, dir.path(), &cache, &a, &details("Ana"), &mut fitted_voice).await.unwrap();
+
+        // Made again from the same recording for English: the Spanish fit stays.
+        let mut again = matched("a");
+        register(&store, dir.path(), &cache, &a, &details("Ana"), &mut again).await.unwrap();
+        assert!(again.fitted_in("es").is_some());
+        assert!(artifact(&store, &cache, "Ana").await.unwrap().unwrap().fitted_in("es").is_some());
+
+        // Another recording: the fit was of the old one, and goes.
+        register(&store, dir.path(), &cache, &b, &details("Ana"), &mut matched("b")).await.unwrap();
+        assert!(artifact(&store, &cache, "Ana").await.unwrap().unwrap().fits.is_empty());
+    }
+
+    #[tokio::test]
     async fn missing_consent_is_refused_before_anything_is_written() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("s.sqlite3")).await.unwrap();
         let cache = VoiceArtifactCache::new(1 << 20).unwrap();
         let a = dir.path().join("a.wav");
         std::fs::write(&a, b"x").unwrap();
-        let err = register(&store, dir.path(), &cache, &a, &VoiceDetails { consent: " ".into(), ..details("Ana") }, &matched("a")).await.unwrap_err();
+        let err = register(&store, dir.path(), &cache, &a, &VoiceDetails { consent: " ".into(), ..details("Ana") }, &mut matched("a")).await.unwrap_err();
         assert!(err.to_string().contains("consent"), "{err}");
         assert!(!library_dir(dir.path()).exists());
     }

@@ -10,6 +10,7 @@
 //! stock packs (weights sum to one, see `model::kokoro::voices`), usable
 //! anywhere a voice is (`revoice say --voice <blend>`).
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -55,6 +56,7 @@ fn default_language() -> String {
 
 /// The voice artifact made from a reference recording.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "StoredMatchedVoice")]
 pub struct MatchedVoice {
     /// The recording's file name (or whatever named it).
     pub source: String,
@@ -67,34 +69,110 @@ pub struct MatchedVoice {
     pub embedding: Vec<f32>,
     /// Every stock voice, most similar first.
     pub matches: Vec<VoiceMatch>,
-    /// The language the voice is for: the blend mixes only voices that speak it.
-    #[serde(default = "default_language")]
+    /// The language the voice was made for (it speaks it unless a line
+    /// names another): the blend mixes only voices that speak it.
     pub language: String,
     /// The closest voices of that language mixed, weights summing to one.
     pub blend: Vec<BlendPart>,
-    /// The voice fitted to the recording, once a fit has finished; it
-    /// speaks instead of the blend.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fitted: Option<super::fit::FittedVoice>,
+    /// The voices fitted to the recording, one per language each was fitted
+    /// to speak (one recording, several fits): in its language a fitted
+    /// voice speaks instead of the blend.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub fits: BTreeMap<String, super::fit::FittedVoice>,
+}
+
+/// A stored artifact as written by any version: before a voice held a fit
+/// per language it held at most one, `fitted`, for its own language.
+#[derive(Deserialize)]
+struct StoredMatchedVoice {
+    source: String,
+    quality: QualityReport,
+    encoder: String,
+    stock_key: String,
+    embedding: Vec<f32>,
+    matches: Vec<VoiceMatch>,
+    #[serde(default = "default_language")]
+    language: String,
+    blend: Vec<BlendPart>,
+    #[serde(default)]
+    fits: BTreeMap<String, super::fit::FittedVoice>,
+    #[serde(default)]
+    fitted: Option<super::fit::FittedVoice>,
+}
+
+impl From<StoredMatchedVoice> for MatchedVoice {
+    fn from(stored: StoredMatchedVoice) -> MatchedVoice {
+        let mut voice = MatchedVoice {
+            source: stored.source,
+            quality: stored.quality,
+            encoder: stored.encoder,
+            stock_key: stored.stock_key,
+            embedding: stored.embedding,
+            matches: stored.matches,
+            language: stored.language,
+            blend: stored.blend,
+            fits: stored.fits,
+        };
+        if let Some(fitted) = stored.fitted {
+            voice.add_fit(fitted);
+        }
+        voice
+    }
+}
+
+/// Language tags compare without regard to case (`en-US`, `en-us`).
+fn same_language(a: &str, b: &str) -> bool {
+    a.eq_ignore_ascii_case(b)
 }
 
 impl MatchedVoice {
     /// The blend as a voice spec: `af_bella:0.620,af_nicole:0.230,...`.
     pub fn blend_spec(&self) -> String {
-        self.blend.iter().map(|p| format!("{}:{:.3}", p.voice, p.weight)).collect::<Vec<_>>().join(",")
+        blend_spec(&self.blend)
     }
 
-    /// The voice it speaks as: the fitted voice once there is one, else the blend.
+    /// The voice fitted to speak `language`, if one was: fitted for that
+    /// very tag, or else for another variety of the language (a voice
+    /// fitted for `en-US` speaks `en-GB` lines rather than a stock blend).
+    pub fn fitted_in(&self, language: &str) -> Option<&super::fit::FittedVoice> {
+        let exact = self.fits.iter().find(|(l, _)| same_language(l, language));
+        let kin = || self.fits.iter().find(|(l, _)| revoice_text::language::speaks(l, language));
+        exact.or_else(kin).map(|(_, f)| f)
+    }
+
+    /// Keeps a finished fit as the voice's fit for the language it was
+    /// fitted to speak (replacing an earlier fit for that language).
+    pub fn add_fit(&mut self, fitted: super::fit::FittedVoice) {
+        self.fits.retain(|l, _| !same_language(l, &fitted.language));
+        self.fits.insert(fitted.language.clone(), fitted);
+    }
+
+    /// The voice it speaks in its own language: the fitted voice once
+    /// there is one, else the blend.
     pub fn speaking_voice(&self) -> Result<VoiceSpec> {
-        match &self.fitted {
-            Some(fitted) => Ok(VoiceSpec::from_fitted(&fitted.recipe, &fitted.held_out.best_stock)),
-            None => VoiceSpec::parse_stock(&self.blend_spec()),
-        }
+        self.speaking_voice_in(&self.language)
     }
 
-    /// `fitted` or `matched`: what kind of voice this is.
+    /// The voice it speaks in `language`: its fit for that language, else
+    /// the blend of the closest stock voices that speak it. Refused when no
+    /// stock voice speaks it.
+    pub fn speaking_voice_in(&self, language: &str) -> Result<VoiceSpec> {
+        if let Some(fitted) = self.fitted_in(language) {
+            return Ok(VoiceSpec::from_fitted(&fitted.recipe, &fitted.held_out.best_stock));
+        }
+        if same_language(language, &self.language) && !self.blend.is_empty() {
+            return VoiceSpec::parse_stock(&self.blend_spec());
+        }
+        let blend = blend_of(&self.matches, language);
+        if blend.is_empty() {
+            return Err(Error::invalid(format!("language {language:?}"), "no stock voice speaks it"));
+        }
+        VoiceSpec::parse_stock(&blend_spec(&blend))
+    }
+
+    /// `fitted` or `matched`: what kind of voice this is in its own language.
     pub fn kind(&self) -> &'static str {
-        if self.fitted.is_some() {
+        if self.fitted_in(&self.language).is_some() {
             "fitted"
         } else {
             "matched"
@@ -134,6 +212,11 @@ impl MatchedVoice {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io("read", path, e))?;
         serde_json::from_str(&text).map_err(|e| Error::InvalidInput { input: path.display().to_string(), reason: format!("not a matched-voice file: {e}") })
     }
+}
+
+/// A blend as a voice spec: `af_bella:0.620,af_nicole:0.230,...`.
+fn blend_spec(blend: &[BlendPart]) -> String {
+    blend.iter().map(|p| format!("{}:{:.3}", p.voice, p.weight)).collect::<Vec<_>>().join(",")
 }
 
 /// Every stock voice ranked by similarity to `embedding`, best first.
@@ -243,7 +326,7 @@ impl VoiceMatcher {
             matches,
             language: DEFAULT_LANGUAGE.to_string(),
             blend,
-            fitted: None,
+            fits: BTreeMap::new(),
         })
     }
 }
@@ -306,11 +389,76 @@ mod tests {
             matches: ranked,
             language: "en-US".into(),
             blend,
-            fitted: None,
+            fits: BTreeMap::new(),
         };
         assert!(artifact.blend_spec().starts_with("am_adam:0."), "{}", artifact.blend_spec());
         let dir = tempfile::tempdir().unwrap();
         artifact.save(&dir.path().join("v.json")).unwrap();
         assert_eq!(MatchedVoice::load(&dir.path().join("v.json")).unwrap(), artifact);
+    }
+
+    fn matched_in(language: &str) -> MatchedVoice {
+        let ranked = rank(&[0.2, 1.0, 0.9, 0.7], &stock());
+        MatchedVoice {
+            source: "x.wav".into(),
+            quality: QualityReport {
+                seconds: 1.0,
+                speech_seconds: 1.0,
+                peak_dbfs: 0.0,
+                rms_dbfs: 0.0,
+                clipped_fraction: 0.0,
+                noise_floor_dbfs: 0.0,
+                snr_db: 0.0,
+                warnings: vec![],
+            },
+            encoder: "e".into(),
+            stock_key: "k".into(),
+            embedding: vec![],
+            blend: blend_of(&ranked, language),
+            matches: ranked,
+            language: language.into(),
+            fits: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn a_voice_speaks_each_language_as_its_fit_for_it_or_else_that_languages_closest_voices() {
+        let mut voice = matched_in("en-US");
+        voice.add_fit(crate::fit::FittedVoice::example("ja", "jf_alpha"));
+        // Its own language, unfitted: the blend.
+        assert_eq!(voice.speaking_voice().unwrap().to_string(), voice.blend_spec());
+        assert_eq!(voice.kind(), "matched");
+        // Fitted for Japanese: that fit, whatever case the language is named in.
+        let japanese = voice.speaking_voice_in("JA").unwrap();
+        assert!(japanese.fitted().is_some(), "{japanese}");
+        // British English, unfitted: the closest English voices.
+        assert!(voice.speaking_voice_in("en-GB").unwrap().to_string().starts_with("am_adam"));
+        // A second fit for English leaves the Japanese one, and a new English fit replaces the old.
+        voice.add_fit(crate::fit::FittedVoice::example("en-US", "am_adam"));
+        voice.add_fit(crate::fit::FittedVoice::example("en-us", "af_heart"));
+        assert_eq!(voice.fits.len(), 2, "{:?}", voice.fits.keys().collect::<Vec<_>>());
+        assert_eq!(voice.fitted_in("en-US").unwrap().started_from, "af_heart");
+        assert_eq!(voice.kind(), "fitted");
+        // British lines speak the American fit rather than a stock blend; a British fit takes over.
+        assert_eq!(voice.fitted_in("en-GB").unwrap().started_from, "af_heart");
+        voice.add_fit(crate::fit::FittedVoice::example("en-GB", "bf_emma"));
+        assert_eq!(voice.fitted_in("en-GB").unwrap().started_from, "bf_emma");
+        assert_eq!(voice.fitted_in("en-US").unwrap().started_from, "af_heart");
+        let error = voice.speaking_voice_in("xx").unwrap_err().to_string();
+        assert!(error.contains("xx") && error.contains("no stock voice"), "{error}");
+    }
+
+    #[test]
+    fn an_artifact_saved_with_one_fit_reads_as_a_fit_for_its_language() {
+        let mut voice = matched_in("ja");
+        let mut json = serde_json::to_value(&voice).unwrap();
+        json["fitted"] = serde_json::to_value(crate::fit::FittedVoice::example("ja", "jf_alpha")).unwrap();
+        let read: MatchedVoice = serde_json::from_value(json).unwrap();
+        assert_eq!(read.fitted_in("ja").map(|f| f.started_from.as_str()), Some("jf_alpha"));
+        voice.add_fit(crate::fit::FittedVoice::example("ja", "jf_alpha"));
+        assert_eq!(read, voice);
+        // Written back, it keeps its fits by language.
+        let again: MatchedVoice = serde_json::from_str(&serde_json::to_string(&read).unwrap()).unwrap();
+        assert_eq!(again, voice);
     }
 }

@@ -79,7 +79,14 @@ vi.mock("../engine", () => {
     stockVoices: vi.fn(async () => [
       { name: "af_heart", language: "en-US", gender: "female" },
       { name: "bm_george", language: "en-GB", gender: "male" },
+      { name: "ef_dora", language: "es", gender: "female" },
+      { name: "Harbour - Ana", language: "library", gender: "" },
     ]),
+    importScript: vi.fn(async (_project: number, _path: string, language: string) => {
+      const lines = [11, 12].map((id) => line({ id, start: id - 10, end: id - 9, text: `Línea ${id}.`, speakerId: 1 }));
+      engine.state.project.tracks.push({ id: 2, language, segments: lines });
+      return copy();
+    }),
     bedPeaks: vi.fn(async () => null),
     originalPeaks: vi.fn(async () => null),
     setOriginalMonitor: vi.fn(async () => {}),
@@ -849,6 +856,43 @@ describe("the editor's picture", () => {
     await settle();
     expect($("#picture")).not.toBeNull();
     expect(api.pictureSource).toHaveBeenCalledTimes(1);
+    editor.destroy();
+  });
+});
+
+describe("the editor's language tracks", () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.clearAllMocks();
+  });
+
+  it("adds a track from a translated script and shows it", async () => {
+    frames = [];
+    vi.stubGlobal("requestAnimationFrame", (callback: () => void) => frames.push(callback));
+    vi.stubGlobal("cancelAnimationFrame", () => {});
+    engine.state.project = project();
+    const host = document.createElement("section");
+    document.body.replaceChildren(host);
+    const editor = new Editor(host, structuredClone(engine.state.project), () => {});
+    await settle();
+    expect($("#track")).toBeNull();
+    const add = $<HTMLButtonElement>("#add-track")!;
+    expect(add.textContent).toBe("+ Language track");
+    add.click();
+    expect($(".modal-backdrop .dialog")?.getAttribute("aria-label")).toBe("Add a language track");
+    // The stock voices' languages, library voices left out; the first the project lacks is chosen.
+    expect([...$<HTMLSelectElement>("#track-language")!.options].map((o) => o.value)).toEqual(["en-US", "en-GB", "es"]);
+    expect($<HTMLSelectElement>("#track-language")!.value).toBe("es");
+    $<HTMLInputElement>("#track-script-path")!.value = "/scripts/harbour.es.srt";
+    $<HTMLButtonElement>("#run-add-track")!.click();
+    await settle();
+    expect(api.importScript).toHaveBeenCalledWith(7, "/scripts/harbour.es.srt", "es");
+    expect(document.querySelectorAll(".dialog, .modal-backdrop").length).toBe(0);
+    const track = $<HTMLSelectElement>("#track")!;
+    expect([...track.options].map((o) => o.textContent)).toEqual(["en-US · 3 lines", "es · 2 lines"]);
+    expect(track.value).toBe("2");
+    expect($("#editor-status")?.textContent).toBe("Added 2 lines to the es track");
+    expect([...document.querySelectorAll(".script-row")].map((r) => r.getAttribute("data-segment-id"))).toEqual(["11", "12"]);
     editor.destroy();
   });
 });

@@ -1,7 +1,8 @@
 // The project editor: a header (saved indicator, render with progress and
 // cancel, listening back with its progress, play/pause, how the original
 // dialogue is heard, undo/redo, the project's video and cast sheet, the
-// dictionary, the bed's stems, export), the timeline, the render panel,
+// dictionary, the bed's stems, export, a track added in another language
+// from a translated script: track-dialog.ts), the timeline, the render panel,
 // the inspector for the selected line (text, speaker, the speaker's voice
 // and blend, preview, takes, state and errors, what listening back heard),
 // the project's picture when it has a video (picture.ts: it follows the
@@ -40,6 +41,7 @@ import { measureScript } from "../script/measure";
 import { browseButton } from "../pick";
 import { blendBuilder, startingParts, type BlendPart } from "./blend";
 import { castDialog } from "./cast-dialog";
+import { trackDialog, trackIn } from "./track-dialog";
 import { attachedSummary, decibels, exportChoice, fileName, HANDOFF_FORMATS, MONITOR_MODES, ORIGINAL_LEVEL_DB, originalMonitor, type MonitorMode } from "./delivery";
 import { attachVideoDialog, bedDialog, castSaved, deliveryFields, dictionaryDialog, saveCastDialog } from "./delivery-dialogs";
 import { PicturePane } from "./picture";
@@ -1033,7 +1035,7 @@ export class Editor {
             : nothing
         }</span>`
       : nothing;
-    return html`<button class="link-button" @click=${() => this.back()}>← Projects</button><h1 id="project-name">${project.name}</h1>${track}<span class="saved" id="saved-indicator">✓ Saved</span><button class="button" id="render-project" ?disabled=${!stale || this.progress !== null} @click=${() => this.renderLines(null)}>${renderLabel(stale, this.progress)}</button><span class="job-status" id="job-status">${progress}${listening}</span><button class="button" id="play-pause" aria-label=${playing ? "Pause" : "Play"} @click=${() => void this.togglePlay()}>${playing ? "❚❚ Pause" : "▶ Play"}</button>${this.positionField()}${this.rateField()}${monitor}<select id="project-strategy" aria-label="Timing strategy" title="How rendered lines are fitted to their slots" @change=${strategy}>${STRATEGIES.map(
+    return html`<button class="link-button" @click=${() => this.back()}>← Projects</button><h1 id="project-name">${project.name}</h1>${track}<button class="link-button" id="add-track" title="Add a track in another language from a translated script (SRT, WebVTT or plain text)" @click=${() => this.openAddTrack()}>+ Language track</button><span class="saved" id="saved-indicator">✓ Saved</span><button class="button" id="render-project" ?disabled=${!stale || this.progress !== null} @click=${() => this.renderLines(null)}>${renderLabel(stale, this.progress)}</button><span class="job-status" id="job-status">${progress}${listening}</span><button class="button" id="play-pause" aria-label=${playing ? "Pause" : "Play"} @click=${() => void this.togglePlay()}>${playing ? "❚❚ Pause" : "▶ Play"}</button>${this.positionField()}${this.rateField()}${monitor}<select id="project-strategy" aria-label="Timing strategy" title="How rendered lines are fitted to their slots" @change=${strategy}>${STRATEGIES.map(
       ([value, label]) => html`<option value=${value} .selected=${value === project.strategy}>${label}</option>`,
     )}</select><button class="link-button" id="undo" ?disabled=${!project.canUndo} @click=${() => void this.undo(false)}>Undo</button><button class="link-button" id="redo" ?disabled=${!project.canRedo} @click=${() => void this.undo(true)}>Redo</button><button class="link-button" id="open-cast" ?disabled=${!project.speakers.length} @click=${() => this.openCast()}>Voice every speaker…</button><button class="link-button" id="save-cast" ?disabled=${!project.speakers.length} @click=${() => this.openSaveCast()}>Save cast…</button>${
       project.cast ? html`<span class="muted" id="project-cast">Cast: ${project.cast}</span>` : nothing
@@ -1190,6 +1192,25 @@ export class Editor {
       castDialog(this.project, language, (project) => {
         this.take(project);
         this.message = "Voiced the speakers from their recordings";
+      }),
+    );
+  }
+
+  /** A track in another language from a translated script: the languages
+   * offered are the stock voices' (the ones the studio has voices for). */
+  private openAddTrack(): void {
+    const languages = [...new Set(this.voices.map((v) => v.language).filter((l) => l !== "library" && l !== "remote"))];
+    showModal(
+      this.root,
+      trackDialog(this.project, languages, (project, language) => {
+        const before = trackIn(this.project, language)?.segments.length ?? 0;
+        this.take(project);
+        const track = trackIn(project, language);
+        if (!track) return;
+        const added = track.segments.length - before;
+        this.message = `Added ${added} line${added === 1 ? "" : "s"} to the ${track.language} track`;
+        this.error = null;
+        this.showTrack(track.id);
       }),
     );
   }

@@ -83,6 +83,7 @@ describe("the remote engines section", () => {
     renderCacheMb: 512,
     listenBack: false,
     resynthesizeMaxSpeed: 1.25,
+    fitMinutes: 8,
     apiPort: 8880,
     restartNeeded: false,
   };
@@ -203,6 +204,7 @@ describe("a setting the engine refuses", () => {
     renderCacheMb: 512,
     listenBack: false,
     resynthesizeMaxSpeed: 1.25,
+    fitMinutes: 8,
     apiPort: 8880,
     restartNeeded: false,
   };
@@ -259,6 +261,34 @@ describe("a setting the engine refuses", () => {
     expect(engine.saveSettings).not.toHaveBeenCalled();
     expect($("#setting-batch-width")!.getAttribute("aria-invalid")).toBe("true");
     expect($("#setting-batch-width-error")!.textContent).toBe("Batch width must be a whole number from 0 to 64.");
+  });
+
+  it("shows the voice fit budget and saves it in minutes; refuses one out of 0.1 to 120 on the field", async () => {
+    const field = $<HTMLInputElement>("#setting-fit-minutes")!;
+    expect(field.value).toBe("8");
+    expect(field.closest("label")!.textContent).toContain("Voice fit budget (minutes)");
+    engine.saveSettings.mockResolvedValue({ ...view, fitMinutes: 2.5 });
+    change("setting-fit-minutes", "2.5");
+    await settle();
+    expect(engine.saveSettings).toHaveBeenCalledWith({ fitMinutes: 2.5 });
+    expect($<HTMLInputElement>("#setting-fit-minutes")!.value).toBe("2.5");
+
+    engine.saveSettings.mockClear();
+    for (const out of ["0.05", "121", ""]) {
+      change("setting-fit-minutes", out);
+      await settle();
+      expect($("#setting-fit-minutes")!.getAttribute("aria-invalid")).toBe("true");
+      expect($("#setting-fit-minutes-error")!.textContent).toBe("Voice fit budget (minutes) must be from 0.1 to 120.");
+    }
+    expect(engine.saveSettings).not.toHaveBeenCalled();
+
+    // The engine's own refusal of it lands on the field too.
+    const message = "The settings were not saved: config file /c: [voices] fit_minutes 200 must be from 0.1 to 120 minutes";
+    engine.saveSettings.mockRejectedValue({ kind: "invalidInput", message, input: "[voices] fit_minutes" });
+    change("setting-fit-minutes", "60");
+    await settle();
+    expect($("#setting-fit-minutes-error")!.textContent).toBe(message);
+    expect($(".error-banner")).toBeNull();
   });
 
   it("a refusal naming a setting the page does not show, or another kind, is the banner", async () => {

@@ -1,6 +1,7 @@
 // The settings view: where the studio keeps its data, which output device
-// plays, how many lines render together, how much the caches may hold, whether renders are heard back, and
-// the local speech API's port. Saved into config.toml; the engine reads it
+// plays, how many lines render together, how much the caches may hold,
+// whether renders are heard back, how long a voice fit may search, and the
+// local speech API's port. Saved into config.toml; the engine reads it
 // when it starts, so the view says when a restart is needed. Below them, the
 // remote engines kept there (servers that speak the studio's speech API, one
 // or several URLs each): listed, added, checked server by server, removed.
@@ -20,6 +21,7 @@ const SETTING_FIELDS: Record<string, string> = {
   "[dub] segment_store_mb": "setting-segment-store",
   "[dub] render_cache_mb": "setting-render-cache",
   "[dub] resynthesize_max_speed": "setting-resynthesize-max-speed",
+  "[voices] fit_minutes": "setting-fit-minutes",
   "[api] port": "setting-api-port",
 };
 
@@ -127,6 +129,23 @@ export class SettingsPage {
       void this.save({ resynthesizeMaxSpeed: n });
     };
     return html`<label class="setting"><span>${label}</span><input type="number" id=${id} min="1" max="2" step="0.05" aria-label=${label} .value=${value.toFixed(2)} @change=${change} ${this.refused.on(id)} />${this.refused.note(id)}<span class="muted">A line re-rendered to fill its slot speaks no faster than this (×1.25 by default); one that would need more is placed whole past its slot and flagged, never cut.</span></label>`;
+  }
+
+  /** How long a background voice fit may search: 0.1 to 120 minutes. */
+  private fitBudget(value: number): TemplateResult {
+    const label = "Voice fit budget (minutes)";
+    const id = "setting-fit-minutes";
+    const change = (e: Event) => {
+      const n = Number((e.currentTarget as HTMLInputElement).value);
+      if (!Number.isFinite(n) || n < 0.1 || n > 120) {
+        this.refused.mark(id, `${label} must be from 0.1 to 120.`);
+        return this.changed();
+      }
+      this.refused.clear(id);
+      void this.save({ fitMinutes: n });
+    };
+    // Shown to two decimals at most (the engine keeps it as a 32-bit float).
+    return html`<label class="setting"><span>${label}</span><input type="number" id=${id} min="0.1" max="120" step="0.1" aria-label=${label} .value=${String(Math.round(value * 100) / 100)} @change=${change} ${this.refused.on(id)} />${this.refused.note(id)}<span class="muted">How long a voice fit searches for a voice like the recording (8 minutes by default); a longer search may sound closer. Fits run in the background.</span></label>`;
   }
 
   template(): TemplateResult {
@@ -262,6 +281,7 @@ export class SettingsPage {
       ${this.number("setting-segment-store", "Rendered lines on disk (MiB)", v.segmentStoreMb, 1, 1 << 20, "Past this, lines no take uses are removed first.", (n) => ({ segmentStoreMb: n }))}
       ${this.number("setting-render-cache", "Render cache in memory (MiB)", v.renderCacheMb, 1, 1 << 16, "Rendered rows kept while the studio runs.", (n) => ({ renderCacheMb: n }))}
       ${this.resynthesisCap(v.resynthesizeMaxSpeed)}
+      ${this.fitBudget(v.fitMinutes)}
       <label class="setting"><span>Listen back after renders</span><span class="check"><input type="checkbox" id="setting-listen-back" aria-label="Listen back after renders" .checked=${v.listenBack} @change=${(e: Event) => void this.save({ listenBack: (e.currentTarget as HTMLInputElement).checked })} /> Hear every line rendered</span><span class="muted">Whisper hears each take as it plays on the timeline and marks lines that lost words, went silent or clip (QC); a line that fails is taken again once on a fresh seed.</span></label>
       ${this.number("setting-api-port", "Speech API port", v.apiPort, 1, 65535, "The local OpenAI-compatible API listens on 127.0.0.1 at this port (switch it on on the Projects page).", (n) => ({ apiPort: n }))}
       ${v.restartNeeded ? html`<p class="status-warning" id="settings-restart">Saved. Restart the studio for these settings to take effect.</p>` : nothing}`;

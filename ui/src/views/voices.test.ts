@@ -1,8 +1,11 @@
 // @vitest-environment happy-dom
 // The voice library shows a failure once, next to what caused it; a
-// preview waits out a busy engine; the add form marks a refused field.
+// preview waits out a busy engine; the add form marks a refused field; a
+// voice shows a fit per language, the fits running, and fits another
+// language.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { render } from "lit-html";
+import type { FitFigures, FitInProgress, LibraryVoice } from "../engine";
 
 vi.mock("../engine", () => ({
   voiceLibrary: vi.fn(async () => ({
@@ -17,6 +20,8 @@ vi.mock("../engine", () => ({
   }),
   playVoiceRecording: vi.fn(async () => {}),
   addLibraryVoice: vi.fn(),
+  fitLibraryVoice: vi.fn(async () => {}),
+  cancelLibraryVoiceFit: vi.fn(async () => true),
 }));
 
 const { VoiceLibrary } = await import("./voices");
@@ -104,5 +109,150 @@ describe("the voice library and the engine's refusals by kind", () => {
     await new Promise((r) => setTimeout(r, 0));
     expect($("#voice-file")!.getAttribute("aria-invalid")).toBe("true");
     expect($("#voice-file-error")!.textContent).toBe("/takes/ana.wav: holds no audio: there is nothing to match");
+  });
+});
+
+describe("a library voice's fits, one per language", () => {
+  let host: HTMLElement;
+  let library: InstanceType<typeof VoiceLibrary>;
+  const $ = <T extends Element>(selector: string) => host.querySelector<T>(selector);
+  const settle = () => new Promise((r) => setTimeout(r, 0));
+  const fit = (language: string, over: Partial<FitFigures> = {}): FitFigures => ({
+    language,
+    bestStock: "af_heart",
+    bestStockSimilarity: 0.61,
+    blendSimilarity: 0.66,
+    fittedSimilarity: 0.78,
+    styleOnlySimilarity: null,
+    toneLargestDb: null,
+    generations: 40,
+    seconds: 480,
+    ...over,
+  });
+  const running = (language: string, generation: number | null): FitInProgress => ({ language, generation, seconds: 60, secondsLeft: 130, startSimilarity: 0.6, bestSimilarity: 0.7 });
+  const voice = (over: Partial<LibraryVoice> = {}): LibraryVoice => ({
+    name: "Ana",
+    description: "",
+    referenceText: "",
+    consent: "Ana, 3 May",
+    fileSize: 204800,
+    mimeType: "audio/wav",
+    createdAt: "2025-05-03T10:00:00Z",
+    version: 1,
+    quality: null,
+    matches: [{ voice: "af_heart", similarity: 0.61 }],
+    language: "en-US",
+    blend: "af_heart:0.6,af_bella:0.4",
+    kind: "matched",
+    fits: [],
+    fitting: [],
+    ...over,
+  });
+  /** Opens the page on a library of the one voice `v`. */
+  const open = async (v: LibraryVoice) => {
+    vi.mocked(api.voiceLibrary).mockResolvedValue({ stock: [], library: [v] });
+    host = document.createElement("div");
+    document.body.replaceChildren(host);
+    library = new VoiceLibrary(() => render(library.template(), host));
+    await settle();
+  };
+  const options = () => [...host.querySelectorAll<HTMLOptionElement>("select.fit-language option")].map((o) => o.value);
+
+  beforeEach(() => vi.clearAllMocks());
+  afterEach(() => vi.useRealTimers());
+
+  it("a voice not fitted speaks as the blend and offers Fit voice (its own language)", async () => {
+    await open(voice());
+    expect($("[data-voice='Ana'] [data-fit='matched'] button")!.textContent).toBe("Fit voice");
+    expect($("[data-fit='matched']")!.textContent).not.toContain("8 minutes");
+    expect(host.querySelectorAll("[data-fit='fitted'], [data-fit='running']").length).toBe(0);
+    expect(options()).toEqual(["en-US", "en-GB", "es", "fr", "it", "pt-BR", "hi"]);
+    $<HTMLButtonElement>("[data-fit='matched'] button")!.click();
+    await settle();
+    expect(api.fitLibraryVoice).toHaveBeenCalledWith("Ana", null);
+    expect($("#voices-status")!.textContent).toBe("Fitting Ana");
+  });
+
+  it("a voice fitted to two languages shows a fitted block for each, named, with its meters", async () => {
+    await open(voice({ kind: "fitted", fits: [fit("en-US", { styleOnlySimilarity: 0.74, toneLargestDb: 3.2 }), fit("es", { bestStock: "ef_dora" })] }));
+    const blocks = [...host.querySelectorAll<HTMLElement>("[data-voice='Ana'] [data-fit='fitted']")];
+    expect(blocks.map((b) => b.dataset.fitLanguage)).toEqual(["en-US", "es"]);
+    expect(blocks[0]!.textContent).toContain("Speaks English (US) as a fitted voice");
+    expect(blocks[0]!.textContent).toContain("not a clone");
+    expect(blocks[1]!.textContent).toContain("Speaks Spanish as a fitted voice");
+    expect(blocks[1]!.textContent).toContain("Best stock voice (ef_dora)");
+    expect([...blocks[0]!.querySelectorAll<HTMLElement>("[data-meter]")].map((m) => m.dataset.meter)).toEqual(["stock", "blend", "style", "fitted"]);
+    expect([...blocks[1]!.querySelectorAll<HTMLElement>("[data-meter]")].map((m) => m.dataset.meter)).toEqual(["stock", "blend", "fitted"]);
+    expect(blocks[0]!.textContent).toContain("up to 3.2 dB");
+    expect(blocks[0]!.textContent).toContain("40 generations in 8 min");
+    // Fitted in its own language: no blend block; the A/B row hears the fitted voice and its fit's best stock voice.
+    expect($("[data-fit='matched']")).toBeNull();
+    const compare = $("[data-compare-for='Ana']")!.textContent!;
+    expect(compare).toContain("Fitted voice");
+    expect(compare).toContain("Best stock voice (af_heart)");
+    expect(options()).toEqual(["en-GB", "fr", "it", "pt-BR", "hi"]);
+  });
+
+  it("a voice fitted only to another language still speaks its own as the blend", async () => {
+    await open(voice({ fits: [fit("es", { bestStock: "ef_dora" })] }));
+    expect($("[data-fit='matched'] button")!.textContent).toBe("Fit voice");
+    expect($("[data-fit='fitted']")!.getAttribute("data-fit-language")).toBe("es");
+    const compare = $("[data-compare-for='Ana']")!.textContent!;
+    expect(compare).toContain("This voice (blend)");
+    expect(compare).toContain("Best stock voice (af_heart)");
+    expect(compare).not.toContain("ef_dora");
+  });
+
+  it("running fits show their language and progress, one Cancel fit for the voice, and are polled", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    await open(voice({ fitting: [running("es", 3), running("fr", null)] }));
+    const blocks = [...host.querySelectorAll<HTMLElement>("[data-voice='Ana'] [data-fit='running']")];
+    expect(blocks.map((b) => b.dataset.fitLanguage)).toEqual(["es", "fr"]);
+    expect(blocks[0]!.textContent).toContain("Fitting a voice to the recording to speak Spanish: generation 3, about 2 min 10 s left");
+    expect(blocks[0]!.querySelectorAll("[data-meter]").length).toBe(2);
+    expect(blocks[1]!.textContent).toContain("Fitting a voice to the recording to speak French: waiting for its turn…");
+    expect(blocks[1]!.querySelectorAll("[data-meter]").length).toBe(0);
+    // Its own language is not being fitted: it still offers Fit voice.
+    expect($("[data-fit='matched']")).not.toBeNull();
+    expect(options()).toEqual(["en-US", "en-GB", "it", "pt-BR", "hi"]);
+    const cancels = host.querySelectorAll("[data-fit='running'] button");
+    expect(cancels.length).toBe(1);
+    // The progress is read again every 2 s while a fit runs.
+    vi.mocked(api.voiceLibrary).mockResolvedValue({ stock: [], library: [voice({ fitting: [running("es", 4)] })] });
+    await vi.advanceTimersByTimeAsync(2000);
+    await settle();
+    expect(api.voiceLibrary).toHaveBeenCalledTimes(2);
+    expect($("[data-fit='running']")!.textContent).toContain("generation 4");
+    $<HTMLButtonElement>("[data-voice='Ana'] [data-fit='running'] button")!.click();
+    expect($("[data-fit='running'] button")!.textContent).toBe("Cancel fit");
+    vi.mocked(api.voiceLibrary).mockResolvedValue({ stock: [], library: [voice()] });
+    await settle();
+    expect(api.cancelLibraryVoiceFit).toHaveBeenCalledWith("Ana");
+    expect($("#voices-status")!.textContent).toBe("Stopping the fit of Ana; fitting again resumes it");
+    expect($("[data-fit='running']")).toBeNull();
+    // With none running, the poll stops.
+    await vi.advanceTimersByTimeAsync(4000);
+    expect(api.voiceLibrary).toHaveBeenCalledTimes(3);
+  });
+
+  it("a running fit of its own language takes the place of Fit voice", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    await open(voice({ fitting: [running("en-US", null)] }));
+    expect($("[data-fit='matched']")).toBeNull();
+    expect($("[data-fit='running']")!.textContent).toContain("to speak English (US): waiting for its turn…");
+    expect(options()).not.toContain("en-US");
+  });
+
+  it("fits the voice for the language picked", async () => {
+    await open(voice({ kind: "fitted", fits: [fit("en-US")] }));
+    const select = $<HTMLSelectElement>("select.fit-language")!;
+    expect(select.getAttribute("aria-label")).toBe("Language to fit");
+    select.value = "pt-BR";
+    select.dispatchEvent(new Event("change"));
+    const button = [...host.querySelectorAll<HTMLButtonElement>("[data-voice='Ana'] button")].find((b) => b.textContent === "Fit for language")!;
+    button.click();
+    await settle();
+    expect(api.fitLibraryVoice).toHaveBeenCalledWith("Ana", "pt-BR");
+    expect($("#voices-status")!.textContent).toBe("Fitting Ana to speak Portuguese (BR)");
   });
 });

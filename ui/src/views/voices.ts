@@ -2,8 +2,9 @@
 // the voices made from reference recordings, each with its quality report
 // and the stock voices it matches (honestly: a match and a blend of stock
 // voices, not a clone of the recording), or, once fitted, the voice fitted
-// to it by search (not a clone either) with a similarity meter; a fit's
-// progress while it runs, and cancel; rename and delete; and a form to
+// to it by search (not a clone either) with a similarity meter, one fit per
+// language it was fitted to speak; each fit's progress while it runs, and
+// cancel; a fit for another language; rename and delete; and a form to
 // add one from a recording (browse, or drop the file on the window). The
 // form's fields are kept here, so a redraw keeps what is typed; a field the
 // engine refuses (the name, the recording, the consent) is marked with its
@@ -28,6 +29,9 @@ const LANGUAGES: Record<string, string> = {
   zh: "Mandarin Chinese",
 };
 
+/** The languages a library voice can be fitted to speak. */
+const FIT_LANGUAGES = ["en-US", "en-GB", "es", "fr", "it", "pt-BR", "hi"];
+
 export class VoiceLibrary {
   private stock: VoiceChoice[] = [];
   private library: LibraryVoice[] = [];
@@ -45,6 +49,8 @@ export class VoiceLibrary {
   /** A preview waiting for the engine, and the voice it is for. */
   private readonly previewWait = new BusyRetry(() => this.changed());
   private previewAt: string | null = null;
+  /** The language each voice's "Fit for language" fits it to, as picked. */
+  private readonly fitLanguage = new Map<string, string>();
 
   /** `changed` draws the page again (the caller renders `template()`). */
   constructor(private readonly changed: () => void) {
@@ -62,7 +68,7 @@ export class VoiceLibrary {
       this.failure = { at: "page", text: String(e) };
     }
     // While a fit runs, its progress is read again every 2 s.
-    const fitting = this.library.some((v) => v.fitting);
+    const fitting = this.library.some((v) => v.fitting.length > 0);
     if (fitting && this.polling === null) this.polling = window.setInterval(() => void this.load(), 2000);
     if (!fitting && this.polling !== null) {
       window.clearInterval(this.polling);
@@ -233,30 +239,58 @@ export class VoiceLibrary {
     </li>`;
   }
 
-  /** What speaks (the blend or the fitted voice), the fit's meter, and its progress. */
+  /** What speaks in each language (the blend, or a fitted voice), each
+   * fit's meters, the fits running with their progress and cancel, and a
+   * fit for another language. */
   private fitSection(v: LibraryVoice): TemplateResult {
     const meter = (label: string, similarity: number, id: string) =>
       html`<div class="fit-meter" data-meter=${id}><span class="fit-label">${label}</span><span class="fit-bar"><span class="fit-fill ${id}" style="width: ${Math.max(0, Math.min(1, similarity)) * 100}%"></span></span><span class="fit-value">${similarity.toFixed(2)}</span></div>`;
-    if (v.fitting) {
-      const f = v.fitting;
-      const left = Math.round(f.secondsLeft);
-      return html`<div class="fit fit-running" data-fit="running">
-        <p>${f.generation === null ? "Fitting a voice to the recording: waiting for its turn…" : `Fitting a voice to the recording: generation ${f.generation}, about ${Math.floor(left / 60)} min ${left % 60} s left`}</p>
-        ${f.generation === null ? nothing : html`${meter("Start", f.startSimilarity, "start")}${meter("Best so far", f.bestSimilarity, "best")}`}
-        <button class="link-button" @click=${() => void this.act("fit", v.name, engine.cancelLibraryVoiceFit(v.name), `Stopping the fit of ${v.name}; fitting again resumes it`)}>Cancel fit</button>
-      </div>`;
-    }
-    if (v.fit) {
-      const f = v.fit;
-      return html`<div class="fit" data-fit="fitted">
-        <p>Speaks as a <strong>fitted voice</strong>: a Kokoro style found by search to sound like the recording (not a clone). Similarity to the recording on sentences the fit never heard:</p>
+    const name = (language: string) => LANGUAGES[language] ?? language;
+    // Until its own language is fitted (or being fitted), it speaks as the blend there.
+    const ownDone = v.fits.some((f) => f.language === v.language) || v.fitting.some((f) => f.language === v.language);
+    const matched = ownDone
+      ? nothing
+      : html`<div class="fit" data-fit="matched">
+          <p class="muted">Speaks as a blend of the closest stock voices. A fit searches Kokoro's voices for one that sounds more like the recording (a few minutes: the budget is in Settings).</p>
+          <button class="button" ?disabled=${this.busy !== null} @click=${() => void this.act("fit", v.name, engine.fitLibraryVoice(v.name, null), `Fitting ${v.name}`)}>Fit voice</button>
+        </div>`;
+    const fitted = v.fits.map(
+      (f) => html`<div class="fit" data-fit="fitted" data-fit-language=${f.language}>
+        <p>Speaks ${name(f.language)} as a <strong>fitted voice</strong>: a Kokoro style found by search to sound like the recording (not a clone). Similarity to the recording on sentences the fit never heard:</p>
         ${meter(`Best stock voice (${f.bestStock})`, f.bestStockSimilarity, "stock")}${meter("Blend of stock voices", f.blendSimilarity, "blend")}${f.styleOnlySimilarity === null ? nothing : meter("Fitted style, no tone match", f.styleOnlySimilarity, "style")}${meter("Fitted voice", f.fittedSimilarity, "fitted")}
-        <p class="muted">${f.toneLargestDb === null ? "" : `Tone matched to the recording's microphone and room (up to ${f.toneLargestDb.toFixed(1)} dB). `}${f.generations} generations in ${Math.round(f.seconds / 60)} min</p>
+        <p class="muted">${f.toneLargestDb === null ? "" : `Tone matched to the recording's microphone and room (up to ${f.toneLargestDb.toFixed(1)} dB). `}${f.generations} generations in ${f.seconds < 60 ? `${Math.round(f.seconds)} s` : `${Math.round(f.seconds / 60)} min`}</p>
+      </div>`,
+    );
+    // One cancel for the voice (it stops all its fits), in the last running block.
+    const several = v.fitting.length > 1;
+    const cancel = html`<button class="link-button" @click=${() => void this.act("fit", v.name, engine.cancelLibraryVoiceFit(v.name), `Stopping the ${several ? "fits" : "fit"} of ${v.name}; fitting again resumes ${several ? "them" : "it"}`)}>${several ? "Cancel fits" : "Cancel fit"}</button>`;
+    const running = v.fitting.map((f, i) => {
+      const left = Math.round(f.secondsLeft);
+      const doing = `Fitting a voice to the recording to speak ${name(f.language)}`;
+      return html`<div class="fit fit-running" data-fit="running" data-fit-language=${f.language}>
+        <p>${f.generation === null ? `${doing}: waiting for its turn…` : `${doing}: generation ${f.generation}, about ${Math.floor(left / 60)} min ${left % 60} s left`}</p>
+        ${f.generation === null ? nothing : html`${meter("Start", f.startSimilarity, "start")}${meter("Best so far", f.bestSimilarity, "best")}`}
+        ${i === v.fitting.length - 1 ? cancel : nothing}
       </div>`;
-    }
-    return html`<div class="fit" data-fit="matched">
-      <p class="muted">Speaks as a blend of the closest stock voices. A fit searches Kokoro's voices for one that sounds more like the recording (about 8 minutes).</p>
-      <button class="button" ?disabled=${this.busy !== null} @click=${() => void this.act("fit", v.name, engine.fitLibraryVoice(v.name), `Fitting ${v.name}`)}>Fit voice</button>
+    });
+    return html`${matched}${fitted}${running}${this.fitOtherLanguage(v)}`;
+  }
+
+  /** A fit of the voice for a language it is not fitted (or being fitted) to speak. */
+  private fitOtherLanguage(v: LibraryVoice): TemplateResult | typeof nothing {
+    const taken = new Set([...v.fits, ...v.fitting].map((f) => f.language));
+    const open = FIT_LANGUAGES.filter((l) => !taken.has(l));
+    if (!open.length) return nothing;
+    const picked = this.fitLanguage.get(v.name);
+    const chosen = picked !== undefined && open.includes(picked) ? picked : open[0]!;
+    const pick = (e: Event) => {
+      this.fitLanguage.set(v.name, (e.currentTarget as HTMLSelectElement).value);
+      this.changed();
+    };
+    const fit = () => void this.act("fit", v.name, engine.fitLibraryVoice(v.name, chosen), `Fitting ${v.name} to speak ${LANGUAGES[chosen] ?? chosen}`);
+    return html`<div class="fit fit-other">
+      <select class="fit-language" aria-label="Language to fit" @change=${pick}>${open.map((l) => html`<option value=${l} .selected=${l === chosen}>${LANGUAGES[l] ?? l}</option>`)}</select>
+      <button class="link-button" ?disabled=${this.busy !== null} @click=${fit}>Fit for language</button>
     </div>`;
   }
 
@@ -266,10 +300,12 @@ export class VoiceLibrary {
   private compareRow(v: LibraryVoice): TemplateResult {
     const button = (voice: string, label: string) =>
       html`<button class="link-button" data-compare=${voice} aria-label="Hear ${label}" @click=${() => this.preview(voice)}>${this.playing === voice ? "Playing…" : `▶ ${label}`}</button>`;
+    // The fit for the voice's own language, if it has one.
+    const fit = v.fits.find((f) => f.language === v.language);
     // The blend's first part is the closest stock voice of the voice's language.
-    const stock = v.fit?.bestStock ?? parseBlend(v.blend)[0]?.voice;
-    return html`<p class="compare" data-compare-for=${v.name}>Hear side by side: ${button(`recording:${v.name}`, "Recording")} ${button(v.name, v.fit ? "Fitted voice" : "This voice (blend)")}${
-      v.fit ? html` ${button(v.blend, "Blend")}` : nothing
+    const stock = fit?.bestStock ?? parseBlend(v.blend)[0]?.voice;
+    return html`<p class="compare" data-compare-for=${v.name}>Hear side by side: ${button(`recording:${v.name}`, "Recording")} ${button(v.name, fit ? "Fitted voice" : "This voice (blend)")}${
+      fit ? html` ${button(v.blend, "Blend")}` : nothing
     }${stock ? html` ${button(stock, `Best stock voice (${stock})`)}` : nothing}</p>`;
   }
 

@@ -85,9 +85,14 @@ pub struct UnknownVoice {
 /// voice's fitted voice or matched blend, or the stock voice, blend or
 /// remote voice as named; a name that is none of these is kept with the
 /// reason, so only the lines that speak it fail.
-pub async fn resolve_voice(store: &Store, voices: &VoiceArtifactCache<MatchedVoice>, name: &str) -> Result<std::result::Result<VoiceSpec, UnknownVoice>> {
+pub async fn resolve_voice(
+    store: &Store,
+    voices: &VoiceArtifactCache<MatchedVoice>,
+    name: &str,
+    language: &str,
+) -> Result<std::result::Result<VoiceSpec, UnknownVoice>> {
     let resolved = match revoice_voices::library::artifact(store, voices, name).await? {
-        Some(matched) => matched.speaking_voice(),
+        Some(matched) => matched.speaking_voice_in(language),
         None => VoiceSpec::parse(name, |_| false),
     };
     Ok(resolved.map_err(|e| UnknownVoice { name: name.to_string(), reason: e.to_string() }))
@@ -270,7 +275,7 @@ impl TrackLines {
         let default_strategy = parse_strategy(&project.timing_strategy)?;
         let mut voice_of = HashMap::new();
         for s in &speakers {
-            let voice = resolve_voice(store, voices, &s.voice_for(&track.language)).await?;
+            let voice = resolve_voice(store, voices, &s.voice_for(&track.language), &track.language).await?;
             let identity = voice_identity(store, &voice).await?;
             voice_of.insert(s.id, (voice, identity));
         }

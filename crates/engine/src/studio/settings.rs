@@ -1,7 +1,8 @@
 //! The settings as the settings view shows them: what is set (data
 //! folder, output device and the devices there are, batch width, cache
-//! budgets, listening back after renders, the speech API's port) and whether the saved file differs from
-//! what the running engine started with (the engine reads `config.toml`
+//! budgets, listening back after renders, a voice fit's budget, the speech
+//! API's port) and whether the saved file differs from what the running
+//! engine started with (the engine reads `config.toml`
 //! when it starts, so saved changes apply from the next start).
 
 use serde::Serialize;
@@ -28,6 +29,8 @@ pub struct SettingsView {
     pub listen_back: bool,
     /// The fastest fit-by-re-synthesis may make a line speak (1.0–2.0).
     pub resynthesize_max_speed: f64,
+    /// Minutes a background voice fit may search.
+    pub fit_minutes: f32,
     pub api_port: u16,
     /// The saved file differs from what the running engine started with.
     pub restart_needed: bool,
@@ -50,8 +53,10 @@ impl SettingsView {
             render_cache_mb: s.dub.render_cache_mb,
             listen_back: s.dub.listen_back,
             resynthesize_max_speed: s.dub.resynthesize_max_speed,
+            fit_minutes: s.voices.fit_minutes,
             api_port: s.api.port,
-            restart_needed: (&s.audio, &s.scheduler, &s.dub, s.api.port) != (&running.audio, &running.scheduler, &running.dub, running.api.port),
+            restart_needed: (&s.audio, &s.scheduler, &s.dub, &s.voices, s.api.port)
+                != (&running.audio, &running.scheduler, &running.dub, &running.voices, running.api.port),
         }
     }
 }

@@ -72,16 +72,20 @@ pub struct LibraryVoiceView {
     pub quality: Option<QualityReport>,
     /// The closest stock voices, most similar first (a match, not a clone).
     pub matches: Vec<MatchView>,
-    /// What the voice speaks with: a blend of the closest stock voices
-    /// (until it is fitted).
+    /// The language the voice was made for (a line in another language
+    /// speaks that language's closest voices, or its fit for it).
+    pub language: String,
+    /// What the voice speaks with in its language: a blend of the closest
+    /// stock voices (until it is fitted).
     pub blend: String,
     /// `matched` (the blend speaks) or `fitted` (a voice fitted to the
-    /// recording by search speaks: not a clone either).
+    /// recording by search speaks: not a clone either), in its language.
     pub kind: String,
-    /// The fit's figures, once fitted.
-    pub fit: Option<FitFigures>,
-    /// The fit running now, if one is.
-    pub fitting: Option<FitInProgress>,
+    /// The figures of each fit, one per language it was fitted to speak
+    /// (its own language first).
+    pub fits: Vec<FitFigures>,
+    /// The fits queued or running now, in the order they were asked for.
+    pub fitting: Vec<FitInProgress>,
 }
 
 /// A fitted voice's similarity to its recording on sentences the fit never
@@ -89,6 +93,8 @@ pub struct LibraryVoiceView {
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct FitFigures {
+    /// The language the voice was fitted to speak.
+    pub language: String,
     pub best_stock: String,
     pub best_stock_similarity: f32,
     pub blend_similarity: f32,
@@ -105,6 +111,8 @@ pub struct FitFigures {
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct FitInProgress {
+    /// The language the voice is being fitted to speak.
+    pub language: String,
     /// `None` until its first generation is judged (or while it waits its turn).
     pub generation: Option<u32>,
     pub seconds: f32,
@@ -114,19 +122,41 @@ pub struct FitInProgress {
 }
 
 impl FitInProgress {
-    /// From the engine's progress report (`None`: queued or just started).
-    pub fn of(progress: Option<&revoice_voices::fit::FitProgress>) -> FitInProgress {
+    /// From the engine's progress report for a fit to speak `language`
+    /// (`None`: queued or just started).
+    pub fn of(language: &str, progress: Option<&revoice_voices::fit::FitProgress>) -> FitInProgress {
+        let language = language.to_string();
         match progress {
             Some(p) => FitInProgress {
+                language,
                 generation: Some(p.generation as u32),
                 seconds: p.seconds as f32,
                 seconds_left: p.seconds_left as f32,
                 start_similarity: p.start_similarity,
                 best_similarity: p.best_similarity,
             },
-            None => FitInProgress { generation: None, seconds: 0.0, seconds_left: 0.0, start_similarity: 0.0, best_similarity: 0.0 },
+            None => FitInProgress { language, generation: None, seconds: 0.0, seconds_left: 0.0, start_similarity: 0.0, best_similarity: 0.0 },
         }
     }
+}
+
+/// A voice's fits as the view shows them: its own language first.
+fn fit_figures(matched: &MatchedVoice) -> Vec<FitFigures> {
+    let mut fits: Vec<&revoice_voices::fit::FittedVoice> = matched.fits.values().collect();
+    fits.sort_by_key(|f| !f.language.eq_ignore_ascii_case(&matched.language));
+    fits.into_iter()
+        .map(|f| FitFigures {
+            language: f.language.clone(),
+            best_stock: f.held_out.best_stock.clone(),
+            best_stock_similarity: f.held_out.best_stock_similarity,
+            blend_similarity: f.held_out.blend_similarity,
+            fitted_similarity: f.held_out.fitted_similarity,
+            style_only_similarity: f.held_out.style_only_similarity,
+            tone_largest_db: f.recipe.tone.as_ref().map(|t| t.largest_db()),
+            generations: f.generations as u32,
+            seconds: f.seconds,
+        })
+        .collect()
 }
 
 impl LibraryVoiceView {
@@ -141,17 +171,9 @@ impl LibraryVoiceView {
                 .unwrap_or_default(),
             blend: matched.as_ref().map(MatchedVoice::blend_spec).unwrap_or_default(),
             kind: matched.as_ref().map_or("matched", MatchedVoice::kind).to_string(),
-            fit: matched.as_ref().and_then(|m| m.fitted.as_ref()).map(|f| FitFigures {
-                best_stock: f.held_out.best_stock.clone(),
-                best_stock_similarity: f.held_out.best_stock_similarity,
-                blend_similarity: f.held_out.blend_similarity,
-                fitted_similarity: f.held_out.fitted_similarity,
-                style_only_similarity: f.held_out.style_only_similarity,
-                tone_largest_db: f.recipe.tone.as_ref().map(|t| t.largest_db()),
-                generations: f.generations as u32,
-                seconds: f.seconds,
-            }),
-            fitting: None,
+            language: matched.as_ref().map(|m| m.language.clone()).unwrap_or_default(),
+            fits: matched.as_ref().map(fit_figures).unwrap_or_default(),
+            fitting: Vec::new(),
             name: record.voice.name,
             description: record.voice.description,
             reference_text: record.voice.reference_text,

@@ -169,6 +169,31 @@ pub struct FittedVoice {
 }
 
 #[cfg(test)]
+impl FittedVoice {
+    /// A finished fit that kept one stock voice, for tests.
+    pub(crate) fn example(language: &str, voice: &str) -> FittedVoice {
+        FittedVoice {
+            recipe: StyleRecipe::of_blend(&[(voice.to_string(), 1.0)]),
+            kept_start: false,
+            language: language.into(),
+            settings: FitSettings::default(),
+            started_from: voice.into(),
+            fit_similarity: 0.8,
+            held_out: HeldOutFigures {
+                best_stock: voice.into(),
+                best_stock_similarity: 0.6,
+                blend_similarity: 0.6,
+                fitted_similarity: 0.8,
+                style_only_similarity: None,
+            },
+            generations: 3,
+            candidates: 24,
+            seconds: 60.0,
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
