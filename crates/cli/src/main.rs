@@ -22,6 +22,7 @@ mod play;
 mod progress;
 mod project;
 mod serve;
+mod translators;
 mod voices;
 use revoice_engine::{CheckStatus, Diagnosis};
 
@@ -100,6 +101,11 @@ enum Command {
     Engines {
         #[command(subcommand)]
         command: engines::EnginesCommand,
+    },
+    /// Translation engines: servers that speak the OpenAI-compatible chat-completions API.
+    Translators {
+        #[command(subcommand)]
+        command: translators::TranslatorsCommand,
     },
     /// Measure the engine: `revoice bench synth`.
     Bench {
@@ -340,6 +346,10 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
         let config = revoice_engine::EngineConfig::load(cli.data_dir)?;
         return Ok(if engines::run(config, command).await? { ExitCode::SUCCESS } else { ExitCode::from(1) });
     }
+    if let Command::Translators { command } = cli.command {
+        let config = revoice_engine::EngineConfig::load(cli.data_dir)?;
+        return Ok(if translators::run(config, command).await? { ExitCode::SUCCESS } else { ExitCode::from(1) });
+    }
     let (engine, _log) = revoice_engine::start(cli.data_dir).await?;
     let engine = std::sync::Arc::new(engine);
     let code = match cli.command {
@@ -348,7 +358,7 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
             if json {
                 println!("{}", serde_json::to_string_pretty(&report).expect("report serialises"));
             } else {
-                print_report(&report);
+                print_report(&report, &engine.config().settings.translators);
             }
             if strict && report.overall() == CheckStatus::Problem {
                 ExitCode::from(1)
@@ -359,6 +369,7 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
         Command::Models { command } => run_models(&engine, command).await?,
         Command::Project { command } => project::run(&engine, command).await?,
         Command::Engines { .. } => unreachable!("engines run before the engine opens"),
+        Command::Translators { .. } => unreachable!("translators run before the engine opens"),
         Command::Dictionary { command } => {
             dictionary::run(&engine, command).await?;
             ExitCode::SUCCESS
@@ -642,7 +653,7 @@ fn list_voices(language: Option<&str>, json: bool) {
     println!("{} voices", voices.len());
 }
 
-fn print_report(r: &Diagnosis) {
+fn print_report(r: &Diagnosis, translators: &[revoice_translate::TranslatorSettings]) {
     println!("Revoice Studio engine {}", r.engine_version);
     println!();
     println!("  data folder   {}", r.data_dir.display());
@@ -664,6 +675,8 @@ fn print_report(r: &Diagnosis) {
         let format = d.default_format.as_deref().unwrap_or("format unknown");
         println!("  {:<28} {} ({format}){marks}", d.id, d.name);
     }
+    println!();
+    translators::doctor_lines(translators).iter().for_each(|line| println!("{line}"));
     println!();
     println!("Checks:");
     for c in &r.checks {

@@ -11,6 +11,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use clap::Subcommand;
+
+mod translate;
 use revoice_engine::dub::pipeline::RenderScope;
 use revoice_engine::dub::timecode;
 use revoice_engine::{Engine, Error, ExportRequest, Result};
@@ -125,6 +127,32 @@ pub enum ProjectCommand {
         /// Remove the stem with this id (see the list).
         #[arg(long, conflicts_with_all = ["file", "add"])]
         remove: Option<i64>,
+    },
+    /// Translate a track into another language through a translation engine
+    /// (`revoice translators add`): the lines go in batches with their
+    /// neighbours and speakers, and land on the track in that language in
+    /// the same slots. Stopped or killed, the same command goes on where it
+    /// stopped; lines translated before are kept unless named with --again.
+    Translate {
+        project: i64,
+        /// The language to translate into (its track is made when missing).
+        #[arg(long)]
+        to: String,
+        /// The language of the track to translate (the project's first track by default).
+        #[arg(long)]
+        from: Option<String>,
+        /// The translator to use (the first configured by default).
+        #[arg(long)]
+        translator: Option<String>,
+        /// Source line ids to translate again (comma-separated).
+        #[arg(long, value_delimiter = ',')]
+        again: Vec<i64>,
+        /// Translate again lines edited by hand since their translation too.
+        #[arg(long)]
+        overwrite_edited: bool,
+        /// Notes for the translator: register, audience, how to render names or terms.
+        #[arg(long, default_value = "")]
+        notes: String,
     },
     /// Render every line whose audio is missing or out of date (interrupted renders resume here).
     Render {
@@ -438,6 +466,10 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
             let document = revoice_engine::dub::project_file::parse(&text, &file.display().to_string())?;
             let id = revoice_engine::dub::project_file::import(store, &document).await?;
             println!("created project {id} \"{}\" from {}", document.name, file.display());
+        }
+        ProjectCommand::Translate { project, to, from, translator, again, overwrite_edited, notes } => {
+            let request = revoice_engine::translating::TranslateRequest { project_id: project, from, to, translator, again, overwrite_edited, notes };
+            translate::run(engine, request).await?;
         }
         ProjectCommand::Render { project, check } => {
             render(engine, project).await?;

@@ -32,6 +32,10 @@ pub struct Settings {
     /// written only when there are some, after the other sections).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub engines: Vec<RemoteEngineSettings>,
+    /// Translation engines (`[[translators]]`, written only when there are
+    /// some, last): see [`crate::translators`].
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub translators: Vec<crate::translators::TranslatorSettings>,
 }
 
 /// A remote engine: one or more servers (a fleet) that speak the same
@@ -259,6 +263,12 @@ impl Settings {
                 return Err(format!("[[engines]] name {:?} is used twice", engine.name));
             }
         }
+        for (i, translator) in self.translators.iter().enumerate() {
+            translator.check()?;
+            if self.translators[..i].iter().any(|t| t.name.eq_ignore_ascii_case(&translator.name)) {
+                return Err(format!("[[translators]] name {:?} is used twice", translator.name));
+            }
+        }
         if tracing_subscriber::EnvFilter::try_new(&self.log.filter).is_err() {
             return Err(format!("[log] filter {:?} is not a tracing filter (for example \"info\" or \"revoice=debug,info\")", self.log.filter));
         }
@@ -360,7 +370,7 @@ impl EngineConfig {
 
     /// Edits the config file's document, then parses and checks the result
     /// before it replaces the file (a file that would not load is never written).
-    fn edit_document(&mut self, edit: impl FnOnce(&mut toml_edit::DocumentMut)) -> Result<()> {
+    pub(crate) fn edit_document(&mut self, edit: impl FnOnce(&mut toml_edit::DocumentMut)) -> Result<()> {
         let path = self.config_file();
         let text = std::fs::read_to_string(&path).map_err(|e| Error::io("read", &path, e))?;
         let mut document: toml_edit::DocumentMut = text.parse().map_err(|e| Error::Config { path: path.clone(), reason: format!("{e}") })?;
@@ -411,6 +421,63 @@ impl EngineConfig {
             if let Some(v) = edit.api_port {
                 set("api", "port", toml_edit::value(v as i64));
             }
+        })
+    }
+}
+
+impl EngineConfig {
+    /// Adds a translator to the config file (or replaces the one of the
+    /// same name), keeping the rest of the file as it is; checked first.
+    pub fn save_translator(&mut self, translator: &crate::translators::TranslatorSettings) -> Result<()> {
+        translator.check().map_err(|reason| Error::invalid(format!("translator {:?}", translator.name), reason))?;
+        self.edit_document(|document| {
+            let mut table = toml_edit::Table::new();
+            table["name"] = toml_edit::value(translator.name.as_str());
+            table["url"] = toml_edit::value(translator.url.as_str());
+            if !translator.model.is_empty() {
+                table["model"] = toml_edit::value(translator.model.as_str());
+            }
+            if !translator.api_key.is_empty() {
+                table["api_key"] = toml_edit::value(translator.api_key.as_str());
+            }
+            if let Some(timeout) = translator.timeout_s {
+                table["timeout_s"] = toml_edit::value(timeout);
+            }
+            if document.get("translators").and_then(|e| e.as_array_of_tables()).is_none() {
+                document["translators"] = toml_edit::Item::ArrayOfTables(toml_edit::ArrayOfTables::new());
+            }
+            let translators = document["translators"].as_array_of_tables_mut().expect("an array of tables");
+            let at = translators.iter().position(|t| t.get("name").and_then(|n| n.as_str()).is_some_and(|n| n.eq_ignore_ascii_case(&translator.name)));
+            match at {
+                Some(i) => *translators.get_mut(i).expect("found") = table,
+                None => translators.push(table),
+            }
+        })
+    }
+
+    /// Removes the translator `name` from the config file.
+    pub fn remove_translator(&mut self, name: &str) -> Result<()> {
+        self.translator(name)?;
+        self.edit_document(|document| {
+            if let Some(translators) = document.get_mut("translators").and_then(|e| e.as_array_of_tables_mut()) {
+                translators.retain(|t| !t.get("name").and_then(|n| n.as_str()).is_some_and(|n| n.eq_ignore_ascii_case(name)));
+            }
+        })
+    }
+
+    /// The translator `name`; refused naming the ones there are.
+    pub fn translator(&self, name: &str) -> Result<&crate::translators::TranslatorSettings> {
+        let all = &self.settings.translators;
+        all.iter().find(|t| t.name.eq_ignore_ascii_case(name)).ok_or_else(|| {
+            let known: Vec<&str> = all.iter().map(|t| t.name.as_str()).collect();
+            Error::not_found(
+                format!("translator {name:?}"),
+                if known.is_empty() {
+                    "no translator is configured: add one with `revoice translators add`".to_string()
+                } else {
+                    format!("the translators are: {}", known.join(", "))
+                },
+            )
         })
     }
 }
@@ -604,5 +671,41 @@ mod tests {
         cfg.remove_remote_engine("FLEET").unwrap();
         assert_eq!(cfg.settings.engines.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(), ["gpu"]);
         assert!(cfg.remove_remote_engine("fleet").unwrap_err().to_string().contains("gpu"));
+    }
+
+    fn local_translator() -> crate::translators::TranslatorSettings {
+        crate::translators::TranslatorSettings {
+            name: "llama".into(),
+            url: "http://127.0.0.1:8080".into(),
+            model: String::new(),
+            api_key: String::new(),
+            timeout_s: None,
+        }
+    }
+
+    #[test]
+    fn a_translator_is_saved_read_back_replaced_and_removed_keeping_the_users_comments() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(CONFIG_FILE_NAME), "# mine\n[dub]\nlisten_back = false # quiet\n").unwrap();
+        let mut cfg = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
+        cfg.save_translator(&local_translator()).unwrap();
+        let hosted = crate::translators::TranslatorSettings {
+            name: "hosted".into(),
+            url: "https://api.example.com/v1".into(),
+            model: "m".into(),
+            api_key: "k".into(),
+            timeout_s: Some(30.0),
+        };
+        cfg.save_translator(&hosted).unwrap();
+        cfg.save_translator(&crate::translators::TranslatorSettings { model: "gemma".into(), ..local_translator() }).unwrap();
+        let again = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
+        assert_eq!(again.settings.translators, vec![crate::translators::TranslatorSettings { model: "gemma".into(), ..local_translator() }, hosted.clone()]);
+        assert!(std::fs::read_to_string(again.config_file()).unwrap().contains("# quiet"));
+        assert_eq!(again.translator("HOSTED").unwrap(), &hosted);
+        let mut cfg = again;
+        cfg.remove_translator("llama").unwrap();
+        let err = cfg.remove_translator("llama").unwrap_err().to_string();
+        assert!(err.contains("hosted"), "{err}");
+        assert_eq!(EngineConfig::load_from(dir.path().to_path_buf()).unwrap().settings.translators, vec![hosted]);
     }
 }

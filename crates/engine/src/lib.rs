@@ -42,6 +42,7 @@ mod replacing;
 mod speaking;
 pub mod studio;
 pub mod testing;
+pub mod translating;
 mod video;
 mod voices;
 

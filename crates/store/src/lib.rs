@@ -22,6 +22,7 @@ pub mod projects;
 pub mod pronunciations;
 pub mod remote_voices;
 pub mod spoken_lengths;
+pub mod translations;
 pub mod voices;
 
 pub use beds::BedStem;

@@ -23,7 +23,7 @@ pub struct LineState {
 /// Shortest line a split may leave, seconds.
 const SHORTEST_LINE_S: f64 = 0.2;
 
-async fn line_state(tx: &mut Transaction<'_, Sqlite>, id: i64) -> sqlx::Result<Option<LineState>> {
+pub(crate) async fn line_state(tx: &mut Transaction<'_, Sqlite>, id: i64) -> sqlx::Result<Option<LineState>> {
     let Some(segment): Option<Segment> = sqlx::query_as("SELECT * FROM segments WHERE id = ?1").bind(id).fetch_optional(&mut **tx).await? else {
         return Ok(None);
     };
@@ -34,7 +34,7 @@ async fn line_state(tx: &mut Transaction<'_, Sqlite>, id: i64) -> sqlx::Result<O
     Ok(Some(LineState { segment, takes }))
 }
 
-async fn project_of_track(tx: &mut Transaction<'_, Sqlite>, track_id: i64) -> sqlx::Result<Option<i64>> {
+pub(crate) async fn project_of_track(tx: &mut Transaction<'_, Sqlite>, track_id: i64) -> sqlx::Result<Option<i64>> {
     sqlx::query_scalar("SELECT project_id FROM tracks WHERE id = ?1").bind(track_id).fetch_optional(&mut **tx).await
 }
 
@@ -74,7 +74,7 @@ pub(crate) async fn restore(tx: &mut Transaction<'_, Sqlite>, lines: &[LineState
 }
 
 /// Adds a line with `fields` to a track; its id.
-async fn insert_line(tx: &mut Transaction<'_, Sqlite>, track_id: i64, fields: &SegmentFields) -> sqlx::Result<i64> {
+pub(crate) async fn insert_line(tx: &mut Transaction<'_, Sqlite>, track_id: i64, fields: &SegmentFields) -> sqlx::Result<i64> {
     let id: i64 = sqlx::query_scalar("INSERT INTO segments (track_id, start_s, end_s, text) VALUES (?1, ?2, ?3, ?4) RETURNING id")
         .bind(track_id)
         .bind(fields.start_s)
@@ -110,7 +110,7 @@ fn split_text(text: &str, share: f64) -> (String, String) {
 
 impl Store {
     /// Records a structural edit of `before` into the lines now at `after_ids` and commits.
-    async fn finish_lines_edit(
+    pub(crate) async fn finish_lines_edit(
         &self,
         mut tx: Transaction<'static, Sqlite>,
         project_id: i64,

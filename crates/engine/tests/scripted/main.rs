@@ -12,6 +12,7 @@ mod render_scope;
 mod session;
 mod sync_boundary;
 mod timeline;
+mod translating;
 mod view;
 
 use std::sync::atomic::AtomicBool;

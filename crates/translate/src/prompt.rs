@@ -1,0 +1,271 @@
+//! What a translator is asked: the messages for a batch of a track's lines
+//! (with the lines around them as context, the glossary, the names kept as
+//! written and the project's notes), and for one line said shorter to fit
+//! its slot. Languages are named in English (`Spanish (es-MX)`).
+
+use serde_json::{json, Map, Value};
+
+use crate::chat::Message;
+
+/// One line of a track.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchLine {
+    /// The line's id; the reply names it.
+    pub id: i64,
+    pub speaker: Option<String>,
+    pub text: String,
+    /// The length of the line's slot, seconds.
+    pub seconds: f64,
+}
+
+/// A term and how it is translated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GlossaryTerm {
+    pub term: String,
+    pub translation: String,
+}
+
+/// Lines to translate, in order, with the lines around them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Batch {
+    /// The lines' language tag (`en-US`).
+    pub from: String,
+    /// The language tag to translate into (`es`, `pt-BR`).
+    pub to: String,
+    /// The lines to translate.
+    pub lines: Vec<BatchLine>,
+    /// The lines just before, as context (not translated).
+    pub before: Vec<BatchLine>,
+    /// The lines just after, as context (not translated).
+    pub after: Vec<BatchLine>,
+    pub glossary: Vec<GlossaryTerm>,
+    /// Names and words kept exactly as written.
+    pub keep: Vec<String>,
+    /// The project's own instructions (tone, setting, audience); may be empty.
+    pub notes: String,
+}
+
+/// One line whose translation is too long for its slot, to be said shorter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shorten {
+    pub from: String,
+    pub to: String,
+    /// The original line (its `seconds`: the slot's length).
+    pub line: BatchLine,
+    /// Its translation now.
+    pub current: String,
+    /// How long the translation takes to say now, seconds.
+    pub current_seconds: f64,
+    /// About how many syllables the shorter translation should have.
+    pub target_syllables: usize,
+    pub glossary: Vec<GlossaryTerm>,
+    pub keep: Vec<String>,
+    pub notes: String,
+}
+
+/// A language tag's English name: `Spanish` for `es`, `Portuguese (pt-BR)`
+/// for `pt-BR`; a tag the studio does not know, as it is.
+pub fn language_name(tag: &str) -> String {
+    let tag = tag.trim();
+    match revoice_text::language::of_tag(tag) {
+        Some(language) if tag.contains(['-', '_']) => format!("{} ({tag})", language.name),
+        Some(language) => language.name.to_string(),
+        None => tag.to_string(),
+    }
+}
+
+/// Seconds to a tenth, as the prompts give them.
+fn tenths(seconds: f64) -> f64 {
+    (seconds * 10.0).round() / 10.0
+}
+
+/// The rules both prompts share: register, names kept, glossary, notes.
+fn shared_rules(glossary: &[GlossaryTerm], keep: &[String], notes: &str) -> String {
+    let mut rules = String::from(
+        "- Write natural spoken dialogue, as an actor would say it, not written prose.\n\
+         - Keep each speaker's register: formal or casual, polite or rude, as in the original.\n",
+    );
+    let keep: Vec<&str> = keep.iter().map(|k| k.trim()).filter(|k| !k.is_empty()).collect();
+    if !keep.is_empty() {
+        let quoted: Vec<String> = keep.iter().map(|k| json!(k).to_string()).collect();
+        rules.push_str(&format!("- Keep these names exactly as written, untranslated: {}.\n", quoted.join(", ")));
+    }
+    let terms: Vec<&GlossaryTerm> = glossary.iter().filter(|t| !t.term.trim().is_empty() && !t.translation.trim().is_empty()).collect();
+    if !terms.is_empty() {
+        rules.push_str("- Translate these terms as given:\n");
+        for t in terms {
+            rules.push_str(&format!("  {} -> {}\n", json!(t.term.trim()), json!(t.translation.trim())));
+        }
+    }
+    if !notes.trim().is_empty() {
+        rules.push_str(&format!("- Follow the project's notes: {}\n", notes.trim()));
+    }
+    rules
+}
+
+fn line_json(line: &BatchLine, with_seconds: bool) -> Value {
+    let mut object = Map::new();
+    object.insert("id".into(), json!(line.id));
+    if let Some(speaker) = line.speaker.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        object.insert("speaker".into(), json!(speaker));
+    }
+    object.insert("text".into(), json!(line.text.trim()));
+    if with_seconds {
+        object.insert("seconds".into(), json!(tenths(line.seconds)));
+    }
+    Value::Object(object)
+}
+
+/// The messages that ask for a batch's translation: a system message with
+/// the rules and the reply's form (a JSON array of `{"id", "text"}`, one
+/// per line, same ids, same order), and a user message with the lines as
+/// JSON (`translate`, and the context in `before` and `after`).
+pub fn batch_messages(batch: &Batch) -> Vec<Message> {
+    let (from, to) = (language_name(&batch.from), language_name(&batch.to));
+    let system = format!(
+        "You are the translator of a film's dubbing. Translate each numbered line in \"translate\" from {from} into {to}, \
+         so that it can be spoken in about the same time as the original, in the slot the line has (\"seconds\": the slot's length).\n\
+         Rules:\n\
+         {rules}\
+         - The lines in \"before\" and \"after\" are context only: do not translate them.\n\
+         Reply ONLY with a JSON array of objects {{\"id\": <id>, \"text\": \"<translation>\"}}, one for each line in \"translate\", \
+         with the same ids in the same order, and nothing else: no notes, no explanations.",
+        rules = shared_rules(&batch.glossary, &batch.keep, &batch.notes),
+    );
+    let mut user = Map::new();
+    user.insert("from".into(), json!(from));
+    user.insert("to".into(), json!(to));
+    if !batch.before.is_empty() {
+        user.insert("before".into(), Value::Array(batch.before.iter().map(|l| line_json(l, false)).collect()));
+    }
+    user.insert("translate".into(), Value::Array(batch.lines.iter().map(|l| line_json(l, true)).collect()));
+    if !batch.after.is_empty() {
+        user.insert("after".into(), Value::Array(batch.after.iter().map(|l| line_json(l, false)).collect()));
+    }
+    let user = serde_json::to_string_pretty(&Value::Object(user)).expect("JSON of strings and numbers");
+    vec![Message::system(system), Message::user(user)]
+}
+
+/// The messages that ask for one line's translation said shorter, in about
+/// `target_syllables` syllables with the same meaning; the reply's form is
+/// `{"text": "…"}`.
+pub fn shorten_messages(request: &Shorten) -> Vec<Message> {
+    let (from, to) = (language_name(&request.from), language_name(&request.to));
+    let (now, slot) = (tenths(request.current_seconds), tenths(request.line.seconds));
+    let system = format!(
+        "You are the translator of a film's dubbing. A line's {to} translation is too long for its slot: spoken, it takes {now} s, \
+         and the slot is {slot} s. Say it shorter, in about {syllables} syllables, keeping its meaning.\n\
+         Rules:\n\
+         {rules}\
+         Reply ONLY with a JSON object {{\"text\": \"<the shorter translation>\"}}, and nothing else.",
+        syllables = request.target_syllables,
+        rules = shared_rules(&request.glossary, &request.keep, &request.notes),
+    );
+    let mut user = Map::new();
+    if let Some(speaker) = request.line.speaker.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        user.insert("speaker".into(), json!(speaker));
+    }
+    user.insert("original".into(), json!(request.line.text.trim()));
+    user.insert("original_language".into(), json!(from));
+    user.insert("translation".into(), json!(request.current.trim()));
+    user.insert("translation_seconds".into(), json!(now));
+    user.insert("slot_seconds".into(), json!(slot));
+    user.insert("target_syllables".into(), json!(request.target_syllables));
+    let user = serde_json::to_string_pretty(&Value::Object(user)).expect("JSON of strings and numbers");
+    vec![Message::system(system), Message::user(user)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(id: i64, speaker: Option<&str>, text: &str, seconds: f64) -> BatchLine {
+        BatchLine { id, speaker: speaker.map(str::to_string), text: text.into(), seconds }
+    }
+
+    fn batch() -> Batch {
+        Batch {
+            from: "en-US".into(),
+            to: "es".into(),
+            lines: vec![line(7, Some("Ana"), "Where is Marco?", 1.84), line(8, None, "At the Lighthouse.", 1.2)],
+            before: vec![line(6, Some("Bo"), "Hello.", 0.8)],
+            after: vec![line(9, Some("Ana"), "Let's go.", 0.9)],
+            glossary: vec![GlossaryTerm { term: "Lighthouse".into(), translation: "el Faro".into() }],
+            keep: vec!["Marco".into()],
+            notes: "A children's cartoon: keep it gentle.".into(),
+        }
+    }
+
+    #[test]
+    fn languages_are_named_in_english() {
+        assert_eq!(language_name("es"), "Spanish");
+        assert_eq!(language_name("en-US"), "English (en-US)");
+        assert_eq!(language_name("pt-BR"), "Portuguese (pt-BR)");
+        assert_eq!(language_name("ja"), "Japanese");
+        assert_eq!(language_name("tlh"), "tlh");
+    }
+
+    #[test]
+    fn a_batch_prompt_carries_the_rules_and_the_lines_as_json() {
+        let messages = batch_messages(&batch());
+        assert_eq!(messages.len(), 2);
+        assert_eq!((messages[0].role.as_str(), messages[1].role.as_str()), ("system", "user"));
+        let system = &messages[0].content;
+        for needle in [
+            "dubbing",
+            "from English (en-US) into Spanish",
+            "same time",
+            "register",
+            "\"Marco\"",
+            "\"Lighthouse\" -> \"el Faro\"",
+            "children's cartoon",
+            "context only",
+            "ONLY with a JSON array",
+            "same order",
+        ] {
+            assert!(system.contains(needle), "{needle:?} missing from:\n{system}");
+        }
+        let user: Value = serde_json::from_str(&messages[1].content).unwrap();
+        assert_eq!(
+            user["translate"],
+            json!([{"id": 7, "speaker": "Ana", "text": "Where is Marco?", "seconds": 1.8}, {"id": 8, "text": "At the Lighthouse.", "seconds": 1.2}])
+        );
+        assert_eq!(user["before"], json!([{"id": 6, "speaker": "Bo", "text": "Hello."}]));
+        assert_eq!(user["after"][0]["id"], 9);
+    }
+
+    #[test]
+    fn a_bare_batch_leaves_out_what_it_lacks() {
+        let bare = Batch { before: vec![], after: vec![], glossary: vec![], keep: vec![], notes: String::new(), ..batch() };
+        let messages = batch_messages(&bare);
+        assert!(!messages[0].content.contains("names exactly"));
+        assert!(!messages[0].content.contains("terms"));
+        assert!(!messages[0].content.contains("project's notes"));
+        let user: Value = serde_json::from_str(&messages[1].content).unwrap();
+        assert!(user.get("before").is_none() && user.get("after").is_none());
+    }
+
+    #[test]
+    fn a_shorten_prompt_gives_the_times_and_the_target() {
+        let request = Shorten {
+            from: "en".into(),
+            to: "fr".into(),
+            line: line(3, Some("Ana"), "We have to leave right now.", 1.5),
+            current: "Nous devons partir immédiatement, tout de suite.".into(),
+            current_seconds: 2.43,
+            target_syllables: 8,
+            glossary: vec![],
+            keep: vec!["Ana".into()],
+            notes: String::new(),
+        };
+        let messages = shorten_messages(&request);
+        let system = &messages[0].content;
+        for needle in ["French translation", "takes 2.4 s", "slot is 1.5 s", "about 8 syllables", "meaning", "\"Ana\"", "{\"text\""] {
+            assert!(system.contains(needle), "{needle:?} missing from:\n{system}");
+        }
+        let user: Value = serde_json::from_str(&messages[1].content).unwrap();
+        assert_eq!(user["original"], "We have to leave right now.");
+        assert_eq!(user["translation"], "Nous devons partir immédiatement, tout de suite.");
+        assert_eq!(user["target_syllables"], 8);
+    }
+}
