@@ -13,6 +13,7 @@ mod settings_commands;
 mod studio;
 mod take_commands;
 mod timeline_commands;
+mod translate_commands;
 mod voice_commands;
 
 use std::sync::Arc;
@@ -118,6 +119,12 @@ pub fn run() {
             voice_commands::delete_library_voice,
             voice_commands::fit_library_voice,
             voice_commands::cancel_library_voice_fit,
+            translate_commands::translators,
+            translate_commands::save_translator,
+            translate_commands::remove_translator,
+            translate_commands::check_translator,
+            translate_commands::translate_track,
+            translate_commands::cancel_translation,
             voice_commands::preview_voice,
             voice_commands::play_voice_recording,
             voice_commands::voice_speakers,

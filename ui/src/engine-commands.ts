@@ -3,7 +3,7 @@
 // Do not edit: change the Rust command, then run
 // `REVOICE_WRITE_UI_COMMANDS=1 cargo test -p revoice-studio --test ui_commands`.
 import { invoke } from "./invoke";
-import type { AttachedVideo, CastSheet, Diagnosis, EngineReport, EngineStatus, ExportedFile, HandoffFormat, LaneMixEdit, LibraryVoice, OriginalMonitor, Peaks, PictureSource, PlaybackView, ProgrammeClip, Project, ProjectSummary, Pronunciation, RemoteEngineSettings, ReplaceOptions, Saying, SegmentEdit, SettingsEdit, SettingsView, SpeakerClip, SpeakerVoiced, TakeView, TimingStrategy, VoiceChoice, VoiceLibraryView } from "./engine-types";
+import type { AttachedVideo, CastSheet, Diagnosis, EngineReport, EngineStatus, ExportedFile, HandoffFormat, LaneMixEdit, LibraryVoice, OriginalMonitor, Peaks, PictureSource, PlaybackView, ProgrammeClip, Project, ProjectSummary, Pronunciation, RemoteEngineSettings, ReplaceOptions, Saying, SegmentEdit, SettingsEdit, SettingsView, SpeakerClip, SpeakerVoiced, TakeView, TimingStrategy, TranslateReport, TranslateRequest, TranslatorCheck, TranslatorSettings, TranslatorView, VoiceChoice, VoiceLibraryView } from "./engine-types";
 
 // ---- src-tauri/src/commands.rs ----
 
@@ -427,6 +427,42 @@ export function removeMarker(markerId: number): Promise<Project> {
  */
 export function replaceText(trackId: number, find: string, replace: string, options: ReplaceOptions): Promise<[number, Project]> {
   return invoke<[number, Project]>("replace_text", { trackId, find, replace, options });
+}
+
+// ---- src-tauri/src/translate_commands.rs ----
+
+/** The translators in `config.toml`, each with where its lines go. */
+export function translators(): Promise<TranslatorView[]> {
+  return invoke<TranslatorView[]>("translators");
+}
+
+/** Adds a translator (or replaces the one of its name); the translators. */
+export function saveTranslator(translator: TranslatorSettings): Promise<TranslatorView[]> {
+  return invoke<TranslatorView[]>("save_translator", { translator });
+}
+
+/** Removes a translator; the translators left. */
+export function removeTranslator(name: string): Promise<TranslatorView[]> {
+  return invoke<TranslatorView[]>("remove_translator", { name });
+}
+
+/** Asks a translator for its models and to translate "Good morning." into Spanish. */
+export function checkTranslator(name: string): Promise<TranslatorCheck> {
+  return invoke<TranslatorCheck>("check_translator", { name });
+}
+
+/**
+ * Translates a track into another language through a translator (its
+ * track made when missing), with `translating` events as lines are
+ * written; what it did, and the project.
+ */
+export function translateTrack(request: TranslateRequest): Promise<[TranslateReport, Project]> {
+  return invoke<[TranslateReport, Project]>("translate_track", { request });
+}
+
+/** Stops the running translation after its batch (what was written stays); whether one was running. */
+export function cancelTranslation(): Promise<boolean> {
+  return invoke<boolean>("cancel_translation");
 }
 
 // ---- src-tauri/src/voice_commands.rs ----

@@ -301,7 +301,7 @@ peak: number,
  * SHA-256 of its samples as laid, first 16 hex digits.
  */
 fingerprint: string, };
-export type StudioEvent = { "kind": "modelLoading", loading: boolean, } | { "kind": "renderProgress", projectId: number, done: number, total: number, rendered: number, } | { "kind": "segmentState", segmentId: number, state: SegmentState, error: string | null, } | { "kind": "renderFinished", projectId: number, rendered: number, fresh: number, failed: number, cancelled: boolean, error: string | null, } | { "kind": "listenProgress", projectId: number, done: number, total: number, retaking: number | null, } | { "kind": "segmentChecked", segmentId: number, check: TakeCheck, retaken: boolean, } | { "kind": "listenFinished", projectId: number, checked: number, failing: number, retaken: number, cancelled: boolean, error: string | null, } | { "kind": "playback" } & PlaybackView | { "kind": "previewFinished", segmentId: number, firstSoundMs: number | null, error: string | null, } | { "kind": "voicePreviewFinished", voice: string, firstSoundMs: number | null, error: string | null, } | { "kind": "mediaHeard", seconds: number, } | { "kind": "lengthsPredicted", projectId: number, lines: number, };
+export type StudioEvent = { "kind": "modelLoading", loading: boolean, } | { "kind": "renderProgress", projectId: number, done: number, total: number, rendered: number, } | { "kind": "segmentState", segmentId: number, state: SegmentState, error: string | null, } | { "kind": "renderFinished", projectId: number, rendered: number, fresh: number, failed: number, cancelled: boolean, error: string | null, } | { "kind": "listenProgress", projectId: number, done: number, total: number, retaking: number | null, } | { "kind": "segmentChecked", segmentId: number, check: TakeCheck, retaken: boolean, } | { "kind": "listenFinished", projectId: number, checked: number, failing: number, retaken: number, cancelled: boolean, error: string | null, } | { "kind": "playback" } & PlaybackView | { "kind": "previewFinished", segmentId: number, firstSoundMs: number | null, error: string | null, } | { "kind": "voicePreviewFinished", voice: string, firstSoundMs: number | null, error: string | null, } | { "kind": "mediaHeard", seconds: number, } | { "kind": "translating", projectId: number, done: number, total: number, } | { "kind": "lengthsPredicted", projectId: number, lines: number, };
 export type SegmentEdit = { text?: string, start?: number, end?: number, speakerId?: number, speed?: number, gainDb?: number, 
 /**
  * The line's own timing strategy; `null` clears it (the project's applies).
@@ -482,6 +482,121 @@ fitMinutes: number, apiPort: number,
  * The saved file differs from what the running engine started with.
  */
 restartNeeded: boolean, };
+export type TranslatorSettings = { 
+/**
+ * How the studio names it (`revoice project translate --translator NAME`).
+ */
+name: string, 
+/**
+ * Its base URL (`http://127.0.0.1:8080` or `…/v1`).
+ */
+url: string, 
+/**
+ * The `model` sent with each request (empty: the server's default).
+ */
+model: string, 
+/**
+ * Bearer token, if the server asks for one.
+ */
+api_key: string, 
+/**
+ * Seconds a request may take (default [`TranslatorSettings::DEFAULT_TIMEOUT_S`]).
+ */
+timeout_s?: number, };
+export type TranslatorView = { name: string, url: string, 
+/**
+ * The model asked for (empty: the server's default).
+ */
+model: string, 
+/**
+ * Where the lines go (`127.0.0.1:8080`).
+ */
+host: string, 
+/**
+ * Whether that is this machine.
+ */
+local: boolean, hasApiKey: boolean, };
+export type TranslatorCheck = { 
+/**
+ * The models it lists (empty when it lists none).
+ */
+models: Array<string>, 
+/**
+ * What "Good morning." became in Spanish.
+ */
+answered: string, seconds: number, };
+export type TranslateRequest = { projectId: number, 
+/**
+ * The language of the track to translate (the project's first track when `None`).
+ */
+from: string | null, 
+/**
+ * The language to translate into: its track is made when the project has none.
+ */
+to: string, 
+/**
+ * The translator's name (the first configured when `None`).
+ */
+translator: string | null, 
+/**
+ * Source lines to translate again although they were translated before.
+ */
+again: Array<number>, 
+/**
+ * Whether lines edited by hand since their translation may be translated again.
+ */
+overwriteEdited: boolean, 
+/**
+ * What the translator should keep in mind (register, audience, terms).
+ */
+notes: string, };
+export type TranslateReport = { 
+/**
+ * The translator and its model, as each line records it.
+ */
+translator: string, 
+/**
+ * Where the lines went (`127.0.0.1:8080`), and whether that is this machine.
+ */
+host: string, local: boolean, from: string, trackId: number, 
+/**
+ * Lines translated now.
+ */
+translated: number, 
+/**
+ * Lines translated before and left as they were.
+ */
+already: number, 
+/**
+ * Of those, lines whose source was edited after they were translated.
+ */
+sourceChanged: Array<number>, 
+/**
+ * Source lines asked for again whose translation was edited by hand, left as they were.
+ */
+keptEdited: Array<number>, 
+/**
+ * Of the lines translated now (with a local voice), how many fit
+ * their slots at no more than [`MAX_RATE`] as first translated, and
+ * after the long ones were asked for shorter.
+ */
+fitBefore: number, fitAfter: number, 
+/**
+ * Lines translated now whose predicted length is known.
+ */
+sized: number, 
+/**
+ * Lines said shorter to fit.
+ */
+shortened: Array<number>, 
+/**
+ * Lines (on the translated track) still too long for their slots.
+ */
+tooLong: Array<number>, 
+/**
+ * Why the lines were not sized to their slots (the speech model could not load).
+ */
+notSized: string | null, };
 export type ErrorKind = "notFound" | "invalidInput" | "conflict" | "busy" | "cancelled" | "internal";
 export type ErrorReport = { kind: ErrorKind, message: string, 
 /**

@@ -49,13 +49,14 @@ mod voices;
 use std::path::PathBuf;
 
 pub use revoice_audio as audio;
-pub use revoice_core::{config, error, fsutil};
+pub use revoice_core::{config, error, fsutil, translators};
 pub use revoice_model as model;
 pub use revoice_remote as remote;
 pub use revoice_speech as speech;
 pub use revoice_speech::{allocator, cache, compute_threads, fitted_style, scheduler, voice_spec};
 pub use revoice_store as store;
 pub use revoice_text as text;
+pub use revoice_translate as translate;
 pub use revoice_text::{language, subtitles};
 pub use revoice_voices as voice;
 

@@ -34,7 +34,8 @@ const CONTEXT_LINES: usize = 2;
 pub const MAX_RATE: f64 = 1.25;
 
 /// What to translate.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase", default)]
 pub struct TranslateRequest {
     pub project_id: i64,
     /// The language of the track to translate (the project's first track when `None`).
@@ -59,7 +60,8 @@ pub struct TranslateProgress {
 }
 
 /// What a translation did.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
 pub struct TranslateReport {
     /// The translator and its model, as each line records it.
     pub translator: String,
@@ -107,9 +109,11 @@ impl Engine {
         progress: &mut dyn FnMut(&TranslateProgress),
         cancelled: &dyn Fn() -> bool,
     ) -> Result<TranslateReport> {
+        // The translators as saved now: one added in the settings is there at once.
+        let saved = revoice_core::config::EngineConfig::load_from(self.data_dir().to_path_buf())?;
         let settings = match &request.translator {
-            Some(name) => self.config().translator(name)?.clone(),
-            None => self.config().settings.translators.first().cloned().ok_or_else(|| {
+            Some(name) => saved.translator(name)?.clone(),
+            None => saved.settings.translators.first().cloned().ok_or_else(|| {
                 Error::not_found("translator", "no translator is configured: add one with `revoice translators add NAME --url URL` or in Settings")
             })?,
         };
@@ -281,6 +285,60 @@ impl Engine {
             }
         }
         Ok(())
+    }
+}
+
+/// A translator as the settings show it: where its lines go.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct TranslatorView {
+    pub name: String,
+    pub url: String,
+    /// The model asked for (empty: the server's default).
+    pub model: String,
+    /// Where the lines go (`127.0.0.1:8080`).
+    pub host: String,
+    /// Whether that is this machine.
+    pub local: bool,
+    pub has_api_key: bool,
+}
+
+impl TranslatorView {
+    pub fn of(settings: &revoice_core::translators::TranslatorSettings) -> TranslatorView {
+        TranslatorView {
+            name: settings.name.clone(),
+            url: settings.url.clone(),
+            model: settings.model.clone(),
+            host: settings.host().to_string(),
+            local: settings.is_local(),
+            has_api_key: !settings.api_key.is_empty(),
+        }
+    }
+}
+
+/// What a translator answered when checked.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct TranslatorCheck {
+    /// The models it lists (empty when it lists none).
+    pub models: Vec<String>,
+    /// What "Good morning." became in Spanish.
+    pub answered: String,
+    pub seconds: f64,
+}
+
+impl Engine {
+    /// The translators as saved in `config.toml` now (blocking).
+    pub fn translators(&self) -> Result<Vec<revoice_core::translators::TranslatorSettings>> {
+        Ok(revoice_core::config::EngineConfig::load_from(self.data_dir().to_path_buf())?.settings.translators)
+    }
+
+    /// Asks the translator `name` for its models and a one-line
+    /// translation (blocking: a small model may take a while).
+    pub fn check_translator(&self, name: &str) -> Result<TranslatorCheck> {
+        let saved = revoice_core::config::EngineConfig::load_from(self.data_dir().to_path_buf())?;
+        let report = Translator::new(saved.translator(name)?.clone()).check()?;
+        Ok(TranslatorCheck { models: report.models, answered: report.answered, seconds: report.seconds })
     }
 }
 

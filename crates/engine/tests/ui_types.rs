@@ -76,6 +76,12 @@ fn generated() -> String {
         decl::<revoice_engine::SpeakerClip>(&cfg),
         decl::<revoice_engine::SpeakerVoiced>(&cfg),
         decl::<studio::settings::SettingsView>(&cfg),
+        // Translation.
+        decl::<revoice_engine::translators::TranslatorSettings>(&cfg),
+        decl::<revoice_engine::translating::TranslatorView>(&cfg),
+        decl::<revoice_engine::translating::TranslatorCheck>(&cfg),
+        decl::<revoice_engine::translating::TranslateRequest>(&cfg),
+        decl::<revoice_engine::translating::TranslateReport>(&cfg),
         // A refusal as the window acts on it: its kind, message and input.
         decl::<revoice_engine::ErrorKind>(&cfg),
         decl::<revoice_engine::error::ErrorReport>(&cfg),

@@ -1,6 +1,7 @@
 //! One editor window's hold on the engine: the model and scheduler, loaded
 //! on first need and kept; at most one render job at a time, whose line
-//! states overlay the stored ones; previews of single lines; and the
+//! states overlay the stored ones; one translation of a track at a time,
+//! with its progress; previews of single lines; and the
 //! window's [`Playback`] of a track's timeline, which plays only the lines
 //! that have a take. Everything the window should know as it happens
 //! arrives as a [`StudioEvent`] through the sink the window gave.
@@ -19,6 +20,7 @@ use crate::dub::player::Playback;
 use crate::dub::programme::OriginalMonitor;
 use crate::dub::PROGRAMME_RATE;
 use crate::speaking::{SpeakRequest, StopSpeaking};
+use crate::translating::{TranslateReport, TranslateRequest};
 use crate::Engine;
 use revoice_audio::peaks::{peaks, Peaks};
 use revoice_core::blocking::wait;
@@ -106,6 +108,13 @@ pub enum StudioEvent {
     MediaHeard {
         seconds: f64,
     },
+    /// A track being translated: `done` of `total` lines written.
+    #[serde(rename_all = "camelCase")]
+    Translating {
+        project_id: i64,
+        done: usize,
+        total: usize,
+    },
     /// Lines of a project had their spoken lengths predicted (after an
     /// import or an edit): its view now shows which lines fit.
     #[serde(rename_all = "camelCase")]
@@ -145,6 +154,8 @@ pub struct StudioSession {
     next_render: Mutex<Option<(i64, Job)>>,
     /// Stops the recording being heard into a new project, if one is.
     hearing: Mutex<Option<Arc<AtomicBool>>>,
+    /// Stops the translation running, if one is.
+    translating: Mutex<Option<Arc<AtomicBool>>>,
     player: Playback,
     sink: EventSink,
     /// Projects whose lines' lengths are being predicted in the background.
@@ -173,6 +184,7 @@ impl StudioSession {
             render: Mutex::new(None),
             next_render: Mutex::new(None),
             hearing: Mutex::new(None),
+            translating: Mutex::new(None),
             player,
             sink,
             predicting: Arc::new(Mutex::new(std::collections::HashSet::new())),
@@ -637,6 +649,34 @@ impl StudioSession {
     /// Stops the recording being heard into a new project; whether one was.
     pub fn cancel_hearing(&self) -> bool {
         lock(&self.hearing).as_ref().map(|c| c.store(true, Ordering::Release)).is_some()
+    }
+
+    /// Translates a track (see [`Engine::translate_track`]) with
+    /// `Translating` events as batches are written; one at a time.
+    /// [`StudioSession::cancel_translation`] stops it after the batch in
+    /// flight (what was written stays; translating again goes on).
+    pub async fn translate(&self, request: TranslateRequest) -> Result<(TranslateReport, ProjectView)> {
+        let cancel = Arc::new(AtomicBool::new(false));
+        {
+            let mut translating = lock(&self.translating);
+            if translating.is_some() {
+                return Err(Error::conflict(format!("translating project {}", request.project_id), "a translation is running; wait or cancel it"));
+            }
+            *translating = Some(cancel.clone());
+        }
+        let (engine, sink, project_id) = (self.engine.clone(), self.sink.clone(), request.project_id);
+        let done = tokio::task::spawn_blocking(move || {
+            engine.translate_track(&request, &mut |p| sink(StudioEvent::Translating { project_id, done: p.done, total: p.total }), &|| cancel.load(Ordering::Acquire))
+        })
+        .await;
+        *lock(&self.translating) = None;
+        let report = done.map_err(|e| Error::internal("the translation thread", e.to_string()))??;
+        Ok((report, self.view(project_id).await?))
+    }
+
+    /// Stops the running translation after its batch; whether one was running.
+    pub fn cancel_translation(&self) -> bool {
+        lock(&self.translating).as_ref().map(|c| c.store(true, Ordering::Release)).is_some()
     }
 
     /// The waveform of the project's original dialogue, or `None` without one.
