@@ -56,8 +56,8 @@ pub use revoice_speech as speech;
 pub use revoice_speech::{allocator, cache, compute_threads, fitted_style, scheduler, voice_spec};
 pub use revoice_store as store;
 pub use revoice_text as text;
-pub use revoice_translate as translate;
 pub use revoice_text::{language, subtitles};
+pub use revoice_translate as translate;
 pub use revoice_voices as voice;
 
 pub use casting::{cast_voice_name, SpeakerClip, SpeakerVoiced};

@@ -666,7 +666,9 @@ impl StudioSession {
         }
         let (engine, sink, project_id) = (self.engine.clone(), self.sink.clone(), request.project_id);
         let done = tokio::task::spawn_blocking(move || {
-            engine.translate_track(&request, &mut |p| sink(StudioEvent::Translating { project_id, done: p.done, total: p.total }), &|| cancel.load(Ordering::Acquire))
+            engine.translate_track(&request, &mut |p| sink(StudioEvent::Translating { project_id, done: p.done, total: p.total }), &|| {
+                cancel.load(Ordering::Acquire)
+            })
         })
         .await;
         *lock(&self.translating) = None;
