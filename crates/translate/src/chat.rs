@@ -4,7 +4,14 @@
 //! reached, does not answer in time, refuses the key, has no such route or
 //! model, fails (5xx and 429, tried three times in all), or answers
 //! something that is not a chat completion.
+//!
+//! A reply's form is asked for as a JSON schema where the server takes one
+//! (OpenAI's `json_schema` response format, or the `json_object` with a
+//! schema that llama.cpp's servers read), which holds a small local model to
+//! valid JSON of the right shape; a server that refuses the field is asked
+//! again in the next form it may take, down to none, and remembered.
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use revoice_core::error::{Error, Result};
@@ -51,6 +58,27 @@ pub fn endpoint(url: &str, path: &str) -> String {
     }
 }
 
+/// How the reply's shape is asked for, in the order tried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplyShape {
+    /// `response_format: {type: "json_schema", json_schema: {name, strict, schema}}` (OpenAI, vLLM, Ollama, LM Studio, llama.cpp).
+    JsonSchema,
+    /// `response_format: {type: "json_object", schema}` (llama-cpp-python's server).
+    JsonObject,
+    /// No response format: the prompt alone says what to answer.
+    Prompted,
+}
+
+impl ReplyShape {
+    fn next(self) -> Option<ReplyShape> {
+        match self {
+            ReplyShape::JsonSchema => Some(ReplyShape::JsonObject),
+            ReplyShape::JsonObject => Some(ReplyShape::Prompted),
+            ReplyShape::Prompted => None,
+        }
+    }
+}
+
 /// Talks to one translator.
 #[derive(Clone)]
 pub struct ChatClient {
@@ -61,6 +89,8 @@ pub struct ChatClient {
     model: String,
     api_key: String,
     timeout: Duration,
+    /// The reply shape this server takes, once learnt (shared by clones).
+    shape: Arc<Mutex<ReplyShape>>,
 }
 
 impl ChatClient {
@@ -75,7 +105,13 @@ impl ChatClient {
             model: settings.model.clone(),
             api_key: settings.api_key.clone(),
             timeout,
+            shape: Arc::new(Mutex::new(ReplyShape::JsonSchema)),
         }
+    }
+
+    /// The reply shape asked for now.
+    pub fn shape(&self) -> ReplyShape {
+        *self.shape.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// What its errors name: `translator "llama" at 127.0.0.1:8080`.
@@ -92,21 +128,32 @@ impl ChatClient {
     }
 
     /// The request's body: the model (left out when none is configured),
-    /// the messages, temperature 0.2, no streaming.
-    pub fn body(&self, messages: &[Message]) -> Value {
+    /// the messages, temperature 0.2, no streaming, and the reply's
+    /// `schema` in the form `shape` says.
+    pub fn body(&self, messages: &[Message], schema: Option<&Value>, shape: ReplyShape) -> Value {
         let mut body = json!({ "messages": messages, "temperature": 0.2, "stream": false });
         if !self.model.is_empty() {
             body["model"] = json!(self.model);
+        }
+        match (schema, shape) {
+            (Some(schema), ReplyShape::JsonSchema) => {
+                body["response_format"] = json!({"type": "json_schema", "json_schema": {"name": "reply", "strict": true, "schema": schema}});
+            }
+            (Some(schema), ReplyShape::JsonObject) => body["response_format"] = json!({"type": "json_object", "schema": schema}),
+            _ => {}
         }
         body
     }
 
     /// The assistant's answer to `messages` (`choices[0].message.content`,
-    /// any `<think>…</think>` before it left out). A 5xx or 429 is tried
-    /// again after [`BACKOFF`]; anything else fails at once.
-    pub fn complete(&self, messages: &[Message]) -> Result<String> {
+    /// any `<think>…</think>` before it left out), its form held to
+    /// `schema` where the server takes one. A 5xx or 429 is tried again
+    /// after [`BACKOFF`]; a 400 or 422 while a schema is sent is asked
+    /// again in the next [`ReplyShape`]; anything else fails at once.
+    pub fn complete(&self, messages: &[Message], schema: Option<&Value>) -> Result<String> {
         let url = endpoint(&self.url, "/chat/completions");
-        let body = self.body(messages).to_string();
+        let mut shape = self.shape();
+        let mut body = self.body(messages, schema, shape).to_string();
         let mut tries = 0;
         loop {
             tracing::debug!(translator = %self.what, %url, bytes = body.len(), "chat request");
@@ -123,6 +170,13 @@ impl ChatClient {
                 }
                 429 | 500..=599 => {
                     return Err(Error::busy(&self.what, format!("failed {} times, the last with {status}: {}", tries + 1, message(&answer))));
+                }
+                400 | 422 if schema.is_some() && shape.next().is_some() => {
+                    let next = shape.next().expect("a next shape");
+                    tracing::info!(translator = %self.what, status, said = %message(&answer), ?shape, ?next, "the translator refused the reply format; asking in another");
+                    shape = next;
+                    *self.shape.lock().unwrap_or_else(|p| p.into_inner()) = next;
+                    body = self.body(messages, schema, shape).to_string();
                 }
                 status => return Err(self.refusal(status, &answer, &url)),
             }
@@ -252,12 +306,24 @@ mod tests {
     #[test]
     fn the_body_names_the_model_only_when_one_is_configured() {
         let messages = [Message::system("be brief"), Message::user("hi")];
-        let body = ChatClient::new(&settings("http://127.0.0.1:8080")).body(&messages);
-        assert!(body.get("model").is_none());
+        let body = ChatClient::new(&settings("http://127.0.0.1:8080")).body(&messages, None, ReplyShape::JsonSchema);
+        assert!(body.get("model").is_none() && body.get("response_format").is_none());
         assert_eq!((body["temperature"].as_f64(), body["stream"].as_bool()), (Some(0.2), Some(false)));
         assert_eq!(body["messages"][1], json!({"role": "user", "content": "hi"}));
-        let with_model = ChatClient::new(&TranslatorSettings { model: "gemma3".into(), ..settings("http://127.0.0.1:8080") }).body(&messages);
+        let with_model =
+            ChatClient::new(&TranslatorSettings { model: "gemma3".into(), ..settings("http://127.0.0.1:8080") }).body(&messages, None, ReplyShape::Prompted);
         assert_eq!(with_model["model"], "gemma3");
+    }
+
+    #[test]
+    fn the_reply_schema_is_sent_in_each_form_a_server_may_take() {
+        let (messages, schema) = ([Message::user("hi")], json!({"type": "object"}));
+        let client = ChatClient::new(&settings("http://127.0.0.1:8080"));
+        let openai = client.body(&messages, Some(&schema), ReplyShape::JsonSchema);
+        assert_eq!(openai["response_format"], json!({"type": "json_schema", "json_schema": {"name": "reply", "strict": true, "schema": schema}}));
+        let llama = client.body(&messages, Some(&schema), ReplyShape::JsonObject);
+        assert_eq!(llama["response_format"], json!({"type": "json_object", "schema": schema}));
+        assert!(client.body(&messages, Some(&schema), ReplyShape::Prompted).get("response_format").is_none());
     }
 
     #[test]

@@ -117,7 +117,7 @@ fn line_json(line: &BatchLine, with_seconds: bool) -> Value {
 }
 
 /// The messages that ask for a batch's translation: a system message with
-/// the rules and the reply's form (a JSON array of `{"id", "text"}`, one
+/// the rules and the reply's form (`{"lines": [{"id", "text"}, …]}`, one
 /// per line, same ids, same order), and a user message with the lines as
 /// JSON (`translate`, and the context in `before` and `after`).
 pub fn batch_messages(batch: &Batch) -> Vec<Message> {
@@ -128,7 +128,7 @@ pub fn batch_messages(batch: &Batch) -> Vec<Message> {
          Rules:\n\
          {rules}\
          - The lines in \"before\" and \"after\" are context only: do not translate them.\n\
-         Reply ONLY with a JSON array of objects {{\"id\": <id>, \"text\": \"<translation>\"}}, one for each line in \"translate\", \
+         Reply ONLY with a JSON object {{\"lines\": [{{\"id\": <id>, \"text\": \"<translation>\"}}, ...]}}, one object for each line in \"translate\", \
          with the same ids in the same order, and nothing else: no notes, no explanations.",
         rules = shared_rules(&batch.glossary, &batch.keep, &batch.notes),
     );
@@ -173,6 +173,42 @@ pub fn shorten_messages(request: &Shorten) -> Vec<Message> {
     user.insert("target_syllables".into(), json!(request.target_syllables));
     let user = serde_json::to_string_pretty(&Value::Object(user)).expect("JSON of strings and numbers");
     vec![Message::system(system), Message::user(user)]
+}
+
+/// The shape of a batch's reply as a JSON schema: `{"lines": [{"id",
+/// "text"}]}` with exactly the batch's lines, each id one of the batch's.
+/// (An object at the top, as strict schemas want; the reply is read
+/// whether or not the server held the model to it.)
+pub fn batch_schema(batch: &Batch) -> Value {
+    let ids: Vec<i64> = batch.lines.iter().map(|l| l.id).collect();
+    json!({
+        "type": "object",
+        "properties": {
+            "lines": {
+                "type": "array",
+                "minItems": ids.len(),
+                "maxItems": ids.len(),
+                "items": {
+                    "type": "object",
+                    "properties": {"id": {"type": "integer", "enum": ids}, "text": {"type": "string", "minLength": 1}},
+                    "required": ["id", "text"],
+                    "additionalProperties": false
+                }
+            }
+        },
+        "required": ["lines"],
+        "additionalProperties": false
+    })
+}
+
+/// The shape of a shortened line's reply: `{"text": "…"}`.
+pub fn shorten_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"text": {"type": "string", "minLength": 1}},
+        "required": ["text"],
+        "additionalProperties": false
+    })
 }
 
 #[cfg(test)]
@@ -220,7 +256,7 @@ mod tests {
             "\"Lighthouse\" -> \"el Faro\"",
             "children's cartoon",
             "context only",
-            "ONLY with a JSON array",
+            "ONLY with a JSON object {\"lines\"",
             "same order",
         ] {
             assert!(system.contains(needle), "{needle:?} missing from:\n{system}");

@@ -14,7 +14,7 @@ use crate::prompt::{Batch, Shorten};
 const LIST_KEYS: [&str; 8] = ["translations", "lines", "translate", "items", "results", "data", "output", "response"];
 
 /// The JSON values in a reply, in the order they appear: those inside
-/// ``` fences first, then those in the whole text (each an array or an
+/// code fences first, then those in the whole text (each an array or an
 /// object, found at its opening bracket and read to its end).
 pub fn json_values(reply: &str) -> Vec<Value> {
     let mut values = Vec::new();

@@ -12,7 +12,7 @@ use revoice_core::translators::TranslatorSettings;
 use serde::Serialize;
 
 use crate::chat::{ChatClient, Message};
-use crate::prompt::{batch_messages, shorten_messages, Batch, BatchLine, Shorten};
+use crate::prompt::{batch_messages, batch_schema, shorten_messages, shorten_schema, Batch, BatchLine, Shorten};
 use crate::reply::{batch_texts, shortened_text};
 
 /// How many times a reply that cannot be read is asked for.
@@ -96,7 +96,7 @@ impl Translator {
             }
         }
         let started = Instant::now();
-        let texts = self.ask(&batch_messages(batch), |reply| batch_texts(reply, batch))?;
+        let texts = self.ask(&batch_messages(batch), Some(&batch_schema(batch)), |reply| batch_texts(reply, batch))?;
         tracing::debug!(translator = %self.settings.name, lines = texts.len(), seconds = started.elapsed().as_secs_f64(), "translated a batch");
         Ok(texts)
     }
@@ -107,7 +107,7 @@ impl Translator {
         if request.current.trim().is_empty() {
             return Err(Error::invalid(format!("line {}", request.line.id), "has no translation to shorten"));
         }
-        self.ask(&shorten_messages(request), |reply| shortened_text(reply, request))
+        self.ask(&shorten_messages(request), Some(&shorten_schema()), |reply| shortened_text(reply, request))
     }
 
     /// Lists the server's models and translates "Good morning." from
@@ -134,10 +134,10 @@ impl Translator {
     }
 
     /// Sends `messages` until `read` takes the reply ([`ASKS`] times at most).
-    fn ask<T>(&self, messages: &[Message], read: impl Fn(&str) -> std::result::Result<T, String>) -> Result<T> {
+    fn ask<T>(&self, messages: &[Message], schema: Option<&serde_json::Value>, read: impl Fn(&str) -> std::result::Result<T, String>) -> Result<T> {
         let mut reason = String::new();
         for asked in 1..=ASKS {
-            let reply = self.chat.complete(messages)?;
+            let reply = self.chat.complete(messages, schema)?;
             match read(&reply) {
                 Ok(value) => return Ok(value),
                 Err(why) => {

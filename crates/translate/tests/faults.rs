@@ -160,6 +160,24 @@ fn a_good_batch_comes_back_in_order_with_the_key_and_model_sent() {
 }
 
 #[test]
+fn the_reply_form_is_asked_as_a_schema_and_a_server_refusing_it_is_asked_in_the_next_form_it_takes() {
+    let refused = || Answer::Send(422, r#"{"detail":[{"msg":"Input should be 'text' or 'json_object'"}]}"#.into());
+    let server = serve(None, vec![refused(), completion(GOOD), completion(GOOD)]);
+    let translator = Translator::new(settings(&server.url));
+    assert_eq!(translator.translate(&batch()).unwrap(), good());
+    assert_eq!(translator.translate(&batch()).unwrap(), good());
+    let formats: Vec<Value> = server.chats().iter().map(|c| c.json()["response_format"].clone()).collect();
+    assert_eq!(formats[0]["type"], "json_schema", "{formats:?}");
+    assert_eq!(formats[0]["json_schema"]["schema"]["properties"]["lines"]["maxItems"], 2);
+    assert_eq!(formats[1]["type"], "json_object", "asked again in llama-cpp-python's form");
+    assert_eq!(formats[2]["type"], "json_object", "and remembered");
+    // A server that takes no response format at all is asked with the prompt alone.
+    let server = serve(None, vec![refused(), refused(), completion(GOOD)]);
+    assert_eq!(Translator::new(settings(&server.url)).translate(&batch()).unwrap(), good());
+    assert!(server.chats()[2].json().get("response_format").is_none());
+}
+
+#[test]
 fn no_key_sends_no_authorization_and_no_model_sends_none() {
     let server = serve(None, vec![completion(GOOD)]);
     Translator::new(settings(&server.url)).translate(&batch()).unwrap();
