@@ -83,6 +83,12 @@ export {
   remoteStatus,
   apiStatus,
   setApiRunning,
+  translators,
+  saveTranslator,
+  removeTranslator,
+  checkTranslator,
+  translateTrack,
+  cancelTranslation,
 } from "./engine-commands";
 
 /** The menu's "Check Engine Again". */

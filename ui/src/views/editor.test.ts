@@ -87,6 +87,14 @@ vi.mock("../engine", () => {
       engine.state.project.tracks.push({ id: 2, language, segments: lines });
       return copy();
     }),
+    translators: vi.fn(async () => [{ name: "llama", url: "http://127.0.0.1:8080", model: "gemma", host: "127.0.0.1:8080", local: true, hasApiKey: false }]),
+    translateTrack: vi.fn(async (request: { to: string }) => {
+      const lines = [21, 22, 23].map((id) => line({ id, trackId: 3, start: id - 20, end: id - 19, text: `Ligne ${id}.`, speakerId: 1 }));
+      engine.state.project.tracks.push({ id: 3, language: request.to, segments: lines });
+      const report = { translator: "llama (gemma)", host: "127.0.0.1:8080", local: true, from: "en-US", trackId: 3, translated: 3, already: 0, sourceChanged: [], keptEdited: [], fitBefore: 3, fitAfter: 3, sized: 3, shortened: [], tooLong: [], notSized: null };
+      return [report, copy()];
+    }),
+    cancelTranslation: vi.fn(async () => true),
     bedPeaks: vi.fn(async () => null),
     originalPeaks: vi.fn(async () => null),
     setOriginalMonitor: vi.fn(async () => {}),
@@ -893,6 +901,56 @@ describe("the editor's language tracks", () => {
     expect(track.value).toBe("2");
     expect($("#editor-status")?.textContent).toBe("Added 2 lines to the es track");
     expect([...document.querySelectorAll(".script-row")].map((r) => r.getAttribute("data-segment-id"))).toEqual(["11", "12"]);
+    editor.destroy();
+  });
+});
+
+describe("translating a track", () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.clearAllMocks();
+  });
+
+  it("opens the Translate dialog on the shown track, hands it the translating events, and shows the translated track", async () => {
+    frames = [];
+    vi.stubGlobal("requestAnimationFrame", (callback: () => void) => frames.push(callback));
+    vi.stubGlobal("cancelAnimationFrame", () => {});
+    engine.state.project = project();
+    const host = document.createElement("section");
+    document.body.replaceChildren(host);
+    const editor = new Editor(host, structuredClone(engine.state.project), () => {});
+    await settle();
+    const open = $<HTMLButtonElement>("#open-translate")!;
+    expect(open.textContent).toBe("Translate…");
+    expect(open.classList.contains("link-button")).toBe(true);
+    open.click();
+    await settle();
+    expect($(".modal-backdrop .dialog")?.getAttribute("aria-label")).toBe("Translate track");
+    expect($("#translate-from")?.textContent).toBe("From: en-US (3 lines)");
+    // The stock voices' languages but the track's own.
+    expect([...$<HTMLSelectElement>("#translate-to")!.options].map((o) => o.value)).toEqual(["en-GB", "es"]);
+    $<HTMLSelectElement>("#translate-to")!.value = "es";
+    let finish!: () => void;
+    const held = new Promise<void>((r) => (finish = r));
+    const translate = vi.mocked(api.translateTrack);
+    const plain = translate.getMockImplementation()!;
+    translate.mockImplementationOnce(async (request) => {
+      await held;
+      return plain(request);
+    });
+    $<HTMLButtonElement>("#run-translate")!.click();
+    expect(api.translateTrack).toHaveBeenCalledWith({ projectId: 7, from: "en-US", to: "es", translator: "llama", again: [], overwriteEdited: false, notes: "" });
+    editor.handle({ kind: "translating", projectId: 8, done: 1, total: 9 });
+    editor.handle({ kind: "translating", projectId: 7, done: 2, total: 3 });
+    expect($("#translate-progress-text")?.textContent).toBe("Translated 2 of 3 lines…");
+    finish();
+    await settle();
+    expect($("#translate-report")?.textContent).toBe("Translated 3 lines with llama (gemma) at 127.0.0.1:8080. 3 of 3 fit their slots as first translated.");
+    const track = $<HTMLSelectElement>("#track")!;
+    expect([...track.options].map((o) => o.textContent)).toEqual(["en-US · 3 lines", "es · 3 lines"]);
+    expect(track.value).toBe("3");
+    expect([...document.querySelectorAll(".script-row")].map((r) => r.getAttribute("data-segment-id"))).toEqual(["21", "22", "23"]);
+    expect($("#editor-status")?.textContent).toBe("Translated 3 lines into the es track; saved");
     editor.destroy();
   });
 });

@@ -2,7 +2,8 @@
 // cancel, listening back with its progress, play/pause, how the original
 // dialogue is heard, undo/redo, the project's video and cast sheet, the
 // dictionary, the bed's stems, export, a track added in another language
-// from a translated script: track-dialog.ts), the timeline, the render panel,
+// from a translated script: track-dialog.ts, or translated by a translation
+// engine: translate-dialog.ts), the timeline, the render panel,
 // the inspector for the selected line (text, speaker, the speaker's voice
 // and blend, preview, takes, state and errors, what listening back heard),
 // the project's picture when it has a video (picture.ts: it follows the
@@ -42,6 +43,7 @@ import { browseButton } from "../pick";
 import { blendBuilder, startingParts, type BlendPart } from "./blend";
 import { castDialog } from "./cast-dialog";
 import { trackDialog, trackIn } from "./track-dialog";
+import { translateDialog, type TranslateDialog } from "./translate-dialog";
 import { attachedSummary, decibels, exportChoice, fileName, HANDOFF_FORMATS, MONITOR_MODES, ORIGINAL_LEVEL_DB, originalMonitor, type MonitorMode } from "./delivery";
 import { attachVideoDialog, bedDialog, castSaved, deliveryFields, dictionaryDialog, saveCastDialog } from "./delivery-dialogs";
 import { PicturePane } from "./picture";
@@ -170,6 +172,8 @@ export class Editor {
   private markerSelection: number | null = null;
   /** Asks for the bed's waveform: only the latest answer is drawn. */
   private bedAsks = 0;
+  /** The Translate dialog last opened: it shows the `translating` events. */
+  private translation: TranslateDialog | null = null;
   /** The panes' sizes as the user left them (remembered between sessions). */
   private panes: PaneSizes = loadPanes();
   private readonly scriptHost = el("div", { class: "editor-script" });
@@ -327,6 +331,11 @@ export class Editor {
       case "voicePreviewFinished":
         this.message = event.error ? "" : `Previewed ${event.voice}`;
         this.error = event.error;
+        break;
+      case "translating":
+        if (event.projectId !== this.project.id) return;
+        this.translation?.progress(event.done, event.total);
+        this.message = `Translating: ${event.done} of ${event.total} lines…`;
         break;
       case "lengthsPredicted":
         // Lines just imported or edited now have their spoken lengths: show which fit.
@@ -1037,7 +1046,7 @@ export class Editor {
       : nothing;
     return html`<button class="link-button" @click=${() => this.back()}>← Projects</button><h1 id="project-name">${project.name}</h1>${track}<button class="link-button" id="add-track" title="Add a track in another language from a translated script (SRT, WebVTT or plain text)" @click=${() => this.openAddTrack()}>+ Language track</button><span class="saved" id="saved-indicator">✓ Saved</span><button class="button" id="render-project" ?disabled=${!stale || this.progress !== null} @click=${() => this.renderLines(null)}>${renderLabel(stale, this.progress)}</button><span class="job-status" id="job-status">${progress}${listening}</span><button class="button" id="play-pause" aria-label=${playing ? "Pause" : "Play"} @click=${() => void this.togglePlay()}>${playing ? "❚❚ Pause" : "▶ Play"}</button>${this.positionField()}${this.rateField()}${monitor}<select id="project-strategy" aria-label="Timing strategy" title="How rendered lines are fitted to their slots" @change=${strategy}>${STRATEGIES.map(
       ([value, label]) => html`<option value=${value} .selected=${value === project.strategy}>${label}</option>`,
-    )}</select><button class="link-button" id="undo" ?disabled=${!project.canUndo} @click=${() => void this.undo(false)}>Undo</button><button class="link-button" id="redo" ?disabled=${!project.canRedo} @click=${() => void this.undo(true)}>Redo</button><button class="link-button" id="open-cast" ?disabled=${!project.speakers.length} @click=${() => this.openCast()}>Voice every speaker…</button><button class="link-button" id="save-cast" ?disabled=${!project.speakers.length} @click=${() => this.openSaveCast()}>Save cast…</button>${
+    )}</select><button class="link-button" id="undo" ?disabled=${!project.canUndo} @click=${() => void this.undo(false)}>Undo</button><button class="link-button" id="redo" ?disabled=${!project.canRedo} @click=${() => void this.undo(true)}>Redo</button><button class="link-button" id="open-translate" title="Translate this track into another language with a translation engine (Settings → Translation engines)" ?disabled=${!project.tracks.find((t) => t.id === this.trackId)?.segments.length} @click=${() => this.openTranslate()}>Translate…</button><button class="link-button" id="open-cast" ?disabled=${!project.speakers.length} @click=${() => this.openCast()}>Voice every speaker…</button><button class="link-button" id="save-cast" ?disabled=${!project.speakers.length} @click=${() => this.openSaveCast()}>Save cast…</button>${
       project.cast ? html`<span class="muted" id="project-cast">Cast: ${project.cast}</span>` : nothing
     }<button class="link-button" id="open-dictionary" @click=${() => this.openDictionary()}>Dictionary…</button><button class="link-button" id="attach-video" @click=${() => this.openAttachVideo()}>Attach video…</button>${
       project.video ? html`<span class="muted" id="project-video" title=${project.video}>${fileName(project.video)}</span>` : nothing
@@ -1196,13 +1205,17 @@ export class Editor {
     );
   }
 
+  /** The languages the studio speaks: its stock voices' (library and remote voices left out). */
+  private languages(): string[] {
+    return [...new Set(this.voices.map((v) => v.language).filter((l) => l !== "library" && l !== "remote"))];
+  }
+
   /** A track in another language from a translated script: the languages
    * offered are the stock voices' (the ones the studio has voices for). */
   private openAddTrack(): void {
-    const languages = [...new Set(this.voices.map((v) => v.language).filter((l) => l !== "library" && l !== "remote"))];
     showModal(
       this.root,
-      trackDialog(this.project, languages, (project, language) => {
+      trackDialog(this.project, this.languages(), (project, language) => {
         const before = trackIn(this.project, language)?.segments.length ?? 0;
         this.take(project);
         const track = trackIn(project, language);
@@ -1213,6 +1226,27 @@ export class Editor {
         this.showTrack(track.id);
       }),
     );
+  }
+
+  /** The track shown, translated by a translation engine into another of
+   * the studio's languages; the editor then shows the translated track. */
+  private openTranslate(): void {
+    const dialog = translateDialog(this.project, this.trackId, this.languages(), {
+      translated: (report, project) => {
+        this.take(project);
+        const track = project.tracks.find((t) => t.id === report.trackId);
+        this.message = `Translated ${report.translated} line${report.translated === 1 ? "" : "s"}${track ? ` into the ${track.language} track` : ""}; saved`;
+        this.error = null;
+        if (track) this.showTrack(track.id);
+      },
+      stopped: (words, cancelled) => {
+        // Lines written before a stop or a failure stay: the project is read again.
+        this.message = cancelled ? words : "";
+        this.error = cancelled ? null : `Not translated: ${words}`;
+        void this.reload();
+      },
+    });
+    if (showModal(this.root, dialog.element)) this.translation = dialog;
   }
 
   private openAttachVideo(): void {

@@ -2,7 +2,8 @@
 // The Settings page's remote engines: the add form's URL list and a
 // check's report in words, and the section in a DOM with the engine
 // replaced by a stand-in (rows, the add form, its checks and refusals,
-// a check's report under its row, removal).
+// a check's report under its row, removal), and the translation engines'
+// section below them (translators.test.ts tests it on its own).
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { render } from "lit-html";
 import type { Capabilities, EngineReport, NodeReport, RemoteEngineSettings, SettingsView } from "../engine";
@@ -15,6 +16,10 @@ const engine = vi.hoisted(() => ({
   saveRemoteEngine: vi.fn(),
   removeRemoteEngine: vi.fn(),
   checkRemoteEngine: vi.fn(),
+  translators: vi.fn(),
+  saveTranslator: vi.fn(),
+  removeTranslator: vi.fn(),
+  checkTranslator: vi.fn(),
 }));
 vi.mock("../engine", () => engine);
 
@@ -107,6 +112,7 @@ describe("the remote engines section", () => {
     for (const f of Object.values(engine)) f.mockReset();
     engine.settings.mockResolvedValue(view);
     engine.remoteEngines.mockResolvedValue([fleet, clone]);
+    engine.translators.mockResolvedValue([]);
     root = document.createElement("div");
     document.body.replaceChildren(root);
     page = new SettingsPage(draw);
@@ -180,6 +186,18 @@ describe("the remote engines section", () => {
     expect($<HTMLInputElement>("#engine-name").value).toBe("local");
   });
 
+  it("shows the translation engines after the remote engines, each with where its lines go", async () => {
+    engine.translators.mockResolvedValue([{ name: "llama", url: "http://127.0.0.1:8080", model: "", host: "127.0.0.1:8080", local: true, hasApiKey: false }]);
+    page = new SettingsPage(draw);
+    await settle();
+    const headings = [...root.querySelectorAll("h2")].map((h) => h.textContent);
+    expect(headings).toEqual(["Remote engines", "Translation engines"]);
+    expect(engine.translators).toHaveBeenCalled();
+    expect($('[data-translator="llama"] .translator-where').textContent).toBe("lines go to 127.0.0.1:8080 — this machine");
+    expect($("#add-translator").textContent).toBe("Add translation engine");
+    expect(root.querySelector('[role="alert"]')).toBeNull();
+  });
+
   it("removes an engine once confirmed", async () => {
     const confirm = vi.fn(() => true);
     vi.stubGlobal("confirm", confirm);
@@ -225,6 +243,7 @@ describe("a setting the engine refuses", () => {
     for (const f of Object.values(engine)) f.mockReset();
     engine.settings.mockResolvedValue(view);
     engine.remoteEngines.mockResolvedValue([]);
+    engine.translators.mockResolvedValue([]);
     root = document.createElement("div");
     document.body.replaceChildren(root);
     page = new SettingsPage(() => render(page.template(), root));

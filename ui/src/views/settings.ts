@@ -5,14 +5,16 @@
 // when it starts, so the view says when a restart is needed. Below them, the
 // remote engines kept there (servers that speak the studio's speech API, one
 // or several URLs each): listed, added, checked server by server, removed.
-// Renders do not go through them yet, and the page says so. A setting the
-// engine refuses is marked where it is typed, with the engine's reason.
+// Renders do not go through them yet, and the page says so. Then the
+// translation engines (translators.ts). A setting the engine refuses is
+// marked where it is typed, with the engine's reason.
 import { html, nothing, type TemplateResult } from "lit-html";
 import { keyed } from "lit-html/directives/keyed.js";
 import * as engine from "../engine";
 import type { EngineReport, RemoteEngineSettings, SettingsEdit, SettingsView } from "../engine";
 import { actOn, FieldErrors, type EngineError } from "../errors";
 import { engineSummary, nodeState, nodeSummary, parseUrls } from "./remote-engines";
+import { TranslatorsSection } from "./translators";
 
 /** The page's fields by the setting the engine names when it refuses one
  * (config.toml's `[section] key`, as its checks write it). */
@@ -47,9 +49,12 @@ export class SettingsPage {
   private engineBusy: string | null = null;
   /** The add form as typed (kept here, so a redraw keeps it). */
   private readonly engineForm = { name: "", urls: "", apiKey: "", model: "" };
+  /** The translation engines' section (it reads and changes them itself). */
+  private readonly translators: TranslatorsSection;
 
   /** `changed` draws the page again (the caller renders `template()`). */
   constructor(private readonly changed: () => void) {
+    this.translators = new TranslatorsSection(changed);
     void engine.settings().then(
       (v) => {
         this.view = v;
@@ -156,6 +161,7 @@ export class SettingsPage {
       ${this.message && !this.error ? html`<p class="muted" role="status">${this.message}</p>` : nothing}
       ${v ? keyed(this.saves, this.fields(v)) : html`<p class="muted">Reading the settings…</p>`}
       ${this.remoteEngines()}
+      ${this.translators.template()}
     </section>`;
   }
 
