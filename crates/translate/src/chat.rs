@@ -128,10 +128,12 @@ impl ChatClient {
     }
 
     /// The request's body: the model (left out when none is configured),
-    /// the messages, temperature 0.2, no streaming, and the reply's
-    /// `schema` in the form `shape` says.
-    pub fn body(&self, messages: &[Message], schema: Option<&Value>, shape: ReplyShape) -> Value {
-        let mut body = json!({ "messages": messages, "temperature": 0.2, "stream": false });
+    /// the messages, temperature 0.2, no streaming, at most `max_tokens`
+    /// (never the whole context: a model that loops, as a grammar-held one
+    /// writing whitespace can, stops instead of running for minutes), and
+    /// the reply's `schema` in the form `shape` says.
+    pub fn body(&self, messages: &[Message], schema: Option<&Value>, shape: ReplyShape, max_tokens: usize) -> Value {
+        let mut body = json!({ "messages": messages, "temperature": 0.2, "stream": false, "max_tokens": max_tokens });
         if !self.model.is_empty() {
             body["model"] = json!(self.model);
         }
@@ -148,12 +150,13 @@ impl ChatClient {
     /// The assistant's answer to `messages` (`choices[0].message.content`,
     /// any `<think>…</think>` before it left out), its form held to
     /// `schema` where the server takes one. A 5xx or 429 is tried again
-    /// after [`BACKOFF`]; a 400 or 422 while a schema is sent is asked
-    /// again in the next [`ReplyShape`]; anything else fails at once.
-    pub fn complete(&self, messages: &[Message], schema: Option<&Value>) -> Result<String> {
+    /// after [`BACKOFF`]; a refusal of the reply's format (a 400 or 422, or
+    /// an error naming `response_format`) is asked again in the next
+    /// [`ReplyShape`]; anything else fails at once.
+    pub fn complete(&self, messages: &[Message], schema: Option<&Value>, max_tokens: usize) -> Result<String> {
         let url = endpoint(&self.url, "/chat/completions");
         let mut shape = self.shape();
-        let mut body = self.body(messages, schema, shape).to_string();
+        let mut body = self.body(messages, schema, shape, max_tokens).to_string();
         let mut tries = 0;
         loop {
             tracing::debug!(translator = %self.what, %url, bytes = body.len(), "chat request");
@@ -163,6 +166,14 @@ impl ChatClient {
             let answer = response.body_mut().with_config().limit(64 << 20).read_to_vec().map_err(|e| self.transport(&e))?;
             match status {
                 200 => return content(&answer).ok_or_else(|| self.not_a_completion(&answer)),
+                // Refused for the reply format (a 400 or 422, or any status whose message names it: llama-cpp-python answers 500).
+                status if schema.is_some() && shape.next().is_some() && refuses_format(status, &answer) => {
+                    let next = shape.next().expect("a next shape");
+                    tracing::info!(translator = %self.what, status, said = %message(&answer), ?shape, ?next, "the translator refused the reply format; asking in another");
+                    shape = next;
+                    *self.shape.lock().unwrap_or_else(|p| p.into_inner()) = next;
+                    body = self.body(messages, schema, shape, max_tokens).to_string();
+                }
                 429 | 500..=599 if tries < BACKOFF.len() => {
                     tracing::warn!(translator = %self.what, status, said = %message(&answer), "the translator failed; trying again");
                     std::thread::sleep(BACKOFF[tries]);
@@ -170,13 +181,6 @@ impl ChatClient {
                 }
                 429 | 500..=599 => {
                     return Err(Error::busy(&self.what, format!("failed {} times, the last with {status}: {}", tries + 1, message(&answer))));
-                }
-                400 | 422 if schema.is_some() && shape.next().is_some() => {
-                    let next = shape.next().expect("a next shape");
-                    tracing::info!(translator = %self.what, status, said = %message(&answer), ?shape, ?next, "the translator refused the reply format; asking in another");
-                    shape = next;
-                    *self.shape.lock().unwrap_or_else(|p| p.into_inner()) = next;
-                    body = self.body(messages, schema, shape).to_string();
                 }
                 status => return Err(self.refusal(status, &answer, &url)),
             }
@@ -267,6 +271,13 @@ fn message(body: &[u8]) -> String {
     said.unwrap_or_else(|| start(body))
 }
 
+/// Whether a failed request was refused for its response format: a 400
+/// or 422, or a server error whose message names the field.
+fn refuses_format(status: u16, body: &[u8]) -> bool {
+    let said = String::from_utf8_lossy(body);
+    matches!(status, 400 | 422) || (status >= 400 && (said.contains("response_format") || said.contains("json_schema")))
+}
+
 /// `choices[0].message.content`, after any reasoning the model wrote in `<think>`.
 fn content(body: &[u8]) -> Option<String> {
     let answer: Value = serde_json::from_slice(body).ok()?;
@@ -306,12 +317,17 @@ mod tests {
     #[test]
     fn the_body_names_the_model_only_when_one_is_configured() {
         let messages = [Message::system("be brief"), Message::user("hi")];
-        let body = ChatClient::new(&settings("http://127.0.0.1:8080")).body(&messages, None, ReplyShape::JsonSchema);
+        let body = ChatClient::new(&settings("http://127.0.0.1:8080")).body(&messages, None, ReplyShape::JsonSchema, 300);
         assert!(body.get("model").is_none() && body.get("response_format").is_none());
         assert_eq!((body["temperature"].as_f64(), body["stream"].as_bool()), (Some(0.2), Some(false)));
+        assert_eq!(body["max_tokens"].as_u64(), Some(300));
         assert_eq!(body["messages"][1], json!({"role": "user", "content": "hi"}));
-        let with_model =
-            ChatClient::new(&TranslatorSettings { model: "gemma3".into(), ..settings("http://127.0.0.1:8080") }).body(&messages, None, ReplyShape::Prompted);
+        let with_model = ChatClient::new(&TranslatorSettings { model: "gemma3".into(), ..settings("http://127.0.0.1:8080") }).body(
+            &messages,
+            None,
+            ReplyShape::Prompted,
+            300,
+        );
         assert_eq!(with_model["model"], "gemma3");
     }
 
@@ -319,11 +335,11 @@ mod tests {
     fn the_reply_schema_is_sent_in_each_form_a_server_may_take() {
         let (messages, schema) = ([Message::user("hi")], json!({"type": "object"}));
         let client = ChatClient::new(&settings("http://127.0.0.1:8080"));
-        let openai = client.body(&messages, Some(&schema), ReplyShape::JsonSchema);
+        let openai = client.body(&messages, Some(&schema), ReplyShape::JsonSchema, 300);
         assert_eq!(openai["response_format"], json!({"type": "json_schema", "json_schema": {"name": "reply", "strict": true, "schema": schema}}));
-        let llama = client.body(&messages, Some(&schema), ReplyShape::JsonObject);
+        let llama = client.body(&messages, Some(&schema), ReplyShape::JsonObject, 300);
         assert_eq!(llama["response_format"], json!({"type": "json_object", "schema": schema}));
-        assert!(client.body(&messages, Some(&schema), ReplyShape::Prompted).get("response_format").is_none());
+        assert!(client.body(&messages, Some(&schema), ReplyShape::Prompted, 300).get("response_format").is_none());
     }
 
     #[test]

@@ -133,6 +133,12 @@ pub fn batch_messages(batch: &Batch) -> Vec<Message> {
         rules = shared_rules(&batch.glossary, &batch.keep, &batch.notes),
     );
     let mut user = Map::new();
+    // The task again in the user's message: some servers' chat templates
+    // (Gemma's in llama-cpp-python) drop the system message.
+    user.insert(
+        "task".into(),
+        json!(format!("Translate each line in \"translate\" from {from} into {to}; reply only with {{\"lines\": [{{\"id\", \"text\"}}]}}, the text in {to}.")),
+    );
     user.insert("from".into(), json!(from));
     user.insert("to".into(), json!(to));
     if !batch.before.is_empty() {
@@ -162,6 +168,10 @@ pub fn shorten_messages(request: &Shorten) -> Vec<Message> {
         rules = shared_rules(&request.glossary, &request.keep, &request.notes),
     );
     let mut user = Map::new();
+    user.insert(
+        "task".into(),
+        json!(format!("Say the {to} translation shorter, in about {} syllables, keeping its meaning; reply only with {{\"text\"}}.", request.target_syllables)),
+    );
     if let Some(speaker) = request.line.speaker.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
         user.insert("speaker".into(), json!(speaker));
     }

@@ -117,12 +117,19 @@ fn normal(text: &str) -> String {
     text.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>().join(" ")
 }
 
-/// Whether `text` is `source` again (case and spacing aside) where it
+/// Whether `text` is `source` again (case, spacing and punctuation aside) where it
 /// should have been translated: the languages differ and the source has at
 /// least three words with letters (a name or "OK!" may stay as it is).
 pub fn repeats_source(source: &str, text: &str, from: &str, to: &str) -> bool {
     let words = source.split_whitespace().filter(|w| w.chars().any(char::is_alphabetic)).count();
-    words >= 3 && !same_language(from, to) && normal(source) == normal(text)
+    words >= 3 && !same_language(from, to) && letters(source) == letters(text)
+}
+
+/// The words of a text in lower case, without punctuation: a source copied
+/// with its full stop dropped is still the source.
+fn letters(text: &str) -> String {
+    let kept: String = text.chars().map(|c| if c.is_alphanumeric() || c.is_whitespace() { c } else { ' ' }).collect();
+    normal(&kept)
 }
 
 /// The batch's translations, one per line in order, from the reply; or
@@ -170,9 +177,24 @@ pub fn batch_texts(reply: &str, batch: &Batch) -> Result<Vec<String>, String> {
         if repeats_source(&line.text, text, &batch.from, &batch.to) {
             return Err(format!("repeated the source instead of translating line {}", line.id));
         }
+        let others = batch.lines.iter().chain(&batch.before).chain(&batch.after).filter(|other| other.id != line.id);
+        if let Some(other) = others.into_iter().find(|other| repeats_source(&other.text, text, &batch.from, &batch.to)) {
+            return Err(format!("answered line {}'s source for line {} instead of translating it", other.id, line.id));
+        }
+        if is_placeholder(text) {
+            return Err(format!("answered a placeholder ({text}) instead of translating line {}", line.id));
+        }
         texts.push(text.to_string());
     }
     Ok(texts)
+}
+
+/// Whether a text is a placeholder in angle brackets (`<translation>`,
+/// `<Spanish>`): what a small model copies from the prompt's reply form
+/// instead of translating.
+pub fn is_placeholder(text: &str) -> bool {
+    let text = text.trim();
+    text.len() > 2 && text.starts_with('<') && text.ends_with('>') && !text[1..text.len() - 1].contains(['<', '>'])
 }
 
 /// The shorter translation the reply holds (`{"text": "…"}`, or a JSON
@@ -192,6 +214,9 @@ pub fn shortened_text(reply: &str, request: &Shorten) -> Result<String, String> 
     }
     if repeats_source(&request.line.text, text, &request.from, &request.to) {
         return Err(format!("repeated the source instead of translating line {id}"));
+    }
+    if is_placeholder(text) {
+        return Err(format!("answered a placeholder ({text}) instead of line {id} said shorter"));
     }
     if normal(text) == normal(&request.current) {
         return Err(format!("answered the same translation of line {id} instead of a shorter one"));
@@ -266,6 +291,9 @@ mod tests {
         let no_ids = r#"[{"text": "Uno."}, {"text": "Dos."}]"#;
         assert!(batch_texts(no_ids, &batch(&[1, 2])).unwrap_err().contains("without an id"));
         assert!(batch_texts("I cannot help with that.", &batch(&[1])).unwrap_err().contains("no JSON array"));
+        let placeholder = batch_texts(r#"{"lines": [{"id": 1, "text": "<Spanish>"}]}"#, &batch(&[1])).unwrap_err();
+        assert!(placeholder.contains("placeholder") && placeholder.contains("line 1"), "{placeholder}");
+        assert!(!is_placeholder("<<no>>") && !is_placeholder("a <b> c") && is_placeholder(" <translation> "));
         assert!(batch_texts(r#"[1, 2]"#, &batch(&[1, 2])).unwrap_err().contains("no JSON array"));
     }
 
@@ -281,6 +309,9 @@ mod tests {
         assert!(!repeats_source("Marco!", "Marco!", "en", "es"));
         assert!(!repeats_source("OK, Marco.", "OK, Marco.", "en", "es"));
         assert!(repeats_source("Good morning, Marco.", "good morning,   marco.", "en", "es"));
+        assert!(repeats_source("The keeper's logbook turned up last week.", "The keeper's logbook turned up last week", "en", "es"), "the full stop dropped");
+        let other = r#"[{"id": 1, "text": "this is line number 2"}, {"id": 2, "text": "Dos."}]"#;
+        assert_eq!(batch_texts(other, &batch(&[1, 2])).unwrap_err(), "answered line 2's source for line 1 instead of translating it");
     }
 
     #[test]

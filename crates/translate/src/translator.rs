@@ -17,6 +17,8 @@ use crate::reply::{batch_texts, shortened_text};
 
 /// How many times a reply that cannot be read is asked for.
 const ASKS: usize = 2;
+/// The most tokens any answer may take.
+const MAX_TOKENS: usize = 8192;
 
 /// What [`Translator::check`] found.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -96,7 +98,9 @@ impl Translator {
             }
         }
         let started = Instant::now();
-        let texts = self.ask(&batch_messages(batch), Some(&batch_schema(batch)), |reply| batch_texts(reply, batch))?;
+        // Room for each line three times over (a token a character at worst) and the JSON around it.
+        let budget: usize = batch.lines.iter().map(|l| l.text.chars().count() * 3 + 48).sum::<usize>() + 128;
+        let texts = self.ask(&batch_messages(batch), Some(&batch_schema(batch)), budget.min(MAX_TOKENS), |reply| batch_texts(reply, batch))?;
         tracing::debug!(translator = %self.settings.name, lines = texts.len(), seconds = started.elapsed().as_secs_f64(), "translated a batch");
         Ok(texts)
     }
@@ -107,7 +111,8 @@ impl Translator {
         if request.current.trim().is_empty() {
             return Err(Error::invalid(format!("line {}", request.line.id), "has no translation to shorten"));
         }
-        self.ask(&shorten_messages(request), Some(&shorten_schema()), |reply| shortened_text(reply, request))
+        let budget = request.current.chars().count() * 3 + 128;
+        self.ask(&shorten_messages(request), Some(&shorten_schema()), budget.min(MAX_TOKENS), |reply| shortened_text(reply, request))
     }
 
     /// Lists the server's models and translates "Good morning." from
@@ -134,10 +139,16 @@ impl Translator {
     }
 
     /// Sends `messages` until `read` takes the reply ([`ASKS`] times at most).
-    fn ask<T>(&self, messages: &[Message], schema: Option<&serde_json::Value>, read: impl Fn(&str) -> std::result::Result<T, String>) -> Result<T> {
+    fn ask<T>(
+        &self,
+        messages: &[Message],
+        schema: Option<&serde_json::Value>,
+        max_tokens: usize,
+        read: impl Fn(&str) -> std::result::Result<T, String>,
+    ) -> Result<T> {
         let mut reason = String::new();
         for asked in 1..=ASKS {
-            let reply = self.chat.complete(messages, schema)?;
+            let reply = self.chat.complete(messages, schema, max_tokens)?;
             match read(&reply) {
                 Ok(value) => return Ok(value),
                 Err(why) => {

@@ -171,6 +171,16 @@ fn the_reply_form_is_asked_as_a_schema_and_a_server_refusing_it_is_asked_in_the_
     assert_eq!(formats[0]["json_schema"]["schema"]["properties"]["lines"]["maxItems"], 2);
     assert_eq!(formats[1]["type"], "json_object", "asked again in llama-cpp-python's form");
     assert_eq!(formats[2]["type"], "json_object", "and remembered");
+    // llama-cpp-python refuses the field with a 500 that names it: asked in the next form at once, not retried.
+    let server = serve(
+        None,
+        vec![
+            Answer::Send(500, r#"{"error":"1 validation error: ('body', 'response_format', 'type') Input should be 'text' or 'json_object'"}"#.into()),
+            completion(GOOD),
+        ],
+    );
+    assert_eq!(Translator::new(settings(&server.url)).translate(&batch()).unwrap(), good());
+    assert_eq!(server.chats()[1].json()["response_format"]["type"], "json_object");
     // A server that takes no response format at all is asked with the prompt alone.
     let server = serve(None, vec![refused(), refused(), completion(GOOD)]);
     assert_eq!(Translator::new(settings(&server.url)).translate(&batch()).unwrap(), good());
