@@ -19,26 +19,39 @@ let studio;
 let session;
 let dataDir;
 
-before(async () => {
+async function openStudio() {
   // Listening back is another test's matter: the renders here are only rendered.
   studio = await startStudio("cast-languages", root, { config: "[dub]\nlisten_back = false\n\n[voices]\nfit_minutes = 0.1\n" });
   ({ session, dataDir } = studio);
-});
+}
+
+before(openStudio);
 
 after(async () => {
   await studio?.close();
 });
 
 /** Calls a Tauri command in the page; a refusal comes back as `{ error }`. */
-async function invoke(command, args = {}) {
-  await session.cmd("POST", "/timeouts", { script: 60000 });
-  return session.cmd("POST", "/execute/async", {
-    script: "const done = arguments[arguments.length - 1]; window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1]).then(done, (e) => done({ error: String(e?.message ?? JSON.stringify(e)) }));",
-    args: [command, args],
-  });
-}
+const invoke = (command, args = {}) => session.invoke(command, args);
 
+// WebKit's renderer now and then dies under Xvfb (see picture.test.mjs):
+// the studio reloads the editor, and WebDriver answers "page crash" or
+// cannot parse a script's result. The crash is WebKit's, so the test runs
+// once more in a fresh window; a second crash fails.
 test("voice every speaker on a Spanish track fits each English recording to speak Spanish", async () => {
+  try {
+    await voiceEverySpeakerInSpanish();
+  } catch (e) {
+    if (!/page crash|Could not parse script result/.test(e.message)) throw e;
+    console.log(`WebKit's renderer crashed (${e.message}); running again in a fresh window`);
+    await studio.close();
+    await openStudio();
+    await voiceEverySpeakerInSpanish();
+  }
+});
+
+/** The test's body, on the open session. */
+async function voiceEverySpeakerInSpanish() {
   const english = join(dataDir, "quay.srt");
   const spanish = join(dataDir, "quay.es.srt");
   writeFileSync(english, "1\n00:00:00,500 --> 00:00:03,000\n[Ana] The tide is turning.\n\n2\n00:00:03,500 --> 00:00:06,000\n[Ben] Then we go.\n");
@@ -81,8 +94,11 @@ test("voice every speaker on a Spanish track fits each English recording to spea
   await session.click("#tab-voices");
   const running = await session.waitForText("#library-voices", (t) => /Fitting a voice to the recording to speak Spanish|Speaks Spanish as a fitted voice/.test(t), 60000);
   assert.match(running, /Quay - Ana/);
+  // The engine says when both are fitted (a reload of the window would not lose that); then the page shows it.
+  const fitted = async () => (await invoke("voice_library")).library.filter((v) => v.fits.some((f) => f.language === "es")).length;
+  await waitFor("both voices fitted to speak Spanish", async () => ((await fitted()) === 2 ? true : null), 300000, 2000);
   const fittedInSpanish = () => session.execute("return [...document.querySelectorAll('[data-fit=\"fitted\"][data-fit-language=\"es\"]')].map((f) => f.closest('[data-voice]').dataset.voice).sort();");
-  await waitFor("both voices fitted to speak Spanish", async () => ((await fittedInSpanish()).length === 2 ? true : null), 900000, 2000);
+  await waitFor("both Spanish fits shown", async () => ((await fittedInSpanish()).length === 2 ? true : null), 20000, 500);
   assert.deepEqual(await fittedInSpanish(), ["Quay - Ana", "Quay - Ben"]);
   const library = await invoke("voice_library");
   for (const voice of library.library.filter((v) => v.name.startsWith("Quay - "))) {
@@ -113,4 +129,4 @@ test("voice every speaker on a Spanish track fits each English recording to spea
     assert.ok(loudest > 0.05, `"${line.text}" is heard (peak ${loudest})`);
   }
   writeFileSync(join(root, "target/e2e-cast-languages-rendered.png"), await session.screenshot());
-});
+}

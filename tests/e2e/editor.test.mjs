@@ -165,13 +165,7 @@ test("text typed into a line survives playback and a render, keeps its focus, an
   await session.press("ArrowRight");
   await session.press("ArrowRight");
   await session.waitForText("#line-state", (t) => t.length > 0);
-  const invoke = async (command, args) => {
-    await session.cmd("POST", "/timeouts", { script: 60000 });
-    return session.cmd("POST", "/execute/async", {
-      script: "const done = arguments[arguments.length - 1]; window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1]).then(done, (e) => done({ error: String(e) }));",
-      args: [command, args],
-    });
-  };
+  const invoke = (command, args) => session.invoke(command, args);
   const project = (await invoke("list_projects", {})).find((p) => p.name === "Harbour");
   const opened = await invoke("open_project", { projectId: project.id });
   const track = opened.tracks[0];
@@ -376,13 +370,7 @@ test("a video is heard into a project that keeps its original dialogue and cuts 
   await session.type("#new-media-path", video);
   await session.click("#create-from-media");
   await session.waitForText("#project-name", (t) => t === "phrases", 300000);
-  const invoke = async (command, args) => {
-    await session.cmd("POST", "/timeouts", { script: 60000 });
-    return session.cmd("POST", "/execute/async", {
-      script: "const done = arguments[arguments.length - 1]; window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1]).then(done, (e) => done({ error: String(e) }));",
-      args: [command, args],
-    });
-  };
+  const invoke = (command, args) => session.invoke(command, args);
   const id = (await invoke("list_projects", {})).find((p) => p.name === "phrases").id;
   const heard = await invoke("open_project", { projectId: id });
   assert.ok(heard.original?.endsWith("phrases.mp4"), `the video stays as the original dialogue: ${heard.original}`);

@@ -31,13 +31,7 @@ after(async () => {
 });
 
 /** Calls a Tauri command in the page; a refusal comes back as `{ error }`. */
-async function invoke(command, args = {}) {
-  await session.cmd("POST", "/timeouts", { script: 60000 });
-  return session.cmd("POST", "/execute/async", {
-    script: "const done = arguments[arguments.length - 1]; window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1]).then(done, (e) => done({ error: String(e?.message ?? JSON.stringify(e)) }));",
-    args: [command, args],
-  });
-}
+const invoke = (command, args = {}) => session.invoke(command, args);
 
 /** What the playing programme holds now: [{ segmentId, start, seconds, peak, fingerprint }], in time order. */
 async function programme() {

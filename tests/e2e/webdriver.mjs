@@ -131,6 +131,17 @@ export class Session {
     return this.cmd("POST", "/execute/sync", { script, args });
   }
 
+  /** Calls the app's command `command` in the page, as the window does;
+   * a refusal comes back as `{ error }` with its message. */
+  async invoke(command, args = {}) {
+    await this.cmd("POST", "/timeouts", { script: 60000 });
+    return this.cmd("POST", "/execute/async", {
+      script:
+        "const done = arguments[arguments.length - 1]; window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1]).then(done, (e) => done({ error: String(e?.message ?? JSON.stringify(e)) }));",
+      args: [command, args],
+    });
+  }
+
   /** Presses `key` (a KeyboardEvent key such as "ArrowRight") on the page. */
   async press(key, modifiers = {}) {
     await this.execute("document.dispatchEvent(new KeyboardEvent('keydown', Object.assign({ key: arguments[0], bubbles: true }, arguments[1])));", [key, modifiers]);

@@ -4,13 +4,14 @@
 //! leaves only whole batches, and the same command then translates the
 //! lines still missing, each once.
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+mod chat_server;
 
 fn revoice(data: &Path, args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_revoice"))
@@ -37,23 +38,7 @@ fn scripted_server(hold: Arc<std::sync::atomic::AtomicBool>) -> (String, Arc<Ato
             let Ok(mut stream) = stream else { continue };
             let (count, hold) = (count.clone(), hold.clone());
             std::thread::spawn(move || {
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let mut first = String::new();
-                let _ = reader.read_line(&mut first);
-                let mut length = 0;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
-                        break;
-                    }
-                    if let Some((name, value)) = line.split_once(':') {
-                        if name.eq_ignore_ascii_case("content-length") {
-                            length = value.trim().parse().unwrap_or(0);
-                        }
-                    }
-                }
-                let mut body = vec![0; length];
-                let _ = reader.read_exact(&mut body);
+                let (first, body) = chat_server::read_request(&stream);
                 let answer = if first.contains("/v1/models") {
                     r#"{"object":"list","data":[{"id":"scripted"}]}"#.to_string()
                 } else {
@@ -70,10 +55,9 @@ fn scripted_server(hold: Arc<std::sync::atomic::AtomicBool>) -> (String, Arc<Ato
                         .iter()
                         .map(|l| serde_json::json!({"id": l["id"], "text": format!("[es] {}", l["text"].as_str().unwrap())}))
                         .collect();
-                    serde_json::json!({"choices": [{"message": {"role": "assistant", "content": serde_json::to_string(&texts).unwrap()}}]}).to_string()
+                    chat_server::completion(&serde_json::to_string(&texts).unwrap())
                 };
-                let head = format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", answer.len());
-                let _ = stream.write_all(head.as_bytes()).and_then(|_| stream.write_all(answer.as_bytes()));
+                chat_server::answer(&mut stream, &answer);
             });
         }
     });

@@ -1,10 +1,11 @@
 //! `revoice translators …` as a user runs it: a real process, a temporary
 //! data folder, and a scripted chat-completions server on loopback.
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::Command;
+
+mod chat_server;
 
 /// Runs `revoice` on `data`: the exit code, stdout and stderr.
 fn revoice(data: &Path, args: &[&str]) -> (Option<i32>, String, String) {
@@ -27,31 +28,13 @@ fn scripted_server() -> String {
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut first = String::new();
-            let _ = reader.read_line(&mut first);
-            let mut length = 0;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
-                    break;
-                }
-                if let Some((name, value)) = line.split_once(':') {
-                    if name.eq_ignore_ascii_case("content-length") {
-                        length = value.trim().parse().unwrap_or(0);
-                    }
-                }
-            }
-            let mut body = vec![0; length];
-            let _ = reader.read_exact(&mut body);
+            let (first, _) = chat_server::read_request(&stream);
             let answer = if first.contains("/v1/models") {
                 r#"{"object":"list","data":[{"id":"tiny-translator"}]}"#.to_string()
             } else {
-                let content = r#"[{"id": 1, "text": "Buenos días."}]"#;
-                serde_json::json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]}).to_string()
+                chat_server::completion(r#"[{"id": 1, "text": "Buenos días."}]"#)
             };
-            let head = format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", answer.len());
-            let _ = stream.write_all(head.as_bytes()).and_then(|_| stream.write_all(answer.as_bytes()));
+            chat_server::answer(&mut stream, &answer);
         }
     });
     url
