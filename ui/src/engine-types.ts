@@ -502,7 +502,19 @@ api_key: string,
 /**
  * Seconds a request may take (default [`TranslatorSettings::DEFAULT_TIMEOUT_S`]).
  */
-timeout_s?: number, };
+timeout_s?: number, 
+/**
+ * Sampling temperature sent with each request (default
+ * [`TranslatorSettings::DEFAULT_TEMPERATURE`]); 0 answers the same
+ * lines the same way each time.
+ */
+temperature?: number, 
+/**
+ * Lines sent in one request (default
+ * [`TranslatorSettings::DEFAULT_BATCH_LINES`]): a small local model
+ * keeps to the task better with fewer, a hosted one costs less with more.
+ */
+batch_lines?: number, };
 export type TranslatorView = { name: string, url: string, 
 /**
  * The model asked for (empty: the server's default).
@@ -550,6 +562,20 @@ overwriteEdited: boolean,
  * What the translator should keep in mind (register, audience, terms).
  */
 notes: string, };
+export type DroppedTerm = { 
+/**
+ * The translated line (on the target track).
+ */
+segmentId: number, term: string, 
+/**
+ * The translation the glossary gives it, which the line lacks.
+ */
+translation: string, };
+export type FailedLine = { sourceSegmentId: number, 
+/**
+ * Why its batch failed.
+ */
+reason: string, };
 export type TranslateReport = { 
 /**
  * The translator and its model, as each line records it.
@@ -596,7 +622,67 @@ tooLong: Array<number>,
 /**
  * Why the lines were not sized to their slots (the speech model could not load).
  */
-notSized: string | null, };
+notSized: string | null, 
+/**
+ * Glossary terms the lines translated now leave out (as they stand after sizing).
+ */
+glossaryDropped: Array<DroppedTerm>, 
+/**
+ * Source lines whose batch the translator could not answer: nothing of
+ * it was written, and the same request later translates them.
+ */
+failed: Array<FailedLine>, };
+export type GlossaryEntry = { id: number, 
+/**
+ * The target language tag it applies to (`es`, `pt-BR`).
+ */
+language: string, 
+/**
+ * The term as the scripts write it.
+ */
+term: string, 
+/**
+ * How it is translated.
+ */
+translation: string, };
+export type LineTranslation = { segmentId: number, sourceSegmentId: number, 
+/**
+ * The source line's text now (empty when the source line was deleted since).
+ */
+sourceText: string, 
+/**
+ * The source text the translation was made from.
+ */
+translatedFrom: string, 
+/**
+ * Whether the source line's text differs from what was translated (or it is gone).
+ */
+sourceChanged: boolean, 
+/**
+ * Whether the line's text differs from what the translator wrote.
+ */
+edited: boolean, 
+/**
+ * The translator and its model (`llama (gemma3)`).
+ */
+translator: string, 
+/**
+ * When it was translated (`2025-01-31T12:00:00.000Z`).
+ */
+translatedAt: string, 
+/**
+ * Glossary terms of the source it was made from that the line's text now leaves out.
+ */
+droppedTerms: Array<string>, };
+export type TrackTranslations = { trackId: number, 
+/**
+ * The track it translates (`None`: it was not made by translation).
+ */
+sourceTrackId: number | null, sourceLanguage: string | null, 
+/**
+ * Its translated lines, in the track's order.
+ */
+lines: Array<LineTranslation>, };
 export type ErrorKind = "notFound" | "invalidInput" | "conflict" | "busy" | "cancelled" | "internal";
 export type ErrorReport = { kind: ErrorKind, message: string, 
 /**

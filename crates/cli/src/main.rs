@@ -14,6 +14,7 @@ mod bench_dub;
 mod bench_edit;
 mod bench_engine;
 mod bench_fleet;
+mod bench_translate;
 mod bench_voicefit;
 mod dictionary;
 mod engines;
@@ -219,6 +220,23 @@ enum BenchCommand {
         /// CPU threads for faster-whisper (Whisper on candle runs on rayon's pool, one thread per core).
         #[arg(long, default_value_t = 2)]
         threads: usize,
+    },
+    /// A translation engine through the studio's translation job, into a new track each run:
+    /// lines a minute and each batch's time, then each line translated rendered, its length
+    /// against the length the sizing predicted (median absolute error), and peak memory.
+    Translate {
+        /// The translator (default: the first configured; see `revoice translators`).
+        #[arg(long)]
+        translator: Option<String>,
+        /// Translate this project's first track (copied into a scratch folder) instead of the demo script.
+        #[arg(long)]
+        project: Option<i64>,
+        /// The language to translate into.
+        #[arg(long, default_value = "es")]
+        to: String,
+        /// Lines to translate (the demo script is 32 lines, repeated beyond).
+        #[arg(long, default_value_t = 32)]
+        lines: usize,
     },
     /// Scheduler throughput at batch widths 1, 2, 4, 8 and in continuous mode under Poisson
     /// arrivals; saves the best width as this machine's default.
@@ -482,6 +500,13 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
         Command::Bench { command: BenchCommand::Fleet { lines } } => {
             let data_dir = engine.data_dir().to_path_buf();
             tokio::task::spawn_blocking(move || bench_fleet::fleet(&data_dir, lines)).await.expect("bench thread")?;
+            ExitCode::SUCCESS
+        }
+        Command::Bench { command: BenchCommand::Translate { translator, project, to, lines } } => {
+            let benched = engine.clone();
+            tokio::task::spawn_blocking(move || bench_translate::translate(&benched, translator.as_deref(), project, &to, lines))
+                .await
+                .expect("bench thread")?;
             ExitCode::SUCCESS
         }
         Command::Bench { command: BenchCommand::Api { requests } } => {

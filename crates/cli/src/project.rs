@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use clap::Subcommand;
 
+mod glossary;
 mod translate;
 use revoice_engine::dub::pipeline::RenderScope;
 use revoice_engine::dub::timecode;
@@ -153,6 +154,13 @@ pub enum ProjectCommand {
         /// Notes for the translator: register, audience, how to render names or terms.
         #[arg(long, default_value = "")]
         notes: String,
+    },
+    /// A project's glossary: how its terms are translated into each language. Every batch of
+    /// a translation takes them, and lines that leave one out are reported.
+    Glossary {
+        project: i64,
+        #[command(subcommand)]
+        command: glossary::GlossaryCommand,
     },
     /// Render every line whose audio is missing or out of date (interrupted renders resume here).
     Render {
@@ -469,8 +477,11 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
         }
         ProjectCommand::Translate { project, to, from, translator, again, overwrite_edited, notes } => {
             let request = revoice_engine::translating::TranslateRequest { project_id: project, from, to, translator, again, overwrite_edited, notes };
-            translate::run(engine, request).await?;
+            if !translate::run(engine, request).await? {
+                return Ok(ExitCode::from(1));
+            }
         }
+        ProjectCommand::Glossary { project, command } => glossary::run(engine, project, command).await?,
         ProjectCommand::Render { project, check } => {
             render(engine, project).await?;
             if check {

@@ -25,6 +25,14 @@ pub enum TranslatorsCommand {
         /// Seconds a request may take (default 180).
         #[arg(long)]
         timeout: Option<f64>,
+        /// Sampling temperature, 0 to 2 (default 0.2; 0: the same lines
+        /// are translated the same way each time).
+        #[arg(long)]
+        temperature: Option<f64>,
+        /// Lines sent in one request, 1 to 64 (default 8; fewer for a small
+        /// local model).
+        #[arg(long)]
+        batch_lines: Option<usize>,
     },
     /// The translators, and whether each is on this machine.
     List,
@@ -44,8 +52,8 @@ fn whereabouts(translator: &TranslatorSettings) -> String {
 /// false when a check failed.
 pub async fn run(mut config: EngineConfig, command: TranslatorsCommand) -> Result<bool> {
     match command {
-        TranslatorsCommand::Add { name, url, model, api_key, timeout } => {
-            let translator = TranslatorSettings { name, url, model, api_key, timeout_s: timeout };
+        TranslatorsCommand::Add { name, url, model, api_key, timeout, temperature, batch_lines } => {
+            let translator = TranslatorSettings { name, url, model, api_key, timeout_s: timeout, temperature, batch_lines };
             config.save_translator(&translator)?;
             println!("added translator {:?} to {}", translator.name, config.config_file().display());
             println!("lines sent to {} go to {}", translator.name, whereabouts(&translator));
@@ -65,7 +73,7 @@ pub async fn run(mut config: EngineConfig, command: TranslatorsCommand) -> Resul
             Ok(true)
         }
         TranslatorsCommand::Check { name } => {
-            let translator = Translator::new(config.translator(&name)?.clone());
+            let translator = Translator::new(config.translator(Some(&name))?.clone());
             println!("checking {}: lines go to {}", translator.name(), whereabouts(translator.settings()));
             let settings = translator.settings().clone();
             match tokio::task::spawn_blocking(move || translator.check()).await.expect("check thread") {

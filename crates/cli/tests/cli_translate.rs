@@ -12,17 +12,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 mod chat_server;
+mod run;
 
+/// Runs `revoice` on `data`: whether it succeeded, stdout and stderr.
 fn revoice(data: &Path, args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_revoice"))
-        .arg("--data-dir")
-        .arg(data)
-        .args(args)
-        .env_remove("REVOICE_DATA_DIR")
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("revoice runs");
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    let (code, out, err) = run::revoice(data, args);
+    (code == Some(0), out, err)
 }
 
 /// The server's base URL and how many batches it has been asked for. While
@@ -66,20 +61,7 @@ fn scripted_server(hold: Arc<std::sync::atomic::AtomicBool>) -> (String, Arc<Ato
 
 /// The lines of `language`'s track as `project lines` prints them (text only).
 fn track_texts(data: &Path, project: &str, language: &str) -> Vec<String> {
-    let (ok, out, err) = revoice(data, &["project", "lines", project]);
-    assert!(ok, "{err}");
-    let mut texts = Vec::new();
-    let mut inside = false;
-    for line in out.lines() {
-        if let Some(rest) = line.strip_prefix("track ") {
-            inside = rest.starts_with(&format!("{language} "));
-            continue;
-        }
-        if inside {
-            texts.push(line.split_once("] ").map_or(line, |(_, text)| text).to_string());
-        }
-    }
-    texts
+    run::track_lines(data, project, language).into_iter().map(|(_, text)| text).collect()
 }
 
 #[test]

@@ -2,23 +2,11 @@
 //! data folder, and a scripted chat-completions server on loopback.
 
 use std::net::TcpListener;
-use std::path::Path;
-use std::process::Command;
 
 mod chat_server;
+mod run;
 
-/// Runs `revoice` on `data`: the exit code, stdout and stderr.
-fn revoice(data: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_revoice"))
-        .arg("--data-dir")
-        .arg(data)
-        .args(args)
-        .env_remove("REVOICE_DATA_DIR")
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("revoice runs");
-    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
-}
+use run::revoice;
 
 /// A server on loopback that lists one model and translates every request
 /// as "Buenos días." (line 1); its base URL.

@@ -443,6 +443,12 @@ impl EngineConfig {
             if let Some(timeout) = translator.timeout_s {
                 table["timeout_s"] = toml_edit::value(timeout);
             }
+            if let Some(lines) = translator.batch_lines {
+                table["batch_lines"] = toml_edit::value(lines as i64);
+            }
+            if let Some(temperature) = translator.temperature {
+                table["temperature"] = toml_edit::value(temperature);
+            }
             if document.get("translators").and_then(|e| e.as_array_of_tables()).is_none() {
                 document["translators"] = toml_edit::Item::ArrayOfTables(toml_edit::ArrayOfTables::new());
             }
@@ -457,7 +463,7 @@ impl EngineConfig {
 
     /// Removes the translator `name` from the config file.
     pub fn remove_translator(&mut self, name: &str) -> Result<()> {
-        self.translator(name)?;
+        self.translator(Some(name))?;
         self.edit_document(|document| {
             if let Some(translators) = document.get_mut("translators").and_then(|e| e.as_array_of_tables_mut()) {
                 translators.retain(|t| !t.get("name").and_then(|n| n.as_str()).is_some_and(|n| n.eq_ignore_ascii_case(name)));
@@ -465,15 +471,20 @@ impl EngineConfig {
         })
     }
 
-    /// The translator `name`; refused naming the ones there are.
-    pub fn translator(&self, name: &str) -> Result<&crate::translators::TranslatorSettings> {
+    /// The translator `name`, or the first configured for `None`; refused
+    /// naming the ones there are, or saying how to add one when there are none.
+    pub fn translator(&self, name: Option<&str>) -> Result<&crate::translators::TranslatorSettings> {
         let all = &self.settings.translators;
-        all.iter().find(|t| t.name.eq_ignore_ascii_case(name)).ok_or_else(|| {
+        let found = match name {
+            Some(name) => all.iter().find(|t| t.name.eq_ignore_ascii_case(name)),
+            None => all.first(),
+        };
+        found.ok_or_else(|| {
             let known: Vec<&str> = all.iter().map(|t| t.name.as_str()).collect();
             Error::not_found(
-                format!("translator {name:?}"),
+                name.map_or_else(|| "translator".to_string(), |name| format!("translator {name:?}")),
                 if known.is_empty() {
-                    "no translator is configured: add one with `revoice translators add`".to_string()
+                    "no translator is configured: add one with `revoice translators add NAME --url URL` or in Settings".to_string()
                 } else {
                     format!("the translators are: {}", known.join(", "))
                 },
@@ -680,6 +691,8 @@ mod tests {
             model: String::new(),
             api_key: String::new(),
             timeout_s: None,
+            temperature: None,
+            batch_lines: None,
         }
     }
 
@@ -695,13 +708,15 @@ mod tests {
             model: "m".into(),
             api_key: "k".into(),
             timeout_s: Some(30.0),
+            temperature: Some(0.0),
+            batch_lines: Some(2),
         };
         cfg.save_translator(&hosted).unwrap();
         cfg.save_translator(&crate::translators::TranslatorSettings { model: "gemma".into(), ..local_translator() }).unwrap();
         let again = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
         assert_eq!(again.settings.translators, vec![crate::translators::TranslatorSettings { model: "gemma".into(), ..local_translator() }, hosted.clone()]);
         assert!(std::fs::read_to_string(again.config_file()).unwrap().contains("# quiet"));
-        assert_eq!(again.translator("HOSTED").unwrap(), &hosted);
+        assert_eq!(again.translator(Some("HOSTED")).unwrap(), &hosted);
         let mut cfg = again;
         cfg.remove_translator("llama").unwrap();
         let err = cfg.remove_translator("llama").unwrap_err().to_string();

@@ -24,12 +24,40 @@ pub struct TranslatorSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub timeout_s: Option<f64>,
+    /// Sampling temperature sent with each request (default
+    /// [`TranslatorSettings::DEFAULT_TEMPERATURE`]); 0 answers the same
+    /// lines the same way each time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub temperature: Option<f64>,
+    /// Lines sent in one request (default
+    /// [`TranslatorSettings::DEFAULT_BATCH_LINES`]): a small local model
+    /// keeps to the task better with fewer, a hosted one costs less with more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub batch_lines: Option<usize>,
 }
 
 impl TranslatorSettings {
     /// How long a request may take by default, seconds: a small model on a
     /// CPU answers a batch of lines in tens of seconds.
     pub const DEFAULT_TIMEOUT_S: f64 = 180.0;
+    /// The temperature sent by default: a little variety, so that a line
+    /// translated again can come back worded otherwise.
+    pub const DEFAULT_TEMPERATURE: f64 = 0.2;
+
+    /// Lines sent in one request by default.
+    pub const DEFAULT_BATCH_LINES: usize = 8;
+
+    /// Lines to send in one request.
+    pub fn batch_lines(&self) -> usize {
+        self.batch_lines.unwrap_or(Self::DEFAULT_BATCH_LINES)
+    }
+
+    /// The temperature to send.
+    pub fn temperature(&self) -> f64 {
+        self.temperature.unwrap_or(Self::DEFAULT_TEMPERATURE)
+    }
 
     /// How long a request may take.
     pub fn timeout(&self) -> std::time::Duration {
@@ -50,7 +78,7 @@ impl TranslatorSettings {
     }
 
     /// Checks the name (letters, digits, `-`, `_`), the URL (http or https
-    /// with a host) and the timeout.
+    /// with a host), the timeout, the temperature and the lines a request.
     pub fn check(&self) -> std::result::Result<(), String> {
         let name = &self.name;
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_')) {
@@ -65,6 +93,16 @@ impl TranslatorSettings {
                 return Err(format!("[[translators]] {name}: timeout_s {t} is outside 1 to 3600 seconds"));
             }
         }
+        if let Some(n) = self.batch_lines {
+            if !(1..=64).contains(&n) {
+                return Err(format!("[[translators]] {name}: batch_lines {n} is outside 1 to 64"));
+            }
+        }
+        if let Some(t) = self.temperature {
+            if !(0.0..=2.0).contains(&t) {
+                return Err(format!("[[translators]] {name}: temperature {t} is outside 0 to 2"));
+            }
+        }
         Ok(())
     }
 }
@@ -74,7 +112,15 @@ mod tests {
     use super::*;
 
     fn local() -> TranslatorSettings {
-        TranslatorSettings { name: "llama".into(), url: "http://127.0.0.1:8080".into(), model: String::new(), api_key: String::new(), timeout_s: None }
+        TranslatorSettings {
+            name: "llama".into(),
+            url: "http://127.0.0.1:8080".into(),
+            model: String::new(),
+            api_key: String::new(),
+            timeout_s: None,
+            temperature: None,
+            batch_lines: None,
+        }
     }
 
     #[test]
@@ -83,6 +129,8 @@ mod tests {
             (TranslatorSettings { name: "my llama".into(), ..local() }, "name"),
             (TranslatorSettings { url: "127.0.0.1:8080".into(), ..local() }, "http"),
             (TranslatorSettings { timeout_s: Some(0.1), ..local() }, "timeout_s"),
+            (TranslatorSettings { temperature: Some(2.5), ..local() }, "temperature"),
+            (TranslatorSettings { batch_lines: Some(0), ..local() }, "batch_lines"),
         ] {
             let err = bad.check().unwrap_err();
             assert!(err.contains(says), "{err}");

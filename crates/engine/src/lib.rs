@@ -43,6 +43,7 @@ mod speaking;
 pub mod studio;
 pub mod testing;
 pub mod translating;
+pub mod translation_view;
 mod video;
 mod voices;
 

@@ -7,6 +7,14 @@
 //! the lines still missing. A line translated before is translated again
 //! only when asked, and one edited by hand since only when that is said too.
 //!
+//! Each batch goes with the project's glossary for the target language;
+//! a line translated now whose source uses a term the translation leaves
+//! out is reported. A batch the translator cannot answer (its reply is
+//! unusable, its request refused, it timed out once) is reported line by
+//! line, nothing of it is written, and the job goes on; a fault that every
+//! batch would meet (the server unreachable or failing, the key refused, a
+//! second timeout in a row) stops the job.
+//!
 //! Then each line translated is sized to its slot: its spoken length is
 //! predicted at its voice and speed (the model's durations, no audio), and
 //! a line that would need more than [`MAX_RATE`] to fit is sent back once
@@ -15,18 +23,20 @@
 use std::collections::HashMap;
 
 use revoice_core::blocking::wait;
+use revoice_core::config::EngineConfig;
 use revoice_core::error::{Error, Result};
 use revoice_model::speech::SpeechRow;
 use revoice_speech::{SayRequest, SpeechStack};
-use revoice_store::translations::TranslatedLine;
+use revoice_store::glossary::GlossaryEntry;
+use revoice_store::translations::{TranslatedLine, Translation};
 use revoice_store::Segment;
-use revoice_translate::{Batch, BatchLine, Shorten, Translator};
+use revoice_translate::fault::{fault_of, Fault};
+use revoice_translate::glossary::dropped_terms;
+use revoice_translate::{Batch, BatchLine, GlossaryTerm, Shorten, Translator};
 
 use crate::dub::lines::Line;
 use crate::Engine;
 
-/// Lines sent to the engine in one request.
-pub const BATCH_LINES: usize = 8;
 /// Lines before and after a batch sent with it as context.
 const CONTEXT_LINES: usize = 2;
 /// The most a translated line may need to speed up to fit its own slot;
@@ -55,8 +65,29 @@ pub struct TranslateRequest {
 /// How far a translation has come.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TranslateProgress {
+    /// Lines whose batch has been answered (translated) or given up on (failed).
     pub done: usize,
     pub total: usize,
+}
+
+/// A glossary term a line translated now leaves out.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DroppedTerm {
+    /// The translated line (on the target track).
+    pub segment_id: i64,
+    pub term: String,
+    /// The translation the glossary gives it, which the line lacks.
+    pub translation: String,
+}
+
+/// A source line left untranslated because the translator could not answer its batch.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct FailedLine {
+    pub source_segment_id: i64,
+    /// Why its batch failed.
+    pub reason: String,
 }
 
 /// What a translation did.
@@ -91,12 +122,46 @@ pub struct TranslateReport {
     pub too_long: Vec<i64>,
     /// Why the lines were not sized to their slots (the speech model could not load).
     pub not_sized: Option<String>,
+    /// Glossary terms the lines translated now leave out (as they stand after sizing).
+    pub glossary_dropped: Vec<DroppedTerm>,
+    /// Source lines whose batch the translator could not answer: nothing of
+    /// it was written, and the same request later translates them.
+    pub failed: Vec<FailedLine>,
+}
+
+/// The glossary terms that apply to lines translated into `to`: an entry
+/// of that very tag over one of its primary language for the same term.
+pub(crate) fn glossary_terms(entries: &[GlossaryEntry], to: &str) -> Vec<GlossaryTerm> {
+    let mut terms: Vec<GlossaryTerm> = Vec::new();
+    let exact_first = entries.iter().filter(|e| e.language.eq_ignore_ascii_case(to)).chain(entries.iter().filter(|e| !e.language.eq_ignore_ascii_case(to)));
+    for entry in exact_first {
+        if !terms.iter().any(|t| t.term.to_lowercase() == entry.term.to_lowercase()) {
+            terms.push(GlossaryTerm { term: entry.term.clone(), translation: entry.translation.clone() });
+        }
+    }
+    terms
 }
 
 /// A source line to translate, and the line of the target it replaces.
 struct Todo {
     source: Segment,
     target: Option<i64>,
+}
+
+/// The lines translated now: each target line's source and text, in the order written.
+#[derive(Default)]
+struct Written {
+    order: Vec<i64>,
+    lines: HashMap<i64, (Segment, String)>,
+}
+
+impl Written {
+    /// Notes target line `id` as translated from `source` into `text` (a later note replaces its text).
+    fn add(&mut self, id: i64, source: Segment, text: String) {
+        if self.lines.insert(id, (source, text)).is_none() {
+            self.order.push(id);
+        }
+    }
 }
 
 impl Engine {
@@ -109,14 +174,7 @@ impl Engine {
         progress: &mut dyn FnMut(&TranslateProgress),
         cancelled: &dyn Fn() -> bool,
     ) -> Result<TranslateReport> {
-        // The translators as saved now: one added in the settings is there at once.
-        let saved = revoice_core::config::EngineConfig::load_from(self.data_dir().to_path_buf())?;
-        let settings = match &request.translator {
-            Some(name) => saved.translator(name)?.clone(),
-            None => saved.settings.translators.first().cloned().ok_or_else(|| {
-                Error::not_found("translator", "no translator is configured: add one with `revoice translators add NAME --url URL` or in Settings")
-            })?,
-        };
+        let settings = self.saved_config()?.translator(request.translator.as_deref())?.clone();
         revoice_text::language::of_tag(&request.to).ok_or_else(|| {
             Error::invalid(format!("language {:?}", request.to), format!("is not a language the studio knows ({})", revoice_text::language::accepted()))
         })?;
@@ -129,7 +187,8 @@ impl Engine {
         let target = wait(runtime, self.track_for(request.project_id, Some(&request.to)))?;
         wait(runtime, store.set_track_source(target.id, source_track.id))?;
         let sources = wait(runtime, store.segments(source_track.id))?;
-        let translations = wait(runtime, store.translations(target.id))?;
+        let translations: HashMap<i64, Translation> = wait(runtime, store.translations(target.id))?.into_iter().map(|t| (t.source_segment_id, t)).collect();
+        let glossary = glossary_terms(&wait(runtime, store.glossary(request.project_id, Some(&request.to)))?, &request.to);
         let targets: HashMap<i64, Segment> = wait(runtime, store.segments(target.id))?.into_iter().map(|s| (s.id, s)).collect();
         let speakers: HashMap<i64, String> = wait(runtime, store.speakers(request.project_id))?.into_iter().map(|s| (s.id, s.name)).collect();
 
@@ -151,10 +210,12 @@ impl Engine {
             shortened: Vec::new(),
             too_long: Vec::new(),
             not_sized: None,
+            glossary_dropped: Vec::new(),
+            failed: Vec::new(),
         };
         let mut todo = Vec::new();
         for source in &sources {
-            match translations.iter().find(|t| t.source_segment_id == source.id) {
+            match translations.get(&source.id) {
                 None => todo.push(Todo { source: source.clone(), target: None }),
                 Some(done) => {
                     let edited = targets.get(&done.segment_id).is_some_and(|t| t.fields.text != done.translated_text);
@@ -186,56 +247,89 @@ impl Engine {
             seconds: s.fields.end_s - s.fields.start_s,
         };
         let total = todo.len();
-        let mut written: HashMap<i64, Segment> = HashMap::new();
+        let position: HashMap<i64, usize> = sources.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
+        let mut written = Written::default();
+        let mut timed_out_before = false;
         progress(&TranslateProgress { done: 0, total });
-        for chunk in todo.chunks(BATCH_LINES) {
+        for chunk in todo.chunks(settings.batch_lines()) {
             if cancelled() {
                 return Err(Error::Cancelled(format!(
                     "translation into {} stopped after {} of {total} lines: the same request goes on from there",
                     request.to, report.translated
                 )));
             }
-            let first = sources.iter().position(|s| s.id == chunk[0].source.id).unwrap_or(0);
-            let last = sources.iter().position(|s| s.id == chunk[chunk.len() - 1].source.id).unwrap_or(first);
+            let first = position.get(&chunk[0].source.id).copied().unwrap_or(0);
+            let last = position.get(&chunk[chunk.len() - 1].source.id).copied().unwrap_or(first);
             let batch = Batch {
                 from: source_track.language.clone(),
                 to: request.to.clone(),
                 lines: chunk.iter().map(|t| line(&t.source)).collect(),
                 before: sources[first.saturating_sub(CONTEXT_LINES)..first].iter().map(line).collect(),
                 after: sources[(last + 1).min(sources.len())..(last + 1 + CONTEXT_LINES).min(sources.len())].iter().map(line).collect(),
-                glossary: Vec::new(),
+                glossary: glossary.clone(),
                 keep: keep.clone(),
                 notes: request.notes.clone(),
             };
-            let texts = translator.translate(&batch)?;
+            let texts = match translator.translate(&batch) {
+                Ok(texts) => texts,
+                Err(e) => {
+                    let fault = fault_of(&e);
+                    if fault == Fault::Every || (fault == Fault::TimedOut && timed_out_before) {
+                        return Err(e);
+                    }
+                    tracing::warn!(lines = chunk.len(), error = %e, "a batch the translator could not answer; going on with the next");
+                    timed_out_before = fault == Fault::TimedOut;
+                    report.failed.extend(chunk.iter().map(|t| FailedLine { source_segment_id: t.source.id, reason: e.to_string() }));
+                    progress(&TranslateProgress { done: report.translated + report.failed.len(), total });
+                    continue;
+                }
+            };
+            timed_out_before = false;
             let lines: Vec<TranslatedLine> =
                 chunk.iter().zip(texts).map(|(t, text)| TranslatedLine { source: t.source.clone(), target: t.target, text }).collect();
             let lines_now = wait(runtime, store.write_translations(target.id, &label, &lines))?;
-            written.extend(lines_now.iter().zip(&lines).map(|(line, t)| (line.id, t.source.clone())));
+            for (line, t) in lines_now.iter().zip(&lines) {
+                written.add(line.id, t.source.clone(), line.fields.text.clone());
+            }
             report.translated += lines.len();
-            progress(&TranslateProgress { done: report.translated, total });
+            progress(&TranslateProgress { done: report.translated + report.failed.len(), total });
         }
         // Sizing needs the speech model; the translation stands without it.
-        let model = match written.is_empty() {
+        let model = match written.order.is_empty() {
             true => None,
             false => self.speech().map_err(|e| report.not_sized = Some(e.to_string())).ok(),
         };
         if let Some(speech) = model {
-            let sizing = Sizing { translator: &translator, label: &label, from: &source_track.language, to: &request.to, keep: &keep, notes: &request.notes };
-            self.size_to_slots(request.project_id, target.id, &written, &sizing, &speech, &mut report)?;
+            let sizing = Sizing {
+                translator: &translator,
+                label: &label,
+                from: &source_track.language,
+                to: &request.to,
+                glossary: &glossary,
+                keep: &keep,
+                notes: &request.notes,
+            };
+            self.size_to_slots(request.project_id, target.id, &mut written, &sizing, &speech, &mut report)?;
+        }
+        for id in &written.order {
+            let (source, text) = &written.lines[id];
+            report.glossary_dropped.extend(dropped_terms(&source.fields.text, text, &glossary).into_iter().map(|t| DroppedTerm {
+                segment_id: *id,
+                term: t.term,
+                translation: t.translation,
+            }));
         }
         Ok(report)
     }
 
-    /// Predicts each line just translated (`written`: target line → its
-    /// source) at its voice and asks once for a shorter rendering of each
-    /// one that would need more than [`MAX_RATE`] to fit its slot, keeping
-    /// it only if it fits.
+    /// Predicts each line just translated at its voice and asks once for
+    /// a shorter rendering of each one that would need more than
+    /// [`MAX_RATE`] to fit its slot, keeping it (in `written` too) only if it fits.
     fn size_to_slots(
         &self,
         project_id: i64,
         track_id: i64,
-        written: &HashMap<i64, Segment>,
+        written: &mut Written,
         sizing: &Sizing,
         speech: &SpeechStack,
         report: &mut TranslateReport,
@@ -243,7 +337,8 @@ impl Engine {
         let tracks = self.predict_lengths(project_id)?;
         let Some(track) = tracks.iter().find(|t| t.track.id == track_id) else { return Ok(()) };
         let fits = |spoken: f64, slot: f64| slot > 0.0 && spoken / slot <= MAX_RATE;
-        for line in track.lines.iter().filter(|l| written.contains_key(&l.segment.id)) {
+        let now: Vec<&Line> = track.lines.iter().filter(|l| written.lines.contains_key(&l.segment.id)).collect();
+        for line in now {
             let Some(spoken) = line.natural_seconds() else { continue };
             let slot = line.slot.length();
             report.sized += 1;
@@ -252,7 +347,7 @@ impl Engine {
                 report.fit_after += 1;
                 continue;
             }
-            let source = &written[&line.segment.id];
+            let source = written.lines[&line.segment.id].0.clone();
             let current = line.segment.fields.text.clone();
             let target_syllables = ((syllables(&current) as f64) * slot * MAX_RATE / spoken).floor().max(1.0) as usize;
             let request = Shorten {
@@ -262,7 +357,7 @@ impl Engine {
                 current,
                 current_seconds: spoken,
                 target_syllables,
-                glossary: Vec::new(),
+                glossary: sizing.glossary.to_vec(),
                 keep: sizing.keep.to_vec(),
                 notes: sizing.notes.to_string(),
             };
@@ -276,8 +371,9 @@ impl Engine {
             };
             match spoken_seconds(speech, line, &shorter)? {
                 Some(seconds) if fits(seconds, slot) => {
-                    let kept = TranslatedLine { source: source.clone(), target: Some(line.segment.id), text: shorter };
+                    let kept = TranslatedLine { source: source.clone(), target: Some(line.segment.id), text: shorter.clone() };
                     wait(self.runtime(), self.store().write_translations(track_id, sizing.label, &[kept]))?;
+                    written.add(line.segment.id, source, shorter);
                     report.fit_after += 1;
                     report.shortened.push(line.segment.id);
                 }
@@ -328,16 +424,21 @@ pub struct TranslatorCheck {
 }
 
 impl Engine {
+    /// The config as saved now: a translator added in the settings or by
+    /// the CLI while the studio runs is there at once.
+    fn saved_config(&self) -> Result<EngineConfig> {
+        EngineConfig::load_from(self.data_dir().to_path_buf())
+    }
+
     /// The translators as saved in `config.toml` now (blocking).
     pub fn translators(&self) -> Result<Vec<revoice_core::translators::TranslatorSettings>> {
-        Ok(revoice_core::config::EngineConfig::load_from(self.data_dir().to_path_buf())?.settings.translators)
+        Ok(self.saved_config()?.settings.translators)
     }
 
     /// Asks the translator `name` for its models and a one-line
     /// translation (blocking: a small model may take a while).
     pub fn check_translator(&self, name: &str) -> Result<TranslatorCheck> {
-        let saved = revoice_core::config::EngineConfig::load_from(self.data_dir().to_path_buf())?;
-        let report = Translator::new(saved.translator(name)?.clone()).check()?;
+        let report = Translator::new(self.saved_config()?.translator(Some(name))?.clone()).check()?;
         Ok(TranslatorCheck { models: report.models, answered: report.answered, seconds: report.seconds })
     }
 }
@@ -348,6 +449,7 @@ struct Sizing<'a> {
     label: &'a str,
     from: &'a str,
     to: &'a str,
+    glossary: &'a [GlossaryTerm],
     keep: &'a [String],
     notes: &'a str,
 }

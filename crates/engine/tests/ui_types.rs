@@ -81,7 +81,12 @@ fn generated() -> String {
         decl::<revoice_engine::translating::TranslatorView>(&cfg),
         decl::<revoice_engine::translating::TranslatorCheck>(&cfg),
         decl::<revoice_engine::translating::TranslateRequest>(&cfg),
+        decl::<revoice_engine::translating::DroppedTerm>(&cfg),
+        decl::<revoice_engine::translating::FailedLine>(&cfg),
         decl::<revoice_engine::translating::TranslateReport>(&cfg),
+        decl::<revoice_engine::store::GlossaryEntry>(&cfg),
+        decl::<revoice_engine::translation_view::LineTranslation>(&cfg),
+        decl::<revoice_engine::translation_view::TrackTranslations>(&cfg),
         // A refusal as the window acts on it: its kind, message and input.
         decl::<revoice_engine::ErrorKind>(&cfg),
         decl::<revoice_engine::error::ErrorReport>(&cfg),

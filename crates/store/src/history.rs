@@ -1,14 +1,16 @@
 //! Undo and redo: stepping a project's history back or forward applies
 //! the recorded state of what the edit changed (a line's fields, a
 //! speaker's voices, a track's lines after a split, merge, insert,
-//! delete or find and replace, the project's timing strategy, a lane's
-//! mix, or a marker) in one transaction. Edits record themselves as they are made
+//! delete or find and replace, a batch of translated lines with their
+//! translation records, the project's timing strategy, a lane's mix, or a
+//! marker) in one transaction. Edits record themselves as they are made
 //! (`projects::record`); this module only walks the record.
 
 use super::lanes::{write_lane, LaneState};
 use super::lines::{restore, LineState};
 use super::markers::{write_marker, Marker};
 use super::projects::{touch, write_frame_rate, write_project_strategy, write_segment, write_speaker};
+use super::translations::{restore_translated, TranslatedState};
 use super::Store;
 use revoice_core::error::{Error, Result};
 
@@ -48,6 +50,11 @@ impl Store {
                 let (lines, others): (Vec<LineState>, Vec<LineState>) =
                     (serde_json::from_str(&state).map_err(corrupt)?, serde_json::from_str(&other).map_err(corrupt)?);
                 restore(&mut tx, &lines, &others).await
+            }
+            "translated_lines" => {
+                let (lines, others): (Vec<TranslatedState>, Vec<TranslatedState>) =
+                    (serde_json::from_str(&state).map_err(corrupt)?, serde_json::from_str(&other).map_err(corrupt)?);
+                restore_translated(&mut tx, &lines, &others).await
             }
             other => return Err(Error::InvalidInput { input: format!("history entry {id}"), reason: format!("unknown kind {other:?}") }),
         }

@@ -89,6 +89,7 @@ pub struct ChatClient {
     model: String,
     api_key: String,
     timeout: Duration,
+    temperature: f64,
     /// The reply shape this server takes, once learnt (shared by clones).
     shape: Arc<Mutex<ReplyShape>>,
 }
@@ -105,6 +106,7 @@ impl ChatClient {
             model: settings.model.clone(),
             api_key: settings.api_key.clone(),
             timeout,
+            temperature: settings.temperature(),
             shape: Arc::new(Mutex::new(ReplyShape::JsonSchema)),
         }
     }
@@ -128,12 +130,12 @@ impl ChatClient {
     }
 
     /// The request's body: the model (left out when none is configured),
-    /// the messages, temperature 0.2, no streaming, at most `max_tokens`
+    /// the messages, the translator's temperature, no streaming, at most `max_tokens`
     /// (never the whole context: a model that loops, as a grammar-held one
     /// writing whitespace can, stops instead of running for minutes), and
     /// the reply's `schema` in the form `shape` says.
     pub fn body(&self, messages: &[Message], schema: Option<&Value>, shape: ReplyShape, max_tokens: usize) -> Value {
-        let mut body = json!({ "messages": messages, "temperature": 0.2, "stream": false, "max_tokens": max_tokens });
+        let mut body = json!({ "messages": messages, "temperature": self.temperature, "stream": false, "max_tokens": max_tokens });
         if !self.model.is_empty() {
             body["model"] = json!(self.model);
         }
@@ -156,7 +158,7 @@ impl ChatClient {
     pub fn complete(&self, messages: &[Message], schema: Option<&Value>, max_tokens: usize) -> Result<String> {
         let url = endpoint(&self.url, "/chat/completions");
         let mut shape = self.shape();
-        let mut body = self.body(messages, schema, shape, max_tokens).to_string();
+        let mut body = body_text(&self.body(messages, schema, shape, max_tokens));
         let mut tries = 0;
         loop {
             tracing::debug!(translator = %self.what, %url, bytes = body.len(), "chat request");
@@ -172,7 +174,7 @@ impl ChatClient {
                     tracing::info!(translator = %self.what, status, said = %message(&answer), ?shape, ?next, "the translator refused the reply format; asking in another");
                     shape = next;
                     *self.shape.lock().unwrap_or_else(|p| p.into_inner()) = next;
-                    body = self.body(messages, schema, shape, max_tokens).to_string();
+                    body = body_text(&self.body(messages, schema, shape, max_tokens));
                 }
                 429 | 500..=599 if tries < BACKOFF.len() => {
                     tracing::warn!(translator = %self.what, status, said = %message(&answer), "the translator failed; trying again");
@@ -206,12 +208,16 @@ impl ChatClient {
         }
     }
 
+    /// The error of a request that took longer than the timeout.
+    pub(crate) fn timed_out(&self) -> Error {
+        Error::busy(&self.what, format!("did not answer in {} s (it hangs, or its model needs longer: raise the translator's timeout)", seconds(self.timeout)))
+    }
+
     fn transport(&self, e: &ureq::Error) -> Error {
-        let timed_out = || format!("did not answer in {} s (it hangs, or its model needs longer: raise the translator's timeout)", seconds(self.timeout));
         let refused = "nothing answers there: the connection was refused (is the server running?)";
         let reason = match e {
-            ureq::Error::Timeout(_) => timed_out(),
-            ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => timed_out(),
+            ureq::Error::Timeout(_) => return self.timed_out(),
+            ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => return self.timed_out(),
             ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => refused.to_string(),
             ureq::Error::ConnectionFailed => refused.to_string(),
             ureq::Error::HostNotFound => "its host is not found".to_string(),
@@ -220,7 +226,8 @@ impl ChatClient {
         Error::busy(&self.what, reason)
     }
 
-    fn refusal(&self, status: u16, body: &[u8], url: &str) -> Error {
+    /// The error of a request the server answered with `status`.
+    pub(crate) fn refusal(&self, status: u16, body: &[u8], url: &str) -> Error {
         let said = message(body);
         let reason = match status {
             401 | 403 if self.api_key.is_empty() => format!("refused the API key ({status}: none is configured, add one with --api-key): {said}"),
@@ -234,6 +241,54 @@ impl ChatClient {
 
     fn not_a_completion(&self, body: &[u8]) -> Error {
         Error::internal(&self.what, format!("answered something that is not a chat completion: {}", start(body)))
+    }
+}
+
+/// A request's body as text, each schema's `properties` written in the
+/// order its `required` lists them (any others after). A server that turns
+/// the schema into a grammar (llama.cpp's) has the model write the keys in
+/// the order they come, and the order can matter (the beside form: the
+/// source before its translation); a `Value` alone writes them sorted.
+pub fn body_text(body: &Value) -> String {
+    serde_json::to_string(&InOrder(body)).expect("a JSON value is written as JSON")
+}
+
+/// A JSON value written with its schemas' properties in `required` order.
+struct InOrder<'a>(&'a Value);
+
+impl Serialize for InOrder<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self.0 {
+            Value::Array(items) => serializer.collect_seq(items.iter().map(InOrder)),
+            Value::Object(object) => {
+                let required: Vec<&str> =
+                    object.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+                let mut map = serializer.serialize_map(Some(object.len()))?;
+                for (key, value) in object {
+                    match value {
+                        Value::Object(properties) if key == "properties" => {
+                            let first = required.iter().filter_map(|k| properties.get_key_value(*k));
+                            let rest = properties.iter().filter(|(k, _)| !required.contains(&k.as_str()));
+                            let ordered: Vec<(&String, InOrder)> = first.chain(rest).map(|(k, v)| (k, InOrder(v))).collect();
+                            map.serialize_entry(key, &OrderedMap(ordered))?;
+                        }
+                        _ => map.serialize_entry(key, &InOrder(value))?,
+                    }
+                }
+                map.end()
+            }
+            other => other.serialize(serializer),
+        }
+    }
+}
+
+/// Entries written in the order given.
+struct OrderedMap<'a>(Vec<(&'a String, InOrder<'a>)>);
+
+impl Serialize for OrderedMap<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(k, v)| (k, v)))
     }
 }
 
@@ -302,7 +357,15 @@ mod tests {
     use super::*;
 
     fn settings(url: &str) -> TranslatorSettings {
-        TranslatorSettings { name: "llama".into(), url: url.into(), model: String::new(), api_key: String::new(), timeout_s: None }
+        TranslatorSettings {
+            name: "llama".into(),
+            url: url.into(),
+            model: String::new(),
+            api_key: String::new(),
+            timeout_s: None,
+            temperature: None,
+            batch_lines: None,
+        }
     }
 
     #[test]
@@ -340,6 +403,20 @@ mod tests {
         let llama = client.body(&messages, Some(&schema), ReplyShape::JsonObject, 300);
         assert_eq!(llama["response_format"], json!({"type": "json_object", "schema": schema}));
         assert!(client.body(&messages, Some(&schema), ReplyShape::Prompted, 300).get("response_format").is_none());
+    }
+
+    #[test]
+    fn a_schemas_properties_are_written_in_the_order_required_lists_them() {
+        let schema = json!({"type": "object", "properties": {"lines": {"type": "array", "items": {
+            "type": "object",
+            "properties": {"Spanish": {"type": "string"}, "English": {"type": "string"}, "id": {"type": "integer"}, "note": {"type": "string"}},
+            "required": ["id", "English", "Spanish"]
+        }}}, "required": ["lines"]});
+        let body = ChatClient::new(&settings("http://127.0.0.1:8080")).body(&[Message::user("hi")], Some(&schema), ReplyShape::JsonObject, 300);
+        let text = body_text(&body);
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), body, "the same JSON");
+        let at = |needle: &str| text.find(needle).unwrap_or_else(|| panic!("{needle:?} missing from {text}"));
+        assert!(at("\"id\":{") < at("\"English\":{") && at("\"English\":{") < at("\"Spanish\":{") && at("\"Spanish\":{") < at("\"note\":{"), "{text}");
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! What a translator is asked: the messages for a batch of a track's lines
 //! (with the lines around them as context, the glossary, the names kept as
 //! written and the project's notes), and for one line said shorter to fit
-//! its slot. Languages are named in English (`Spanish (es-MX)`).
+//! its slot. Languages are named in English (`Spanish (es-MX)`). A batch
+//! can also be asked in the beside form (each line's source again, then its
+//! translation, under the languages' names), for small models that echo.
 
 use serde_json::{json, Map, Value};
 
@@ -72,6 +74,24 @@ pub fn language_name(tag: &str) -> String {
         Some(language) => language.name.to_string(),
         None => tag.to_string(),
     }
+}
+
+/// A language tag's plain English name, `Spanish` for `es` and for
+/// `es-MX`; a tag the studio does not know, as it is. The keys of the
+/// beside form ([`batch_messages_beside`]).
+pub fn plain_language_name(tag: &str) -> String {
+    let tag = tag.trim();
+    revoice_text::language::of_tag(tag).map_or_else(|| tag.to_string(), |language| language.name.to_string())
+}
+
+/// The keys a batch's lines are written under in the beside form: the
+/// source language's plain name and the target's (`English`, `Spanish`);
+/// `None` when the two cannot be told apart (`en-US` into `en-GB`), or one
+/// would be taken for the line's `id`.
+pub fn beside_names(batch: &Batch) -> Option<(String, String)> {
+    let (from, to) = (plain_language_name(&batch.from), plain_language_name(&batch.to));
+    let usable = |name: &str| !name.is_empty() && !name.eq_ignore_ascii_case("id");
+    (usable(&from) && usable(&to) && !from.eq_ignore_ascii_case(&to)).then_some((from, to))
 }
 
 /// Seconds to a tenth, as the prompts give them.
@@ -152,6 +172,48 @@ pub fn batch_messages(batch: &Batch) -> Vec<Message> {
     vec![Message::system(system), Message::user(user)]
 }
 
+/// The messages that ask for a batch's translation in the beside form, for
+/// a translator whose reply to [`batch_messages`] could not be used: each
+/// line is given under the source language's name (`{"id": 41, "English":
+/// "…"}`) and answered with its source written again, then its translation
+/// under the target language's name (`{"id": 41, "English": "…", "Spanish":
+/// "…"}`). Small models, a base model without instruction tuning above all,
+/// echo the source when asked for a bare `text`; made to write the source
+/// first under its language's name, they go on in the other language. The
+/// rules are those of [`batch_messages`]; the lines around the batch come
+/// as context under the same name. `None` when [`beside_names`] has none.
+pub fn batch_messages_beside(batch: &Batch) -> Option<Vec<Message>> {
+    let (from, to) = beside_names(batch)?;
+    let system = format!(
+        "You are the translator of a film's dubbing. Translate each line in \"lines\" from {from} into {to}, \
+         so that it can be spoken in about the same time as the original.\n\
+         Rules:\n\
+         {rules}\
+         - The lines in \"before\" and \"after\" are context only: do not translate them.\n\
+         Reply ONLY with a JSON object {{\"lines\": [{{\"id\": <id>, \"{from}\": \"<the {from} line as given>\", \"{to}\": \"<its {to} translation>\"}}, ...]}}, \
+         one object for each line in \"lines\", with the same ids in the same order, and nothing else.",
+        rules = shared_rules(&batch.glossary, &batch.keep, &batch.notes),
+    );
+    // Written by hand, not through a `Value` (whose keys come out sorted): the
+    // order is the point, `id` then the source, the task before the lines.
+    let text = |t: &str| serde_json::to_string(t.trim()).expect("a string's JSON");
+    let lines = |key: &str, lines: &[BatchLine]| {
+        let items: Vec<String> = lines.iter().map(|l| format!("    {{\"id\": {}, {}: {}}}", l.id, text(&from), text(&l.text))).collect();
+        format!("  \"{key}\": [\n{}\n  ]", items.join(",\n"))
+    };
+    // The task in the user's message: some servers' chat templates (Gemma's) drop the system message.
+    let mut parts = vec![format!("  \"task\": {}", text(&format!("Translate each line from {from} into {to}.")))];
+    if !batch.before.is_empty() {
+        parts.push(lines("before", &batch.before));
+    }
+    parts.push(lines("lines", &batch.lines));
+    if !batch.after.is_empty() {
+        parts.push(lines("after", &batch.after));
+    }
+    let user = format!("{{\n{}\n}}", parts.join(",\n"));
+    Some(vec![Message::system(system), Message::user(user)])
+}
+
 /// The messages that ask for one line's translation said shorter, in about
 /// `target_syllables` syllables with the same meaning; the reply's form is
 /// `{"text": "…"}`.
@@ -191,24 +253,39 @@ pub fn shorten_messages(request: &Shorten) -> Vec<Message> {
 /// whether or not the server held the model to it.)
 pub fn batch_schema(batch: &Batch) -> Value {
     let ids: Vec<i64> = batch.lines.iter().map(|l| l.id).collect();
+    let item = json!({
+        "type": "object",
+        "properties": {"id": {"type": "integer", "enum": ids}, "text": {"type": "string", "minLength": 1}},
+        "required": ["id", "text"],
+        "additionalProperties": false
+    });
+    lines_schema(ids.len(), item)
+}
+
+/// `{"lines": [item, …]}` with exactly `count` items, as a JSON schema.
+fn lines_schema(count: usize, item: Value) -> Value {
     json!({
         "type": "object",
-        "properties": {
-            "lines": {
-                "type": "array",
-                "minItems": ids.len(),
-                "maxItems": ids.len(),
-                "items": {
-                    "type": "object",
-                    "properties": {"id": {"type": "integer", "enum": ids}, "text": {"type": "string", "minLength": 1}},
-                    "required": ["id", "text"],
-                    "additionalProperties": false
-                }
-            }
-        },
+        "properties": {"lines": {"type": "array", "minItems": count, "maxItems": count, "items": item}},
         "required": ["lines"],
         "additionalProperties": false
     })
+}
+
+/// The shape of a beside-form reply ([`batch_messages_beside`]) as a JSON
+/// schema: `{"lines": [{"id", "<source language>", "<target language>"}]}`
+/// with exactly the batch's lines, the keys required in that order (a
+/// grammar-held model writes them so: the source first, then the
+/// translation). `None` when [`beside_names`] has none.
+pub fn batch_schema_beside(batch: &Batch) -> Option<Value> {
+    let (from, to) = beside_names(batch)?;
+    let ids: Vec<i64> = batch.lines.iter().map(|l| l.id).collect();
+    let mut properties = Map::new();
+    properties.insert("id".into(), json!({"type": "integer", "enum": ids}));
+    properties.insert(from.clone(), json!({"type": "string", "minLength": 1}));
+    properties.insert(to.clone(), json!({"type": "string", "minLength": 1}));
+    let item = json!({"type": "object", "properties": properties, "required": ["id", from, to], "additionalProperties": false});
+    Some(lines_schema(ids.len(), item))
 }
 
 /// The shape of a shortened line's reply: `{"text": "…"}`.
@@ -289,6 +366,53 @@ mod tests {
         assert!(!messages[0].content.contains("project's notes"));
         let user: Value = serde_json::from_str(&messages[1].content).unwrap();
         assert!(user.get("before").is_none() && user.get("after").is_none());
+    }
+
+    #[test]
+    fn the_beside_form_names_its_keys_by_plain_language_names() {
+        assert_eq!(plain_language_name("pt-BR"), "Portuguese");
+        assert_eq!(plain_language_name("tlh"), "tlh");
+        assert_eq!(beside_names(&batch()), Some(("English".to_string(), "Spanish".to_string())));
+        assert_eq!(beside_names(&Batch { to: "en-GB".into(), ..batch() }), None, "one name for both");
+        assert_eq!(beside_names(&Batch { from: "tlh".into(), to: "TLH".into(), ..batch() }), None);
+        assert!(batch_messages_beside(&Batch { to: "en".into(), ..batch() }).is_none() && batch_schema_beside(&Batch { to: "en".into(), ..batch() }).is_none());
+    }
+
+    #[test]
+    fn a_beside_prompt_gives_each_line_under_its_language_with_the_rules_and_context() {
+        let messages = batch_messages_beside(&batch()).unwrap();
+        let system = &messages[0].content;
+        for needle in [
+            "dubbing",
+            "from English into Spanish",
+            "\"Marco\"",
+            "\"Lighthouse\" -> \"el Faro\"",
+            "children's cartoon",
+            "context only",
+            "\"English\": \"<the English line as given>\", \"Spanish\"",
+        ] {
+            assert!(system.contains(needle), "{needle:?} missing from:\n{system}");
+        }
+        let user = &messages[1].content;
+        let parsed: Value = serde_json::from_str(user).unwrap();
+        assert_eq!(parsed["task"], "Translate each line from English into Spanish.");
+        assert_eq!(parsed["lines"], json!([{"id": 7, "English": "Where is Marco?"}, {"id": 8, "English": "At the Lighthouse."}]));
+        assert_eq!(parsed["before"], json!([{"id": 6, "English": "Hello."}]));
+        assert_eq!(parsed["after"], json!([{"id": 9, "English": "Let's go."}]));
+        // In the order a model reads them: the task first, each line's id before its text.
+        let at = |needle: &str| user.find(needle).unwrap_or_else(|| panic!("{needle:?} missing from:\n{user}"));
+        assert!(at("\"task\"") < at("\"before\"") && at("\"before\"") < at("\"lines\"") && at("\"lines\"") < at("\"after\""), "{user}");
+        assert!(user.contains("{\"id\": 7, \"English\": \"Where is Marco?\"}"), "{user}");
+    }
+
+    #[test]
+    fn the_beside_schema_asks_the_source_then_the_translation() {
+        let schema = batch_schema_beside(&batch()).unwrap();
+        let items = &schema["properties"]["lines"]["items"];
+        assert_eq!(items["required"], json!(["id", "English", "Spanish"]));
+        assert_eq!(items["properties"]["id"]["enum"], json!([7, 8]));
+        assert_eq!(items["properties"]["Spanish"]["type"], "string");
+        assert_eq!(schema["properties"]["lines"]["maxItems"], 2);
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! per line out (all or nothing); one line said shorter; and a check that
 //! lists the server's models and translates "Good morning.". A reply that
 //! cannot be read (malformed, the wrong lines, the source repeated) is asked
-//! for once more before it is an error.
+//! for once more before it is an error; a batch, the second time in the
+//! beside form, which small models that echo the source answer in the
+//! target language.
 
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -12,11 +14,23 @@ use revoice_core::translators::TranslatorSettings;
 use serde::Serialize;
 
 use crate::chat::{ChatClient, Message};
-use crate::prompt::{batch_messages, batch_schema, shorten_messages, shorten_schema, Batch, BatchLine, Shorten};
-use crate::reply::{batch_texts, shortened_text};
+use crate::prompt::{batch_messages, batch_messages_beside, batch_schema, batch_schema_beside, shorten_messages, shorten_schema, Batch, BatchLine, Shorten};
+use crate::reply::{batch_texts, batch_texts_beside, shortened_text};
 
 /// How many times a reply that cannot be read is asked for.
 const ASKS: usize = 2;
+
+/// One way of asking: the messages, the reply's schema, the most tokens
+/// the answer may take, and how the reply is read.
+struct Ask<'a, T> {
+    messages: Vec<Message>,
+    schema: serde_json::Value,
+    max_tokens: usize,
+    read: Box<Reader<'a, T>>,
+}
+
+/// How a reply is read: what it holds, or why it cannot be used.
+type Reader<'a, T> = dyn Fn(&str) -> std::result::Result<T, String> + 'a;
 /// The most tokens any answer may take.
 const MAX_TOKENS: usize = 8192;
 
@@ -83,8 +97,11 @@ impl Translator {
     }
 
     /// The translations of `batch.lines`, one per line in order. A reply
-    /// that cannot be used is asked for once more; then the error, and no
-    /// translation at all.
+    /// that cannot be used is asked for once more, in the beside form
+    /// ([`batch_messages_beside`]: each line's source again, then its
+    /// translation), for small models echo the first form's sources; where
+    /// the two languages have one name (`en-US` into `en-GB`), in the first
+    /// form again. Then the error, and no translation at all.
     pub fn translate(&self, batch: &Batch) -> Result<Vec<String>> {
         if batch.lines.is_empty() {
             return Ok(Vec::new());
@@ -100,7 +117,26 @@ impl Translator {
         let started = Instant::now();
         // Room for each line three times over (a token a character at worst) and the JSON around it.
         let budget: usize = batch.lines.iter().map(|l| l.text.chars().count() * 3 + 48).sum::<usize>() + 128;
-        let texts = self.ask(&batch_messages(batch), Some(&batch_schema(batch)), budget.min(MAX_TOKENS), |reply| batch_texts(reply, batch))?;
+        let first = Ask {
+            messages: batch_messages(batch),
+            schema: batch_schema(batch),
+            max_tokens: budget.min(MAX_TOKENS),
+            read: Box::new(|reply: &str| batch_texts(reply, batch)),
+        };
+        let second = match (batch_messages_beside(batch), batch_schema_beside(batch)) {
+            (Some(messages), Some(schema)) => {
+                // The source written again too, and its language's name on each line.
+                let again: usize = batch.lines.iter().map(|l| l.text.chars().count() + 16).sum();
+                Ask { messages, schema, max_tokens: (budget + again).min(MAX_TOKENS), read: Box::new(|reply: &str| batch_texts_beside(reply, batch)) }
+            }
+            _ => Ask {
+                messages: first.messages.clone(),
+                schema: first.schema.clone(),
+                max_tokens: first.max_tokens,
+                read: Box::new(|reply: &str| batch_texts(reply, batch)),
+            },
+        };
+        let texts = self.ask(&[first, second])?;
         tracing::debug!(translator = %self.settings.name, lines = texts.len(), seconds = started.elapsed().as_secs_f64(), "translated a batch");
         Ok(texts)
     }
@@ -111,8 +147,14 @@ impl Translator {
         if request.current.trim().is_empty() {
             return Err(Error::invalid(format!("line {}", request.line.id), "has no translation to shorten"));
         }
-        let budget = request.current.chars().count() * 3 + 128;
-        self.ask(&shorten_messages(request), Some(&shorten_schema()), budget.min(MAX_TOKENS), |reply| shortened_text(reply, request))
+        let budget = (request.current.chars().count() * 3 + 128).min(MAX_TOKENS);
+        let ask = || Ask {
+            messages: shorten_messages(request),
+            schema: shorten_schema(),
+            max_tokens: budget,
+            read: Box::new(|reply: &str| shortened_text(reply, request)),
+        };
+        self.ask(&[ask(), ask()])
     }
 
     /// Lists the server's models and translates "Good morning." from
@@ -138,18 +180,13 @@ impl Translator {
         Ok(CheckReport { models, answered, seconds: started.elapsed().as_secs_f64() })
     }
 
-    /// Sends `messages` until `read` takes the reply ([`ASKS`] times at most).
-    fn ask<T>(
-        &self,
-        messages: &[Message],
-        schema: Option<&serde_json::Value>,
-        max_tokens: usize,
-        read: impl Fn(&str) -> std::result::Result<T, String>,
-    ) -> Result<T> {
+    /// Asks each way in turn ([`ASKS`] of them) until one's reply is read;
+    /// else the last reason.
+    fn ask<T>(&self, asks: &[Ask<'_, T>; ASKS]) -> Result<T> {
         let mut reason = String::new();
-        for asked in 1..=ASKS {
-            let reply = self.chat.complete(messages, schema, max_tokens)?;
-            match read(&reply) {
+        for (asked, ask) in (1..).zip(asks) {
+            let reply = self.chat.complete(&ask.messages, Some(&ask.schema), ask.max_tokens)?;
+            match (ask.read)(&reply) {
                 Ok(value) => return Ok(value),
                 Err(why) => {
                     tracing::warn!(translator = %self.settings.name, asked, reason = %why, "a reply that cannot be used");

@@ -115,7 +115,15 @@ fn completion(content: &str) -> Answer {
 }
 
 fn settings(url: &str) -> TranslatorSettings {
-    TranslatorSettings { name: "llama".into(), url: url.into(), model: String::new(), api_key: String::new(), timeout_s: Some(5.0) }
+    TranslatorSettings {
+        name: "llama".into(),
+        url: url.into(),
+        model: String::new(),
+        api_key: String::new(),
+        timeout_s: Some(5.0),
+        temperature: None,
+        batch_lines: None,
+    }
 }
 
 fn line(id: i64, text: &str) -> BatchLine {
@@ -243,6 +251,54 @@ fn a_reply_repeating_the_source_is_an_error() {
     let server = serve(None, vec![completion(copied), completion(copied)]);
     let err = Translator::new(settings(&server.url)).translate(&batch()).unwrap_err().to_string();
     assert!(err.contains("repeated the source instead of translating line 12"), "{err}");
+}
+
+/// The first reply of a small model that echoes: each line's source again.
+const ECHO: &str = r#"{"lines": [{"id": 11, "text": "Where have you been all night?"}, {"id": 12, "text": "Out looking for the dog."}]}"#;
+
+#[test]
+fn an_echo_is_asked_again_in_the_beside_form_and_its_translations_used() {
+    let beside = r#"{"lines": [{"id": 11, "English": "Where have you been all night?", "Spanish": "¿Dónde has estado toda la noche?"},
+        {"id": 12, "English": "Out looking for the dog.", "Spanish": "Buscando al perro."}]}"#;
+    let server = serve(None, vec![completion(ECHO), completion(beside)]);
+    assert_eq!(Translator::new(settings(&server.url)).translate(&batch()).unwrap(), good());
+    let chats = server.chats();
+    assert_eq!(chats.len(), 2);
+    let (first, second) = (chats[0].json(), chats[1].json());
+    assert_eq!(first["response_format"]["json_schema"]["schema"]["properties"]["lines"]["items"]["required"], json!(["id", "text"]));
+    let items = &second["response_format"]["json_schema"]["schema"]["properties"]["lines"]["items"];
+    assert_eq!(items["required"], json!(["id", "English", "Spanish"]), "{second}");
+    assert_eq!(items["properties"]["id"]["enum"], json!([11, 12]));
+    // Sent in that order: a grammar-held model writes the keys as they come.
+    let body = &chats[1].body;
+    let at = |needle: &str| body.find(needle).unwrap_or_else(|| panic!("{needle:?} missing from {body}"));
+    assert!(at(r#""id":{"enum""#) < at(r#""English":{"#) && at(r#""English":{"#) < at(r#""Spanish":{"#), "{body}");
+    let user: Value = serde_json::from_str(second["messages"][1]["content"].as_str().unwrap()).unwrap();
+    assert_eq!(user["lines"], json!([{"id": 11, "English": "Where have you been all night?"}, {"id": 12, "English": "Out looking for the dog."}]));
+    assert_eq!(user["before"], json!([{"id": 10, "English": "You're late."}]));
+    assert!(second["max_tokens"].as_u64() > first["max_tokens"].as_u64(), "room for the source written again");
+}
+
+#[test]
+fn a_beside_reply_that_echoes_too_is_an_error_naming_the_translator_and_the_line() {
+    let beside = r#"{"lines": [{"id": 11, "English": "Where have you been all night?", "Spanish": "¿Dónde has estado toda la noche?"},
+        {"id": 12, "English": "Out looking for the dog.", "Spanish": "Out looking for the dog"}]}"#;
+    let server = serve(None, vec![completion(ECHO), completion(beside)]);
+    let err = Translator::new(settings(&server.url)).translate(&batch()).unwrap_err().to_string();
+    assert!(
+        err.contains("translator \"llama\"") && err.contains("repeated the source instead of translating line 12") && err.contains("asked 2 times"),
+        "{err}"
+    );
+    assert_eq!(server.chats().len(), 2);
+}
+
+#[test]
+fn languages_of_one_name_are_asked_again_in_the_first_form() {
+    let same = Batch { to: "en-GB".into(), ..batch() };
+    let server = serve(None, vec![completion("No."), completion(r#"[{"id": 11, "text": "Where were you?"}, {"id": 12, "text": "Looking for the dog."}]"#)]);
+    assert_eq!(Translator::new(settings(&server.url)).translate(&same).unwrap(), ["Where were you?", "Looking for the dog."]);
+    let chats = server.chats();
+    assert_eq!(chats[1].json(), chats[0].json());
 }
 
 #[test]

@@ -1,6 +1,9 @@
 //! `revoice project translate`: a track translated into another language
 //! through a configured translation engine, with progress; Ctrl-C stops
-//! after the batch in flight, and the same command goes on from there.
+//! after the batch in flight, and the same command goes on from there. The
+//! glossary terms a line leaves out are listed, and so are the lines of
+//! batches the translator could not answer (the command then fails, and
+//! the same command translates them).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -8,8 +11,9 @@ use std::sync::Arc;
 use revoice_engine::translating::TranslateRequest;
 use revoice_engine::{Engine, Result};
 
-/// Translates `request`'s track and prints what was done.
-pub async fn run(engine: &Arc<Engine>, request: TranslateRequest) -> Result<()> {
+/// Translates `request`'s track and prints what was done; whether every
+/// line asked for was translated (false: some batches failed).
+pub async fn run(engine: &Arc<Engine>, request: TranslateRequest) -> Result<bool> {
     engine.store().project(request.project_id).await?;
     let stop = Arc::new(AtomicBool::new(false));
     let stopping = stop.clone();
@@ -74,8 +78,27 @@ pub async fn run(engine: &Arc<Engine>, request: TranslateRequest) -> Result<()> 
             ids(&report.kept_edited)
         );
     }
+    if !report.glossary_dropped.is_empty() {
+        println!("  glossary terms left out: {} (check these lines)", report.glossary_dropped.len());
+        for dropped in &report.glossary_dropped {
+            println!("    line {}: {:?} is not translated as {:?}", dropped.segment_id, dropped.term, dropped.translation);
+        }
+    }
     println!("`revoice project status {project_id}` shows which {to} lines fit their slots");
-    Ok(())
+    if report.failed.is_empty() {
+        return Ok(true);
+    }
+    eprintln!("{} lines were not translated: the translator could not answer their batches", report.failed.len());
+    // A batch's lines share its reason: say it once for the batch.
+    let mut at = 0;
+    while at < report.failed.len() {
+        let reason = &report.failed[at].reason;
+        let batch: Vec<i64> = report.failed[at..].iter().take_while(|f| &f.reason == reason).map(|f| f.source_segment_id).collect();
+        eprintln!("  source lines {}: {reason}", ids(&batch));
+        at += batch.len();
+    }
+    eprintln!("run the same command again to translate them (the lines translated now are kept)");
+    Ok(false)
 }
 
 fn ids(ids: &[i64]) -> String {

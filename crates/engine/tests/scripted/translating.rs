@@ -12,8 +12,9 @@ use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
 use revoice_engine::testing::{scripted_loader, ScriptedModel};
-use revoice_engine::translating::{TranslateRequest, BATCH_LINES};
+use revoice_engine::translating::TranslateRequest;
 use revoice_engine::{Engine, EngineConfig, ErrorKind};
+use revoice_translate::TranslatorSettings;
 
 /// What the scripted server was asked: the ids of each batch's lines.
 type Asked = Arc<Mutex<Vec<Vec<i64>>>>;
@@ -54,7 +55,12 @@ fn scripted_translator() -> (String, Asked) {
                     let lines = user["translate"].as_array().cloned().unwrap_or_default();
                     log.lock().unwrap().push(lines.iter().map(|l| l["id"].as_i64().unwrap()).collect());
                     let said = |text: &str| match text.contains("long") {
-                        true => format!("[es] {}", "una frase que no se acaba nunca y sigue y sigue ".repeat(6)),
+                        // Each long line its own long translation: one answer for two lines is refused.
+                        true => format!(
+                            "[es] {} {}",
+                            if text.contains("stubborn") { "Terca," } else { "Larga," },
+                            "una frase que no se acaba nunca y sigue y sigue ".repeat(6)
+                        ),
                         false => format!("[es] {text}"),
                     };
                     let texts: Vec<serde_json::Value> =
@@ -145,14 +151,14 @@ fn a_track_is_translated_into_lines_in_the_same_slots_with_their_speakers() {
 
 #[test]
 fn a_stopped_translation_goes_on_with_the_lines_it_lacks_and_asks_for_none_twice() {
-    let t = translating(BATCH_LINES + 3);
+    let t = translating(TranslatorSettings::DEFAULT_BATCH_LINES + 3);
     let english: Vec<i64> = t.track("en-US").iter().map(|s| s.id).collect();
     let batches = std::cell::Cell::new(0);
     let stopped = t.engine.translate_track(&t.request(), &mut |p| batches.set(p.done), &|| batches.get() > 0).unwrap_err();
     assert_eq!(stopped.kind(), ErrorKind::Cancelled, "{stopped}");
-    assert_eq!(t.track("es").len(), BATCH_LINES, "the first batch is written whole, nothing of the second");
+    assert_eq!(t.track("es").len(), TranslatorSettings::DEFAULT_BATCH_LINES, "the first batch is written whole, nothing of the second");
     let report = t.engine.translate_track(&t.request(), &mut |_| {}, &|| false).unwrap();
-    assert_eq!((report.translated, report.already), (3, BATCH_LINES));
+    assert_eq!((report.translated, report.already), (3, TranslatorSettings::DEFAULT_BATCH_LINES));
     assert_eq!(t.asked(), english, "every line asked for once, in order");
     assert_eq!(t.track("es").len(), english.len());
     // Nothing left: a third run asks for nothing.
@@ -198,11 +204,53 @@ fn a_translation_too_long_for_its_slot_is_asked_for_shorter_and_kept_only_if_it_
     assert_eq!(report.too_long, [spanish[1].id]);
     assert_eq!(spanish[0].fields.text, "Corta.", "the shorter one fits, and is kept");
     assert!(
-        spanish[1].fields.text.starts_with("[es] una frase") && !spanish[1].fields.text.ends_with("otra vez"),
+        spanish[1].fields.text.starts_with("[es] Terca, una frase") && !spanish[1].fields.text.ends_with("otra vez"),
         "a shorter one that does not fit is not kept"
     );
     assert_eq!(spanish[2].fields.text, "[es] Then we go.");
     // The shortened line is known as translated, not as edited by hand.
     let again = TranslateRequest { again: vec![t.track("en-US")[0].id], ..t.request() };
     assert!(t.engine.translate_track(&again, &mut |_| {}, &|| false).unwrap().kept_edited.is_empty());
+}
+
+#[test]
+fn glossary_terms_a_line_leaves_out_are_reported_as_it_stands_after_sizing_and_shown_in_the_translation_view() {
+    let t = translating_lines(&["A long line.", "Light the lamp.", "Then we go."]);
+    let glossary = |language: &str, term: &str, translation: &str| {
+        t.runtime.block_on(t.engine.set_glossary_term(t.project, language, term, translation)).unwrap();
+    };
+    // `long` first comes back as "…una frase…", then said shorter as "Corta.", which leaves it out.
+    glossary("es", "long", "frase");
+    glossary("es", "lamp", "lámpara");
+    glossary("es", "light", "Light");
+    glossary("fr", "go", "allons");
+    let report = t.engine.translate_track(&t.request(), &mut |_| {}, &|| false).unwrap();
+    let (english, spanish) = (t.track("en-US"), t.track("es"));
+    assert_eq!(report.shortened, [spanish[0].id], "{report:?}");
+    let dropped: Vec<(i64, &str, &str)> = report.glossary_dropped.iter().map(|d| (d.segment_id, d.term.as_str(), d.translation.as_str())).collect();
+    assert_eq!(dropped, [(spanish[0].id, "long", "frase"), (spanish[1].id, "lamp", "lámpara")], "a French entry is not for Spanish");
+    assert!(report.failed.is_empty());
+
+    // The view: each line with its source, and what changed since.
+    let edit = |id: i64, text: &str| {
+        let edit = revoice_engine::LineEdit { text: Some(text.into()), ..Default::default() };
+        t.runtime.block_on(t.engine.edit_line(id, edit)).unwrap();
+    };
+    edit(spanish[1].id, "Light: la lámpara.");
+    edit(english[2].id, "Then we leave.");
+    let tracks = t.runtime.block_on(t.engine.store().tracks(t.project)).unwrap();
+    let view = t.runtime.block_on(t.engine.track_translations(tracks[1].id)).unwrap();
+    assert_eq!((view.source_track_id, view.source_language.as_deref()), (Some(tracks[0].id), Some("en-US")));
+    assert_eq!(
+        view.lines.iter().map(|l| (l.segment_id, l.source_segment_id)).collect::<Vec<_>>(),
+        spanish.iter().zip(&english).map(|(s, e)| (s.id, e.id)).collect::<Vec<_>>()
+    );
+    let [shortened, edited, changed] = &view.lines[..] else { panic!("{view:?}") };
+    assert_eq!((shortened.edited, shortened.dropped_terms.as_slice()), (false, ["long".to_string()].as_slice()), "a line said shorter is the engine's own");
+    assert_eq!((edited.edited, edited.dropped_terms.is_empty(), edited.source_changed), (true, true, false), "the hand edit put the term back");
+    assert_eq!((changed.source_changed, changed.source_text.as_str(), changed.translated_from.as_str()), (true, "Then we leave.", "Then we go."));
+    assert!(changed.translator.starts_with("scripted (") && changed.translated_at.ends_with('Z'), "{changed:?}");
+    // A track not made by translation has no translated lines.
+    let source_view = t.runtime.block_on(t.engine.track_translations(tracks[0].id)).unwrap();
+    assert_eq!((source_view.source_track_id, source_view.lines.len()), (None, 0));
 }
