@@ -1,11 +1,14 @@
 //! Translating a track from the window: the translation engines kept in
 //! `config.toml` (listed with where their lines go, added, removed and
-//! checked), and a track translated in the background with progress
-//! (`translating` events) and a cancel that keeps what was written.
+//! checked), a track translated in the background with progress
+//! (`translating` events) and a cancel that keeps what was written, a
+//! translated track's links to its source lines, and the project's glossary.
 
 use revoice_engine::config::EngineConfig;
+use revoice_engine::store::GlossaryEntry;
 use revoice_engine::studio::view::ProjectView;
 use revoice_engine::translating::{TranslateReport, TranslateRequest, TranslatorCheck, TranslatorView};
+use revoice_engine::translation_view::TrackTranslations;
 use revoice_engine::translators::TranslatorSettings;
 use tauri::State;
 
@@ -61,4 +64,32 @@ pub async fn translate_track(studio: State<'_, Studio>, request: TranslateReques
 #[tauri::command]
 pub fn cancel_translation(studio: State<'_, Studio>) -> Answer<bool> {
     Ok(studio.session()?.cancel_translation())
+}
+
+/// A track's translated lines beside their source lines: what changed
+/// since, what was edited by hand, who translated each, and the glossary
+/// terms each leaves out.
+#[tauri::command]
+pub async fn track_translations(studio: State<'_, Studio>, track_id: i64) -> Answer<TrackTranslations> {
+    studio.engine()?.track_translations(track_id).await.map_err(report)
+}
+
+/// A project's glossary; for a language, the entries that apply to lines
+/// translated into it (its own and its primary language's).
+#[tauri::command]
+pub async fn glossary(studio: State<'_, Studio>, project_id: i64, language: Option<String>) -> Answer<Vec<GlossaryEntry>> {
+    studio.engine()?.glossary(project_id, language.as_deref()).await.map_err(report)
+}
+
+/// Says a term is translated into a language one way in a project
+/// (replacing that term's entry); the entry.
+#[tauri::command]
+pub async fn set_glossary_term(studio: State<'_, Studio>, project_id: i64, language: String, term: String, translation: String) -> Answer<GlossaryEntry> {
+    studio.engine()?.set_glossary_term(project_id, &language, &term, &translation).await.map_err(report)
+}
+
+/// Removes an entry of a project's glossary.
+#[tauri::command]
+pub async fn remove_glossary_term(studio: State<'_, Studio>, project_id: i64, id: i64) -> Answer<()> {
+    studio.engine()?.remove_glossary_term(project_id, id).await.map_err(report)
 }

@@ -3,7 +3,7 @@
 // Do not edit: change the Rust command, then run
 // `REVOICE_WRITE_UI_COMMANDS=1 cargo test -p revoice-studio --test ui_commands`.
 import { invoke } from "./invoke";
-import type { AttachedVideo, CastSheet, Diagnosis, EngineReport, EngineStatus, ExportedFile, HandoffFormat, LaneMixEdit, LibraryVoice, OriginalMonitor, Peaks, PictureSource, PlaybackView, ProgrammeClip, Project, ProjectSummary, Pronunciation, RemoteEngineSettings, ReplaceOptions, Saying, SegmentEdit, SettingsEdit, SettingsView, SpeakerClip, SpeakerVoiced, TakeView, TimingStrategy, TranslateReport, TranslateRequest, TranslatorCheck, TranslatorSettings, TranslatorView, VoiceChoice, VoiceLibraryView } from "./engine-types";
+import type { AttachedVideo, CastSheet, Diagnosis, EngineReport, EngineStatus, ExportedFile, GlossaryEntry, HandoffFormat, LaneMixEdit, LibraryVoice, OriginalMonitor, Peaks, PictureSource, PlaybackView, ProgrammeClip, Project, ProjectSummary, Pronunciation, RemoteEngineSettings, ReplaceOptions, Saying, SegmentEdit, SettingsEdit, SettingsView, SpeakerClip, SpeakerVoiced, TakeView, TimingStrategy, TrackTranslations, TranslateReport, TranslateRequest, TranslatorCheck, TranslatorSettings, TranslatorView, VoiceChoice, VoiceLibraryView } from "./engine-types";
 
 // ---- src-tauri/src/commands.rs ----
 
@@ -463,6 +463,36 @@ export function translateTrack(request: TranslateRequest): Promise<[TranslateRep
 /** Stops the running translation after its batch (what was written stays); whether one was running. */
 export function cancelTranslation(): Promise<boolean> {
   return invoke<boolean>("cancel_translation");
+}
+
+/**
+ * A track's translated lines beside their source lines: what changed
+ * since, what was edited by hand, who translated each, and the glossary
+ * terms each leaves out.
+ */
+export function trackTranslations(trackId: number): Promise<TrackTranslations> {
+  return invoke<TrackTranslations>("track_translations", { trackId });
+}
+
+/**
+ * A project's glossary; for a language, the entries that apply to lines
+ * translated into it (its own and its primary language's).
+ */
+export function glossary(projectId: number, language: string | null): Promise<GlossaryEntry[]> {
+  return invoke<GlossaryEntry[]>("glossary", { projectId, language });
+}
+
+/**
+ * Says a term is translated into a language one way in a project
+ * (replacing that term's entry); the entry.
+ */
+export function setGlossaryTerm(projectId: number, language: string, term: string, translation: string): Promise<GlossaryEntry> {
+  return invoke<GlossaryEntry>("set_glossary_term", { projectId, language, term, translation });
+}
+
+/** Removes an entry of a project's glossary. */
+export function removeGlossaryTerm(projectId: number, id: number): Promise<void> {
+  return invoke<void>("remove_glossary_term", { projectId, id });
 }
 
 // ---- src-tauri/src/voice_commands.rs ----

@@ -89,6 +89,10 @@ export {
   checkTranslator,
   translateTrack,
   cancelTranslation,
+  trackTranslations,
+  glossary,
+  setGlossaryTerm,
+  removeGlossaryTerm,
 } from "./engine-commands";
 
 /** The menu's "Check Engine Again". */

@@ -17,6 +17,7 @@ import {
   speakerChoices,
   stateBadges,
 } from "./rows";
+import { link } from "./test-translations";
 
 function project(tracks: Track[]): Project {
   const base = syntheticProject(1).project;
@@ -49,6 +50,29 @@ describe("rows", () => {
     expect(rows.map((r) => r.original)).toEqual(["Hello there", "How are you", null]);
     expect(buildRows(p, 1).originalLanguage).toBeNull();
     expect(buildRows(project([fr]), 2).originalLanguage).toBeNull();
+  });
+
+  it("on a translated track, takes each line's own source line, and the source track's overlap for a line with no link", () => {
+    const en = track(1, "en", [line({ id: 1, start: 0, end: 2, text: "First" })]);
+    const es = track(2, "es", [line({ id: 5, start: 0, end: 2, text: "Primero" }), line({ id: 6, start: 3, end: 4, text: "Uno" }), line({ id: 7, start: 5, end: 6, text: "Dos" })]);
+    const fr = track(3, "fr", [line({ id: 21, start: 0, end: 2, text: "Premier" }), line({ id: 22, start: 3, end: 4, text: "Un" }), line({ id: 23, start: 5, end: 6, text: "Deux" })]);
+    const p = project([en, es, fr]);
+    const links = { trackId: 3, sourceTrackId: 2, sourceLanguage: "es", lines: [link({ segmentId: 22, sourceSegmentId: 6, sourceText: "Uno (now)" })] };
+    const model = buildRows(p, 3, links);
+    expect(model.originalLanguage).toBe("es");
+    expect(model.translated).toBe(true);
+    expect(model.rows.map((r) => [r.segment.id, r.original, r.translation?.sourceSegmentId ?? null])).toEqual([
+      [21, "Primero", null],
+      [22, "Uno (now)", 6],
+      [23, "Dos", null],
+    ]);
+    // Links of another track, or a track made by no translation: the first track's original.
+    for (const other of [{ ...links, trackId: 2 }, { ...links, sourceTrackId: null, sourceLanguage: null, lines: [] }]) {
+      const plain = buildRows(p, 3, other);
+      expect(plain.translated).toBe(false);
+      expect(plain.originalLanguage).toBe("en");
+      expect(plain.rows.map((r) => [r.original, r.translation])).toEqual([["First", null], [null, null], [null, null]]);
+    }
   });
 
   it("finds the most-overlapping original behind a long earlier line", () => {

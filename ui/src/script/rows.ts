@@ -1,9 +1,11 @@
 // The script's row model: a track's lines in time order with their number
-// in the track, the original's line for each (from the first track),
-// characters per second, state badges, the filters, and the row under
-// the playhead. Pure.
+// in the track, the original's line for each (from the first track, or a
+// translated track's own source line), characters per second, state
+// badges, the filters, and the row under the playhead. Pure.
+import type { LineTranslation, TrackTranslations } from "../engine";
 import type { Project, Segment, Track } from "../model";
 import { flagWords } from "../timeline/fit-problems";
+import { linksByLine } from "./translations";
 
 /** Reading speed above which a line is marked: characters per second, a
  * common subtitle limit. */
@@ -15,6 +17,8 @@ export interface ScriptRow {
   number: number;
   /** The original's text for this line; null when there is none. */
   original: string | null;
+  /** The line's link to the source line it was translated from; null when it has none. */
+  translation: LineTranslation | null;
   /** Characters per second over the slot; null for an empty slot. */
   cps: number | null;
 }
@@ -23,6 +27,8 @@ export interface ScriptModel {
   rows: ScriptRow[];
   /** The original's language (`en`) when the Original column shows; null hides it. */
   originalLanguage: string | null;
+  /** Whether the column holds the source the track was translated from. */
+  translated: boolean;
 }
 
 /** Time order: start, then end, then id (the timeline's order). */
@@ -77,19 +83,29 @@ export function overCps(cps: number | null): boolean {
   return cps !== null && Math.round(cps * 10) / 10 > CPS_LIMIT;
 }
 
-/** A track's rows: numbered in time order, with originals and cps. */
-export function buildRows(project: Project, trackId: number): ScriptModel {
+/** A track's rows: numbered in time order, with originals and cps. A
+ * track translated from another (`translations` of this track, with its
+ * source) takes each line's own source line as its original, and the
+ * source track's line overlapping most for a line with no link. */
+export function buildRows(project: Project, trackId: number, translations: TrackTranslations | null = null): ScriptModel {
   const track = project.tracks.find((t) => t.id === trackId);
   const segments = [...(track?.segments ?? [])].sort(byTime);
-  const source = originalTrack(project, trackId);
+  const translated = translations !== null && translations.trackId === trackId && translations.sourceTrackId !== null;
+  const links = translated ? linksByLine(translations) : new Map<number, LineTranslation>();
+  const source = (translated && project.tracks.find((t) => t.id === translations.sourceTrackId)) || originalTrack(project, trackId);
   const lookup = source ? originalLookup(source.segments) : null;
-  const rows = segments.map((segment, i) => ({
-    segment,
-    number: i + 1,
-    original: lookup ? lookup(segment.start, segment.end)?.text ?? null : null,
-    cps: charsPerSecond(segment.text, segment.start, segment.end),
-  }));
-  return { rows, originalLanguage: source ? source.language : null };
+  const rows = segments.map((segment, i) => {
+    const translation = links.get(segment.id) ?? null;
+    return {
+      segment,
+      number: i + 1,
+      original: translation ? translation.sourceText : lookup ? lookup(segment.start, segment.end)?.text ?? null : null,
+      translation,
+      cps: charsPerSecond(segment.text, segment.start, segment.end),
+    };
+  });
+  const language = translated ? translations.sourceLanguage ?? source?.language ?? null : source ? source.language : null;
+  return { rows, originalLanguage: language, translated };
 }
 
 /** A new version of a row's line (same slot): cps worked out again. */

@@ -7,7 +7,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Project, Segment, Track } from "../model";
 import { line, syntheticProject } from "../timeline/synthetic";
 import { measureScript } from "./measure";
-import { OVERSCAN, ROW_HEIGHT, ScriptView, type ScriptCallbacks } from "./script-view";
+import type { TrackTranslations } from "../engine";
+import { OVERSCAN, ROW_HEIGHT, ScriptView, TALL_ROW_HEIGHT, type ScriptCallbacks } from "./script-view";
+import { link } from "./test-translations";
 
 const VIEW_HEIGHT = 630; // 20 rows under the 30 px header
 
@@ -96,6 +98,101 @@ describe("ScriptView", () => {
     expect(host.querySelector(".script")!.classList.contains("script--no-original")).toBe(false);
     expect(host.querySelector(".script__header .script-original")!.textContent).toBe("Original (en)");
     expect(row(host, 10).querySelector(".script-original")!.textContent).toBe("EN Over there by the river");
+    view.destroy();
+  });
+
+  /** `small()`'s French lines translated from an English track (ids +100): 10 edited and its source changed, 20 with a term left out, 40 not linked. */
+  function translatedTrack() {
+    const p = small();
+    const fr = p.tracks[0];
+    const en: Track = { id: 2, language: "en", segments: fr.segments.map((s) => ({ ...s, id: s.id + 100, trackId: 2, text: `EN ${s.text}` })) };
+    const translations: TrackTranslations = {
+      trackId: 1,
+      sourceTrackId: 2,
+      sourceLanguage: "en",
+      lines: [
+        link({ segmentId: 30, sourceSegmentId: 130, sourceText: "Where's the door?" }),
+        link({ segmentId: 10, sourceSegmentId: 110, sourceText: "Over by the river", translatedFrom: "Over there by the river", sourceChanged: true, edited: true }),
+        link({ segmentId: 20, sourceSegmentId: 120, sourceText: "Wait for the ferry", droppedTerms: ["ferry"] }),
+      ],
+    };
+    return { project: { ...p, tracks: [en, fr] }, translations };
+  }
+
+  it("on a translated track, shows each line's source beside it with its marks, in rows two lines tall", () => {
+    const { project, translations } = translatedTrack();
+    const { view } = mount(project, callbacks(), 1);
+    const script = host.querySelector<HTMLElement>(".script")!;
+    // Two-line rows as soon as the column shows: the links arriving later move nothing.
+    expect(script.classList.contains("script--tall")).toBe(true);
+    expect(script.style.getPropertyValue("--script-row-height")).toBe(`${TALL_ROW_HEIGHT}px`);
+    expect(row(host, 10).style.transform).toBe(`translateY(${TALL_ROW_HEIGHT}px)`);
+    view.setTranslations(translations);
+    view.flush();
+    expect(host.querySelector(".script__header .script-original")!.textContent).toBe("Source (en)");
+    expect(row(host, 10).style.transform).toBe(`translateY(${TALL_ROW_HEIGHT}px)`);
+    const changed = row(host, 10).querySelector(".script-original")!;
+    expect(changed.querySelector(".source-text")!.textContent).toBe("Over by the river");
+    expect([...changed.querySelectorAll(".translation-mark")].map((m) => m.textContent)).toEqual(["source changed", "edited"]);
+    expect(changed.querySelector(".source-changed")!.getAttribute("title")).toBe("The source changed after it was translated. Translated from: “Over there by the river”");
+    expect(changed.getAttribute("title")).toBe("Over by the river\nTranslated by llama (gemma) on 2026-12-05 20:10 UTC");
+    expect((changed as HTMLElement).dataset.translator).toBe("llama (gemma)");
+    expect(row(host, 20).querySelector(".dropped-terms")!.getAttribute("title")).toBe("Glossary term not in the translation: ferry");
+    expect(row(host, 30).querySelector(".translation-marks")!.children.length).toBe(0);
+    // Not linked: the source track's line at the same time, nothing more.
+    expect(row(host, 40).querySelector(".script-original")!.textContent).toBe("EN the end");
+    expect(row(host, 40).querySelector(".script-original")!.hasAttribute("data-translator")).toBe(false);
+    // The dub text stays as it was.
+    expect(row(host, 10).querySelector(".script-text")!.textContent).toBe("Over there by the river");
+    // Links of another track are not drawn on this one.
+    view.setTranslations({ ...translations, trackId: 99 });
+    view.flush();
+    expect(host.querySelector(".script__header .script-original")!.textContent).toBe("Original (en)");
+    expect(row(host, 10).querySelector(".translation-marks")!.children.length).toBe(0);
+    view.destroy();
+  });
+
+  it("selects more rows with Ctrl+click and Shift+click, and translates the selection again", () => {
+    const { project, translations } = translatedTrack();
+    const translateAgain = vi.fn();
+    const { view, cb } = mount(project, callbacks({ translateAgain }), 1);
+    const again = host.querySelector<HTMLButtonElement>("#translate-again")!;
+    expect(again.hidden).toBe(true);
+    view.setTranslations(translations);
+    view.flush();
+    expect(again.hidden).toBe(false);
+    expect(again.disabled).toBe(true);
+    const click = (id: number, init: MouseEventInit = {}) => {
+      row(host, id).querySelector(".script-text")!.dispatchEvent(new MouseEvent("click", { bubbles: true, ...init }));
+      view.flush();
+    };
+    click(30);
+    expect(again.disabled).toBe(false);
+    expect(again.textContent).toBe("Translate again");
+    click(20, { ctrlKey: true });
+    expect(cb.select).toHaveBeenLastCalledWith(20);
+    expect(view.selectedLines).toEqual([30, 20]);
+    expect(again.textContent).toBe("Translate again (2)");
+    expect(rowsIn(host).filter((r) => r.getAttribute("aria-selected") === "true").map((r) => r.dataset.segmentId).sort()).toEqual(["20", "30"]);
+    again.click();
+    expect(translateAgain).toHaveBeenCalledWith([30, 20]);
+    // Shift+click: the run from the last picked row.
+    click(40, { shiftKey: true });
+    expect(view.selectedLines).toEqual([20, 40]);
+    expect(view.selection).toBe(40);
+    // Ctrl+click on a picked row takes it out.
+    click(40, { ctrlKey: true });
+    expect(view.selectedLines).toEqual([20]);
+    expect(view.selection).toBe(20);
+    // Only unlinked lines: nothing to translate again.
+    click(40);
+    expect(view.selectedLines).toEqual([40]);
+    expect(again.disabled).toBe(true);
+    // The timeline picking one line selects that line alone.
+    click(10, { ctrlKey: true });
+    view.setSelection(30);
+    view.flush();
+    expect(view.selectedLines).toEqual([30]);
     view.destroy();
   });
 

@@ -1,11 +1,15 @@
 // The script view: a track's lines as a list (number, in/out timecode,
 // speaker, the original's text, the dub text, reading speed, state), with
-// filters, find and replace, and the dub text edited in place. Only the
-// rows in view are in the DOM (fixed height, recycled); scrolling reads
-// scrollTop once per frame and draws on requestAnimationFrame. It emits
-// intents through its callbacks and never calls the engine: the caller
-// hands the project back with setProject after every change.
+// filters, find and replace, and the dub text edited in place. A track
+// translated from another shows each line's source beside it, marked when
+// the source changed, the translation was edited by hand or left glossary
+// terms out; lines picked with Ctrl/Shift+click can be translated again.
+// Only the rows in view are in the DOM (fixed height, recycled); scrolling
+// reads scrollTop once per frame and draws on requestAnimationFrame. It
+// emits intents through its callbacks and never calls the engine: the
+// caller hands the project back with setProject after every change.
 import "./script.css";
+import type { TrackTranslations } from "../engine";
 import type { Project, Segment } from "../model";
 import { el } from "../dom";
 import { DEFAULT_FRAME_RATE, formatTimecode, type FrameRate } from "../timecode";
@@ -29,9 +33,13 @@ import {
   type ScriptRow,
   type StateFilter,
 } from "./rows";
+import { againRequest, linksByLine, sourceCell } from "./translations";
 
 /** Every row's height, px (the CSS takes it from here). */
 export const ROW_HEIGHT = 30;
+/** Every row's height while the original (or source) column shows, px:
+ * two lines of each text, so a long line wraps instead of being cut. */
+export const TALL_ROW_HEIGHT = 46;
 /** The column header's height, px (sticky at the top of the scroller). */
 export const HEADER_HEIGHT = 30;
 /** Rows drawn beyond each edge of the view. */
@@ -44,6 +52,9 @@ const FALLBACK_VIEW_HEIGHT = 600;
  * stops following; a single seek does not count). */
 const PLAYING_WINDOW_MS = 600;
 
+/** The class of each mark a translated line can carry (the tests and styles use them). */
+const MARK_CLASSES = { "source-changed": "source-changed", edited: "translation-edited", "dropped-terms": "dropped-terms" } as const;
+
 /** The intents the script emits. */
 export interface ScriptCallbacks {
   /** The user selected a row (null: none). */
@@ -55,6 +66,9 @@ export interface ScriptCallbacks {
   /** Replace every match as one undoable edit (in `only`'s lines when
    * given); resolves to the number of lines changed. */
   replace(find: string, replacement: string, options: { matchCase: boolean; wholeWord: boolean; only: number[] | null }): Promise<number>;
+  /** Translate the selected lines (ids on the shown, translated track, in
+   * track order) again from their source. */
+  translateAgain?(selected: number[]): void;
 }
 
 /** Timing of the script's own drawing, for the benchmark. */
@@ -75,6 +89,8 @@ class RowView {
   readonly out: HTMLDivElement;
   readonly speaker: HTMLDivElement;
   readonly original: HTMLDivElement;
+  readonly marks: HTMLSpanElement;
+  readonly sourceText: HTMLSpanElement;
   readonly text: HTMLDivElement;
   readonly textRuns: HTMLSpanElement;
   readonly cps: HTMLDivElement;
@@ -94,7 +110,9 @@ class RowView {
     this.in = cell("script-in script-tc");
     this.out = cell("script-out script-tc");
     this.speaker = cell("script-speaker");
-    this.original = cell("script-original");
+    this.marks = el("span", { class: "translation-marks" });
+    this.sourceText = el("span", { class: "source-text" });
+    this.original = el("div", { class: "script-cell script-original", role: "gridcell" }, this.marks, this.sourceText);
     this.textRuns = el("span", { class: "script-text__runs" });
     this.text = el("div", { class: "script-cell script-text", role: "gridcell" }, this.textRuns);
     this.cps = cell("script-cps");
@@ -118,6 +136,7 @@ export class ScriptView {
   private readonly wholeWord: HTMLInputElement;
   private readonly replaceButton: HTMLButtonElement;
   private readonly followButton: HTMLButtonElement;
+  private readonly againButton: HTMLButtonElement;
   private readonly matchesEl: HTMLSpanElement;
   private readonly statusEl: HTMLSpanElement;
   private readonly resizeObserver: ResizeObserver;
@@ -125,6 +144,12 @@ export class ScriptView {
   private project: Project | null = null;
   private trackId: number | null = null;
   private rate: FrameRate = DEFAULT_FRAME_RATE;
+  /** The shown track's links to its source, when it was translated. */
+  private translations: TrackTranslations | null = null;
+  /** Whether the shown track's original column holds its translation source. */
+  private translated = false;
+  /** Each row's height now: taller while the original column shows. */
+  private rowHeight = ROW_HEIGHT;
   /** Bumped by setProject: every drawn row is filled again. */
   private version = 0;
   private rows: ScriptRow[] = [];
@@ -146,7 +171,12 @@ export class ScriptView {
   private searchStale = false;
   private replacing = false;
 
+  /** The row the keyboard and the rest of the editor follow. */
   private selectedId: number | null = null;
+  /** Every selected row (the selected one among them): Ctrl/⌘+click adds
+   * or takes one, Shift+click a run from `anchorId`. */
+  private picked = new Set<number>();
+  private anchorId: number | null = null;
   private playhead = 0;
   private playingId: number | null = null;
   /** The row following last brought into view (by id: filters move indexes). */
@@ -186,6 +216,11 @@ export class ScriptView {
     this.wholeWord = el("input", { id: "script-whole-word", type: "checkbox" });
     this.replaceButton = el("button", { id: "script-replace-all", class: "script__button", type: "button", disabled: "" }, "Replace all");
     this.followButton = el("button", { id: "script-follow", class: "script__button", type: "button", "aria-pressed": "true", title: "Keep the playhead's line in view during playback" }, "Follow");
+    this.againButton = el(
+      "button",
+      { id: "translate-again", class: "script__button", type: "button", hidden: "", disabled: "", title: "Translate the selected lines again from their source (Ctrl+click or Shift+click selects more)" },
+      "Translate again",
+    );
     this.matchesEl = el("span", { id: "script-matches", class: "script__matches", "aria-live": "polite" });
     this.statusEl = el("span", { class: "script__status", role: "status" });
 
@@ -204,6 +239,7 @@ export class ScriptView {
         this.matchesEl,
       ),
       this.statusEl,
+      this.againButton,
       this.followButton,
     );
 
@@ -225,9 +261,9 @@ export class ScriptView {
       head("script-state", "State"),
     );
     this.body = el("div", { class: "script__body", role: "rowgroup" });
-    this.grid = el("div", { class: "script__grid", role: "grid", "aria-label": "Script", "aria-multiselectable": "false", tabindex: "0", "aria-rowcount": "1" }, this.header, this.body);
+    this.grid = el("div", { class: "script__grid", role: "grid", "aria-label": "Script", "aria-multiselectable": "true", tabindex: "0", "aria-rowcount": "1" }, this.header, this.body);
     this.root = el("div", { class: "script script--no-original" }, toolbar, this.grid);
-    this.root.style.setProperty("--script-row-height", `${ROW_HEIGHT}px`);
+    this.root.style.setProperty("--script-row-height", `${this.rowHeight}px`);
     this.root.style.setProperty("--script-header-height", `${HEADER_HEIGHT}px`);
     host.append(this.root);
 
@@ -243,6 +279,10 @@ export class ScriptView {
     this.wholeWord.addEventListener("change", this.onSearchChange);
     this.replaceButton.addEventListener("click", () => void this.replaceAll());
     this.followButton.addEventListener("click", () => this.setFollow(!this.following));
+    this.againButton.addEventListener("click", () => {
+      if (this.againButton.disabled) return;
+      this.callbacks.translateAgain?.(this.selectedLines);
+    });
 
     this.resizeObserver = new ResizeObserver(() => this.measure());
     this.resizeObserver.observe(this.grid);
@@ -261,24 +301,31 @@ export class ScriptView {
     this.trackId = trackId;
     this.rate = rate;
     this.version += 1;
-    const model = buildRows(project, trackId);
+    const model = buildRows(project, trackId, this.translations);
     this.rows = model.rows;
     this.rowIndex = new Map(this.rows.map((r, i) => [r.segment.id, i]));
     const language = model.originalLanguage;
+    this.translated = model.translated;
     this.root.classList.toggle("script--no-original", language === null);
-    this.originalHeader.textContent = language !== null ? `Original (${language})` : "Original";
+    this.root.classList.toggle("script--translated", model.translated);
+    const rescaled = this.setRowHeight(language === null ? ROW_HEIGHT : TALL_ROW_HEIGHT);
+    this.originalHeader.textContent = language === null ? "Original" : `${model.translated ? "Source" : "Original"} (${language})`;
+    this.againButton.hidden = !model.translated;
     const track = project.tracks.find((t) => t.id === trackId);
     this.textHeader.textContent = track ? `Text (${track.language})` : "Text";
     this.speakerNames = new Map(project.speakers.map((s) => [s.id, s.name]));
     this.fillSpeakerSelect(project);
     if (this.selectedId !== null && !this.rowIndex.has(this.selectedId)) this.selectedId = null;
+    for (const id of this.picked) if (!this.rowIndex.has(id)) this.picked.delete(id);
+    if (!sameTrack) this.picked.clear();
+    if (this.selectedId !== null) this.picked.add(this.selectedId);
     if (this.editing && !this.rowIndex.has(this.editing.id)) this.endEdit(false);
     this.refilter();
     this.locatePlayhead();
     if (!sameTrack) {
       this.followId = null;
       this.writeScroll(0);
-    }
+    } else if (rescaled !== null) this.writeScroll(rescaled);
     this.invalidate();
   }
 
@@ -304,18 +351,32 @@ export class ScriptView {
     return all;
   }
 
+  /** The shown track's links to its source (from the engine's
+   * `trackTranslations`), or null: drawn with the track they belong to. */
+  setTranslations(translations: TrackTranslations | null): void {
+    this.translations = translations;
+    if (this.project && this.trackId !== null) this.setProject(this.project, this.trackId, this.rate);
+  }
+
   /** Highlights a line and scrolls it into view, without taking focus or
-   * emitting `select` (the caller knows). */
+   * emitting `select` (the caller knows). Other selected lines stay
+   * selected while it is one of them. */
   setSelection(id: number | null): void {
     const next = id !== null && this.rowIndex.has(id) ? id : null;
     if (next === this.selectedId) return;
-    this.selectedId = next;
+    if (next === null || !this.picked.has(next)) this.selectOnly(next);
+    else this.selectedId = next;
     this.revealId(next);
     this.invalidate();
   }
 
   get selection(): number | null {
     return this.selectedId;
+  }
+
+  /** Every selected line's id, in track order. */
+  get selectedLines(): number[] {
+    return [...this.picked].filter((id) => this.rowIndex.has(id)).sort((a, b) => this.rowIndex.get(a)! - this.rowIndex.get(b)!);
   }
 
   /** Marks the row under the playhead, and keeps it in view while
@@ -354,7 +415,7 @@ export class ScriptView {
 
   /** The largest scroll offset, px. */
   get maxScroll(): number {
-    return Math.max(0, this.shown.length * ROW_HEIGHT - this.rowsHeight);
+    return Math.max(0, this.shown.length * this.rowHeight - this.rowsHeight);
   }
 
   /** Scrolls to `px` (clamped) as a script would; drawn on the next frame. */
@@ -397,7 +458,7 @@ export class ScriptView {
     this.shownMaxEnd = prefixMaxEnd(this.shown, (r) => r.segment.end);
     this.grid.setAttribute("aria-rowcount", String(this.shown.length + 1));
     // The scroll height follows at once, so a scroll written next is not clamped.
-    const total = this.shown.length * ROW_HEIGHT;
+    const total = this.shown.length * this.rowHeight;
     if (total !== this.bodyHeight) {
       this.bodyHeight = total;
       this.body.style.height = `${total}px`;
@@ -487,7 +548,7 @@ export class ScriptView {
 
   /** The rows' part of the view (under the sticky header), px. */
   private get rowsHeight(): number {
-    return Math.max(ROW_HEIGHT, (this.viewHeight || FALLBACK_VIEW_HEIGHT) - HEADER_HEIGHT);
+    return Math.max(this.rowHeight, (this.viewHeight || FALLBACK_VIEW_HEIGHT) - HEADER_HEIGHT);
   }
 
   private measure(): void {
@@ -495,6 +556,20 @@ export class ScriptView {
     if (height === this.viewHeight) return;
     this.viewHeight = height;
     this.invalidate();
+  }
+
+  /** Every row `px` tall from now on (the rows drawn are placed again);
+   * the scroll offset that keeps the same first row in view, or null when
+   * nothing changed. */
+  private setRowHeight(px: number): number | null {
+    if (px === this.rowHeight) return null;
+    const firstRow = this.top / this.rowHeight;
+    this.rowHeight = px;
+    this.root.style.setProperty("--script-row-height", `${px}px`);
+    this.root.classList.toggle("script--tall", px !== ROW_HEIGHT);
+    for (const view of this.views.values()) view.index = -1;
+    this.bodyHeight = -1;
+    return firstRow * px;
   }
 
   private writeScroll(px: number): void {
@@ -524,16 +599,17 @@ export class ScriptView {
       }
     }
     const height = this.rowsHeight;
-    const total = this.shown.length * ROW_HEIGHT;
+    const rowHeight = this.rowHeight;
+    const total = this.shown.length * rowHeight;
     if (this.reveal) {
       const { index, mode, below } = this.reveal;
       this.reveal = null;
-      const rowTop = index * ROW_HEIGHT;
+      const rowTop = index * rowHeight;
       let target = top;
       if (mode === "follow") {
-        if (rowTop < top || rowTop + ROW_HEIGHT > top + height) target = rowTop - Math.floor(height / 3);
+        if (rowTop < top || rowTop + rowHeight > top + height) target = rowTop - Math.floor(height / 3);
       } else if (rowTop < top) target = rowTop;
-      else if (rowTop + ROW_HEIGHT * below > top + height) target = rowTop + ROW_HEIGHT * below - height;
+      else if (rowTop + rowHeight * below > top + height) target = rowTop + rowHeight * below - height;
       target = Math.max(0, Math.min(Math.round(target), Math.max(0, total - height)));
       if (target !== top) {
         this.grid.scrollTop = target;
@@ -552,8 +628,8 @@ export class ScriptView {
 
   private drawRows(top: number, height: number): void {
     const count = this.shown.length;
-    const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - OVERSCAN);
-    const last = Math.min(count, Math.ceil((top + height) / ROW_HEIGHT) + OVERSCAN);
+    const first = Math.max(0, Math.floor(top / this.rowHeight) - OVERSCAN);
+    const last = Math.min(count, Math.ceil((top + height) / this.rowHeight) + OVERSCAN);
     const editId = this.editing?.id ?? null;
     // Rows scrolled out (or filtered out) go back to the pool first.
     for (const [id, view] of this.views) {
@@ -570,6 +646,17 @@ export class ScriptView {
     const selected = this.selectedId !== null ? this.views.get(this.selectedId) : undefined;
     if (selected) this.grid.setAttribute("aria-activedescendant", selected.el.id);
     else this.grid.removeAttribute("aria-activedescendant");
+    this.drawAgainButton();
+  }
+
+  /** "Translate again (n)": enabled while a selected line has a source to translate from. */
+  private drawAgainButton(): void {
+    if (!this.translated) return;
+    const lines = this.selectedLines;
+    const again = againRequest(lines, linksByLine(this.translations));
+    const n = again.sourceIds.length;
+    this.againButton.disabled = n === 0;
+    this.againButton.textContent = n > 1 ? `Translate again (${n})` : "Translate again";
   }
 
   private drawRow(index: number): void {
@@ -589,7 +676,7 @@ export class ScriptView {
     }
     if (view.index !== index) {
       view.index = index;
-      view.el.style.transform = `translateY(${index * ROW_HEIGHT}px)`;
+      view.el.style.transform = `translateY(${index * this.rowHeight}px)`;
       view.el.setAttribute("aria-rowindex", String(index + 2));
     }
     if (view.segment !== s || view.version !== this.version) {
@@ -603,8 +690,7 @@ export class ScriptView {
       const speaker = s.speakerId === null ? "—" : this.speakerNames.get(s.speakerId) ?? `Speaker ${s.speakerId}`;
       view.speaker.textContent = speaker;
       view.speaker.title = speaker;
-      view.original.textContent = row.original ?? "";
-      view.original.title = row.original ?? "";
+      this.drawSource(view, row);
       view.cps.textContent = formatCps(row.cps);
       view.cps.classList.toggle("script-cps--over", overCps(row.cps));
       view.cps.title = overCps(row.cps) ? `Over ${CPS_LIMIT} characters a second: hard to read in time` : "";
@@ -615,7 +701,7 @@ export class ScriptView {
       view.searchVersion = this.searchVersion;
       this.drawText(view, s.text);
     }
-    const selected = s.id === this.selectedId;
+    const selected = this.picked.has(s.id);
     if (view.selected !== selected) {
       view.selected = selected;
       view.el.classList.toggle("script-row--selected", selected);
@@ -644,6 +730,25 @@ export class ScriptView {
     view.textRuns.replaceChildren(...splitRuns(text, ranges).map((run) => (run.match ? el("mark", { class: "script-mark" }, run.text) : run.text)));
   }
 
+  /** The original's (or source's) text, with a translated line's marks
+   * before it and who translated it in the tooltip. */
+  private drawSource(view: RowView, row: ScriptRow): void {
+    if (!row.translation) {
+      view.marks.replaceChildren();
+      view.sourceText.textContent = row.original ?? "";
+      view.original.title = row.original ?? "";
+      delete view.original.dataset.translator;
+      return;
+    }
+    const cell = sourceCell(row.translation);
+    view.sourceText.textContent = cell.text;
+    view.original.title = `${cell.text}\n${cell.byline}`;
+    view.original.dataset.translator = row.translation.translator;
+    view.marks.replaceChildren(
+      ...cell.marks.map((m) => el("span", { class: `script-badge translation-mark ${MARK_CLASSES[m.kind]}`, title: m.title, "data-mark": m.kind }, m.label)),
+    );
+  }
+
   private drawBadges(cell: HTMLElement, segment: Segment): void {
     cell.replaceChildren(
       ...stateBadges(segment).map((b) => el("span", { class: `script-badge script-badge--${b.kind}`, title: b.title }, b.label)),
@@ -652,10 +757,18 @@ export class ScriptView {
 
   // ---- selection and editing ---------------------------------------------
 
+  /** Makes `id` the one selected line (none for null), and the anchor of a Shift+click. */
+  private selectOnly(id: number | null): void {
+    this.selectedId = id;
+    this.anchorId = id;
+    this.picked.clear();
+    if (id !== null) this.picked.add(id);
+  }
+
   /** Selects a row as the user did: emits `select` and brings it into view. */
   private pick(id: number): void {
     this.setFollowing(true);
-    this.selectedId = id;
+    this.selectOnly(id);
     this.revealId(id);
     this.invalidate();
     this.callbacks.select(id);
@@ -666,7 +779,7 @@ export class ScriptView {
     const count = this.shown.length;
     if (count === 0) return;
     const at = this.selectedId !== null ? this.shownIndex.get(this.selectedId) : undefined;
-    const from = at ?? (delta > 0 ? Math.floor(this.top / ROW_HEIGHT) - 1 : Math.ceil((this.top + this.rowsHeight) / ROW_HEIGHT));
+    const from = at ?? (delta > 0 ? Math.floor(this.top / this.rowHeight) - 1 : Math.ceil((this.top + this.rowsHeight) / this.rowHeight));
     const to = Math.max(0, Math.min(count - 1, from + delta));
     if (at !== to) this.pick(this.shown[to].segment.id);
   }
@@ -681,7 +794,7 @@ export class ScriptView {
     const area = el("textarea", { id: "script-edit", class: "script-edit", rows: "3", "aria-label": `Text of line ${row.number}`, spellcheck: "true" });
     area.value = row.segment.text;
     this.editing = { id, area, saving: false };
-    this.selectedId = id;
+    if (this.selectedId !== id) this.selectOnly(id);
     this.reveal = { index: i, mode: "nearest", below: EDIT_ROWS };
     this.invalidate();
     this.flush();
@@ -801,9 +914,41 @@ export class ScriptView {
   private onClick = (event: MouseEvent): void => {
     const row = this.rowOf(event.target);
     if (!row) return;
-    if (row.id !== this.selectedId) this.pick(row.id);
+    if (event.shiftKey) this.pickRun(row.id);
+    else if (event.ctrlKey || event.metaKey) this.togglePicked(row.id);
+    else if (row.id !== this.selectedId || this.picked.size > 1) this.pick(row.id);
     else this.setFollowing(true);
   };
+
+  /** Ctrl/⌘+click: adds the row to the selection (it becomes the selected
+   * one), or takes it out (the last other selected row becomes it). */
+  private togglePicked(id: number): void {
+    if (!this.picked.has(id)) {
+      this.picked.add(id);
+      this.selectedId = id;
+      this.anchorId = id;
+    } else {
+      this.picked.delete(id);
+      if (this.selectedId === id) {
+        const rest = this.selectedLines;
+        this.selectedId = rest.length ? rest[rest.length - 1] : null;
+      }
+      this.anchorId = this.selectedId;
+    }
+    this.invalidate();
+    this.callbacks.select(this.selectedId);
+  }
+
+  /** Shift+click: every shown row from the anchor to this one. */
+  private pickRun(id: number): void {
+    const from = this.anchorId !== null ? this.shownIndex.get(this.anchorId) : undefined;
+    const to = this.shownIndex.get(id);
+    if (from === undefined || to === undefined) return this.pick(id);
+    this.picked = new Set(this.shown.slice(Math.min(from, to), Math.max(from, to) + 1).map((r) => r.segment.id));
+    this.selectedId = id;
+    this.invalidate();
+    this.callbacks.select(id);
+  }
 
   private onDoubleClick = (event: MouseEvent): void => {
     const row = this.rowOf(event.target);
@@ -853,10 +998,10 @@ export class ScriptView {
         this.move(-1);
         break;
       case "PageDown":
-        this.move(Math.max(1, Math.floor(this.rowsHeight / ROW_HEIGHT) - 1));
+        this.move(Math.max(1, Math.floor(this.rowsHeight / this.rowHeight) - 1));
         break;
       case "PageUp":
-        this.move(-Math.max(1, Math.floor(this.rowsHeight / ROW_HEIGHT) - 1));
+        this.move(-Math.max(1, Math.floor(this.rowsHeight / this.rowHeight) - 1));
         break;
       case "Home":
         this.move(-this.shown.length);

@@ -91,7 +91,7 @@ vi.mock("../engine", () => {
     translateTrack: vi.fn(async (request: { to: string }) => {
       const lines = [21, 22, 23].map((id) => line({ id, trackId: 3, start: id - 20, end: id - 19, text: `Ligne ${id}.`, speakerId: 1 }));
       engine.state.project.tracks.push({ id: 3, language: request.to, segments: lines });
-      const report = { translator: "llama (gemma)", host: "127.0.0.1:8080", local: true, from: "en-US", trackId: 3, translated: 3, already: 0, sourceChanged: [], keptEdited: [], fitBefore: 3, fitAfter: 3, sized: 3, shortened: [], tooLong: [], notSized: null };
+      const report = { translator: "llama (gemma)", host: "127.0.0.1:8080", local: true, from: "en-US", trackId: 3, translated: 3, already: 0, sourceChanged: [], keptEdited: [], fitBefore: 3, fitAfter: 3, sized: 3, shortened: [], tooLong: [], notSized: null, failed: [], glossaryDropped: [] };
       return [report, copy()];
     }),
     cancelTranslation: vi.fn(async () => true),

@@ -30,7 +30,7 @@ import type { DirectiveResult } from "lit-html/directive.js";
 import { keyed } from "lit-html/directives/keyed.js";
 import { el } from "../dom";
 import * as engine from "../engine";
-import type { EngineStatus, PlaybackView, SegmentEdit, StudioEvent, TakeView, TimingStrategy, VoiceChoice } from "../engine";
+import type { EngineStatus, PlaybackView, SegmentEdit, StudioEvent, TakeView, TimingStrategy, TrackTranslations, VoiceChoice } from "../engine";
 import { actOn, BusyRetry, FieldErrors, STOPPED, type EngineError } from "../errors";
 import { FrameScheduler } from "../frame";
 import { formatTimecode, fps, FRAME_RATES, frameRate, parseTimecode, type FrameRate } from "../timecode";
@@ -174,6 +174,11 @@ export class Editor {
   private bedAsks = 0;
   /** The Translate dialog last opened: it shows the `translating` events. */
   private translation: TranslateDialog | null = null;
+  /** The shown track's links to the lines it was translated from (read
+   * again after every change), and the reads asked for: only the latest
+   * answer is kept. */
+  private translations: TrackTranslations | null = null;
+  private translationReads = 0;
   /** The panes' sizes as the user left them (remembered between sessions). */
   private panes: PaneSizes = loadPanes();
   private readonly scriptHost = el("div", { class: "editor-script" });
@@ -232,8 +237,10 @@ export class Editor {
       seek: (seconds) => void this.seek(seconds),
       saveText: (id, text) => this.editLine(id, { text }, "Changed the text"),
       replace: (find, replacement, options) => this.replace(find, replacement, options),
+      translateAgain: (selected) => this.openTranslate(selected),
     });
     this.script.setProject(project, this.trackId, this.rate);
+    this.loadTranslations();
     this.loadBedPeaks();
     if (project.original) {
       void engine.originalPeaks(project.id).then((peaks) => this.timeline.setOriginalPeaks(peaks), (e) => {
@@ -366,7 +373,29 @@ export class Editor {
     }
     this.timelineStale = true;
     this.syncPicture();
+    this.loadTranslations();
     this.redraw();
+  }
+
+  /** Reads the shown track's translation links (a track alone in its
+   * project was translated from nothing) and hands them to the script. */
+  private loadTranslations(): void {
+    const read = ++this.translationReads;
+    const trackId = this.trackId;
+    const done = (translations: TrackTranslations | null) => {
+      if (read !== this.translationReads || this.closed || trackId !== this.trackId) return;
+      this.translations = translations;
+      this.script.setTranslations(translations);
+    };
+    if (this.project.tracks.length < 2) return done(null);
+    void (async () => {
+      try {
+        done(await engine.trackTranslations(trackId));
+      } catch {
+        // Shown without its links: the script still reads and edits.
+        done(null);
+      }
+    })();
   }
 
   /** Shows the project's video in the picture pane (loaded again when the
@@ -821,6 +850,9 @@ export class Editor {
   private showTrack(trackId: number): void {
     this.trackId = trackId;
     this.selection = null;
+    this.translations = null;
+    this.script.setTranslations(null);
+    this.loadTranslations();
     this.timelineStale = true;
     this.syncTimeline();
     this.redraw();
@@ -1229,15 +1261,18 @@ export class Editor {
   }
 
   /** The track shown, translated by a translation engine into another of
-   * the studio's languages; the editor then shows the translated track. */
-  private openTranslate(): void {
+   * the studio's languages; the editor then shows the translated track.
+   * `again`: the lines of a translated track picked for "Translate again"
+   * (the dialog opens on translating only those). */
+  private openTranslate(again?: number[]): void {
+    const selection = { translations: this.translations, selected: again ?? this.script.selectedLines, onlySelected: again !== undefined };
     const dialog = translateDialog(this.project, this.trackId, this.languages(), {
       translated: (report, project) => {
         this.take(project);
         const track = project.tracks.find((t) => t.id === report.trackId);
-        this.message = `Translated ${report.translated} line${report.translated === 1 ? "" : "s"}${track ? ` into the ${track.language} track` : ""}; saved`;
+        this.message = `Translated ${report.translated} line${report.translated === 1 ? "" : "s"}${track ? ` into the ${track.language} track` : ""}${report.failed.length ? `; ${report.failed.length} could not be translated` : ""}; saved`;
         this.error = null;
-        if (track) this.showTrack(track.id);
+        if (track && track.id !== this.trackId) this.showTrack(track.id);
       },
       stopped: (words, cancelled) => {
         // Lines written before a stop or a failure stay: the project is read again.
@@ -1245,7 +1280,7 @@ export class Editor {
         this.error = cancelled ? null : `Not translated: ${words}`;
         void this.reload();
       },
-    });
+    }, selection);
     if (showModal(this.root, dialog.element)) this.translation = dialog;
   }
 

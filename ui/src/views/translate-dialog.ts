@@ -5,12 +5,19 @@
 // the engine's progress (the editor hands it the `translating` events), can
 // stop the run after the batch in flight (what was written stays, and
 // translating again goes on from there), and ends with the engine's report:
-// what was translated, what fits its slot, what is still too long.
+// what was translated, what fits its slot, what is still too long, which
+// lines the engine could not translate and which glossary terms it left
+// out. On a track translated from another, "only the selected lines"
+// translates those again from their source, asking first whether lines
+// edited by hand may be overwritten. The target language's glossary is
+// read and changed here too (glossary.ts).
 import { el } from "../dom";
 import * as engine from "../engine";
-import type { TranslateReport, TranslatorView } from "../engine";
+import type { TrackTranslations, TranslateReport, TranslatorView } from "../engine";
 import { engineError } from "../errors";
 import type { Project } from "../model";
+import { againRequest, linksByLine, type AgainRequest } from "../script/translations";
+import { glossarySection } from "./glossary";
 import { defaultLanguage } from "./track-dialog";
 import { whereLinesGo } from "./translators";
 
@@ -29,16 +36,19 @@ function languageName(tag: string): string {
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
+/** A line's number in its track as the script shows it (1, 2, 3…), or null when no track has it. */
+function lineNumber(project: Project, id: number): number | null {
+  for (const t of project.tracks) {
+    const at = t.segments.findIndex((s) => s.id === id);
+    if (at >= 0) return at + 1;
+  }
+  return null;
+}
+
 /** Lines by id as the script numbers them in their track: `line 3`, `lines 3, 7, 12`. */
 function lineNumbers(project: Project, ids: number[]): string {
   const numbers = ids
-    .map((id) => {
-      for (const t of project.tracks) {
-        const at = t.segments.findIndex((s) => s.id === id);
-        if (at >= 0) return at + 1;
-      }
-      return null;
-    })
+    .map((id) => lineNumber(project, id))
     .filter((n): n is number => n !== null)
     .sort((a, b) => a - b);
   if (!numbers.length) return plural(ids.length, "line");
@@ -63,7 +73,31 @@ export function reportWords(report: TranslateReport, project: Project): string {
     words.push(`${report.fitBefore} of ${report.sized} fit their slots as first translated${asked ? `; ${report.fitAfter} after asking for shorter ones.` : "."}`);
   }
   if (report.tooLong.length) words.push(`Still too long: ${lineNumbers(project, report.tooLong)}.`);
+  if (report.failed.length) {
+    const each = report.failed.map((f) => `${named(project, f.sourceSegmentId)} (${f.reason})`);
+    words.push(`Not translated, the engine could not answer for ${plural(report.failed.length, "line")}: ${each.join("; ")}.`);
+  }
+  if (report.glossaryDropped.length) {
+    const each = report.glossaryDropped.map((d) => `“${d.term}” → “${d.translation}” in ${named(project, d.segmentId)}`);
+    words.push(`Glossary ${report.glossaryDropped.length === 1 ? "term" : "terms"} left out: ${each.join("; ")}.`);
+  }
   return words.join(" ");
+}
+
+/** `line 4` (as the script numbers it), or `a line` when it is not in the project. */
+function named(project: Project, id: number): string {
+  const n = lineNumber(project, id);
+  return n === null ? "a line" : `line ${n}`;
+}
+
+/** The selected lines of a translated track, when the dialog is opened on one. */
+export interface TranslateSelection {
+  /** The shown track's links to its source (the engine's `trackTranslations`). */
+  translations: TrackTranslations | null;
+  /** The selected lines' ids on the shown track. */
+  selected: number[];
+  /** Start with "only the selected lines" on ("Translate again" in the script). */
+  onlySelected: boolean;
 }
 
 export interface TranslateDialog {
@@ -83,15 +117,59 @@ export function translateDialog(
   trackId: number,
   languages: string[],
   on: { translated: (report: TranslateReport, project: Project) => void; stopped: (words: string, cancelled: boolean) => void },
+  selection: TranslateSelection | null = null,
 ): TranslateDialog {
-  const source = project.tracks.find((t) => t.id === trackId) ?? project.tracks[0];
+  const shownTrack = project.tracks.find((t) => t.id === trackId) ?? project.tracks[0];
+  const source = shownTrack;
   const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
   const offered: string[] = [];
   for (const l of [...languages, ...project.tracks.map((t) => t.language)]) {
     if (!same(l, source.language) && !offered.some((o) => same(o, l))) offered.push(l);
   }
-  const to = el("select", { id: "translate-to", "aria-label": "Into" }, ...offered.map((l) => el("option", { value: l }, languageName(l))));
+  const options = () => offered.map((l) => el("option", { value: l }, languageName(l)));
+  const to = el("select", { id: "translate-to", "aria-label": "Into" }, ...options());
   to.value = defaultLanguage(project, offered);
+
+  // On a track translated from another: the selected lines, again from their source.
+  const links = selection?.translations?.trackId === trackId ? selection.translations : null;
+  const sourceOfShown = links?.sourceTrackId != null ? project.tracks.find((t) => t.id === links.sourceTrackId) ?? null : null;
+  const again: AgainRequest | null = sourceOfShown && selection ? againRequest(selection.selected, linksByLine(links)) : null;
+  const onlySelected = el("input", { id: "translate-only-selected", type: "checkbox" });
+  const onlyLabel = again
+    ? el(
+        "label",
+        { class: "check", title: `The selected lines of the ${shownTrack.language} track, translated again from their ${sourceOfShown?.language} lines` },
+        onlySelected,
+        again.sourceIds.length ? `Only the selected lines (${again.sourceIds.length}), again from ${sourceOfShown?.language}` : "Only the selected lines (none selected was translated from another track)",
+      )
+    : null;
+  if (again && !again.sourceIds.length) onlySelected.setAttribute("disabled", "");
+  const isAgain = () => again !== null && again.sourceIds.length > 0 && onlySelected.checked;
+  const fromLine = el("p", { id: "translate-from" });
+  const showFrom = () => {
+    if (isAgain() && again && sourceOfShown) {
+      fromLine.textContent = `From: ${sourceOfShown.language}, ${plural(again.sourceIds.length, "selected line")} into the ${shownTrack.language} track`;
+      to.replaceChildren(el("option", { value: shownTrack.language }, languageName(shownTrack.language)));
+      to.value = shownTrack.language;
+      to.setAttribute("disabled", "");
+    } else {
+      fromLine.textContent = `From: ${source.language} (${plural(source.segments.length, "line")})`;
+      if (to.hasAttribute("disabled")) {
+        to.replaceChildren(...options());
+        to.value = defaultLanguage(project, offered);
+        to.removeAttribute("disabled");
+      }
+    }
+  };
+  onlySelected.checked = Boolean(again?.sourceIds.length && selection?.onlySelected);
+  showFrom();
+  const glossary = glossarySection(project.id, to.value);
+  to.addEventListener("change", () => glossary.setLanguage(to.value));
+  onlySelected.addEventListener("change", () => {
+    showFrom();
+    glossary.setLanguage(to.value);
+    ready();
+  });
   const using = el("select", { id: "translate-with", "aria-label": "Translation engine", disabled: "" }, el("option", { value: "" }, "Reading the translation engines…"));
   const where = el("p", { class: "muted", id: "translate-where" });
   const none = el("p", { class: "status-warning", id: "translate-none", hidden: "" }, "No translation engine is set up: add one in Settings → Translation engines");
@@ -109,12 +187,14 @@ export function translateDialog(
       { class: "muted" },
       "Each line goes to the engine with the lines around it and becomes the line at the same time, for the same speaker, on the chosen language's track. Lines too long for their slot are asked for shorter; lines translated before stay as they are.",
     ),
-    el("p", { id: "translate-from" }, `From: ${source.language} (${plural(source.segments.length, "line")})`),
+    fromLine,
+    onlyLabel,
     field("Into", to),
     field("With", using),
     where,
     none,
     field("Notes for the translator", notes),
+    glossary.element,
     go,
     close,
     result,
@@ -123,6 +203,7 @@ export function translateDialog(
 
   let list: TranslatorView[] = [];
   let running = false;
+  let asking = false;
   let cancelled = false;
   const chosen = () => list.find((t) => t.name === using.value);
   const showWhere = () => {
@@ -132,7 +213,7 @@ export function translateDialog(
     where.className = t && !t.local ? "status-warning" : "muted";
   };
   const ready = () => {
-    if (running || !list.length || !offered.length) go.setAttribute("disabled", "");
+    if (running || asking || !list.length || (!offered.length && !isAgain())) go.setAttribute("disabled", "");
     else go.removeAttribute("disabled");
   };
   using.addEventListener("change", showWhere);
@@ -170,9 +251,54 @@ export function translateDialog(
     barText.textContent = total === 0 ? "Nothing new to translate…" : done < total ? `Translated ${done} of ${total} lines…` : `Translated ${done} of ${total} lines; fitting them to their slots…`;
   };
 
+  /** Asks whether lines edited by hand may be overwritten; null: not now. */
+  const askOverwrite = (edited: number): Promise<boolean | null> =>
+    new Promise((answer) => {
+      asking = true;
+      ready();
+      const overwrite = el("button", { class: "button", id: "overwrite-edited", type: "button" }, "Overwrite the hand edits");
+      const keep = el("button", { class: "button", id: "keep-edited", type: "button" }, "Keep the hand edits");
+      const back = el("button", { class: "link-button", id: "cancel-overwrite", type: "button" }, "Cancel");
+      const ask = el(
+        "div",
+        { class: "translate-ask", id: "translate-overwrite-ask", role: "alertdialog", "aria-modal": "true", "aria-labelledby": "translate-ask-words" },
+        el(
+          "p",
+          { id: "translate-ask-words" },
+          `${edited === 1 ? "One selected line was" : `${edited} selected lines were`} edited by hand since ${edited === 1 ? "it was" : "they were"} translated. Translate ${edited === 1 ? "it" : "them"} again over the edits, or keep the edits and translate only the others?`,
+        ),
+        el("div", { class: "translate-ask__buttons" }, overwrite, keep, back),
+      );
+      const done = (choice: boolean | null) => {
+        asking = false;
+        ask.remove();
+        ready();
+        answer(choice);
+      };
+      overwrite.addEventListener("click", () => done(true));
+      keep.addEventListener("click", () => done(false));
+      back.addEventListener("click", () => done(null));
+      ask.addEventListener("keydown", (e) => {
+        if (e.key !== "Escape") return;
+        // Escape takes back the question, not the whole dialog.
+        e.stopPropagation();
+        done(null);
+      });
+      result.replaceChildren(ask);
+      overwrite.focus();
+    });
+
   go.addEventListener("click", async () => {
     const translator = chosen();
-    if (running || !translator) return;
+    if (running || asking || !translator) return;
+    const selected = isAgain() && again && sourceOfShown ? again : null;
+    let overwriteEdited = false;
+    if (selected?.edited.length) {
+      const choice = await askOverwrite(selected.edited.length);
+      if (choice === null) return;
+      overwriteEdited = choice;
+    }
+    if (running) return;
     running = true;
     cancelled = false;
     ready();
@@ -183,11 +309,11 @@ export function translateDialog(
     try {
       const [report, updated] = await engine.translateTrack({
         projectId: project.id,
-        from: source.language,
+        from: selected && sourceOfShown ? sourceOfShown.language : source.language,
         to: to.value,
         translator: translator.name,
-        again: [],
-        overwriteEdited: false,
+        again: selected ? selected.sourceIds : [],
+        overwriteEdited,
         notes: notes.value.trim(),
       });
       on.translated(report, updated);
