@@ -26,17 +26,22 @@ fn a_row_rendered_in_a_batch_equals_the_row_alone() {
 fn a_row_with_a_target_length_is_spoken_to_fit_it() {
     let s = synth();
     let mut row = rows(&s, "Thank you for coming today.", "af_heart", None).remove(0);
+    // The target times the speech, not the silence the model leaves around it.
+    let speech = |samples: &[f32]| revoice_engine::audio::levels::speech_edges(samples, 24_000).unwrap().len() as f32 / 24_000.0;
     let natural = s.model().generate(std::slice::from_ref(&row)).remove(0).unwrap();
-    let natural_seconds = natural.samples.len() as f32 / natural.sample_rate as f32;
-    let target = natural_seconds * 0.8;
+    let natural_speech = speech(&natural.samples);
+    let predicted = s.model().spoken_seconds(std::slice::from_ref(&row)).remove(0).unwrap();
+    assert!((predicted - natural_speech).abs() < 0.05, "predicted {predicted:.3} s of speech, heard {natural_speech:.3} s");
+    let target = natural_speech * 0.8;
     row.target_seconds = Some(target);
     let fitted = s.model().generate(std::slice::from_ref(&row)).remove(0).unwrap();
-    let seconds = fitted.samples.len() as f32 / fitted.sample_rate as f32;
+    let seconds = speech(&fitted.samples);
     // Durations are whole frames of 25 ms per token, so a fit lands within a few frames.
-    assert!((seconds - target).abs() < 0.1, "asked {target:.2} s, got {seconds:.2} s (natural {natural_seconds:.2} s)");
+    assert!((seconds - target).abs() < 0.06, "asked {target:.2} s, got {seconds:.2} s of speech (natural {natural_speech:.2} s)");
     assert!(fitted.speed > 1.1, "speed {}", fitted.speed);
     let token_total: f32 = fitted.token_seconds.iter().sum();
-    assert!((token_total - seconds).abs() < 1e-3, "token durations add up to the audio");
+    let length = fitted.samples.len() as f32 / fitted.sample_rate as f32;
+    assert!((token_total - length).abs() < 1e-3, "token durations add up to the audio");
 }
 
 #[test]

@@ -209,3 +209,47 @@ fn lines_that_cannot_fit_are_reported_at_import_and_by_project_fit_and_a_strict_
     assert!(ok && err.contains("1 exported lines are flagged") && err.contains("line 2 (en-US"), "{err}");
     assert!(out_dir.join("Tight.en-US.wav").exists());
 }
+
+#[test]
+fn each_line_is_heard_from_the_start_of_its_slot_not_after_the_models_silence() {
+    let data = scratch();
+    let revoice = |args: &[&str]| revoice_in(data.path(), args);
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("cues.srt");
+    // Soft onsets among them: a fricative, an "h", a voiced "th"; two sentences in one line.
+    let cues: [(f64, f64, &str); 3] = [(0.5, 2.5, "Fine, we wait."), (3.0, 6.0, "Hello? Is anyone there? Light the lamp."), (7.0, 9.0, "The boats are in.")];
+    let srt: String = cues
+        .iter()
+        .enumerate()
+        .map(|(i, (from, to, text))| {
+            format!(
+                "{}\n00:00:0{},{:03} --> 00:00:0{},{:03}\n{text}\n\n",
+                i + 1,
+                *from as u32,
+                (from.fract() * 1000.0) as u32,
+                *to as u32,
+                (to.fract() * 1000.0) as u32
+            )
+        })
+        .collect();
+    std::fs::write(&script, srt).unwrap();
+    let (ok, out, err) = revoice(&["project", "new", "Cues"]);
+    assert!(ok, "{err}");
+    let id = out.split_whitespace().nth(2).unwrap().to_string();
+    assert!(revoice(&["project", "import", &id, script.to_str().unwrap()]).0);
+    let (ok, out, err) = revoice(&["project", "render", &id]);
+    assert!(ok && out.contains("rendered 3 of 3 lines"), "{out}{err}");
+    let out_dir = dir.path().join("out");
+    let (ok, _, err) = revoice(&["project", "export", &id, "--out", out_dir.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    let mix = revoice_engine::audio::decode::decode_file(&out_dir.join("Cues.en-US.wav")).unwrap();
+    let rate = mix.sample_rate as f64;
+    let mono: Vec<f32> = mix.samples.chunks(mix.channels).map(|c| c.iter().sum::<f32>() / c.len() as f32).collect();
+    for (from, to, text) in cues {
+        // From a little before the slot (nothing of this line may sound there) to its end.
+        let window = &mono[((from - 0.3) * rate) as usize..(to * rate) as usize];
+        let speech = revoice_engine::audio::levels::speech_edges(window, mix.sample_rate).expect("the line is heard");
+        let onset = speech.start as f64 / rate - 0.3;
+        assert!((-0.011..=1.0 / 24.0).contains(&onset), "{text:?} is first heard {onset:+.3} s from its slot's start");
+    }
+}

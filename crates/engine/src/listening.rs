@@ -22,11 +22,11 @@ pub const IDLE_UNLOAD: Duration = Duration::from_secs(120);
 
 /// Clips heard together fill at most this much of a 30 s window, seconds.
 pub const PACKED_WINDOW: f64 = 27.0;
-/// Silence laid between two clips heard together, seconds.
+/// Silence laid before each clip heard in a window, seconds.
 pub const PACKED_GAP: f64 = 1.0;
 
 /// Groups clips of `seconds` each, in order, into packs that fit
-/// [`PACKED_WINDOW`] with [`PACKED_GAP`] between them; a clip too long for
+/// [`PACKED_WINDOW`] with [`PACKED_GAP`] before each; a clip too long for
 /// a window is a pack of its own.
 pub fn pack_clips(seconds: &[f64]) -> Vec<Vec<usize>> {
     let mut packs: Vec<Vec<usize>> = Vec::new();
@@ -39,7 +39,7 @@ pub fn pack_clips(seconds: &[f64]) -> Vec<Vec<usize>> {
             }
             _ => {
                 packs.push(vec![i]);
-                filled = s;
+                filled = PACKED_GAP + s;
             }
         }
     }
@@ -154,7 +154,7 @@ impl Listener {
     }
 
     /// What is said in each of `clips` (at `sample_rate`), heard several to
-    /// a window with silence between them (see [`pack_clips`]) and told
+    /// a window with silence before each (see [`pack_clips`]) and told
     /// apart by the words' times. A clip too long to share a window is
     /// heard alone. `keep_going` is asked before each window.
     pub fn hear_clips(&self, clips: &[&[f32]], sample_rate: u32, language: Option<&str>, keep_going: &mut dyn FnMut() -> bool) -> Result<Vec<String>> {
@@ -166,13 +166,14 @@ impl Listener {
             if !keep_going() {
                 return Err(revoice_core::error::Error::Cancelled("hearing takes".into()));
             }
+            // Every clip after a gap of silence, the first too: a take starts
+            // 20 ms before its first word, and Whisper mishears a word at the
+            // very start of its window.
             let gap = vec![0.0f32; (PACKED_GAP * rate) as usize];
             let mut joined = Vec::new();
             let mut spans = Vec::with_capacity(pack.len());
             for &i in &pack {
-                if !joined.is_empty() {
-                    joined.extend_from_slice(&gap);
-                }
+                joined.extend_from_slice(&gap);
                 let start = joined.len() as f64 / rate;
                 joined.extend_from_slice(clips[i]);
                 spans.push((start, joined.len() as f64 / rate));

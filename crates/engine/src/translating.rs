@@ -454,14 +454,16 @@ struct Sizing<'a> {
     notes: &'a str,
 }
 
-/// How long `line` would last saying `text` at its voice and speed (the
-/// model's durations); `None` when its voice cannot say it.
+/// How long `line`'s take would last saying `text` at its voice and speed
+/// (the model's durations, shaped as a take is); `None` when its voice
+/// cannot say it.
 fn spoken_seconds(speech: &SpeechStack, line: &Line, text: &str) -> Result<Option<f64>> {
     let Ok(voice) = line.voice.clone() else { return Ok(None) };
     let request = SayRequest { text: text.to_string(), voice, speed: line.segment.fields.speed as f32, seed: None };
     let Ok(prepared) = speech.front_end.prepare_with(&request, None, &line.dictionary) else { return Ok(None) };
     let rows: Vec<SpeechRow> = prepared.into_iter().map(|p| p.row).collect();
-    Ok(Some(speech.renderer.spoken_seconds(&rows)?.into_iter().map(f64::from).sum()))
+    let spoken: Vec<f64> = speech.renderer.spoken_seconds(&rows)?.into_iter().map(f64::from).collect();
+    Ok(Some(crate::dub::take_shape::take_seconds(&spoken)))
 }
 
 /// Syllables in `text`, roughly: groups of vowels in each word, at least

@@ -20,7 +20,8 @@ pub struct SpeechRow {
     pub speed: f32,
     /// Seed for the vocoder's noise; `None` renders without noise.
     pub seed: Option<u64>,
-    /// Fit the line to this many seconds by choosing the speed.
+    /// Fit the line's speech (without the silence the model puts around
+    /// it) to this many seconds by choosing the speed.
     pub target_seconds: Option<f32>,
     /// A fitted voice's tone match, applied to the audio after the model
     /// (by whoever drives the model: the engine's scheduler).
@@ -83,10 +84,13 @@ pub trait SpeechModel: Send + Sync {
         Ok(piece(&audio.samples).is_continue().then_some(audio))
     }
 
-    /// Seconds each row will last when rendered, worked out without
-    /// rendering where the model can (Kokoro: from its predicted
-    /// durations). A model that cannot renders the rows and measures them.
+    /// Seconds of speech in each row when rendered, from its first sound
+    /// to its last (the silence a model leaves around a sentence not
+    /// counted), worked out without rendering where the model can (Kokoro:
+    /// from its predicted durations). A model that cannot renders the rows
+    /// and measures where the speech begins and ends.
     fn spoken_seconds(&self, rows: &[SpeechRow]) -> Vec<Result<f32>> {
-        self.generate(rows).into_iter().map(|r| r.map(|a| a.samples.len() as f32 / a.sample_rate.max(1) as f32)).collect()
+        let speech = |a: RowAudio| revoice_audio::levels::speech_edges(&a.samples, a.sample_rate).map_or(0.0, |r| r.len() as f32 / a.sample_rate.max(1) as f32);
+        self.generate(rows).into_iter().map(|r| r.map(speech)).collect()
     }
 }

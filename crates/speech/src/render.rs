@@ -73,7 +73,12 @@ impl Renderer {
             .bytes_param("style", &style)
             .param("speed", row.speed.to_bits())
             .param("seed", row.seed.map_or("none".to_string(), |s| s.to_string()))
-            .param("target_seconds", row.target_seconds.map_or("none".to_string(), |s| s.to_bits().to_string()));
+            // A target times the row's speech alone (it timed the whole row
+            // once): a timed row's key says so; untimed rows keep theirs.
+            .param(
+                if row.target_seconds.is_some() { "target_speech_seconds" } else { "target_seconds" },
+                row.target_seconds.map_or("none".to_string(), |s| s.to_bits().to_string()),
+            );
         // Only a toned row names its tone, so every other row keeps its key.
         match &row.tone {
             Some(tone) => key.param("tone", tone.gains_db.iter().map(|g| g.to_bits().to_string()).collect::<Vec<_>>().join(",")).build(),

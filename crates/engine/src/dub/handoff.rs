@@ -261,7 +261,16 @@ pub fn otio(timeline: &HandoffTimeline) -> String {
 
 /// `samples` at `rate` as non-drop timecode at `fps`, to the nearest frame.
 fn timecode(samples: u64, rate: u32, fps: u32) -> String {
-    let frames = (samples as f64 * fps as f64 / rate as f64).round() as u64;
+    frame_timecode(to_frames(samples, rate, fps), fps)
+}
+
+/// `samples` at `rate` in frames at `fps`, to the nearest frame.
+fn to_frames(samples: u64, rate: u32, fps: u32) -> u64 {
+    (samples as f64 * fps as f64 / rate as f64).round() as u64
+}
+
+/// A frame count as non-drop timecode at `fps`.
+fn frame_timecode(frames: u64, fps: u32) -> String {
     let (f, s) = (frames % fps as u64, frames / fps as u64);
     format!("{:02}:{:02}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60, f)
 }
@@ -287,14 +296,17 @@ pub fn edl(timeline: &HandoffTimeline) -> String {
     }
     for (n, &(_, lane, clip)) in events.iter().enumerate() {
         let channel = if lane == 0 { "A".to_string() } else { format!("A{}", lane + 1) };
+        // The source runs as many frames as the record: each end rounded on
+        // its own could make them differ by one, which readers refuse.
+        let (record_in, record_out) = (to_frames(clip.start, rate, fps), to_frames(clip.start + clip.length, rate, fps));
         out.push_str(&format!(
             "{:03}  AX       {:<5} C        {} {} {} {}\n",
             n + 1,
             channel,
-            timecode(0, rate, fps),
-            timecode(clip.length, rate, fps),
-            timecode(clip.start, rate, fps),
-            timecode(clip.start + clip.length, rate, fps),
+            frame_timecode(0, fps),
+            frame_timecode(record_out - record_in, fps),
+            frame_timecode(record_in, fps),
+            frame_timecode(record_out, fps),
         ));
         out.push_str(&format!("* FROM CLIP NAME: {}\n", clip.name.replace(['\n', '\r'], " ")));
         out.push_str(&format!("* FROM CLIP: {}\n", clip.file));
@@ -355,6 +367,15 @@ mod tests {
         assert!(events[2].contains("00:00:01:00 00:00:03:00"), "{}", events[2]);
         assert!(edl.contains("* FROM CLIP: show.handoff/a.wav"));
         assert_eq!(timecode(24_000 * 3661 + 12_000, 24_000, 25), "01:01:01:13");
+    }
+
+    #[test]
+    fn an_edl_source_lasts_as_many_frames_as_its_record() {
+        // 0.4 frames in, 20.4 frames long: the record runs 0 to 21 (20.8 rounds up), so the source runs 21 frames too.
+        let t = HandoffTimeline { tracks: lay_out_lanes(vec![("Maya".into(), vec![clip("a", 384, 19_584)])]), ..timeline() };
+        let edl = edl(&t);
+        let event = edl.lines().find(|l| l.starts_with("001")).unwrap();
+        assert!(event.ends_with("00:00:00:00 00:00:00:21 00:00:00:00 00:00:00:21"), "{event}");
     }
 
     #[test]

@@ -46,7 +46,7 @@ pub fn source_key(segment: &Segment, voice: &str, strategy: TimingStrategy, slot
     let f = &segment.fields;
     // The target also follows from the line's predicted length, which the text, voice and speed decide.
     let target = render_target(strategy, slot, None, limits).map(|t| format!("{t:.6} at most x{}", limits.resynthesize_max_speed));
-    let mut key = RenderKeyBuilder::new("segment-source/v1")
+    let mut key = RenderKeyBuilder::new("segment-source/v2")
         .param("engine", crate::ENGINE_VERSION)
         .param("text", &f.text)
         .param("voice", voice)
@@ -66,7 +66,7 @@ pub fn source_key(segment: &Segment, voice: &str, strategy: TimingStrategy, slot
 pub fn length_key(segment: &Segment, voice: &str, dictionary: &Pronunciations) -> String {
     let f = &segment.fields;
     let mut key =
-        RenderKeyBuilder::new("spoken-length/v1").param("engine", crate::ENGINE_VERSION).param("text", &f.text).param("voice", voice).param("speed", f.speed);
+        RenderKeyBuilder::new("spoken-length/v2").param("engine", crate::ENGINE_VERSION).param("text", &f.text).param("voice", voice).param("speed", f.speed);
     let used = dictionary.used_in(&f.text);
     if !used.is_empty() {
         key = key.param("pronounce", used.iter().map(|e| e.describe()).collect::<Vec<_>>().join("\n"));

@@ -2,7 +2,7 @@
 //! A track's lines resolved (`lines`), the timing strategies'
 //! placement arithmetic (`timing`), SMPTE timecode (`timecode`),
 //! lengths predicted before a render (`spoken_length`), rendered lines on disk by synthesis key
-//! (`segment_store`), rendering (`pipeline`), fitting and mixing
+//! (`segment_store`), rendering (`pipeline`), a take cut to its speech (`take_shape`), fitting and mixing
 //! (`assemble`, `mix`), which lanes sound (`lanes`), export (`export`), and playback (`programme`,
 //! `transport`, `player`).
 
@@ -22,6 +22,7 @@ pub mod qc;
 pub mod segment_store;
 pub mod spoken_length;
 pub mod staging;
+pub mod take_shape;
 pub mod timecode;
 pub mod timing;
 pub mod transport;

@@ -2,8 +2,9 @@
 //! voice, speed, seed, the model, or a fit-by-re-synthesis target) is
 //! rendered; the rest are left alone. All stale lines' rows go to the
 //! renderer as one streaming job, so the scheduler batches them and the
-//! render cache serves whatever it still holds; each finished line is
-//! written to the segment store and recorded as the line's active take.
+//! render cache serves whatever it still holds; each finished line is cut
+//! to its speech ([`super::take_shape`]), written to the segment store and
+//! recorded as the line's active take.
 //! Progress is reported per line, a cancel flag stops the job between
 //! rows, and the job's state is kept in the database, so a job cut short
 //! by a crash is found on the next start and simply run again (finished
@@ -24,6 +25,7 @@ use std::sync::Arc;
 
 use super::lines::{Line, TrackLines};
 use super::segment_store::{SegmentStore, Stored};
+use super::take_shape::{preview_of_row, shape_take, speech_within};
 use super::timing::{render_target, FitLimits, TimingStrategy};
 use revoice_core::blocking::wait;
 use revoice_core::error::{Error, Result};
@@ -168,7 +170,7 @@ impl ProjectRenderer<'_> {
             match failure {
                 Some(reason) => summary.failed.push((plan.line.segment.id, reason)),
                 None => {
-                    self.keep(plan, &samples)?;
+                    self.keep(plan, &shape_take(&samples, self.speech.sample_rate()))?;
                     summary.rendered += 1;
                     report.finished = Some(plan.line.segment.id);
                 }
@@ -223,7 +225,7 @@ impl ProjectRenderer<'_> {
                     } else {
                         revoice_audio::resample::resample(&spoken.samples, spoken.sample_rate, rate)
                     };
-                    samples.and_then(|samples| self.keep(plan, &samples)).map_err(|e| e.to_string())
+                    samples.and_then(|samples| self.keep(plan, &shape_take(&samples, rate))).map_err(|e| e.to_string())
                 });
                 match kept {
                     Ok(()) => {
@@ -260,8 +262,9 @@ impl ProjectRenderer<'_> {
     }
 
     /// Plays one line as it renders: its rows stream to `play` as each is
-    /// ready (natural rate, before any fitting), then the whole line is
-    /// stored as its active take, as a render would. A fresh line is read
+    /// ready, each cut to its speech (natural rate, before any fitting),
+    /// then the whole line is cut and stored as its active take, as a
+    /// render would. A fresh line is read
     /// from the store instead. Returns the line's samples.
     pub fn stream_segment(&self, segment_id: i64, cancel: &AtomicBool, play: &mut dyn FnMut(&[f32]) -> Result<()>) -> Result<Vec<f32>> {
         let (mut line, language) = self.line(segment_id)?;
@@ -279,21 +282,24 @@ impl ProjectRenderer<'_> {
         if let Some((fleet, remote)) = &plan.remote {
             let rate = self.speech.sample_rate();
             let spoken = fleet.speak_streaming(remote, cancel, rate, play).map_err(|e| e.context(format!("line {segment_id}")))?;
-            self.keep(&plan, &spoken)?;
-            return Ok(spoken);
+            let take = shape_take(&spoken, rate);
+            self.keep(&plan, &take)?;
+            return Ok(take);
         }
+        let rate = self.speech.sample_rate();
         let mut samples = Vec::new();
         let mut stream = self.speech.renderer.stream(&plan.rows);
-        for _ in &plan.rows {
+        for i in 0..plan.rows.len() {
             if cancel.load(Ordering::Acquire) {
                 return Err(Error::Cancelled(format!("preview of line {segment_id}")));
             }
             let audio = stream.next().unwrap_or_else(|| Err(Error::internal(format!("line {segment_id}"), "the renderer stopped")))?;
-            play(&audio.samples)?;
+            play(&preview_of_row(&audio.samples, rate, i == 0))?;
             samples.extend_from_slice(&audio.samples);
         }
-        self.keep(&plan, &samples)?;
-        Ok(samples)
+        let take = shape_take(&samples, rate);
+        self.keep(&plan, &take)?;
+        Ok(take)
     }
 
     /// One line as it renders now (its track resolved), and its track's language.
@@ -336,10 +342,11 @@ impl ProjectRenderer<'_> {
         let prepared = self.speech.front_end.prepare_with(&request, None, &line.dictionary).map_err(|e| e.context(format!("line {id}")))?;
         let mut rows: Vec<SpeechRow> = prepared.into_iter().map(|l| l.row).collect();
         if line.strategy == TimingStrategy::Resynthesize {
-            // Share the slot between a long line's rows by their phonemes, each
-            // row no faster than the cap allows over its own predicted length.
+            // Share the slot's speech time between a long line's rows by their
+            // phonemes, each row no faster than the cap allows over its own
+            // predicted speech.
             let natural = self.speech.renderer.spoken_seconds(&rows).map_err(|e| e.context(format!("line {id}")))?;
-            let target = render_target(line.strategy, &line.slot, None, &self.limits).unwrap_or_default();
+            let target = speech_within(render_target(line.strategy, &line.slot, None, &self.limits).unwrap_or_default(), rows.len());
             let phonemes: usize = rows.iter().map(|r| r.tokens.len().saturating_sub(2)).sum();
             let fastest = self.limits.resynthesize_max_speed.max(1.0);
             for (row, natural) in rows.iter_mut().zip(natural) {
@@ -348,7 +355,7 @@ impl ProjectRenderer<'_> {
             }
         }
         let row_keys: Vec<String> = rows.iter().map(|r| self.speech.renderer.key(r).to_hex()).collect();
-        let key = RenderKeyBuilder::new("segment/v1").param("rows", row_keys.join(",")).build();
+        let key = RenderKeyBuilder::new("segment/v2").param("rows", row_keys.join(",")).build();
         Ok(Plan { line: line.clone(), rows, key, seed, remote: None })
     }
 

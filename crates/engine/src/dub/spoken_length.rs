@@ -1,14 +1,17 @@
 //! A line's spoken length before it renders: the model's own durations
 //! (ALBERT and the duration predictor, no audio) at the line's voice and
-//! speed, kept in the database by what decides them (its length key,
+//! speed, shaped as its take will be ([`super::take_shape`]), kept in the
+//! database by what decides them (its length key,
 //! [`super::lines::length_key`]), so a line's fit is known at import and
-//! after every edit, before any render. Renders are exactly as long as predicted for the local model
-//! (its audio is its frames); a remote voice's model is elsewhere, so its
-//! lines are not predicted.
+//! after every edit, before any render. A take's speech is cut where its
+//! sound begins and ends, which lies within a frame or two of its spoken
+//! tokens' durations; a remote voice's model is elsewhere, so its lines
+//! are not predicted.
 
 use std::collections::{HashMap, HashSet};
 
 use super::lines::TrackLines;
+use super::take_shape::take_seconds;
 use super::timing::FitLimits;
 use revoice_core::blocking::wait;
 use revoice_core::error::Result;
@@ -46,8 +49,8 @@ pub fn predict_missing(runtime: &tokio::runtime::Handle, store: &Store, speech: 
     let mut seconds = speech.renderer.spoken_seconds(&rows)?.into_iter();
     let mut lengths = Vec::with_capacity(wanted.len());
     for (t, i, rows) in &wanted {
-        let total: f64 = seconds.by_ref().take(rows.len()).map(f64::from).sum();
-        lengths.push((tracks[*t].lines[*i].length_key.clone(), total));
+        let spoken: Vec<f64> = seconds.by_ref().take(rows.len()).map(f64::from).collect();
+        lengths.push((tracks[*t].lines[*i].length_key.clone(), take_seconds(&spoken)));
     }
     wait(runtime, store.save_spoken_lengths(&lengths))?;
     let by_key: HashMap<&str, f64> = lengths.iter().map(|(key, s)| (key.as_str(), *s)).collect();

@@ -13,7 +13,7 @@ use super::albert::Albert;
 use super::config::Config;
 use super::decoder::Decoder;
 use super::layers::{building_in, linear, Precision};
-use super::prosody::{durations_from_logits, expand_by_durations, ProsodyPredictor};
+use super::prosody::{durations_from_logits, expand_by_durations, heard_frames, spoken_tokens, ProsodyPredictor};
 use super::reading::{Reading, ReadingCache, ReadingKey, READING_CACHE_BYTES};
 use super::source::SourceNoise;
 use super::text_encoder::TextEncoder;
@@ -151,20 +151,47 @@ impl KokoroModel {
     fn read(&self, tokens: &[u32], prosody: &[f32], pace: Pace, laps: &mut Laps) -> candle_core::Result<(Reading, ReadingTrace)> {
         let t = tokens.len();
         let ids = Tensor::from_slice(tokens, (1, t), &self.device)?;
-        let prosody_style = Tensor::from_slice(prosody, (1, prosody.len()), &self.device)?;
-        let Timing { bert, d_en, pred_text, duration_logits, speed, durations } = self.timing(&ids, &prosody_style, pace, laps)?;
-        let en = expand_by_durations(&pred_text.transpose(1, 2)?.contiguous()?, &durations)?;
-        let (f0, n) = self.predictor.f0_and_energy(&en, &prosody_style)?;
-        laps.lap("f0 and energy");
+        let (Timing { bert, d_en, pred_text, duration_logits, speed, durations }, Curves { en, f0, n }) = self.intonation(&ids, tokens, prosody, pace, laps)?;
         let t_en = self.text_encoder.forward(&ids, &[t])?;
         let asr = expand_by_durations(&t_en, &durations)?;
         laps.lap("text encoder");
         Ok((Reading { speed, durations, f0, n, asr }, ReadingTrace { bert, d_en, pred_text, duration_logits, en, t_en }))
     }
 
+    /// A line's timing and its pitch and energy curves: everything of its
+    /// reading but the text encoder. A pace in seconds is met by the heard
+    /// span (the energy curve's), refined once from the spoken tokens'.
+    fn intonation(&self, ids: &Tensor, tokens: &[u32], prosody: &[f32], pace: Pace, laps: &mut Laps) -> candle_core::Result<(Timing, Curves)> {
+        let prosody_style = Tensor::from_slice(prosody, (1, prosody.len()), &self.device)?;
+        let spoken = spoken_tokens(tokens);
+        let mut timing = self.timing(ids, spoken.clone(), &prosody_style, pace, laps)?;
+        let mut curves = self.curves(&timing, &prosody_style)?;
+        if let Pace::Seconds(seconds) = pace {
+            let wanted = seconds / self.seconds_per_frame();
+            let heard = heard_frames(&curves.n)?;
+            if heard > 0.0 && (heard - wanted).abs() >= 1.0 {
+                let spoken_frames = timing.durations[spoken.clone()].iter().sum::<usize>() as f32;
+                timing.speed = speed_for_frames(&timing.duration_logits, spoken, (spoken_frames + wanted - heard).max(1.0))?;
+                timing.durations = durations_from_logits(&timing.duration_logits, timing.speed)?;
+                curves = self.curves(&timing, &prosody_style)?;
+            }
+        }
+        laps.lap("f0 and energy");
+        Ok((timing, curves))
+    }
+
+    /// The pitch and energy curves of a line's frames.
+    fn curves(&self, timing: &Timing, prosody_style: &Tensor) -> candle_core::Result<Curves> {
+        let en = expand_by_durations(&timing.pred_text.transpose(1, 2)?.contiguous()?, &timing.durations)?;
+        let (f0, n) = self.predictor.f0_and_energy(&en, prosody_style)?;
+        Ok(Curves { en, f0, n })
+    }
+
     /// The stages that decide how long a line lasts: ALBERT, the duration
-    /// predictor and the speed the pace asks for (no pitch, no audio).
-    fn timing(&self, ids: &Tensor, prosody_style: &Tensor, pace: Pace, laps: &mut Laps) -> candle_core::Result<Timing> {
+    /// predictor and the speed the pace asks for (no pitch, no audio). A
+    /// pace in seconds is met by the `spoken` tokens, the silence around
+    /// them left as the model reads it.
+    fn timing(&self, ids: &Tensor, spoken: std::ops::Range<usize>, prosody_style: &Tensor, pace: Pace, laps: &mut Laps) -> candle_core::Result<Timing> {
         let t = ids.dim(1)?;
         let bert = self.bert.forward(ids, &[t])?;
         let d_en = self.bert_encoder.forward(&bert)?.transpose(1, 2)?.contiguous()?;
@@ -173,29 +200,28 @@ impl KokoroModel {
         let duration_logits = self.predictor.duration_logits(&pred_text)?;
         let speed = match pace {
             Pace::Speed(speed) => speed,
-            Pace::Seconds(seconds) => speed_for_frames(&duration_logits, (seconds / self.seconds_per_frame()).max(1.0))?,
+            Pace::Seconds(seconds) => speed_for_frames(&duration_logits, spoken, (seconds / self.seconds_per_frame()).max(1.0))?,
         };
         let durations = durations_from_logits(&duration_logits, speed)?;
         laps.lap("durations");
         Ok(Timing { bert, d_en, pred_text, duration_logits, speed, durations })
     }
 
-    /// Seconds `row` will last when rendered, from its durations alone (a
-    /// reading already cached answers at once). Exact: the audio is its
-    /// frames' length.
+    /// Seconds of speech in `row` when rendered, without rendering it (a
+    /// reading already cached answers at once): its energy curve's heard
+    /// span, without the silence the model puts around a sentence.
     fn row_seconds(&self, row: &crate::speech::SpeechRow) -> Result<f32> {
         let pace = self.checked_pace(row)?;
         let half = self.cfg.style_dim;
-        if let Some(reading) = self.readings.get(&reading_key(&row.tokens, &row.style[half..], pace)) {
-            return Ok(reading.durations.iter().sum::<usize>() as f32 * self.seconds_per_frame());
-        }
-        let frames = || -> candle_core::Result<usize> {
-            let ids = Tensor::from_slice(&row.tokens, (1, row.tokens.len()), &self.device)?;
-            let prosody = Tensor::from_slice(&row.style[half..], (1, half), &self.device)?;
-            Ok(self.timing(&ids, &prosody, pace, &mut Laps::start())?.durations.iter().sum())
+        let heard = if let Some(reading) = self.readings.get(&reading_key(&row.tokens, &row.style[half..], pace)) {
+            heard_frames(&reading.n)
+        } else {
+            let ids = Tensor::from_slice(&row.tokens, (1, row.tokens.len()), &self.device)
+                .and_then(|ids| self.intonation(&ids, &row.tokens, &row.style[half..], pace, &mut Laps::start()));
+            ids.and_then(|(_, curves)| heard_frames(&curves.n))
         };
-        let frames = frames().map_err(|e| model_error("predicting a line's length failed", e))?;
-        Ok(frames as f32 * self.seconds_per_frame())
+        let frames = heard.map_err(|e| model_error("predicting a line's length failed", e))?;
+        Ok(frames * self.seconds_per_frame())
     }
 
     /// The stages the `timbre` half of a style drives: the decoder and the
@@ -270,6 +296,13 @@ struct ReadingTrace {
 
 /// What [`KokoroModel::timing`] works out: a line's durations and the
 /// stages before them.
+/// A line's frames, and its pitch and energy curves over them.
+struct Curves {
+    en: Tensor,
+    f0: Tensor,
+    n: Tensor,
+}
+
 struct Timing {
     bert: Tensor,
     d_en: Tensor,
@@ -310,14 +343,16 @@ enum Pace {
     Seconds(f32),
 }
 
-/// The speed at which duration logits add up to about `frames_wanted`
-/// frames: total frames fall as speed rises, so bisect between generous
-/// bounds (per-token rounding makes the total a step function).
-fn speed_for_frames(logits: &Tensor, frames_wanted: f32) -> candle_core::Result<f32> {
+/// The speed at which the `spoken` tokens' duration logits add up to about
+/// `frames_wanted` frames (all tokens when none is spoken): frames fall as
+/// speed rises, so bisect between generous bounds (per-token rounding
+/// makes the total a step function).
+fn speed_for_frames(logits: &Tensor, spoken: std::ops::Range<usize>, frames_wanted: f32) -> candle_core::Result<f32> {
+    let spoken = if spoken.is_empty() { 0..logits.dim(1)? } else { spoken };
     let (mut lo, mut hi) = (0.25f32, 4.0f32);
     for _ in 0..24 {
         let mid = 0.5 * (lo + hi);
-        let frames: usize = durations_from_logits(logits, mid)?.iter().sum();
+        let frames: usize = durations_from_logits(logits, mid)?[spoken.clone()].iter().sum();
         if frames as f32 > frames_wanted {
             lo = mid;
         } else {
