@@ -3,8 +3,8 @@
 //! cannot read is refused, naming the script (`text::script`). Text is
 //! cleaned, split into
 //! sentences (and clauses when a sentence is longer than one pass),
-//! phonemized for the language it is read in (the English G2P, or
-//! espeak-ng), tokenized, and given the voice's style vector for its
+//! phonemized for the language it is read in (the English G2P, the
+//! Mandarin G2P, or espeak-ng), tokenized, and given the voice's style vector for its
 //! length. It holds no network: the same front end serves Kokoro and the
 //! scripted model the engine's tests run on.
 
@@ -19,6 +19,9 @@ use revoice_model::kokoro::voices::{StockVoices, VoicePack};
 use revoice_model::kokoro::{VOCAB_FILE, VOICES_FILE};
 use revoice_model::speech::SpeechRow;
 use revoice_text::espeak::EspeakPhonemizer;
+
+/// The reading that goes through this build's Mandarin G2P.
+const MANDARIN: &str = "zh";
 use revoice_text::pronounce::Pronunciations;
 use revoice_text::{Accent, EnglishPhonemizer, Tokenizer};
 
@@ -112,7 +115,7 @@ impl FrontEnd {
         let reading = match reading {
             Some(r) => Some(r),
             None if voice_language.starts_with("en") => Some(voice_language),
-            None => revoice_text::language::espeak_voice(voice_language),
+            None => revoice_text::language::native_reading(voice_language),
         };
         if let Some((script, letters)) = reading.and_then(|r| revoice_text::script::unreadable(&request.text, r)) {
             let reads: Vec<&str> = revoice_text::script::reads(reading.unwrap_or_default()).iter().map(|s| s.name()).collect();
@@ -127,15 +130,16 @@ impl FrontEnd {
                 ),
             ));
         }
-        let espeak = reading.filter(|r| !r.starts_with("en")).map(EspeakPhonemizer::new);
+        let espeak = reading.filter(|r| !r.starts_with("en") && *r != MANDARIN).map(EspeakPhonemizer::new);
         let phonemize = |s: &str| -> Result<String> {
             match (reading, &espeak) {
                 (Some("en-GB"), _) => self.gb.phonemize(s),
                 (Some(r), _) if r.starts_with("en") => self.us.phonemize(s),
+                (Some(MANDARIN), _) => revoice_text::mandarin::phonemize(s),
                 (_, Some(e)) => e.phonemize(s),
                 _ => Err(Error::invalid(
                     format!("voice {:?}", request.voice.to_string()),
-                    format!("speaks {voice_language}, which this build cannot read yet (it reads English, Spanish, French, Italian, Brazilian Portuguese and Hindi)"),
+                    format!("speaks {voice_language}, which this build cannot read yet (it reads English, Spanish, French, Italian, Brazilian Portuguese, Hindi and Mandarin Chinese)"),
                 )),
             }
         };

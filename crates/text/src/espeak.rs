@@ -34,6 +34,7 @@ impl EspeakPhonemizer {
             input: format!("language {}", self.voice),
             reason: "needs the espeak-ng program: sudo apt-get install espeak-ng".into(),
         })?;
+        let text = if self.voice.starts_with("fr") { french_times(text) } else { text.to_string() };
         let mut out = String::new();
         let mut clause = String::new();
         let flush = |clause: &mut String, out: &mut String| -> Result<()> {
@@ -79,6 +80,21 @@ impl EspeakPhonemizer {
     }
 }
 
+/// French times written the French way (`10h30`, `7h`) said as a French
+/// speaker says them (`10 heures 30`): espeak-ng spells the `h` out as a
+/// letter ("dix ache trente").
+fn french_times(text: &str) -> String {
+    static TIME: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| regex::Regex::new(r"\b(\d{1,2})\s?h\s?(\d{2})?\b").expect("a valid pattern"));
+    TIME.replace_all(text, |c: &regex::Captures| {
+        let hours = if &c[1] == "1" { "heure" } else { "heures" };
+        match c.get(2) {
+            Some(minutes) => format!("{} {hours} {}", &c[1], minutes.as_str()),
+            None => format!("{} {hours}", &c[1]),
+        }
+    })
+    .into_owned()
+}
+
 /// espeak-ng IPA (ties as `^`) → Kokoro's symbols.
 pub fn rewrite(ipa: &str) -> String {
     let mut s = ipa.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -103,5 +119,14 @@ mod tests {
     fn spanish_keeps_its_clause_punctuation() {
         let p = EspeakPhonemizer::new("es");
         assert_eq!(p.phonemize("Hola, ¿cómo estás?").unwrap(), "ˈola, kˈomo estˈas?");
+    }
+
+    #[test]
+    fn french_times_are_said_in_hours_not_spelled() {
+        assert_eq!(french_times("Le train part à 10h30, pas à 1h."), "Le train part à 10 heures 30, pas à 1 heure.");
+        assert_eq!(french_times("à 7 h 05"), "à 7 heures 05");
+        assert_eq!(french_times("le 4x4, la 2CV, 10 hommes"), "le 4x4, la 2CV, 10 hommes");
+        let p = EspeakPhonemizer::new("fr-fr");
+        assert!(!p.phonemize("à 10h30").unwrap().contains("aʃ"), "{}", p.phonemize("à 10h30").unwrap());
     }
 }

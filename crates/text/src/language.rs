@@ -1,13 +1,13 @@
 //! The languages the studio speaks, in one table: for each, the names and
 //! codes that name it, the Kokoro voice language that speaks it natively
-//! (if any), how its text is read (this build's English G2P, or espeak-ng's
-//! phonemes with a given espeak voice), the voice used when none is named,
-//! the sentence voice previews read, and whether it is native or
-//! experimental. Kokoro has voices and this build reads natively English,
-//! Spanish, French, Italian, Brazilian Portuguese and Hindi. Chinese and
-//! Japanese have Kokoro voices but no native G2P here, and Korean, German
-//! and Russian have neither: those are read through espeak-ng's phonemes
-//! with the nearest voice, and listed as experimental.
+//! (if any), how its text is read (this build's English or Mandarin G2P,
+//! or espeak-ng's phonemes with a given espeak voice), the voice used when
+//! none is named, the sentence voice previews read, and whether it is
+//! native or experimental. Kokoro has voices and this build reads natively
+//! English, Spanish, French, Italian, Brazilian Portuguese, Hindi and
+//! Mandarin Chinese. Japanese has Kokoro voices but no native G2P here yet,
+//! and Korean, German and Russian have neither: those are read through
+//! espeak-ng's phonemes with the nearest voice, and listed as experimental.
 //!
 //! Tags are compared by their primary subtag (`en-US` and `en-GB` are both
 //! English): a voice speaks a track's language when the two share it.
@@ -22,7 +22,8 @@ pub struct Language {
     /// ISO 639-1 and other codes accepted for it (lower case).
     pub codes: &'static [&'static str],
     /// How the front end reads its text: `en-US`/`en-GB` through the
-    /// English G2P, anything else as an espeak-ng voice.
+    /// English G2P, `zh` through the Mandarin G2P, anything else as an
+    /// espeak-ng voice.
     pub reading: &'static str,
     /// The Kokoro voice language that speaks it natively, if any.
     pub kokoro_language: Option<&'static str>,
@@ -50,10 +51,10 @@ pub const LANGUAGES: &[Language] = &[
     Language {
         name: "Chinese",
         codes: &["zh", "zho", "chi", "cmn", "zh-cn"],
-        reading: "cmn",
+        reading: "zh",
         kokoro_language: Some("zh"),
         default_voice: "zf_xiaobei",
-        native: false,
+        native: true,
         sample: "你好，这就是这个声音朗读配音台词的样子。",
     },
     Language {
@@ -175,10 +176,11 @@ pub fn of_tag(tag: &str) -> Option<&'static Language> {
     LANGUAGES.iter().find(|l| l.codes.contains(&wanted.as_str()))
 }
 
-/// The espeak-ng voice that reads a Kokoro voice language natively (the
-/// native languages but English; Chinese and Japanese voices are read
-/// only when a request asks for it, see [`reading_for`]).
-pub fn espeak_voice(voice_language: &str) -> Option<&'static str> {
+/// How the front end reads a Kokoro voice language natively, English
+/// aside: `zh` (the Mandarin G2P) or an espeak-ng voice. `None` for English
+/// and for languages read only when a request asks for it (Japanese, see
+/// [`reading_for`]).
+pub fn native_reading(voice_language: &str) -> Option<&'static str> {
     of_tag(voice_language).filter(|l| l.native && l.kokoro_language.is_some() && primary(l.reading) != "en").map(|l| l.reading)
 }
 
@@ -192,7 +194,7 @@ pub fn sample_sentence(voice_language: &str) -> &'static str {
 /// language (the front end's own choice), `Some(reading)` overrides.
 pub fn reading_for(language: Option<&Language>, voice_language: &str) -> Option<&'static str> {
     match language {
-        // The voice's own language; Chinese and Japanese voices need espeak-ng here.
+        // The voice's own language; Japanese voices need espeak-ng here.
         None => of_tag(voice_language).filter(|l| !l.native).map(|l| l.reading),
         Some(l) if l.kokoro_language.is_some_and(|k| speaks(k, voice_language)) && l.native => None,
         Some(l) => Some(l.reading),
@@ -226,17 +228,20 @@ mod tests {
         assert_eq!(reading_for(german, "en-US"), Some("de"));
         assert_eq!(reading_for(parse("en").unwrap(), "en-GB"), None, "a British voice keeps its accent");
         assert_eq!(reading_for(parse("es").unwrap(), "es"), None);
-        assert_eq!(reading_for(None, "zh"), Some("cmn"), "Chinese voices read through espeak-ng");
+        assert_eq!(reading_for(None, "zh"), None, "Chinese voices read through the Mandarin G2P, the front end's own choice");
+        assert_eq!(reading_for(None, "ja"), Some("ja"), "Japanese voices read through espeak-ng");
+        assert_eq!(reading_for(parse("Chinese").unwrap(), "en-US"), Some("zh"));
         assert_eq!(reading_for(None, "en-US"), None);
     }
 
     #[test]
     fn voices_speak_their_primary_language_only() {
         assert!(speaks("en-GB", "en-US") && speaks("es", "es-ES") && !speaks("es", "en-US"));
-        assert_eq!(espeak_voice("pt-BR"), Some("pt-br"));
-        assert_eq!(espeak_voice("fr"), Some("fr-fr"));
-        assert_eq!(espeak_voice("en-GB"), None);
-        assert_eq!(espeak_voice("ja"), None, "experimental: only on request");
+        assert_eq!(native_reading("pt-BR"), Some("pt-br"));
+        assert_eq!(native_reading("fr"), Some("fr-fr"));
+        assert_eq!(native_reading("zh"), Some("zh"));
+        assert_eq!(native_reading("en-GB"), None);
+        assert_eq!(native_reading("ja"), None, "experimental: only on request");
         assert!(sample_sentence("it").starts_with("Ciao"));
         assert!(sample_sentence("xx").starts_with("Hello"));
     }

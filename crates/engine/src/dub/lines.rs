@@ -22,8 +22,16 @@ use revoice_text::pronounce::Pronunciations;
 use revoice_text::subtitles::Cue;
 use revoice_voices::MatchedVoice;
 
-/// The voice of lines without a speaker.
+/// The voice of lines without a speaker on an English track, and on a
+/// track in a language Kokoro has no voice for.
 pub const DEFAULT_VOICE: &str = "af_heart";
+
+/// The voice of a track's lines without a speaker: its language's own
+/// default voice (a Spanish track's unassigned lines are read by a Spanish
+/// voice, not an English one reading Spanish words).
+pub fn default_voice_for(track_language: &str) -> &'static str {
+    revoice_text::language::of_tag(track_language).filter(|l| l.kokoro_language.is_some()).map_or(DEFAULT_VOICE, |l| l.default_voice)
+}
 
 /// A strategy from its stored name.
 pub fn parse_strategy(name: &str) -> Result<TimingStrategy> {
@@ -280,6 +288,7 @@ impl TrackLines {
             voice_of.insert(s.id, (voice, identity));
         }
         let rows = store.track_lines(track.id).await?;
+        let unvoiced = default_voice_for(&track.language);
         let mut lines = Vec::with_capacity(rows.len());
         for (i, (segment, take)) in rows.iter().enumerate() {
             let f = &segment.fields;
@@ -292,7 +301,7 @@ impl TrackLines {
             let (voice, voice_identity) = f
                 .speaker_id
                 .and_then(|id| voice_of.get(&id).cloned())
-                .unwrap_or_else(|| (VoiceSpec::parse_stock(DEFAULT_VOICE).map_err(|_| unreachable!("a stock voice")), DEFAULT_VOICE.to_string()));
+                .unwrap_or_else(|| (VoiceSpec::parse_stock(unvoiced).map_err(|_| unreachable!("a stock voice")), unvoiced.to_string()));
             let slot = Slot { start: f.start_s, end: f.end_s, next_start, prev_end };
             let source = source_key(segment, &voice_identity, strategy, &slot, &limits, &dictionary);
             let length_key = length_key(segment, &voice_identity, &dictionary);
@@ -382,5 +391,18 @@ impl TrackLines {
         let audio = fit_line(&samples, sample_rate, &placement, f.gain_db as f32, f.fade_in_s as f32, f.fade_out_s as f32);
         let cue = Cue { start: placement.start, end: placement.start + placement.length, text: f.text.clone(), speaker: self.speaker_name(f.speaker_id) };
         Ok(Some(FittedLine { segment_id: line.segment.id, lane: f.speaker_id, start: placement.start, audio, cue, overlap: placement.overlap, placement }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_without_a_speaker_are_read_by_a_voice_of_their_tracks_language() {
+        assert_eq!(default_voice_for("en-US"), DEFAULT_VOICE);
+        assert_eq!(default_voice_for("zh"), "zf_xiaobei");
+        assert!(default_voice_for("es").starts_with('e') && default_voice_for("fr-FR").starts_with('f'), "{}", default_voice_for("es"));
+        assert_eq!(default_voice_for("de"), DEFAULT_VOICE, "no Kokoro voice speaks German");
     }
 }
