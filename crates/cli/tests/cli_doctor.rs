@@ -24,7 +24,7 @@ fn doctor_reports_the_data_folder_database_models_and_audio_as_json() {
     assert_eq!(report["engine_version"], env!("CARGO_PKG_VERSION"));
     assert!(report["sqlite_version"].as_str().unwrap().starts_with("3."));
     let models = report["models"].as_array().unwrap();
-    assert_eq!(models.len(), 3, "Kokoro, the speaker encoder and Whisper");
+    assert_eq!(models.len(), 4, "Kokoro, the speaker encoder, Whisper and the Japanese dictionary");
     assert!(models.iter().all(|m| m["state"] == "missing"));
     assert!(report["audio"]["host"].is_string());
     // The data folder got its layout: config, database, a log file.
@@ -40,7 +40,7 @@ fn doctor_in_text_names_every_check_and_strict_fails_on_problems() {
     let out = revoice(dir.path(), &["doctor"]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    for needle in ["Data folder", "Database", "Kokoro-82M v1.0", "Audio output", "SQLite 3."] {
+    for needle in ["Data folder", "Database", "Kokoro-82M v1.0", "Japanese dictionary", "Audio output", "SQLite 3."] {
         assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
     }
     // Without model assets there is a problem, and --strict says so in the exit code.

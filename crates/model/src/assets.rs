@@ -34,8 +34,14 @@ pub const SPEAKER_ENCODER: ModelAsset = ModelAsset {
 pub const WHISPER: ModelAsset =
     ModelAsset { id: "whisper-base-1.0.0", name: "Whisper base (CTranslate2 release 1.0.0)", purpose: "transcribing recordings and checking rendered takes" };
 
+/// The Japanese reader's dictionary: unidic-lite's compiled MeCab
+/// dictionary and misaki's word list, the files Kokoro's reference front
+/// end reads Japanese with.
+pub const JAPANESE: ModelAsset =
+    ModelAsset { id: "unidic-lite-1.0.8", name: "Japanese dictionary (unidic-lite 1.0.8)", purpose: "reading Japanese text for the Japanese voices" };
+
 /// Every model asset, in the order the doctor reports them.
-pub const ALL: [ModelAsset; 3] = [KOKORO, SPEAKER_ENCODER, WHISPER];
+pub const ALL: [ModelAsset; 4] = [KOKORO, SPEAKER_ENCODER, WHISPER, JAPANESE];
 
 /// Name of the manifest that marks a complete install.
 pub const MANIFEST_FILE_NAME: &str = "manifest.json";

@@ -7,11 +7,13 @@
 //! arrows). Beside it, what a text says word by word in each language
 //! (`spoken`), and how far what was heard is from what was written
 //! (`word_errors`), for checking takes.
+//! Japanese is read by its own reader too (`japanese`: MeCab's word cutting over unidic-lite, misaki's spelling).
 //! Under it all, the one language table (`language`); beside it, subtitle
 //! files in and out (`subtitles`).
 
 pub mod english;
 pub mod espeak;
+pub mod japanese;
 pub mod language;
 pub mod mandarin;
 pub mod normalize;

