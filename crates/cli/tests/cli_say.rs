@@ -52,15 +52,21 @@ fn text_with_nothing_to_speak_is_refused_with_a_reason() {
 }
 
 #[test]
-fn unknown_voices_bad_speeds_and_unsupported_languages_are_named() {
+fn unknown_voices_bad_speeds_and_unreadable_scripts_are_named_and_japanese_is_spoken() {
     let data = revoice_engine::model::testing::installed_data_dir();
-    let wav = tempfile::tempdir().unwrap().path().join("x.wav");
+    let out_dir = tempfile::tempdir().unwrap();
+    let wav = out_dir.path().join("x.wav");
     let out = say(&data, &["Hi", "--voice", "zz_nobody", "-o", wav.to_str().unwrap()]);
     assert!(stderr(&out).contains("zz_nobody") && stderr(&out).contains("af_heart"), "{}", stderr(&out));
     let out = say(&data, &["Hi", "--speed", "9", "-o", wav.to_str().unwrap()]);
     assert!(stderr(&out).contains("speed 9"), "{}", stderr(&out));
-    let out = say(&data, &["こんにちは", "--voice", "jf_alpha", "-o", wav.to_str().unwrap()]);
-    assert!(stderr(&out).contains("speaks ja, which this build cannot read yet"), "{}", stderr(&out));
+    // Text in a script the voice cannot read is refused, naming the script.
+    let out = say(&data, &["你好，世界。", "--voice", "af_heart", "-o", wav.to_str().unwrap()]);
+    assert!(stderr(&out).contains("Han (Chinese characters)") && stderr(&out).contains("cannot read"), "{}", stderr(&out));
+    assert!(!wav.exists());
+    // Japanese is read by the studio's own G2P.
+    let out = say(&data, &["こんにちは、元気ですか。", "--voice", "jf_alpha", "-o", wav.to_str().unwrap()]);
+    assert!(out.status.success() && wav.exists(), "{}", stderr(&out));
 }
 
 #[test]

@@ -4,12 +4,13 @@
 //! cleaned, split into
 //! sentences (and clauses when a sentence is longer than one pass),
 //! phonemized for the language it is read in (the English G2P, the
-//! Mandarin G2P, or espeak-ng), tokenized, and given the voice's style vector for its
+//! Mandarin G2P, the Japanese G2P over its installed dictionary, opened on
+//! first use, or espeak-ng), tokenized, and given the voice's style vector for its
 //! length. It holds no network: the same front end serves Kokoro and the
 //! scripted model the engine's tests run on.
 
-use std::path::Path;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use crate::voice_spec::VoiceSpec;
 use revoice_audio::tone::ToneCurve;
@@ -22,6 +23,9 @@ use revoice_text::espeak::EspeakPhonemizer;
 
 /// The reading that goes through this build's Mandarin G2P.
 const MANDARIN: &str = "zh";
+/// The reading that goes through this build's Japanese G2P.
+const JAPANESE: &str = "ja";
+use revoice_text::japanese::JapaneseReader;
 use revoice_text::pronounce::Pronunciations;
 use revoice_text::{Accent, EnglishPhonemizer, Tokenizer};
 
@@ -57,13 +61,42 @@ pub struct FrontEnd {
     tokenizer: Tokenizer,
     us: EnglishPhonemizer,
     gb: EnglishPhonemizer,
+    /// Where the Japanese dictionary is installed, if this front end reads Japanese.
+    japanese_dir: Option<PathBuf>,
+    /// The Japanese reader once opened (a failed open is tried again next time).
+    japanese: Mutex<Option<Arc<JapaneseReader>>>,
 }
 
 impl FrontEnd {
     /// Over `voices` and `vocab`, splitting text into rows of at most
     /// `max_phonemes` phonemes (the model's pass).
     pub fn new(voices: StockVoices, vocab: Vocab, max_phonemes: usize) -> FrontEnd {
-        FrontEnd { voices, tokenizer: Tokenizer::new(vocab, max_phonemes), us: EnglishPhonemizer::new(Accent::Us), gb: EnglishPhonemizer::new(Accent::Gb) }
+        FrontEnd {
+            voices,
+            tokenizer: Tokenizer::new(vocab, max_phonemes),
+            us: EnglishPhonemizer::new(Accent::Us),
+            gb: EnglishPhonemizer::new(Accent::Gb),
+            japanese_dir: None,
+            japanese: Mutex::new(None),
+        }
+    }
+
+    /// This front end, reading Japanese with the dictionary installed in `dir`.
+    pub fn with_japanese_dictionary(mut self, dir: PathBuf) -> FrontEnd {
+        self.japanese_dir = Some(dir);
+        self
+    }
+
+    /// The Japanese reader, opened on first use.
+    pub fn japanese_reader(&self) -> Result<Arc<JapaneseReader>> {
+        let mut slot = self.japanese.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(reader) = slot.as_ref() {
+            return Ok(reader.clone());
+        }
+        let dir = self.japanese_dir.as_ref().ok_or_else(|| Error::invalid("Japanese text", "this engine has no Japanese dictionary to read it with"))?;
+        let reader = Arc::new(JapaneseReader::open(dir).map_err(|e| e.context("the Japanese dictionary (run `revoice models install`)".to_string()))?);
+        *slot = Some(reader.clone());
+        Ok(reader)
     }
 
     /// Kokoro's voice packs and vocabulary from its installed folder.
@@ -112,11 +145,7 @@ impl FrontEnd {
     /// entries say (around the G2P of whichever language reads the text).
     pub fn prepare_with(&self, request: &SayRequest, reading: Option<&'static str>, dictionary: &Pronunciations) -> Result<Vec<PreparedLine>> {
         let (pack, voice_language, tone) = self.voice_sound(&request.voice)?;
-        let reading = match reading {
-            Some(r) => Some(r),
-            None if voice_language.starts_with("en") => Some(voice_language),
-            None => revoice_text::language::native_reading(voice_language),
-        };
+        let reading = reading.or_else(|| revoice_text::language::voice_reading(voice_language));
         if let Some((script, letters)) = reading.and_then(|r| revoice_text::script::unreadable(&request.text, r)) {
             let reads: Vec<&str> = revoice_text::script::reads(reading.unwrap_or_default()).iter().map(|s| s.name()).collect();
             return Err(Error::invalid(
@@ -130,16 +159,17 @@ impl FrontEnd {
                 ),
             ));
         }
-        let espeak = reading.filter(|r| !r.starts_with("en") && *r != MANDARIN).map(EspeakPhonemizer::new);
+        let espeak = reading.filter(|r| !r.starts_with("en") && ![MANDARIN, JAPANESE].contains(r)).map(EspeakPhonemizer::new);
         let phonemize = |s: &str| -> Result<String> {
             match (reading, &espeak) {
                 (Some("en-GB"), _) => self.gb.phonemize(s),
                 (Some(r), _) if r.starts_with("en") => self.us.phonemize(s),
                 (Some(MANDARIN), _) => revoice_text::mandarin::phonemize(s),
+                (Some(JAPANESE), _) => self.japanese_reader()?.phonemize(s),
                 (_, Some(e)) => e.phonemize(s),
                 _ => Err(Error::invalid(
                     format!("voice {:?}", request.voice.to_string()),
-                    format!("speaks {voice_language}, which this build cannot read yet (it reads English, Spanish, French, Italian, Brazilian Portuguese, Hindi and Mandarin Chinese)"),
+                    format!("speaks {voice_language}, which this build cannot read yet (it reads English, Spanish, French, Italian, Brazilian Portuguese, Hindi, Mandarin Chinese and Japanese)"),
                 )),
             }
         };

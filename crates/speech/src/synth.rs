@@ -48,7 +48,7 @@ impl Synthesizer {
             return Err(Error::invalid(status.dir.display().to_string(), "Kokoro is not installed (or the install is damaged): run `revoice models install`"));
         }
         let model = KokoroModel::load_in(&status.dir.join(WEIGHTS_FILE), precision)?;
-        let front_end = FrontEnd::load(&status.dir, model.max_phonemes())?;
+        let front_end = FrontEnd::load(&status.dir, model.max_phonemes())?.with_japanese_dictionary(assets::JAPANESE.dir(data_dir));
         Ok(Synthesizer { front_end, model: Arc::new(model) })
     }
 

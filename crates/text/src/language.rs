@@ -1,13 +1,13 @@
 //! The languages the studio speaks, in one table: for each, the names and
 //! codes that name it, the Kokoro voice language that speaks it natively
-//! (if any), how its text is read (this build's English or Mandarin G2P,
-//! or espeak-ng's phonemes with a given espeak voice), the voice used when
-//! none is named, the sentence voice previews read, and whether it is
-//! native or experimental. Kokoro has voices and this build reads natively
-//! English, Spanish, French, Italian, Brazilian Portuguese, Hindi and
-//! Mandarin Chinese. Japanese has Kokoro voices but no native G2P here yet,
-//! and Korean, German and Russian have neither: those are read through
-//! espeak-ng's phonemes with the nearest voice, and listed as experimental.
+//! (if any), how its text is read (this build's English, Mandarin or
+//! Japanese G2P, or espeak-ng's phonemes with a given espeak voice), the
+//! voice used when none is named, the sentence voice previews read, and
+//! whether it is native or experimental. Kokoro has voices and this build
+//! reads natively English, Spanish, French, Italian, Brazilian Portuguese,
+//! Hindi, Mandarin Chinese and Japanese. Korean, German and Russian have
+//! neither: those are read through espeak-ng's phonemes with the nearest
+//! voice, and listed as experimental.
 //!
 //! Tags are compared by their primary subtag (`en-US` and `en-GB` are both
 //! English): a voice speaks a track's language when the two share it.
@@ -22,8 +22,8 @@ pub struct Language {
     /// ISO 639-1 and other codes accepted for it (lower case).
     pub codes: &'static [&'static str],
     /// How the front end reads its text: `en-US`/`en-GB` through the
-    /// English G2P, `zh` through the Mandarin G2P, anything else as an
-    /// espeak-ng voice.
+    /// English G2P, `zh` through the Mandarin G2P, `ja` through the
+    /// Japanese G2P, anything else as an espeak-ng voice.
     pub reading: &'static str,
     /// The Kokoro voice language that speaks it natively, if any.
     pub kokoro_language: Option<&'static str>,
@@ -63,7 +63,7 @@ pub const LANGUAGES: &[Language] = &[
         reading: "ja",
         kokoro_language: Some("ja"),
         default_voice: "jf_alpha",
-        native: false,
+        native: true,
         sample: "こんにちは、この声で吹き替えのセリフを読むとこうなります。",
     },
     Language {
@@ -177,11 +177,23 @@ pub fn of_tag(tag: &str) -> Option<&'static Language> {
 }
 
 /// How the front end reads a Kokoro voice language natively, English
-/// aside: `zh` (the Mandarin G2P) or an espeak-ng voice. `None` for English
-/// and for languages read only when a request asks for it (Japanese, see
-/// [`reading_for`]).
+/// aside: `zh` (the Mandarin G2P), `ja` (the Japanese G2P) or an espeak-ng
+/// voice. `None` for English and for languages read only when a request
+/// asks for it (see [`reading_for`]).
 pub fn native_reading(voice_language: &str) -> Option<&'static str> {
     of_tag(voice_language).filter(|l| l.native && l.kokoro_language.is_some() && primary(l.reading) != "en").map(|l| l.reading)
+}
+
+/// How a voice of `voice_language` reads text in its own language: the
+/// English G2P for English voices (`en-GB` in its accent, any other
+/// English as `en-US`), else [`native_reading`]; `None` when this build
+/// cannot read its language natively.
+pub fn voice_reading(voice_language: &str) -> Option<&'static str> {
+    match primary(voice_language).as_str() {
+        "en" if voice_language.eq_ignore_ascii_case("en-GB") => Some("en-GB"),
+        "en" => Some("en-US"),
+        _ => native_reading(voice_language),
+    }
 }
 
 /// What a voice preview says in a voice of `voice_language`.
@@ -194,11 +206,24 @@ pub fn sample_sentence(voice_language: &str) -> &'static str {
 /// language (the front end's own choice), `Some(reading)` overrides.
 pub fn reading_for(language: Option<&Language>, voice_language: &str) -> Option<&'static str> {
     match language {
-        // The voice's own language; Japanese voices need espeak-ng here.
+        // The voice's own language; an experimental one is read by espeak-ng.
         None => of_tag(voice_language).filter(|l| !l.native).map(|l| l.reading),
         Some(l) if l.kokoro_language.is_some_and(|k| speaks(k, voice_language)) && l.native => None,
         Some(l) => Some(l.reading),
     }
+}
+
+/// A first line for Whisper to continue when it hears `tag`, where its
+/// script would otherwise be a coin toss: Mandarin in simplified
+/// characters, or traditional ones for `zh-TW`, `zh-HK` and `zh-Hant`.
+/// It says nothing of the line heard.
+pub fn transcription_prompt(tag: &str) -> Option<&'static str> {
+    if primary(tag) != "zh" {
+        return None;
+    }
+    let tag = tag.to_ascii_lowercase();
+    let traditional = ["-tw", "-hk", "-mo", "-hant"].iter().any(|t| tag.replace('_', "-").contains(t));
+    Some(if traditional { "以下是普通話的句子。" } else { "以下是普通话的句子。" })
 }
 
 /// The ISO 639-2 code media containers tag a stream with (`en-GB` →
@@ -229,7 +254,7 @@ mod tests {
         assert_eq!(reading_for(parse("en").unwrap(), "en-GB"), None, "a British voice keeps its accent");
         assert_eq!(reading_for(parse("es").unwrap(), "es"), None);
         assert_eq!(reading_for(None, "zh"), None, "Chinese voices read through the Mandarin G2P, the front end's own choice");
-        assert_eq!(reading_for(None, "ja"), Some("ja"), "Japanese voices read through espeak-ng");
+        assert_eq!(reading_for(None, "ja"), None, "Japanese voices read Japanese natively");
         assert_eq!(reading_for(parse("Chinese").unwrap(), "en-US"), Some("zh"));
         assert_eq!(reading_for(None, "en-US"), None);
     }
@@ -241,9 +266,18 @@ mod tests {
         assert_eq!(native_reading("fr"), Some("fr-fr"));
         assert_eq!(native_reading("zh"), Some("zh"));
         assert_eq!(native_reading("en-GB"), None);
-        assert_eq!(native_reading("ja"), None, "experimental: only on request");
+        assert_eq!(native_reading("ja"), Some("ja"));
+        assert_eq!((voice_reading("en-GB"), voice_reading("en-US"), voice_reading("es")), (Some("en-GB"), Some("en-US"), Some("es")));
         assert!(sample_sentence("it").starts_with("Ciao"));
         assert!(sample_sentence("xx").starts_with("Hello"));
+    }
+
+    #[test]
+    fn whisper_is_asked_for_the_chinese_script_the_track_is_written_in() {
+        assert_eq!(transcription_prompt("zh"), Some("以下是普通话的句子。"));
+        assert_eq!(transcription_prompt("zh-CN"), Some("以下是普通话的句子。"));
+        assert_eq!(transcription_prompt("zh-Hant-TW"), Some("以下是普通話的句子。"));
+        assert_eq!(transcription_prompt("ja"), None);
     }
 
     #[test]

@@ -30,7 +30,7 @@ const LANGUAGES: Record<string, string> = {
 };
 
 /** The languages a library voice can be fitted to speak. */
-const FIT_LANGUAGES = ["en-US", "en-GB", "es", "fr", "it", "pt-BR", "hi"];
+const FIT_LANGUAGES = ["en-US", "en-GB", "es", "fr", "it", "pt-BR", "hi", "zh", "ja"];
 
 export class VoiceLibrary {
   private stock: VoiceChoice[] = [];
