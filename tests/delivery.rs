@@ -55,30 +55,9 @@ fn ffmpeg(args: &[&str]) -> Vec<u8> {
     out.stdout
 }
 
-/// A 9 s picture (25 fps H.264) with its own audio (AAC), as a camera would give.
+/// A 9 s picture with its own audio, as a camera would give.
 fn scene_video(dir: &Path) -> PathBuf {
-    let path = dir.join("scene.mp4");
-    ffmpeg(&[
-        "-y",
-        "-f",
-        "lavfi",
-        "-i",
-        "testsrc=size=320x240:rate=25",
-        "-f",
-        "lavfi",
-        "-i",
-        "sine=frequency=220:sample_rate=48000",
-        "-t",
-        "9",
-        "-c:v",
-        "libx264",
-        "-pix_fmt",
-        "yuv420p",
-        "-c:a",
-        "aac",
-        path.to_str().unwrap(),
-    ]);
-    path
+    revoice_tests::media::scene_video(dir, 9)
 }
 
 /// The rate a default export delivers at, and so the rate of the handoff's samples.

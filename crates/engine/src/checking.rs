@@ -14,13 +14,14 @@ use serde::Serialize;
 
 use crate::dub::lines::{FittedLine, TrackLines};
 use crate::dub::pipeline::RenderScope;
-use crate::dub::qc::{judge, placement_signature};
+use crate::dub::qc::{judge_errors, placement_signature};
 use crate::Engine;
 use revoice_core::blocking::wait;
 use revoice_core::error::{Error, Result};
 use revoice_model::whisper::TranscriptOptions;
 use revoice_store::TakeCheckRecord;
 use revoice_text::language;
+use revoice_text::word_errors::{word_errors_in, WordErrors};
 
 /// Whisper's rate: lines are fitted straight to it.
 const HEARING_RATE: u32 = 16_000;
@@ -119,8 +120,7 @@ impl Engine {
                     fitted.push(track.fit(self.segments(), lines[n].1, HEARING_RATE)?);
                 }
                 let clips: Vec<&[f32]> = fitted.iter().map(|f| f.as_ref().map_or(&[][..], |f| f.audio.as_slice())).collect();
-                let language = language::primary(&track.track.language);
-                let heard = self.listener().hear_clips(&clips, HEARING_RATE, Some(&language), &mut || !cancel.load(Ordering::Acquire))?;
+                let heard = self.listener().hear_clips(&clips, HEARING_RATE, Some(&track.track.language), &mut || !cancel.load(Ordering::Acquire))?;
                 for ((&n, fitted), heard) in pack.iter().zip(&fitted).zip(heard) {
                     let (k, i) = lines[n];
                     let mut checked = match fitted {
@@ -144,10 +144,13 @@ impl Engine {
     fn judge_heard(&self, track: &TrackLines, i: usize, fitted: &FittedLine, heard_among_others: String) -> Result<CheckedLine> {
         let line = &track.lines[i];
         let (text, language) = (&line.segment.fields.text, &track.track.language);
-        let mut check = judge(line.segment.id, fitted_take(track, i).id, &fitted.audio, &fitted.placement, text, &heard_among_others, language);
+        let judged = |heard: &str| -> Result<crate::dub::qc::LineCheck> {
+            let errors = self.heard_errors(text, heard, language)?;
+            Ok(judge_errors(line.segment.id, fitted_take(track, i).id, &fitted.audio, &fitted.placement, errors, heard))
+        };
+        let mut check = judged(&heard_among_others)?;
         if !check.passed() {
-            let heard = self.hear_alone(track, &fitted.audio)?;
-            check = judge(line.segment.id, fitted_take(track, i).id, &fitted.audio, &fitted.placement, text, &heard, language);
+            check = judged(&self.hear_alone(track, &fitted.audio)?)?;
         }
         self.store_check(track, i, check)
     }
@@ -159,13 +162,31 @@ impl Engine {
         };
         let heard = self.hear_alone(track, &fitted.audio)?;
         let line = &track.lines[i];
-        let check =
-            judge(line.segment.id, fitted_take(track, i).id, &fitted.audio, &fitted.placement, &line.segment.fields.text, &heard, &track.track.language);
+        let errors = self.heard_errors(&line.segment.fields.text, &heard, &track.track.language)?;
+        let check = judge_errors(line.segment.id, fitted_take(track, i).id, &fitted.audio, &fitted.placement, errors, &heard);
         self.store_check(track, i, check)
     }
 
+    /// How far `heard` is from `text` in `language`: Japanese by the two
+    /// texts' readings in kana (Whisper writes a word in kanji or in kana as
+    /// it likes), other languages as [`word_errors_in`] reads them.
+    fn heard_errors(&self, text: &str, heard: &str, language: &str) -> Result<WordErrors> {
+        if language::primary(language) == "ja" {
+            let reader = self.speech()?.front_end.japanese_reader()?;
+            if let (Ok(text), Ok(heard)) = (reader.reading(text), reader.reading(heard)) {
+                return Ok(word_errors_in(&text, &heard, language));
+            }
+        }
+        Ok(word_errors_in(text, heard, language))
+    }
+
     fn hear_alone(&self, track: &TrackLines, audio: &[f32]) -> Result<String> {
-        let options = TranscriptOptions { language: Some(language::primary(&track.track.language)), ..Default::default() };
+        let tag = &track.track.language;
+        let options = TranscriptOptions {
+            language: Some(language::primary(tag)),
+            initial_prompt: language::transcription_prompt(tag).map(str::to_string),
+            ..Default::default()
+        };
         Ok(self.listener().transcribe(audio, HEARING_RATE, &options, &mut |_| true)?.text())
     }
 

@@ -156,11 +156,17 @@ impl Listener {
     /// What is said in each of `clips` (at `sample_rate`), heard several to
     /// a window with silence before each (see [`pack_clips`]) and told
     /// apart by the words' times. A clip too long to share a window is
-    /// heard alone. `keep_going` is asked before each window.
+    /// heard alone. `language` is a tag (`en`, `zh-TW`): Whisper is told its
+    /// language and, for Chinese, its script. `keep_going` is asked before
+    /// each window.
     pub fn hear_clips(&self, clips: &[&[f32]], sample_rate: u32, language: Option<&str>, keep_going: &mut dyn FnMut() -> bool) -> Result<Vec<String>> {
         let rate = sample_rate as f64;
         let seconds: Vec<f64> = clips.iter().map(|c| c.len() as f64 / rate).collect();
-        let options = TranscriptOptions { language: language.map(str::to_string), word_timestamps: true, ..Default::default() };
+        let options = TranscriptOptions {
+            language: language.map(revoice_text::language::primary),
+            word_timestamps: true,
+            initial_prompt: language.and_then(revoice_text::language::transcription_prompt).map(str::to_string),
+        };
         let mut heard = vec![String::new(); clips.len()];
         for pack in pack_clips(&seconds) {
             if !keep_going() {

@@ -4,9 +4,10 @@
 //! variants folded, English contractions spelled out, so "40" and "forty",
 //! "we're" and "we are" agree), then a word-level edit distance split into
 //! substitutions, deletions and insertions, which words differ, and which
-//! went missing at either end.
+//! went missing at either end. Chinese and Japanese are compared by
+//! characters instead.
 
-use super::spoken::{choose, first_words, spoken};
+use super::spoken::{choose, compared_by_characters, first_words, spoken};
 
 /// The words of `text`, normalised for comparison, in a language not
 /// named (figures kept as digits, their groups joined).
@@ -32,6 +33,9 @@ pub struct WordErrors {
     pub dropped: Vec<String>,
     /// Words heard that were not written, in order.
     pub added: Vec<String>,
+    /// Counted in characters, not words (Chinese and Japanese, written
+    /// without spaces): each "word" above is one character.
+    pub by_characters: bool,
 }
 
 impl WordErrors {
@@ -42,6 +46,20 @@ impl WordErrors {
             return if errors == 0 { 0.0 } else { 1.0 };
         }
         errors as f64 / self.words as f64
+    }
+
+    /// What is counted: "words" or "characters".
+    pub fn unit(&self) -> &'static str {
+        if self.by_characters {
+            "characters"
+        } else {
+            "words"
+        }
+    }
+
+    /// Words (or characters) as a person reads them: spaced, or not.
+    pub fn joined(&self, words: &[String]) -> String {
+        words.join(if self.by_characters { "" } else { " " })
     }
 }
 
@@ -104,7 +122,8 @@ pub fn word_errors_in(written: &str, heard: &str, language: &str) -> WordErrors 
     swapped.reverse();
     dropped.reverse();
     added.reverse();
-    WordErrors { words: n, substitutions, deletions, insertions, missing_at_start, missing_at_end, swapped, dropped, added }
+    let by_characters = compared_by_characters(language);
+    WordErrors { words: n, substitutions, deletions, insertions, missing_at_start, missing_at_end, swapped, dropped, added, by_characters }
 }
 
 #[cfg(test)]

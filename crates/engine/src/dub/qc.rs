@@ -41,16 +41,22 @@ impl LineCheck {
 /// The fit a check heard, as stored beside it (a changed fit is heard
 /// again): the fit as planned from the take's length ([`Line::placement`](super::lines::Line::placement)),
 /// which with the take's audio decides where a cut lands. "v2": smart-fit
-/// cuts land at pauses; "v3": figures are read as words (a take judged
-/// before is judged again).
+/// cuts land at pauses; "v3": figures are read as words; "v4": Chinese
+/// and Japanese compared by characters (a take judged before is judged
+/// again).
 pub fn placement_signature(p: &Placement) -> String {
-    format!("v3 rate {:.4}, cut {}", p.rate, p.trimmed_to.map_or("none".to_string(), |t| format!("{t:.3}")))
+    format!("v4 rate {:.4}, cut {}", p.rate, p.trimmed_to.map_or("none".to_string(), |t| format!("{t:.3}")))
 }
 
 /// Judges a fitted take: `audio` as placed, `text` what it should say in
 /// `language` (the track's tag), `heard` what Whisper heard.
 pub fn judge(segment_id: i64, take_id: i64, audio: &[f32], placement: &Placement, text: &str, heard: &str, language: &str) -> LineCheck {
-    let errors = word_errors_in(text, heard, language);
+    judge_errors(segment_id, take_id, audio, placement, word_errors_in(text, heard, language), heard)
+}
+
+/// Judges a fitted take from `errors` already counted (Japanese compares
+/// the two texts' readings, not their spellings); `heard` is kept beside.
+pub fn judge_errors(segment_id: i64, take_id: i64, audio: &[f32], placement: &Placement, errors: WordErrors, heard: &str) -> LineCheck {
     let mut problems = Vec::new();
     let rms = (audio.iter().map(|x| x * x).sum::<f32>() / audio.len().max(1) as f32).sqrt();
     if rms < SILENT_RMS {
@@ -62,16 +68,16 @@ pub fn judge(segment_id: i64, take_id: i64, audio: &[f32], placement: &Placement
     }
     if rms >= SILENT_RMS {
         if !errors.missing_at_start.is_empty() {
-            problems.push(format!("lost its first words: \"{}\"", errors.missing_at_start.join(" ")));
+            problems.push(format!("lost its first {}: \"{}\"", errors.unit(), errors.joined(&errors.missing_at_start)));
         }
         if !errors.missing_at_end.is_empty() {
             let cut = if placement.trimmed_to.is_some() { ": the fit's cut took them (give the line more room, or let it speed up more)" } else { "" };
-            problems.push(format!("lost its last words: \"{}\"{cut}", errors.missing_at_end.join(" ")));
+            problems.push(format!("lost its last {}: \"{}\"{cut}", errors.unit(), errors.joined(&errors.missing_at_end)));
         }
         // Words lost at either end are told above; the rest is told here.
         let others = differences(&errors);
         if errors.rate() > MAX_WORD_ERROR_RATE && !others.is_empty() {
-            problems.push(format!("{:.0} % of its words heard wrong: {}", 100.0 * errors.rate(), others.join(", ")));
+            problems.push(format!("{:.0} % of its {} heard wrong: {}", 100.0 * errors.rate(), errors.unit(), others.join(", ")));
         }
     }
     LineCheck { segment_id, take_id, heard: heard.trim().to_string(), errors, problems }
@@ -130,6 +136,21 @@ mod tests {
         }
         let c = judge(1, 2, &speech(), &placement(None), "Forty pounds, framed.", "14 pounds framed.", "en-GB");
         assert_eq!(c.problems, vec!["33 % of its words heard wrong: \"forty\" as \"fourteen\""]);
+    }
+
+    #[test]
+    fn chinese_and_japanese_are_heard_character_by_character() {
+        // Figures, full-width marks and katakana written as hiragana agree.
+        for (text, heard, language) in [("这本书一共320页。", "这本书一共三百二十页", "zh"), ("コーヒーを３杯ください。", "こーひーを三杯ください", "ja")]
+        {
+            let c = judge(1, 2, &speech(), &placement(None), text, heard, language);
+            assert!(c.passed(), "{text:?} heard as {heard:?}: {:?}", c.problems);
+        }
+        // One character wrong in eleven passes; a lost end is told in characters.
+        let c = judge(1, 2, &speech(), &placement(None), "明天早上八点在车站见面。", "明天早上八点在车占见面", "zh");
+        assert!(c.passed() && c.errors.substitutions == 1, "{:?}", c.errors);
+        let c = judge(1, 2, &speech(), &placement(Some(1.0)), "明天早上八点在车站见面。", "明天早上八点在车站", "zh");
+        assert!(c.problems[0].starts_with("lost its last characters: \"见面\""), "{:?}", c.problems);
     }
 
     #[test]

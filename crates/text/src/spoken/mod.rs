@@ -8,11 +8,13 @@
 //! reading ("1951": "nineteen fifty-one" or "one thousand nine hundred
 //! fifty-one") keeps them all, and [`choose`] takes the one the other text
 //! says. A language this module does not know keeps its words as written,
-//! its digit groups joined ("1,000" and "1000" agree).
+//! its digit groups joined ("1,000" and "1000" agree). Chinese and
+//! Japanese, written without spaces, are read character by character.
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
+mod characters;
 mod en;
 mod es;
 mod fr;
@@ -132,10 +134,19 @@ fn reader_of(language: &str) -> Option<usize> {
 
 /// A text's words as spoken in `language` (a tag such as `en-GB` or `es`).
 pub fn spoken(text: &str, language: &str) -> Vec<Spoken> {
+    if let Some(written_without_spaces) = characters::character_language(language) {
+        return characters::characters(text, written_without_spaces);
+    }
     match reader_of(language) {
         Some(k) => Reading { reader: READERS[k], number_words: number_words(k) }.read(text),
         None => plain_words(text),
     }
+}
+
+/// Whether `language` (a tag) is compared character by character (it is
+/// written without spaces between words).
+pub fn compared_by_characters(language: &str) -> bool {
+    characters::character_language(language).is_some()
 }
 
 /// Every word of `spoken`, each figure read as its first reading.
