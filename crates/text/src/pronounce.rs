@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::script::Script;
 use revoice_core::error::{Error, Result};
 
 /// How a dictionary word is said.
@@ -90,8 +91,8 @@ impl Pronunciations {
         }
         entries.sort_by(|a, b| b.word.chars().count().cmp(&a.word.chars().count()).then_with(|| a.word.cmp(&b.word)));
         let pattern = (!entries.is_empty()).then(|| {
-            let words: Vec<String> = entries.iter().map(|e| regex::escape(&e.word).replace("\\ ", r"\s+").replace(' ', r"\s+")).collect();
-            regex::Regex::new(&format!(r"(?iu)\b(?:{})\b", words.join("|"))).expect("escaped words make a pattern")
+            let words: Vec<String> = entries.iter().map(|e| whole_word_pattern(&e.word)).collect();
+            regex::Regex::new(&format!(r"(?iu)(?:{})", words.join("|"))).expect("escaped words make a pattern")
         });
         Pronunciations { entries, pattern }
     }
@@ -173,6 +174,17 @@ impl Pronunciations {
     }
 }
 
+/// The pattern of a dictionary word matched whole: any spacing between its
+/// words, and a word boundary at each end, except at an end in Chinese or
+/// Japanese script (written without spaces, where a word ends at any
+/// character).
+fn whole_word_pattern(word: &str) -> String {
+    let unspaced = |c: Option<char>| c.and_then(crate::script::script_of).is_some_and(|s| matches!(s, Script::Han | Script::Kana));
+    let edge = |c: Option<char>| if unspaced(c) { "" } else { r"\b" };
+    let body = regex::escape(word).replace("\\ ", r"\s+").replace(' ', r"\s+");
+    format!("{}{body}{}", edge(word.chars().next()), edge(word.chars().last()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,6 +211,22 @@ mod tests {
         assert_eq!(d.phonemize("ysolde!", &g2p).unwrap(), "ɪzˈoʊldə!");
         // Only whole words match.
         assert_eq!(d.phonemize("Ysoldes and Nguyenville.", &g2p).unwrap(), "[YSOLDES AND NGUYENVILLE.]");
+    }
+
+    #[test]
+    fn chinese_and_japanese_words_match_inside_a_line_written_without_spaces() {
+        let d = Pronunciations::merged(
+            vec![
+                entry("李明", Saying::Respelling("Lǐ Míng".into())),
+                entry("健二", Saying::Respelling("けんじ".into())),
+                entry("Li", Saying::Respelling("Lee".into())),
+            ],
+            vec![],
+        );
+        assert_eq!(d.phonemize("李明去了北京。", &g2p).unwrap(), "[LǏ MÍNG] [去了北京。]");
+        assert_eq!(d.phonemize("昨日、健二は来た。", &g2p).unwrap(), "[昨日、] [けんじ] [は来た。]");
+        // A Latin entry still needs its word boundaries.
+        assert_eq!(d.phonemize("Lisa met Li.", &g2p).unwrap(), "[LISA MET] [LEE].");
     }
 
     #[test]

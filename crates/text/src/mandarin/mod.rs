@@ -5,9 +5,11 @@
 //! and each syllable spelled in Kokoro's symbols with a tone arrow
 //! (`symbols`). Words are separated by spaces; text between the runs of
 //! Chinese characters (punctuation, Latin letters such as "OK") is kept as
-//! it is, which is what the reference front end does.
+//! it is, which is what the reference front end does. Pinyin with tones
+//! (a dictionary respelling) reads as the syllables it spells.
 
 mod numbers;
+mod pinyin_respelling;
 mod punctuation;
 mod readings;
 mod symbols;
@@ -15,6 +17,7 @@ mod symbols;
 use revoice_core::error::{Error, Result};
 
 pub use numbers::write_out_numbers;
+pub use pinyin_respelling::pinyin_phonemes;
 pub use punctuation::map_punctuation;
 
 /// The Kokoro phoneme string for a Mandarin text: words separated by
@@ -23,6 +26,11 @@ pub use punctuation::map_punctuation;
 pub fn phonemize(text: &str) -> Result<String> {
     if text.trim().is_empty() {
         return Ok(String::new());
+    }
+    if !text.chars().any(is_chinese) {
+        if let Some(pinyin) = pinyin_phonemes(text) {
+            return Ok(pinyin);
+        }
     }
     let text = map_punctuation(&write_out_numbers(text));
     let mut out = String::with_capacity(text.len() * 3);
