@@ -26,7 +26,7 @@ export type TakeCheck = { passed: boolean, heard: string,
  * Each problem, a sentence.
  */
 problems: Array<string>, wordErrorRate: number, };
-export type LineFlag = { "kind": "doesntFit", seconds: number, } | { "kind": "cut", seconds: number, } | { "kind": "overlap", seconds: number, } | { "kind": "failedCheck" };
+export type LineFlag = { "kind": "doesntFit", seconds: number, } | { "kind": "cut", seconds: number, } | { "kind": "overlap", seconds: number, } | { "kind": "failedCheck" } | { "kind": "unreadable", script: string, letters: string, voice: string, };
 export type Segment = { id: number, trackId: number, start: number, end: number, text: string, speakerId: number | null, speed: number, gainDb: number, fadeIn: number, fadeOut: number, 
 /**
  * The line's own strategy; `None`: the project's applies.

@@ -468,7 +468,7 @@ function drawBadges(ctx: CanvasRenderingContext2D, problems: FitProblem[], right
     const label = problemLabel(problem);
     const w = ctx.measureText(label).width + 8;
     x -= w;
-    ctx.fillStyle = problem.kind === "runs-into-next" || problem.kind === "heard" || problem.kind === "doesnt-fit" ? COLORS.problem : COLORS.warning;
+    ctx.fillStyle = problem.kind === "runs-into-next" || problem.kind === "heard" || problem.kind === "doesnt-fit" || problem.kind === "unreadable" ? COLORS.problem : COLORS.warning;
     ctx.fillRect(Math.round(x), y, Math.round(w), 14);
     ctx.fillStyle = "#1b1b1b";
     ctx.fillText(label, Math.round(x) + 4, y + 7.5);

@@ -15,6 +15,14 @@ describe("fit problems", () => {
     expect(fitProblems(line({ id: 1, start: 0, end: 1, fit: fit(), check: { ...failed, passed: true, problems: [] } }), null)).toEqual([]);
   });
 
+  it("flags a line its voice cannot read, naming the script, the letters and the voice", () => {
+    const flag = { kind: "unreadable" as const, script: "Han (Chinese characters)", letters: "灯塔", voice: "af_heart" };
+    const problems = fitProblems(line({ id: 1, start: 0, end: 1, flags: [flag] }), null);
+    expect(problems).toEqual([{ kind: "unreadable", script: flag.script, letters: "灯塔", voice: "af_heart" }]);
+    expect(problemLabel(problems[0])).toBe("can't read");
+    expect(problemSentence(problems[0])).toContain("af_heart cannot read Han (Chinese characters) script (\"灯塔\")");
+  });
+
   it("finds none on a line that fits, nor on one not rendered", () => {
     expect(fitProblems(line({ id: 1, start: 0, end: 1, fit: fit(), state: "ready" }), line({ id: 2, start: 1, end: 2 }))).toEqual([]);
     expect(fitProblems(line({ id: 1, start: 0, end: 1 }), null)).toEqual([]);

@@ -2,8 +2,8 @@
 // slot even at the fastest rate (known before any render, from its
 // predicted length), sped up past the cap, cut by strict slot, running
 // into the next line; its take failing when the engine listened back to
-// it; and slots that overlap another line of the same speaker. The engine
-// flags a line (`flags`); this turns its flags and fit into badges. Pure.
+// it; text in a script its voice cannot read; and slots that overlap
+// another line of the same speaker. The engine flags a line (`flags`); this turns its flags and fit into badges. Pure.
 import type { LineFlag } from "../engine-types";
 import type { Fit, Segment } from "../model";
 
@@ -17,7 +17,8 @@ export type FitProblem =
   | { kind: "sped-up"; rate: number }
   | { kind: "trimmed"; seconds: number | null }
   | { kind: "runs-into-next"; seconds: number; nextId: number | null }
-  | { kind: "heard"; heard: string; problems: string[] };
+  | { kind: "heard"; heard: string; problems: string[] }
+  | { kind: "unreadable"; script: string; letters: string; voice: string };
 
 /** Where a line lands as the timeline draws it: its take's fit while the
  * take is current, else where it will land once rendered (predicted),
@@ -36,7 +37,10 @@ export function shownFit(segment: Segment): Fit | null {
 export function fitProblems(segment: Segment, next: Segment | null): FitProblem[] {
   const problems: FitProblem[] = [];
   const flags = segment.flags;
-  for (const flag of flags) if (flag.kind === "doesntFit") problems.push({ kind: "doesnt-fit", seconds: flag.seconds });
+  for (const flag of flags) {
+    if (flag.kind === "unreadable") problems.push({ kind: "unreadable", script: flag.script, letters: flag.letters, voice: flag.voice });
+    if (flag.kind === "doesntFit") problems.push({ kind: "doesnt-fit", seconds: flag.seconds });
+  }
   if (segment.check && !segment.check.passed) problems.push({ kind: "heard", heard: segment.check.heard, problems: segment.check.problems });
   const fit = shownFit(segment);
   if (!fit) return problems;
@@ -61,6 +65,8 @@ export function problemLabel(problem: FitProblem): string {
       return `+${problem.seconds.toFixed(2)}s`;
     case "heard":
       return "QC";
+    case "unreadable":
+      return "can't read";
   }
 }
 
@@ -77,6 +83,8 @@ export function problemSentence(problem: FitProblem): string {
       return `Runs ${problem.seconds.toFixed(2)} s into the next line`;
     case "heard":
       return `Failed its check (heard "${problem.heard}"): ${problem.problems.join("; ")}`;
+    case "unreadable":
+      return `Can't be read: its voice ${problem.voice} cannot read ${problem.script} script ("${problem.letters}"); choose a voice that speaks the line's language, or write it in letters the voice reads`;
   }
 }
 
@@ -95,6 +103,8 @@ export function flagWords(flag: LineFlag): string {
       return "words cut";
     case "overlap":
       return `overlaps the next line by ${flag.seconds.toFixed(2)} s`;
+    case "unreadable":
+      return `${flag.voice} cannot read its ${flag.script} script`;
     default:
       return "failed its check";
   }

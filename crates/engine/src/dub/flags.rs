@@ -1,7 +1,8 @@
 //! Why a line cannot ship as it stands, decided in one place for the
 //! editor's view and the export: it does not fit its room even at the
 //! fastest rate (known before any render), strict slot cuts its words, it
-//! runs into the next line, or listening back failed its take.
+//! runs into the next line, listening back failed its take, or its text
+//! is in a script its voice cannot read.
 
 use serde::Serialize;
 use ts_rs::TS;
@@ -22,6 +23,10 @@ pub enum LineFlag {
     Overlap { seconds: f64 },
     /// Listening back found a problem in its take.
     FailedCheck,
+    /// Its text has letters in a script its voice cannot read (`letters`,
+    /// the first run of them): it will not render until the text or the
+    /// voice changes.
+    Unreadable { script: String, letters: String, voice: String },
 }
 
 impl LineFlag {
@@ -32,6 +37,7 @@ impl LineFlag {
             LineFlag::Cut { seconds } => format!("words cut (the last {seconds:.2} s)"),
             LineFlag::Overlap { seconds } => format!("overlaps the next line by {seconds:.2} s"),
             LineFlag::FailedCheck => "failed its check".into(),
+            LineFlag::Unreadable { script, voice, .. } => format!("{voice} cannot read its {script} script"),
         }
     }
 }
@@ -44,6 +50,10 @@ const OVERLAP_EPSILON: f64 = 0.005;
 /// failed check of its take.
 pub fn line_flags(line: &Line, limits: &FitLimits, failed_check: bool) -> Vec<LineFlag> {
     let mut flags = Vec::new();
+    if let Some((script, letters)) = line.unreadable() {
+        let voice = line.voice.as_ref().map(|v| v.to_string()).unwrap_or_default();
+        flags.push(LineFlag::Unreadable { script: script.name().to_string(), letters, voice });
+    }
     if let Some(seconds) = line.shortfall(limits) {
         flags.push(LineFlag::DoesntFit { seconds });
     }

@@ -19,6 +19,7 @@ use revoice_speech::cache::{RenderKey, RenderKeyBuilder, VoiceArtifactCache};
 use revoice_speech::voice_spec::{RemoteVoice, VoiceSpec};
 use revoice_store::{Project, Segment, Speaker, Store, Take, Track};
 use revoice_text::pronounce::Pronunciations;
+use revoice_text::script::Script;
 use revoice_text::subtitles::Cue;
 use revoice_voices::MatchedVoice;
 
@@ -158,6 +159,16 @@ impl Line {
     /// The voice it speaks with; a name no voice answers to is refused, naming the line.
     pub fn speaking_voice(&self) -> Result<VoiceSpec> {
         self.voice.clone().map_err(|u| Error::not_found(format!("voice {:?}", u.name), u.reason).context(format!("line {}", self.segment.id)))
+    }
+
+    /// The script of its text's letters that its voice cannot read, and
+    /// those letters: its render would be refused (`None` for a remote
+    /// voice, whose engine reads for itself, and for a voice whose
+    /// language this build does not read natively: that is said at render).
+    pub fn unreadable(&self) -> Option<(Script, String)> {
+        let voice = self.voice.as_ref().ok().filter(|v| v.remote().is_none())?;
+        let reading = revoice_text::language::voice_reading(voice.language().unwrap_or("en-US"))?;
+        revoice_text::script::unreadable(&self.segment.fields.text, reading)
     }
 
     /// Whether its active take was rendered from the line as it is now.

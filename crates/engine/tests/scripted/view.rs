@@ -91,6 +91,22 @@ fn what_the_view_calls_stale_is_exactly_what_a_render_synthesises() {
 }
 
 #[test]
+fn a_line_its_voice_cannot_read_is_flagged_naming_the_script_before_any_render() {
+    use revoice_engine::dub::flags::LineFlag;
+    let scene = Scene::new();
+    let lines = scene.lines();
+    scene.retype(lines[0], "Light the 灯塔 tonight.");
+    let flags = view(&scene, &LiveStates::new()).tracks[0].segments[0].flags.clone();
+    let Some(LineFlag::Unreadable { script, letters, voice }) = flags.first() else { panic!("{flags:?}") };
+    assert_eq!((script.as_str(), letters.as_str()), ("Han (Chinese characters)", "灯塔"));
+    assert!(voice.starts_with("af_") || voice.starts_with("am_") || voice.starts_with("bf_") || voice.starts_with("bm_"), "an English voice: {voice}");
+    assert!(flags[0].describe().contains("cannot read its Han"), "{}", flags[0].describe());
+    // Written in letters it reads, the flag goes.
+    scene.retype(lines[0], "Light the lighthouse tonight.");
+    assert!(view(&scene, &LiveStates::new()).tracks[0].segments[0].flags.is_empty());
+}
+
+#[test]
 fn a_line_too_long_for_its_slot_is_flagged_before_any_render_and_never_called_ready() {
     use revoice_engine::dub::flags::LineFlag;
     let scene = Scene::new();
