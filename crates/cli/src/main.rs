@@ -14,6 +14,7 @@ mod bench_dub;
 mod bench_edit;
 mod bench_engine;
 mod bench_fleet;
+mod bench_heard;
 mod bench_translate;
 mod bench_voicefit;
 mod dictionary;
@@ -220,6 +221,25 @@ enum BenchCommand {
         /// CPU threads for faster-whisper (Whisper on candle runs on rayon's pool, one thread per core).
         #[arg(long, default_value_t = 2)]
         threads: usize,
+    },
+    /// Whisper base hearing our Mandarin or Japanese beside the reference pipeline (misaki's G2P
+    /// and kokoro-onnx, when a Python with them is available) on held-out everyday dialogue:
+    /// character error rate of both per sentence, per voice and overall, the share of sentences
+    /// with the same phonemes, render real-time factor and peak memory.
+    Heard {
+        /// The language heard: zh (Mandarin) or ja (Japanese).
+        #[arg(long, value_enum)]
+        language: bench_heard::HeardLanguage,
+        /// Voices, comma-separated (default: zh: zf_xiaobei,zm_yunjian; ja: jf_alpha,jm_kumo).
+        #[arg(long, value_delimiter = ',')]
+        voices: Vec<String>,
+        /// Python with kokoro-onnx and misaki (default: $REVOICE_HEARD_PYTHON, then python3;
+        /// scripts/dev/heard-venv makes one in target/heard-venv).
+        #[arg(long)]
+        reference_python: Option<String>,
+        /// Sentences, one a line (default: the built-in held-out set of the language).
+        #[arg(long, value_name = "FILE")]
+        sentences: Option<PathBuf>,
     },
     /// A translation engine through the studio's translation job, into a new track each run:
     /// lines a minute and each batch's time, then each line translated rendered, its length
@@ -433,6 +453,16 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
             .expect("bench thread")?;
             ExitCode::SUCCESS
         }
+        Command::Bench { command: BenchCommand::Heard { language, voices, reference_python, sentences } } => {
+            let data_dir = engine.data_dir().to_path_buf();
+            tokio::task::spawn_blocking(move || {
+                let python = bench::find_python(reference_python, "REVOICE_HEARD_PYTHON", language.python_imports());
+                bench_heard::heard(&data_dir, language, &voices, python.as_deref(), sentences.as_deref())
+            })
+            .await
+            .expect("bench thread")?;
+            ExitCode::SUCCESS
+        }
         Command::Transcribe { file, language, words, json } => {
             let options = revoice_engine::model::whisper::TranscriptOptions { language, word_timestamps: words, initial_prompt: None };
             let listener = engine.listener().clone();
@@ -554,7 +584,9 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
 }
 
 async fn run_models(engine: &revoice_engine::Engine, command: ModelsCommand) -> revoice_engine::Result<ExitCode> {
-    use revoice_engine::model::install::{install_kokoro, install_speaker_encoder, install_whisper, EncoderRelease, InstallOutcome, Source, WhisperRelease};
+    use revoice_engine::model::install::{
+        install_japanese, install_kokoro, install_speaker_encoder, install_whisper, EncoderRelease, InstallOutcome, Source, WhisperRelease,
+    };
     use revoice_engine::model::kokoro::KokoroRelease;
     match command {
         ModelsCommand::Install { from, hub, force } => {
@@ -570,10 +602,12 @@ async fn run_models(engine: &revoice_engine::Engine, command: ModelsCommand) -> 
                 let kokoro = install_kokoro(&data_dir, &KokoroRelease::v1_0(), &source, force, &progress)?;
                 let encoder = install_speaker_encoder(&data_dir, &EncoderRelease::resemblyzer_0_1_4(), &source, force, &progress)?;
                 let whisper = install_whisper(&data_dir, &WhisperRelease::base_1_0_0(), &source, force, &progress)?;
+                let japanese = install_japanese(&data_dir, &source, force, &progress)?;
                 Ok([
                     (revoice_engine::model::assets::KOKORO.name, kokoro),
                     (revoice_engine::model::assets::SPEAKER_ENCODER.name, encoder),
                     (revoice_engine::model::assets::WHISPER.name, whisper),
+                    (revoice_engine::model::assets::JAPANESE.name, japanese),
                 ])
             })
             .await
