@@ -595,6 +595,16 @@ mod tests {
         let (bytes, _, _) = encoding_rs::GB18030.encode(chinese);
         let script = read("zh.srt", &bytes);
         assert_eq!((script.encoding, script.cues[0].text.as_str()), ("GBK", "昨天晚上码头发生了什么事？有人把灯塔的灯关掉了。"));
+        // Traditional Chinese in Big5, and Japanese ASS in Shift-JIS with its names as speakers.
+        let taiwan = "1\n00:00:01,000 --> 00:00:02,000\n[李] 昨天晚上碼頭發生了什麼事？有人把燈塔的燈關掉了。\n";
+        let (bytes, _, _) = encoding_rs::BIG5.encode(taiwan);
+        let script = read("zh-TW.srt", &bytes);
+        assert_eq!((script.encoding, script.cues[0].text.as_str()), ("Big5", "昨天晚上碼頭發生了什麼事？有人把燈塔的燈關掉了。"));
+        let ass = "[Script Info]\nTitle: 港\n\n[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\nDialogue: 0,0:00:01.00,0:00:03.00,Default,健,0,0,0,,{\\i1}港で何があったのですか。{\\i0}\\N昨日の夜、誰かが灯台の明かりを消しました。\n";
+        let (bytes, _, _) = encoding_rs::SHIFT_JIS.encode(ass);
+        let script = read("ja.ass", &bytes);
+        assert_eq!((script.encoding, script.cues[0].speaker.as_deref()), ("Shift_JIS", Some("健")));
+        assert!(script.cues[0].text.starts_with("港で何があったのですか。") && script.cues[0].text.ends_with("明かりを消しました。"), "{:?}", script.cues);
         // UTF-8 with two stray bytes: read as UTF-8, the strays replaced.
         // (DEL marks where each stray byte goes.)
         let stray = srt.replace("muelle?", "muelle?\u{7f}").replace("señora.", "señora.\u{7f}");
