@@ -133,3 +133,23 @@ fn a_session_renders_plays_and_re_renders_only_the_edited_line() {
     assert!(matches!(seen.last(), Some(StudioEvent::PreviewFinished { first_sound_ms: Some(_), error: None, .. })), "{:?}", seen.last());
     assert_eq!(rt.block_on(session.view(project.id)).unwrap().tracks[0].segments[3].state, SegmentState::Ready);
 }
+
+/// What the Voices page's play button runs: a preview of the voice saying
+/// its language's sample. Every Japanese and Mandarin stock voice speaks
+/// its own (they used to fail, their language unread).
+#[test]
+fn japanese_and_mandarin_voices_preview_their_language() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let dir = revoice_tests::data::scratch_data_dir();
+    let engine = Arc::new(runtime.block_on(Engine::open(EngineConfig::load(Some(dir.path().to_path_buf())).unwrap())).unwrap());
+    let (tx, events) = channel();
+    let session = StudioSession::new(engine, Arc::new(move |e| drop(tx.send(e)))).unwrap();
+    for voice in ["jf_alpha", "jm_kumo", "zf_xiaobei", "zm_yunjian"] {
+        session.preview_voice(voice.to_string()).unwrap();
+        let seen = wait_for(&events, "the preview's end", |e| matches!(e, StudioEvent::VoicePreviewFinished { .. }));
+        match seen.last() {
+            Some(StudioEvent::VoicePreviewFinished { voice: v, error: None, .. }) => assert_eq!(v, voice),
+            other => panic!("{voice}: {other:?}"),
+        }
+    }
+}
