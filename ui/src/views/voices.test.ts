@@ -166,7 +166,7 @@ describe("a library voice's fits, one per language", () => {
     expect($("[data-voice='Ana'] [data-fit='matched'] button")!.textContent).toBe("Fit voice");
     expect($("[data-fit='matched']")!.textContent).not.toContain("8 minutes");
     expect(host.querySelectorAll("[data-fit='fitted'], [data-fit='running']").length).toBe(0);
-    expect(options()).toEqual(["en-US", "en-GB", "es", "fr", "it", "pt-BR", "hi"]);
+    expect(options()).toEqual(["en-US", "en-GB", "es", "fr", "it", "pt-BR", "hi", "zh", "ja"]);
     $<HTMLButtonElement>("[data-fit='matched'] button")!.click();
     await settle();
     expect(api.fitLibraryVoice).toHaveBeenCalledWith("Ana", null);
@@ -190,7 +190,7 @@ describe("a library voice's fits, one per language", () => {
     const compare = $("[data-compare-for='Ana']")!.textContent!;
     expect(compare).toContain("Fitted voice");
     expect(compare).toContain("Best stock voice (af_heart)");
-    expect(options()).toEqual(["en-GB", "fr", "it", "pt-BR", "hi"]);
+    expect(options()).toEqual(["en-GB", "fr", "it", "pt-BR", "hi", "zh", "ja"]);
   });
 
   it("a voice fitted only to another language still speaks its own as the blend", async () => {
@@ -214,7 +214,7 @@ describe("a library voice's fits, one per language", () => {
     expect(blocks[1]!.querySelectorAll("[data-meter]").length).toBe(0);
     // Its own language is not being fitted: it still offers Fit voice.
     expect($("[data-fit='matched']")).not.toBeNull();
-    expect(options()).toEqual(["en-US", "en-GB", "it", "pt-BR", "hi"]);
+    expect(options()).toEqual(["en-US", "en-GB", "it", "pt-BR", "hi", "zh", "ja"]);
     const cancels = host.querySelectorAll("[data-fit='running'] button");
     expect(cancels.length).toBe(1);
     // The progress is read again every 2 s while a fit runs.
