@@ -10,6 +10,8 @@
 //! `REVOICE_TEST_DATA_DIR`, else `target/test-data`, and fails (never skips)
 //! when it is not there, saying how to install it.
 
+mod parity;
+
 use std::path::PathBuf;
 
 use revoice_model::assets::{AssetState, JAPANESE};
@@ -37,60 +39,11 @@ fn installed_data_dir() -> PathBuf {
     dir
 }
 
-/// Levenshtein distance over Unicode scalar values.
-fn edit_distance(a: &[char], b: &[char]) -> usize {
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    let mut current = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        current[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitute = previous[j] + usize::from(ca != cb);
-            current[j + 1] = substitute.min(previous[j + 1] + 1).min(current[j] + 1);
-        }
-        std::mem::swap(&mut previous, &mut current);
-    }
-    previous[b.len()]
-}
-
 #[test]
 fn matches_the_reference_on_the_golden_sentences() {
     let reader = JapaneseReader::open(&installed_dir(&installed_data_dir())).expect("the installed dictionary opens");
-    let golden = include_str!("data/ja_golden.tsv");
-    let mut sentences = 0;
-    let mut exact = 0;
-    let mut symbols = 0;
-    let mut symbol_errors = 0;
-    let mut differences = Vec::new();
-    for line in golden.lines().filter(|l| !l.trim().is_empty()) {
-        let (sentence, expected) = line.split_once('\t').expect("sentence<TAB>phonemes");
-        let got = reader.phonemize(sentence).unwrap_or_else(|e| panic!("{sentence}: {e}"));
-        sentences += 1;
-        let expected_chars: Vec<char> = expected.chars().collect();
-        let got_chars: Vec<char> = got.chars().collect();
-        symbols += expected_chars.len();
-        if got == expected {
-            exact += 1;
-        } else {
-            symbol_errors += edit_distance(&got_chars, &expected_chars);
-            differences.push(format!("{sentence}\n  want {expected}\n  got  {got}"));
-        }
-    }
-    assert!(sentences >= 300, "the golden file has {sentences} sentences, want at least 300");
-    let sentence_share = exact as f64 / sentences as f64;
-    let symbol_share = 1.0 - symbol_errors as f64 / symbols as f64;
-    println!(
-        "japanese parity: {exact}/{sentences} sentences exact ({:.1}%), symbols {:.2}% \
-         ({symbol_errors} edits over {symbols})",
-        sentence_share * 100.0,
-        symbol_share * 100.0
-    );
-    // JAPANESE_PARITY_ALL=1 prints every difference, not only the first 15.
-    let shown = if std::env::var_os("JAPANESE_PARITY_ALL").is_some() { usize::MAX } else { 15 };
-    for difference in differences.iter().take(shown) {
-        println!("{difference}");
-    }
-    assert!(sentence_share >= SENTENCE_FLOOR, "{:.1}% of sentences match exactly, floor {:.1}%", sentence_share * 100.0, SENTENCE_FLOOR * 100.0);
-    assert!(symbol_share >= SYMBOL_FLOOR, "{:.2}% of symbols match, floor {:.2}%", symbol_share * 100.0, SYMBOL_FLOOR * 100.0);
+    let floors = parity::Floors { sentences: 300, exact: SENTENCE_FLOOR, symbols: SYMBOL_FLOOR };
+    parity::check("japanese", include_str!("data/ja_golden.tsv"), floors, |s| reader.phonemize(s));
 }
 
 #[test]
