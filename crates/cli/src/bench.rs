@@ -69,6 +69,7 @@ pub fn synth(data_dir: &Path, voice: &str, reference_python: Option<&str>, threa
         None => "f32 throughout".to_string(),
     };
     println!("{arithmetic}; model load {load_seconds:.2} s; resident after load {rss_loaded:.0} MiB");
+    println!("{}", revoice_engine::model::cpu_features::describe());
     println!();
     // Every figure is the median of `repeats` passes: this machine class
     // is shared, and a single pass varies by 10-15 %.

@@ -70,6 +70,12 @@ pub fn asr(data_dir: &Path, reference_python: Option<&str>, threads: usize) -> R
         ours.push((transcript.text(), t.elapsed().as_secs_f64()));
     }
     println!("revoice bench asr: Whisper base, greedy, English; candle on {} threads", rayon_threads());
+    println!("{}", revoice_engine::model::cpu_features::describe());
+    println!(
+        "arithmetic: encoder and cross-attention memory {}; token steps f16 weights{}",
+        if revoice_engine::model::bf16_matmul::supported() { "in bf16 (AVX-512 BF16)" } else { "in f32" },
+        if revoice_engine::model::half_rows::HalfRows::supported() { "" } else { " unavailable (no AVX-512): f32" }
+    );
     println!("candle: load {load:.2} s, resident +{:.0} MiB for the model", rss_loaded - rss_before);
     // Where candle's time goes: one window's encoder pass, then its greedy decode.
     let mel = revoice_engine::model::whisper::mel::log_mel(&clips[1].samples, model.config().n_mels);

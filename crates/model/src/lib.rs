@@ -4,6 +4,8 @@
 //! manifest whose files all match it is a complete install.
 
 pub mod assets;
+pub mod bf16_matmul;
+pub mod cpu_features;
 pub mod cpu_tensor;
 pub mod fast_math;
 pub mod half_rows;

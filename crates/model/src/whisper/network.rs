@@ -20,8 +20,10 @@ use candle_nn::{conv1d, Conv1d, Conv1dConfig, LayerNorm, Linear, VarBuilder};
 
 use super::attention::{self, Rows};
 use super::config::WhisperConfig;
+use super::step_memory::StepMemory;
+use crate::bf16_matmul::{self, PackedRight};
 use crate::cpu_tensor::{map_in_place, with_f32_slice};
-use crate::fast_math::gelu_in_place;
+use crate::fast_math::{gelu_in_place, softmax_in_place};
 use crate::half_rows::HalfRows;
 
 /// Rows at most that go through the f16 copies (a token step, or a few).
@@ -37,6 +39,8 @@ fn ln(size: usize, vb: VarBuilder) -> Result<LayerNorm> {
 struct Dense {
     linear: Linear,
     half: Option<HalfRows>,
+    /// A bf16 copy for many rows at once (the encoder's, where supported).
+    bf16: Option<PackedRight>,
 }
 
 impl Dense {
@@ -48,10 +52,17 @@ impl Dense {
         self.half = Some(HalfRows::new(&weight, rows, cols, bias.as_deref()));
         Ok(())
     }
+
+    /// Makes the bf16 copy.
+    fn make_bf16_copy(&mut self) -> Result<()> {
+        let (rows, cols) = self.linear.weight().dims2()?;
+        self.bf16 = Some(with_f32_slice(self.linear.weight(), |w| PackedRight::linear_weight(w, rows, cols))?);
+        Ok(())
+    }
 }
 
 fn linear(inp: usize, out: usize, vb: VarBuilder) -> Result<Dense> {
-    Ok(Dense { linear: Linear::new(vb.get((out, inp), "weight")?, Some(vb.get(out, "bias")?)), half: None })
+    Ok(Dense { linear: Linear::new(vb.get((out, inp), "weight")?, Some(vb.get(out, "bias")?)), half: None, bf16: None })
 }
 
 /// `x [B, T, D]` through a linear layer: a few rows through the f16 copy when it has
@@ -61,6 +72,11 @@ fn apply(layer: &Dense, x: &Tensor) -> Result<Tensor> {
     if let Some(half) = layer.half.as_ref().filter(|_| b * t <= FEW_ROWS) {
         let rows = x.flatten_all()?.to_vec1::<f32>()?;
         return Tensor::from_vec(half.forward(&rows, b * t), (b, t, half.rows()), x.device());
+    }
+    if let Some(packed) = layer.bf16.as_ref().filter(|_| b * t > FEW_ROWS) {
+        let bias = layer.linear.bias().map(|b| b.to_vec1::<f32>()).transpose()?;
+        let y = with_f32_slice(x, |rows| bf16_matmul::linear(rows, b * t, packed, bias.as_deref()))?;
+        return Tensor::from_vec(y, (b, t, packed.n()), x.device());
     }
     let y = layer.linear.forward(&x.reshape((b * t, d))?)?;
     y.reshape((b, t, ()))
@@ -99,14 +115,14 @@ fn attend(q: &Tensor, k: &Tensor, v: &Tensor, mask: Option<&Tensor>) -> Result<(
 /// queries in the first `width` columns of `q` `[1, n, ·]`, keys and values
 /// at the given column offsets of `kv` `[1, m, ·]`, `heads × dh` wide;
 /// returns `[1, n, heads × dh]`.
-fn attend_rows(q: &Tensor, kv: &Tensor, k_offset: usize, v_offset: usize, heads: usize, width: usize) -> Result<Tensor> {
+fn attend_rows(q: &Tensor, kv: &Tensor, k_offset: usize, v_offset: usize, heads: usize, width: usize, bf16: bool) -> Result<Tensor> {
     let (_, n, q_stride) = q.dims3()?;
     let (_, m, kv_stride) = kv.dims3()?;
     let sizes = attention::Sizes { queries: n, keys: m, heads, head_dim: width / heads };
     let out = with_f32_slice(q, |qd| {
         with_f32_slice(kv, |kvd| {
             let rows = |data, stride, offset| Rows { data, stride, offset };
-            attention::attend(rows(qd, q_stride, 0), rows(kvd, kv_stride, k_offset), rows(kvd, kv_stride, v_offset), sizes)
+            attention::attend(rows(qd, q_stride, 0), rows(kvd, kv_stride, k_offset), rows(kvd, kv_stride, v_offset), sizes, bf16)
         })
     })??;
     Tensor::from_vec(out, (1, n, width), q.device())
@@ -135,35 +151,96 @@ struct SelfAttention {
     qkv: Dense,
     out: Dense,
     heads: usize,
+    /// Attention in bf16 (the encoder's, where supported).
+    bf16: bool,
 }
 
 impl SelfAttention {
     fn new(d: usize, heads: usize, vb: VarBuilder) -> Result<Self> {
-        Ok(SelfAttention { norm: ln(d, vb.pp("layer_norm"))?, qkv: linear(d, 3 * d, vb.pp("linear_0"))?, out: linear(d, d, vb.pp("linear_1"))?, heads })
+        Ok(SelfAttention {
+            norm: ln(d, vb.pp("layer_norm"))?,
+            qkv: linear(d, 3 * d, vb.pp("linear_0"))?,
+            out: linear(d, d, vb.pp("linear_1"))?,
+            heads,
+            bf16: false,
+        })
     }
 
     /// `x` plus attention over itself (and `cache`'s earlier keys/values,
     /// which it extends), causal when `mask` is given.
-    fn forward(&self, x: &Tensor, mask: Option<&Tensor>, cache: Option<&mut Option<(Tensor, Tensor)>>) -> Result<Tensor> {
+    fn forward(&self, x: &Tensor, mask: Option<&Tensor>, cache: Option<&mut KeyValues>) -> Result<Tensor> {
         let h = self.norm.forward(x)?;
         let qkv = apply(&self.qkv, &h)?;
         let d = qkv.dim(D::Minus1)? / 3;
-        if mask.is_none() && cache.is_none() && qkv.dim(0)? == 1 {
-            let o = attend_rows(&qkv, &qkv, d, 2 * d, self.heads, d)?;
-            return x + apply(&self.out, &o)?;
-        }
-        let q = split_heads(&qkv.narrow(D::Minus1, 0, d)?, self.heads)?;
-        let mut k = split_heads(&qkv.narrow(D::Minus1, d, d)?, self.heads)?;
-        let mut v = split_heads(&qkv.narrow(D::Minus1, 2 * d, d)?, self.heads)?;
-        if let Some(cache) = cache {
-            if let Some((pk, pv)) = cache.as_ref() {
-                k = Tensor::cat(&[pk, &k], 2)?;
-                v = Tensor::cat(&[pv, &v], 2)?;
+        let Some(cache) = cache else {
+            if mask.is_none() && qkv.dim(0)? == 1 {
+                let o = attend_rows(&qkv, &qkv, d, 2 * d, self.heads, d, self.bf16)?;
+                return x + apply(&self.out, &o)?;
             }
-            *cache = Some((k.clone(), v.clone()));
+            let q = split_heads(&qkv.narrow(D::Minus1, 0, d)?, self.heads)?;
+            let k = split_heads(&qkv.narrow(D::Minus1, d, d)?, self.heads)?;
+            let v = split_heads(&qkv.narrow(D::Minus1, 2 * d, d)?, self.heads)?;
+            let (o, _) = attend(&q, &k, &v, mask)?;
+            return x + apply(&self.out, &merge_heads(&o)?)?;
+        };
+        let (b, n, _) = qkv.dims3()?;
+        if b != 1 {
+            candle_core::bail!("a decoder with a key/value cache takes one sequence, not {b}");
         }
+        let rows = with_f32_slice(&qkv, |rows| {
+            for row in rows.chunks_exact(3 * d) {
+                cache.keys.extend_from_slice(&row[d..2 * d]);
+                cache.values.extend_from_slice(&row[2 * d..]);
+            }
+            (n == 1).then(|| cache.attend_one(&rows[..d], self.heads))
+        })?;
+        if let Some(o) = rows {
+            return x + apply(&self.out, &Tensor::from_vec(o, (1, 1, d), x.device())?)?;
+        }
+        let positions = cache.keys.len() / d;
+        let q = split_heads(&qkv.narrow(D::Minus1, 0, d)?, self.heads)?;
+        let k = split_heads(&Tensor::from_slice(&cache.keys, (1, positions, d), x.device())?, self.heads)?;
+        let v = split_heads(&Tensor::from_slice(&cache.values, (1, positions, d), x.device())?, self.heads)?;
         let (o, _) = attend(&q, &k, &v, mask)?;
         x + apply(&self.out, &merge_heads(&o)?)?
+    }
+}
+
+/// A decoder layer's keys and values of the tokens fed so far, a row of
+/// `heads × head_dim` per token.
+#[derive(Debug, Clone, Default)]
+pub struct KeyValues {
+    keys: Vec<f32>,
+    values: Vec<f32>,
+}
+
+impl KeyValues {
+    /// `softmax(q Kᵀ/√dh) V` per head for one query `q` over every cached
+    /// token (a few hundred at most: plain loops, no tensor ops).
+    fn attend_one(&self, q: &[f32], heads: usize) -> Vec<f32> {
+        let width = q.len();
+        let dh = width / heads;
+        let positions = self.keys.len() / width;
+        let scale = (dh as f32).powf(-0.5);
+        let mut out = vec![0f32; width];
+        let mut scores = vec![0f32; positions];
+        for h in 0..heads {
+            let columns = h * dh..(h + 1) * dh;
+            let query = &q[columns.clone()];
+            for (p, score) in scores.iter_mut().enumerate() {
+                let key = &self.keys[p * width + h * dh..p * width + (h + 1) * dh];
+                *score = query.iter().zip(key).map(|(a, b)| a * b).sum::<f32>() * scale;
+            }
+            softmax_in_place(&mut scores);
+            let out = &mut out[columns];
+            for (p, &w) in scores.iter().enumerate() {
+                let value = &self.values[p * width + h * dh..p * width + (h + 1) * dh];
+                for (o, v) in out.iter_mut().zip(value) {
+                    *o += w * v;
+                }
+            }
+        }
+        out
     }
 }
 
@@ -193,11 +270,17 @@ impl CrossAttention {
     }
 
     /// `x` plus attention over the audio; the scores too when asked for.
-    fn forward(&self, x: &Tensor, memory: &Tensor, want_scores: bool) -> Result<(Tensor, Option<Tensor>)> {
+    /// One token's step goes through `step`, the f16 copy, when given.
+    fn forward(&self, x: &Tensor, memory: &Tensor, step: Option<&StepMemory>, want_scores: bool) -> Result<(Tensor, Option<Tensor>)> {
         let q = apply(&self.q, &self.norm.forward(x)?)?;
         let d = q.dim(D::Minus1)?;
+        if let Some(step) = step {
+            let o = with_f32_slice(&q, |q| step.attend(q))?;
+            let o = Tensor::from_vec(o, (1, 1, d), q.device())?;
+            return Ok(((x + apply(&self.out, &o)?)?, None));
+        }
         if !want_scores && memory.dim(0)? == 1 {
-            let o = attend_rows(&q, memory, 0, d, self.heads, d)?;
+            let o = attend_rows(&q, memory, 0, d, self.heads, d, false)?;
             return Ok(((x + apply(&self.out, &o)?)?, None));
         }
         let k = split_heads(&memory.narrow(D::Minus1, 0, d)?, self.heads)?;
@@ -244,6 +327,20 @@ impl Encoder {
     }
 }
 
+impl Encoder {
+    /// Runs the blocks' linear layers and self-attention in bf16 (see
+    /// [`crate::bf16_matmul`]); call only where it is supported.
+    pub fn use_bf16(&mut self) -> Result<()> {
+        for block in &mut self.blocks {
+            for dense in [&mut block.attention.qkv, &mut block.attention.out, &mut block.ffn.up, &mut block.ffn.down] {
+                dense.make_bf16_copy()?;
+            }
+            block.attention.bf16 = true;
+        }
+        Ok(())
+    }
+}
+
 impl Module for Encoder {
     /// Mel frames `[B, 80, 3000]` → audio states `[B, 1500, 512]`.
     fn forward(&self, mel: &Tensor) -> Result<Tensor> {
@@ -281,7 +378,9 @@ pub struct Decoder {
 /// self-attention cache of the tokens fed so far.
 pub struct DecoderState {
     memory: Vec<Tensor>,
-    cache: Vec<Option<(Tensor, Tensor)>>,
+    /// The same keys and values in f16 for token steps (with the f16 weights, where supported).
+    step_memory: Vec<StepMemory>,
+    cache: Vec<KeyValues>,
     /// Tokens fed so far (the next position).
     pub position: usize,
 }
@@ -323,10 +422,32 @@ impl Decoder {
         Ok(())
     }
 
+    /// Computes the cross-attention keys and values of each window (1500
+    /// positions, once per window) in bf16 (see [`crate::bf16_matmul`]);
+    /// call only where it is supported.
+    pub fn use_bf16(&mut self) -> Result<()> {
+        for block in &mut self.blocks {
+            block.cross.kv.make_bf16_copy()?;
+        }
+        Ok(())
+    }
+
     /// A fresh state over the encoder output `audio [1, 1500, 512]`.
     pub fn start(&self, audio: &Tensor) -> Result<DecoderState> {
         let memory = self.blocks.iter().map(|b| b.cross.memory(audio)).collect::<Result<Vec<_>>>()?;
-        Ok(DecoderState { memory, cache: vec![None; self.blocks.len()], position: 0 })
+        let step_memory = if self.logits_half.is_some() && StepMemory::supported() {
+            memory
+                .iter()
+                .zip(&self.blocks)
+                .map(|(m, b)| {
+                    let (_, positions, width) = m.dims3()?;
+                    with_f32_slice(m, |m| StepMemory::new(m, positions, b.cross.heads, width / 2 / b.cross.heads))
+                })
+                .collect::<Result<Vec<_>>>()?
+        } else {
+            Vec::new()
+        };
+        Ok(DecoderState { memory, step_memory, cache: vec![KeyValues::default(); self.blocks.len()], position: 0 })
     }
 
     /// Feeds `tokens` after those already in `state`; returns the final
@@ -345,7 +466,8 @@ impl Decoder {
         for (i, block) in self.blocks.iter().enumerate() {
             x = block.attention.forward(&x, mask.as_ref(), Some(&mut state.cache[i]))?;
             let wanted = heads.iter().any(|&(layer, _)| layer == i);
-            let (y, scores) = block.cross.forward(&x, &state.memory[i], wanted)?;
+            let step = state.step_memory.get(i).filter(|_| n == 1 && !wanted);
+            let (y, scores) = block.cross.forward(&x, &state.memory[i], step, wanted)?;
             x = block.ffn.forward(&y)?;
             if let Some(scores) = scores.filter(|_| wanted) {
                 for &(layer, head) in heads {
