@@ -72,6 +72,28 @@ impl HalfRows {
         out
     }
 
+    /// Rows `which` of `W x + b` for one input `x` `[cols]`, each the same
+    /// value [`Self::forward`] gives for that row.
+    pub fn some_rows(&self, x: &[f32], which: &[usize]) -> Vec<f32> {
+        assert_eq!(x.len(), self.cols, "input size");
+        assert!(Self::supported(), "f16 rows need AVX-512");
+        let mut input = vec![0f32; self.stride];
+        input[..self.cols].copy_from_slice(x);
+        which
+            .iter()
+            .map(|&r| {
+                assert!(r < self.rows, "row {r} of {}", self.rows);
+                let mut out = [0f32];
+                // SAFETY: as in `row`; one weight row, `r`, is read.
+                #[cfg(target_arch = "x86_64")]
+                unsafe {
+                    kernel::rows(&input, &self.weights, self.stride, r, &mut out)
+                };
+                out[0] + self.bias[r]
+            })
+            .collect()
+    }
+
     fn row(&self, input: &[f32], out: &mut [f32]) {
         let dot = |first: usize, out: &mut [f32]| {
             // SAFETY: `supported()` was checked by `forward`; the kernel reads

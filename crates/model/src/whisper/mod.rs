@@ -24,6 +24,7 @@ mod attention;
 pub mod config;
 pub mod mel;
 pub mod network;
+mod step_logits;
 mod step_memory;
 pub mod tokens;
 pub mod transcribe;
@@ -176,9 +177,10 @@ impl WhisperModel {
         let mut sum_logprob = 0f64;
         let mut next = *prompt.last().expect("a prompt");
         let ts_begin = t.timestamp_begin as usize;
+        let never_chosen: Vec<u32> = self.cfg.suppress_ids.iter().chain(&self.cfg.suppress_ids_begin).copied().collect();
         for step in 0..max_steps {
             let (hidden, _) = self.decoder.feed(&mut state, &[next], &[])?;
-            let mut logits = self.decoder.logits(&hidden)?.get(0)?.to_vec1::<f32>()?;
+            let mut logits = self.decoder.step_logits(&hidden, t.eot as usize, &never_chosen)?;
             let disable = |logits: &mut Vec<f32>, range: std::ops::Range<usize>| {
                 for v in &mut logits[range.start.min(vocab)..range.end.min(vocab)] {
                     *v = f32::NEG_INFINITY;

@@ -20,6 +20,7 @@ use candle_nn::{conv1d, Conv1d, Conv1dConfig, LayerNorm, Linear, VarBuilder};
 
 use super::attention::{self, Rows};
 use super::config::WhisperConfig;
+use super::step_logits::StepLogits;
 use super::step_memory::StepMemory;
 use crate::bf16_matmul::{self, PackedRight};
 use crate::cpu_tensor::{map_in_place, with_f32_slice};
@@ -368,6 +369,8 @@ pub struct Decoder {
     embeddings: Tensor,
     /// The tied embeddings as the logits layer, in f16 (once made).
     logits_half: Option<HalfRows>,
+    /// And in int8, to find the rows a step needs in f16 (once made).
+    logits_int8: Option<StepLogits>,
     positions: Tensor,
     blocks: Vec<DecoderBlock>,
     norm: LayerNorm,
@@ -401,6 +404,7 @@ impl Decoder {
         Ok(Decoder {
             embeddings: vb.get((cfg.vocab, d), "embeddings.weight")?,
             logits_half: None,
+            logits_int8: None,
             positions: vb.get((cfg.n_text_ctx, d), "position_encodings.encodings")?,
             blocks,
             norm: ln(d, vb.pp("layer_norm"))?,
@@ -418,7 +422,11 @@ impl Decoder {
             }
         }
         let (vocab, d) = self.embeddings.dims2()?;
-        self.logits_half = Some(HalfRows::new(&self.embeddings.flatten_all()?.to_vec1::<f32>()?, vocab, d, None));
+        let embeddings = self.embeddings.flatten_all()?.to_vec1::<f32>()?;
+        self.logits_half = Some(HalfRows::new(&embeddings, vocab, d, None));
+        if StepLogits::supported() {
+            self.logits_int8 = Some(StepLogits::new(&embeddings, vocab, d));
+        }
         Ok(())
     }
 
@@ -489,6 +497,19 @@ impl Decoder {
             return Tensor::from_vec(half.forward(&hidden.flatten_all()?.to_vec1::<f32>()?, n), (n, half.rows()), hidden.device());
         }
         hidden.matmul(&self.embeddings.t()?)
+    }
+}
+
+impl Decoder {
+    /// One step's logits `[vocab]` of a hidden state `[1, 1, 512]`: what
+    /// [`Self::logits`] gives, except that text rows (below `text_rows`)
+    /// that cannot be the step's choice may come from the int8 copy (see
+    /// [`StepLogits`]); `never_chosen`: text tokens the rules suppress.
+    pub fn step_logits(&self, hidden: &Tensor, text_rows: usize, never_chosen: &[u32]) -> Result<Vec<f32>> {
+        if let (Some(half), Some(int8)) = (&self.logits_half, &self.logits_int8) {
+            return with_f32_slice(hidden, |x| int8.logits(half, x, text_rows, never_chosen));
+        }
+        self.logits(hidden)?.get(0)?.to_vec1::<f32>()
     }
 }
 
