@@ -71,6 +71,20 @@ pub(crate) fn has_avx512() -> bool {
     }
 }
 
+/// True when this CPU has AVX2, FMA and F16C (every x86 desktop since
+/// 2013-2015): the kernels' second tier.
+#[inline]
+pub(crate) fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") && std::arch::is_x86_feature_detected!("f16c")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// Softmax of `row` in place (the row's maximum subtracted first).
 pub fn softmax_in_place(row: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
@@ -78,6 +92,17 @@ pub fn softmax_in_place(row: &mut [f32]) {
         // SAFETY: the CPU has AVX-512 (checked above).
         return unsafe { softmax_avx512(row) };
     }
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: the CPU has AVX2 and FMA (checked above).
+        return unsafe { softmax_avx2(row) };
+    }
+    softmax(row)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn softmax_avx2(row: &mut [f32]) {
     softmax(row)
 }
 
@@ -126,6 +151,17 @@ pub fn gelu_in_place(values: &mut [f32]) {
         // SAFETY: the CPU has AVX-512 (checked above).
         return unsafe { gelu_avx512(values) };
     }
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: the CPU has AVX2 and FMA (checked above).
+        return unsafe { gelu_avx2(values) };
+    }
+    gelu(values)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn gelu_avx2(values: &mut [f32]) {
     gelu(values)
 }
 
@@ -150,6 +186,17 @@ pub fn gelu_tanh_in_place(values: &mut [f32]) {
         // SAFETY: the CPU has AVX-512 (checked above).
         return unsafe { gelu_tanh_avx512(values) };
     }
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: the CPU has AVX2 and FMA (checked above).
+        return unsafe { gelu_tanh_avx2(values) };
+    }
+    gelu_tanh(values)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn gelu_tanh_avx2(values: &mut [f32]) {
     gelu_tanh(values)
 }
 

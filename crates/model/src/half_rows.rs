@@ -2,7 +2,8 @@
 //! per step) with its weights in f16. One token's step reads every weight
 //! once and does little work with each, so its time is the time to read
 //! the weights: f16 reads half of f32's bytes. The input stays f32 and the
-//! sums are f32 (`vcvtph2ps`, then fused multiply-adds), so the only error
+//! sums are f32 (`vcvtph2ps`, then fused multiply-adds; AVX-512, or AVX2
+//! with F16C eight lanes at a time), so the only error
 //! is the weights' rounding to f16 (11 significant bits); int8 with a
 //! quantized input moved Whisper's timestamps, f16 does not.
 
@@ -31,7 +32,7 @@ impl HalfRows {
     pub fn supported() -> bool {
         #[cfg(target_arch = "x86_64")]
         {
-            crate::fast_math::has_avx512()
+            crate::fast_math::has_avx512() || crate::fast_math::has_avx2()
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
@@ -62,7 +63,7 @@ impl HalfRows {
     /// Call only where [`supported`](Self::supported) is true.
     pub fn forward(&self, x: &[f32], n: usize) -> Vec<f32> {
         assert_eq!(x.len(), n * self.cols, "input size");
-        assert!(Self::supported(), "f16 rows need AVX-512");
+        assert!(Self::supported(), "f16 rows need AVX-512 or AVX2 with F16C");
         let mut out = vec![0f32; n * self.rows];
         let mut input = vec![0f32; self.stride];
         for (row, output) in x.chunks_exact(self.cols).zip(out.chunks_exact_mut(self.rows)) {
@@ -76,7 +77,7 @@ impl HalfRows {
     /// value [`Self::forward`] gives for that row.
     pub fn some_rows(&self, x: &[f32], which: &[usize]) -> Vec<f32> {
         assert_eq!(x.len(), self.cols, "input size");
-        assert!(Self::supported(), "f16 rows need AVX-512");
+        assert!(Self::supported(), "f16 rows need AVX-512 or AVX2 with F16C");
         let mut input = vec![0f32; self.stride];
         input[..self.cols].copy_from_slice(x);
         which
@@ -87,7 +88,7 @@ impl HalfRows {
                 // SAFETY: as in `row`; one weight row, `r`, is read.
                 #[cfg(target_arch = "x86_64")]
                 unsafe {
-                    kernel::rows(&input, &self.weights, self.stride, r, &mut out)
+                    dot_rows(&input, &self.weights, self.stride, r, &mut out)
                 };
                 out[0] + self.bias[r]
             })
@@ -101,7 +102,7 @@ impl HalfRows {
             // of the weights, each `stride` halves, all in bounds.
             #[cfg(target_arch = "x86_64")]
             unsafe {
-                kernel::rows(input, &self.weights, self.stride, first, out)
+                dot_rows(input, &self.weights, self.stride, first, out)
             }
             #[cfg(not(target_arch = "x86_64"))]
             {
@@ -118,6 +119,67 @@ impl HalfRows {
         }
         for (y, b) in out.iter_mut().zip(&self.bias) {
             *y += b;
+        }
+    }
+}
+
+/// Dot products of `input` with weight rows `first..first + out.len()`,
+/// on AVX-512 or else AVX2 (the caller checked [`HalfRows::supported`]).
+#[cfg(target_arch = "x86_64")]
+unsafe fn dot_rows(input: &[f32], weights: &[u16], stride: usize, first: usize, out: &mut [f32]) {
+    if crate::fast_math::has_avx512() {
+        kernel::rows(input, weights, stride, first, out)
+    } else {
+        kernel_avx2::rows(input, weights, stride, first, out)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod kernel_avx2 {
+    use std::arch::x86_64::*;
+
+    use super::ROWS;
+
+    #[inline(always)]
+    unsafe fn halves(at: *const u16) -> __m256 {
+        _mm256_cvtph_ps(_mm_loadu_si128(at as *const __m128i))
+    }
+
+    #[inline(always)]
+    unsafe fn sum(v: __m256) -> f32 {
+        let pair = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        let pair = _mm_add_ps(pair, _mm_movehl_ps(pair, pair));
+        _mm_cvtss_f32(_mm_add_ss(pair, _mm_shuffle_ps(pair, pair, 1)))
+    }
+
+    /// As the AVX-512 kernel, eight lanes at a time (F16C's `vcvtph2ps`).
+    #[target_feature(enable = "avx2,fma,f16c")]
+    pub unsafe fn rows(input: &[f32], weights: &[u16], stride: usize, first: usize, out: &mut [f32]) {
+        let lanes = stride / 8;
+        let x = input.as_ptr();
+        let mut i = 0;
+        while i + ROWS <= out.len() {
+            let w = weights.as_ptr().add((first + i) * stride);
+            let mut acc = [_mm256_setzero_ps(); ROWS];
+            for s in 0..lanes {
+                let xv = _mm256_loadu_ps(x.add(s * 8));
+                for (k, a) in acc.iter_mut().enumerate() {
+                    *a = _mm256_fmadd_ps(halves(w.add(k * stride + s * 8)), xv, *a);
+                }
+            }
+            for (k, a) in acc.iter().enumerate() {
+                out[i + k] = sum(*a);
+            }
+            i += ROWS;
+        }
+        while i < out.len() {
+            let w = weights.as_ptr().add((first + i) * stride);
+            let mut a = _mm256_setzero_ps();
+            for s in 0..lanes {
+                a = _mm256_fmadd_ps(halves(w.add(s * 8)), _mm256_loadu_ps(x.add(s * 8)), a);
+            }
+            out[i] = sum(a);
+            i += 1;
         }
     }
 }

@@ -96,13 +96,13 @@ impl WhisperModel {
     }
 
     /// Loads the engine files in `dir`, decoding token steps through f16
-    /// copies of the decoder's layers where the CPU has AVX-512.
+    /// copies of the decoder's layers where the CPU has AVX-512 or AVX2 with F16C.
     pub fn load_dir(dir: &Path) -> Result<WhisperModel> {
         Self::load_dir_with(dir, crate::half_rows::HalfRows::supported())
     }
 
     /// Loads the engine files in `dir`; `half`: token steps through f16
-    /// copies of the decoder's layers (needs AVX-512), else all f32.
+    /// copies of the decoder's layers (needs AVX-512, or AVX2 with F16C), else all f32.
     pub fn load_dir_with(dir: &Path, half: bool) -> Result<WhisperModel> {
         let config_path = dir.join(CONFIG_FILE);
         let raw = std::fs::read(&config_path).map_err(|e| Error::io("read", &config_path, e))?;

@@ -69,7 +69,11 @@ impl StepLogits {
             // `stride` long, and `input` holds `stride` values.
             #[cfg(target_arch = "x86_64")]
             unsafe {
-                kernel::rows(&input, &self.weights, self.stride, task * per_task, out)
+                if crate::fast_math::has_avx512() {
+                    kernel::rows(&input, &self.weights, self.stride, task * per_task, out)
+                } else {
+                    kernel_avx2::rows(&input, &self.weights, self.stride, task * per_task, out)
+                }
             };
             #[cfg(not(target_arch = "x86_64"))]
             {
@@ -89,6 +93,38 @@ impl StepLogits {
             logits[*r] = value;
         }
         logits
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod kernel_avx2 {
+    use std::arch::x86_64::*;
+
+    #[inline(always)]
+    unsafe fn bytes(at: *const i8) -> __m256 {
+        _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(at as *const __m128i)))
+    }
+
+    #[inline(always)]
+    unsafe fn sum(v: __m256) -> f32 {
+        let pair = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        let pair = _mm_add_ps(pair, _mm_movehl_ps(pair, pair));
+        _mm_cvtss_f32(_mm_add_ss(pair, _mm_shuffle_ps(pair, pair, 1)))
+    }
+
+    /// As the AVX-512 kernel, eight columns at a time.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn rows(input: &[f32], weights: &[i8], stride: usize, first: usize, out: &mut [f32]) {
+        let steps = stride / 8;
+        let x = input.as_ptr();
+        for (i, o) in out.iter_mut().enumerate() {
+            let w = weights.as_ptr().add((first + i) * stride);
+            let mut a = _mm256_setzero_ps();
+            for s in 0..steps {
+                a = _mm256_fmadd_ps(bytes(w.add(s * 8)), _mm256_loadu_ps(x.add(s * 8)), a);
+            }
+            *o = sum(a);
+        }
     }
 }
 

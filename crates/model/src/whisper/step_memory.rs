@@ -3,11 +3,23 @@
 //! 1500 positions), keys transposed per head so that one query's scores
 //! are sixteen positions per multiply-add, values as they are. Sums in
 //! f32, so the only error is the rounding to f16 (as [`crate::half_rows`]
-//! rounds the decoder's weights). Needs AVX-512 (F, BW, VL).
+//! rounds the decoder's weights). On AVX-512 (F, BW, VL), or AVX2 with F16C.
 
 use rayon::prelude::*;
 
 use crate::fast_math::softmax_in_place;
+
+/// True when the AVX-512 kernels run here.
+fn avx512() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        crate::fast_math::has_avx512() && std::arch::is_x86_feature_detected!("avx512bw") && std::arch::is_x86_feature_detected!("avx512vl")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
 
 /// One layer's cross-attention keys and values for single-query steps.
 pub struct StepMemory {
@@ -29,7 +41,7 @@ impl StepMemory {
     pub fn supported() -> bool {
         #[cfg(target_arch = "x86_64")]
         {
-            crate::fast_math::has_avx512() && std::arch::is_x86_feature_detected!("avx512bw") && std::arch::is_x86_feature_detected!("avx512vl")
+            avx512() || crate::fast_math::has_avx2()
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
@@ -72,9 +84,15 @@ impl StepMemory {
             // memory; the kernels read `dh` rows of `n` keys and `n` rows of
             // the values at this head's columns, all inside their vectors.
             unsafe {
-                kernel::scores(&query, keys, n, &mut scores);
-                softmax_in_place(&mut scores);
-                kernel::weighted_values(&scores, &self.values, heads * dh, h * dh, out);
+                if avx512() {
+                    kernel::scores(&query, keys, n, &mut scores);
+                    softmax_in_place(&mut scores);
+                    kernel::weighted_values(&scores, &self.values, heads * dh, h * dh, out);
+                } else {
+                    kernel_avx2::scores(&query, keys, n, &mut scores);
+                    softmax_in_place(&mut scores);
+                    kernel_avx2::weighted_values(&scores, &self.values, heads * dh, h * dh, out);
+                }
             }
             #[cfg(not(target_arch = "x86_64"))]
             {
@@ -83,6 +101,46 @@ impl StepMemory {
             }
         });
         out
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod kernel_avx2 {
+    use std::arch::x86_64::*;
+
+    /// `acc[i] += w · f16(row[i])` for every `i`: eight at a time, then one by one.
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn add_scaled(acc: &mut [f32], w: f32, row: *const u16) {
+        let n = acc.len();
+        let wv = _mm256_set1_ps(w);
+        let mut i = 0;
+        while i + 8 <= n {
+            let v = _mm256_cvtph_ps(_mm_loadu_si128(row.add(i) as *const __m128i));
+            let at = acc.as_mut_ptr().add(i);
+            _mm256_storeu_ps(at, _mm256_fmadd_ps(wv, v, _mm256_loadu_ps(at)));
+            i += 8;
+        }
+        for (k, a) in acc.iter_mut().enumerate().skip(i) {
+            *a += w * half::f16::from_bits(*row.add(k)).to_f32();
+        }
+    }
+
+    /// As the AVX-512 `scores`.
+    #[target_feature(enable = "avx2,fma,f16c")]
+    pub unsafe fn scores(query: &[f32], keys: &[u16], n: usize, scores: &mut [f32]) {
+        scores.fill(0.0);
+        for (d, &q) in query.iter().enumerate() {
+            add_scaled(&mut scores[..n], q, keys.as_ptr().add(d * n));
+        }
+    }
+
+    /// As the AVX-512 `weighted_values`.
+    #[target_feature(enable = "avx2,fma,f16c")]
+    pub unsafe fn weighted_values(weights: &[f32], values: &[u16], width: usize, column: usize, out: &mut [f32]) {
+        out.fill(0.0);
+        for (p, &w) in weights.iter().enumerate() {
+            add_scaled(out, w, values.as_ptr().add(p * width + column));
+        }
     }
 }
 
