@@ -6,7 +6,8 @@
 //! dialogue, cuts each speaker's lines from it, renders and exports. Takes are heard
 //! back: a line strict slot must cut is cut at a pause and flagged, taken
 //! again once; silent, truncated and wrong takes are flagged and taken
-//! again; an edited line is heard again.
+//! again; an edited line is heard again; takes heard while the render goes
+//! on are stored, and a failing one is taken again after it.
 
 use std::sync::atomic::AtomicBool;
 
@@ -315,4 +316,38 @@ fn takes_are_checked_by_ear_a_cut_or_silent_take_is_flagged_and_an_edited_line_i
     let after = engine.listen_back(project.id, &heard_only(false), &never, &mut |_| {}).unwrap();
     assert!(after[0].fresh && after[0].passed(), "{:?}", after[0]);
     assert!(!after[2].fresh);
+}
+
+#[test]
+fn takes_heard_while_the_render_goes_on_are_stored_and_a_failing_one_is_taken_again_after_it() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let rt = runtime.handle();
+    let dir = revoice_tests::data::scratch_data_dir();
+    let config = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
+    let engine = rt.block_on(Engine::open(config)).unwrap();
+    let (project, track) = rt.block_on(engine.create_project("Heard as rendered", "en-US")).unwrap();
+    // As above: strict slot cuts the second line inside its words, so it fails however often it is taken.
+    let srt = "1\n00:00:00,500 --> 00:00:03,000\nThe boats are in.\n\n2\n00:00:03,200 --> 00:00:05,040\nFine. I'll check the lamps along the whole pier tonight.\n\n3\n00:00:05,090 --> 00:00:07,500\nThen we are done.\n";
+    rt.block_on(engine.store().import_cues(&track, &parse_srt(srt, "tight.srt").unwrap())).unwrap();
+    rt.block_on(engine.store().set_timing_strategy(project.id, "strict_slot")).unwrap();
+    let never = AtomicBool::new(false);
+    let (mut finished, mut verdicts, mut retaking) = (Vec::new(), Vec::new(), Vec::new());
+    let outcome = engine
+        .render_and_listen(project.id, &RenderScope::default(), &never, &mut |p| finished.extend(p.finished), &mut |event| match event {
+            ListenEvent::Checked { line, .. } => verdicts.push(line.segment_id),
+            ListenEvent::Retaking { segment_id } => retaking.push(segment_id),
+        })
+        .unwrap();
+    assert_eq!(outcome.render.rendered, 3);
+    assert_eq!(finished.len(), 3);
+    let lines = rt.block_on(engine.store().segments(track.id)).unwrap();
+    let passed: Vec<(i64, bool)> =
+        lines.iter().map(|l| (l.id, outcome.heard.iter().find(|h| h.segment_id == l.id).expect("every line heard").passed())).collect();
+    assert_eq!(passed.iter().map(|p| p.1).collect::<Vec<_>>(), vec![true, false, true], "{:#?}", outcome.heard);
+    assert_eq!(retaking, vec![lines[1].id], "the failing line, and only it, is taken again once the render is done");
+    assert!(outcome.heard.iter().any(|h| h.segment_id == lines[1].id && h.retaken));
+    assert!(verdicts.len() >= 3 && lines.iter().all(|l| verdicts.contains(&l.id)), "every verdict reached the caller: {verdicts:?}");
+    // The verdicts are stored: listening back again hears nothing.
+    let again = engine.listen_back(project.id, &ListenRequest { only: None, again: false, retake: false }, &never, &mut |_| {}).unwrap();
+    assert!(again.iter().all(|l| !l.fresh), "{again:#?}");
 }

@@ -15,6 +15,7 @@ mod bench_edit;
 mod bench_engine;
 mod bench_fleet;
 mod bench_heard;
+mod bench_loop;
 mod bench_translate;
 mod bench_voicefit;
 mod dictionary;
@@ -210,6 +211,14 @@ enum BenchCommand {
         /// two sentences; at most 4).
         #[arg(long, default_value_t = 1)]
         probe_sets: usize,
+    },
+    /// The loop a dubber lives in: the demo rendered and every line heard back, one after the
+    /// other and heard while rendering, on fresh copies of the project: wall times, the render's
+    /// slowdown from the listening beside it, and peak memory.
+    Loop {
+        /// Lines of the demo script (repeated past its end).
+        #[arg(long, default_value_t = 32)]
+        lines: usize,
     },
     /// Whisper on candle against faster-whisper (when a Python with it is available) on the
     /// same audio and threads: real-time factor of both, their ratio, word error rate of both
@@ -442,6 +451,11 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
             })
             .await
             .expect("bench thread")?;
+            ExitCode::SUCCESS
+        }
+        Command::Bench { command: BenchCommand::Loop { lines } } => {
+            let data_dir = engine.data_dir().to_path_buf();
+            tokio::task::spawn_blocking(move || bench_loop::render_loop(&data_dir, lines)).await.expect("bench thread")?;
             ExitCode::SUCCESS
         }
         Command::Bench { command: BenchCommand::Asr { reference_python, threads } } => {

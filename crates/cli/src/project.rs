@@ -165,7 +165,8 @@ pub enum ProjectCommand {
     /// Render every line whose audio is missing or out of date (interrupted renders resume here).
     Render {
         project: i64,
-        /// Then listen back to every line not yet heard (`qc --retake`: a failing line is taken again once).
+        /// Hear every line back as it renders, at the lowest priority (a failing line is taken again
+        /// once after the render), then print the verdicts as `qc` does.
         #[arg(long)]
         check: bool,
     },
@@ -483,8 +484,9 @@ pub async fn run(engine: &Arc<Engine>, command: ProjectCommand) -> Result<ExitCo
         }
         ProjectCommand::Glossary { project, command } => glossary::run(engine, project, command).await?,
         ProjectCommand::Render { project, check } => {
-            render(engine, project).await?;
+            render(engine, project, check).await?;
             if check {
+                // Every line was heard (and a failing one taken again) beside the render: the verdicts are stored.
                 let qc = ProjectCommand::Qc { project, again: false, retake: true, json: false };
                 return Box::pin(run(engine, qc)).await;
             }
@@ -707,7 +709,9 @@ async fn cast(engine: &Engine, command: CastCommand) -> Result<()> {
     Ok(())
 }
 
-async fn render(engine: &Arc<Engine>, project: i64) -> Result<()> {
+/// Renders `project`; with `check`, each line is heard back as the render
+/// finishes it ([`Engine::render_and_listen`]).
+async fn render(engine: &Arc<Engine>, project: i64, check: bool) -> Result<()> {
     engine.store().project(project).await?;
     for job in engine.interrupted_renders().iter().filter(|j| j.project_id == project) {
         eprintln!("a render of project {} was interrupted at {}/{} lines; it resumes with this one", job.project_id, job.done, job.total);
@@ -718,11 +722,23 @@ async fn render(engine: &Arc<Engine>, project: i64) -> Result<()> {
         bar.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} lines ({msg}) {elapsed}").expect("template"));
         let started = std::time::Instant::now();
         let never = AtomicBool::new(false);
-        let summary = rendering.render_project(project, &RenderScope::default(), &never, &mut |p| {
+        let heard = std::cell::Cell::new(0);
+        let mut show = |p: &revoice_engine::dub::pipeline::RenderProgress| {
             bar.set_length(p.total as u64);
             bar.set_position(p.done as u64);
-            bar.set_message(format!("{} synthesised", p.rendered));
-        })?;
+            let heard = if check { format!(", {} heard back", heard.get()) } else { String::new() };
+            bar.set_message(format!("{} synthesised{heard}", p.rendered));
+        };
+        let summary = if check {
+            let mut on_heard = |event: revoice_engine::checking::ListenEvent| {
+                if let revoice_engine::checking::ListenEvent::Checked { done, .. } = event {
+                    heard.set(done);
+                }
+            };
+            rendering.render_and_listen(project, &RenderScope::default(), &never, &mut show, &mut on_heard)?.render
+        } else {
+            rendering.render_project(project, &RenderScope::default(), &never, &mut show)?
+        };
         bar.finish_and_clear();
         Ok((summary, started.elapsed()))
     })

@@ -27,6 +27,7 @@ pub mod dub;
 mod engine;
 pub mod engines;
 mod fitting;
+pub mod hearing_while_rendering;
 mod lane_mixes;
 mod line_fits;
 pub mod listening;
