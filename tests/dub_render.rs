@@ -324,13 +324,13 @@ fn takes_heard_while_the_render_goes_on_are_stored_and_a_failing_one_is_taken_ag
     let rt = runtime.handle();
     let dir = revoice_tests::data::scratch_data_dir();
     let config = EngineConfig::load_from(dir.path().to_path_buf()).unwrap();
-    let engine = rt.block_on(Engine::open(config)).unwrap();
+    let engine = std::sync::Arc::new(rt.block_on(Engine::open(config)).unwrap());
     let (project, track) = rt.block_on(engine.create_project("Heard as rendered", "en-US")).unwrap();
     // As above: strict slot cuts the second line inside its words, so it fails however often it is taken.
     let srt = "1\n00:00:00,500 --> 00:00:03,000\nThe boats are in.\n\n2\n00:00:03,200 --> 00:00:05,040\nFine. I'll check the lamps along the whole pier tonight.\n\n3\n00:00:05,090 --> 00:00:07,500\nThen we are done.\n";
     rt.block_on(engine.store().import_cues(&track, &parse_srt(srt, "tight.srt").unwrap())).unwrap();
     rt.block_on(engine.store().set_timing_strategy(project.id, "strict_slot")).unwrap();
-    let never = AtomicBool::new(false);
+    let never = std::sync::Arc::new(AtomicBool::new(false));
     let (mut finished, mut verdicts, mut retaking) = (Vec::new(), Vec::new(), Vec::new());
     let outcome = engine
         .render_and_listen(project.id, &RenderScope::default(), &never, &mut |p| finished.extend(p.finished), &mut |event| match event {

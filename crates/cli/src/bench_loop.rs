@@ -48,12 +48,13 @@ fn one_after_the_other(data_dir: &Path, lines: usize) -> Result<Pass> {
 
 fn overlapped(data_dir: &Path, lines: usize) -> Result<Pass> {
     let demo = demo_project(data_dir, lines)?;
-    warm(&demo.engine)?;
-    let never = AtomicBool::new(false);
+    let engine = std::sync::Arc::new(demo.engine);
+    warm(&engine)?;
+    let never = std::sync::Arc::new(AtomicBool::new(false));
     let start = Instant::now();
     let mut render_s = 0.0;
     let (mut total, mut done) = (0, 0);
-    let outcome = demo.engine.render_and_listen(
+    let outcome = engine.render_and_listen(
         demo.project.id,
         &RenderScope::default(),
         &never,

@@ -735,7 +735,7 @@ async fn render(engine: &Arc<Engine>, project: i64, check: bool) -> Result<()> {
                     heard.set(done);
                 }
             };
-            rendering.render_and_listen(project, &RenderScope::default(), &never, &mut show, &mut on_heard)?.render
+            rendering.render_and_listen(project, &RenderScope::default(), &Arc::new(AtomicBool::new(false)), &mut show, &mut on_heard)?.render
         } else {
             rendering.render_project(project, &RenderScope::default(), &never, &mut show)?
         };

@@ -19,6 +19,7 @@ use crate::dub::pipeline::{RenderScope, RenderSummary};
 use crate::dub::player::Playback;
 use crate::dub::programme::OriginalMonitor;
 use crate::dub::PROGRAMME_RATE;
+use crate::hearing_while_rendering::Hearing;
 use crate::speaking::{SpeakRequest, StopSpeaking};
 use crate::translating::{TranslateReport, TranslateRequest};
 use crate::Engine;
@@ -167,6 +168,22 @@ fn unknown_lengths(tracks: &[crate::dub::lines::TrackLines]) -> usize {
     tracks.iter().map(|t| t.lines.iter().filter(|l| l.predicted.is_none() && !l.is_remote()).count()).sum()
 }
 
+/// The `ListenFinished` of a listening back that ended with `heard`.
+fn listen_finished(project_id: i64, heard: Result<Vec<crate::checking::CheckedLine>>) -> StudioEvent {
+    match heard {
+        Ok(lines) => StudioEvent::ListenFinished {
+            project_id,
+            checked: lines.len(),
+            failing: lines.iter().filter(|l| !l.passed()).count(),
+            retaken: lines.iter().filter(|l| l.retaken).count(),
+            cancelled: false,
+            error: None,
+        },
+        Err(Error::Cancelled(_)) => StudioEvent::ListenFinished { project_id, checked: 0, failing: 0, retaken: 0, cancelled: true, error: None },
+        Err(e) => StudioEvent::ListenFinished { project_id, checked: 0, failing: 0, retaken: 0, cancelled: false, error: Some(e.to_string()) },
+    }
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
@@ -310,17 +327,22 @@ impl StudioSession {
         Ok(())
     }
 
-    /// One job: a render, then listening back to what it rendered; or
-    /// listening alone. Its last event goes out once the job has let go of
-    /// the session (see [`StudioSession::finish_job`]); the job asked for
-    /// meanwhile, if any, is what it returns.
-    fn run_job(&self, project_id: i64, job: Job, cancel: &AtomicBool) -> Option<(i64, Job, Arc<AtomicBool>)> {
+    /// One job: a render, its lines heard back beside it and after it
+    /// ([`Hearing`]); or listening alone. Its last event goes out once the
+    /// job has let go of the session (see [`StudioSession::finish_job`]);
+    /// the job asked for meanwhile, if any, is what it returns.
+    fn run_job(&self, project_id: i64, job: Job, cancel: &Arc<AtomicBool>) -> Option<(i64, Job, Arc<AtomicBool>)> {
         let segments = match job {
             Job::Listen => return self.finish_job(self.listen_back(project_id, None, cancel)),
             Job::Render(segments) => segments,
         };
+        let mut hearing = match self.engine.config().settings.dub.listen_back && self.can_listen() {
+            true => Hearing::start(&self.engine, project_id, cancel.clone()).map_err(|e| tracing::warn!("rendered lines go unheard: {e}")).ok(),
+            false => None,
+        };
         let mut rendered = Vec::new();
-        let outcome = self.run_render(project_id, segments, cancel, &mut rendered);
+        let mut listened = (0, 0);
+        let outcome = self.run_render(project_id, segments, cancel, &mut rendered, hearing.as_mut(), &mut listened);
         lock(&self.live).clear();
         let event = match &outcome {
             Ok(s) => {
@@ -329,15 +351,17 @@ impl StudioSession {
             Err(e) => StudioEvent::RenderFinished { project_id, rendered: 0, fresh: 0, failed: 0, cancelled: false, error: Some(e.to_string()) },
         };
         let finished = outcome.is_ok_and(|s| !s.cancelled);
-        let listen = finished && !rendered.is_empty() && self.engine.config().settings.dub.listen_back && self.can_listen();
-        if !listen {
+        let Some(hearing) = hearing.filter(|_| finished && !rendered.is_empty()) else {
             return self.finish_job(event);
-        }
+        };
         (self.sink)(event);
         if let Some(r) = lock(&self.render).as_mut() {
             r.listening = true;
         }
-        self.finish_job(self.listen_back(project_id, Some(rendered), cancel))
+        (self.sink)(StudioEvent::ListenProgress { project_id, done: listened.0, total: rendered.len(), retaking: None });
+        let heard = hearing.finish(&mut |e| self.listen_event(project_id, e, &mut listened));
+        lock(&self.live).clear();
+        self.finish_job(listen_finished(project_id, heard))
     }
 
     /// Whether Whisper is installed to listen with (an older install may
@@ -376,14 +400,22 @@ impl StudioSession {
         let total = segments.as_ref().map_or(0, |s| s.len());
         (self.sink)(StudioEvent::ListenProgress { project_id, done: 0, total, retaking: None });
         let request = ListenRequest { only: segments, again: false, retake: true };
-        let (mut done_now, mut total_now) = (0, total);
-        let heard = self.engine.listen_back(project_id, &request, cancel, &mut |event| match event {
+        let mut listened = (0, total);
+        let heard = self.engine.listen_back(project_id, &request, cancel, &mut |event| self.listen_event(project_id, event, &mut listened));
+        lock(&self.live).clear();
+        listen_finished(project_id, heard)
+    }
+
+    /// Passes one event of listening back on to the window; `listened`:
+    /// lines heard and lines to hear, as last reported.
+    fn listen_event(&self, project_id: i64, event: ListenEvent, listened: &mut (usize, usize)) {
+        match event {
             ListenEvent::Retaking { segment_id } => {
                 self.set_state(segment_id, SegmentState::Rendering, None);
-                (self.sink)(StudioEvent::ListenProgress { project_id, done: done_now, total: total_now, retaking: Some(segment_id) });
+                (self.sink)(StudioEvent::ListenProgress { project_id, done: listened.0, total: listened.1, retaking: Some(segment_id) });
             }
             ListenEvent::Checked { line, done, total } => {
-                (done_now, total_now) = (done, total);
+                *listened = (done, total);
                 if line.retaken {
                     lock(&self.live).remove(&line.segment_id);
                     (self.sink)(StudioEvent::SegmentState { segment_id: line.segment_id, state: SegmentState::Ready, error: None });
@@ -394,23 +426,21 @@ impl StudioSession {
                 (self.sink)(StudioEvent::SegmentChecked { segment_id: line.segment_id, check, retaken: line.retaken });
                 (self.sink)(StudioEvent::ListenProgress { project_id, done, total, retaking: None });
             }
-        });
-        lock(&self.live).clear();
-        match heard {
-            Ok(lines) => StudioEvent::ListenFinished {
-                project_id,
-                checked: lines.len(),
-                failing: lines.iter().filter(|l| !l.passed()).count(),
-                retaken: lines.iter().filter(|l| l.retaken).count(),
-                cancelled: false,
-                error: None,
-            },
-            Err(Error::Cancelled(_)) => StudioEvent::ListenFinished { project_id, checked: 0, failing: 0, retaken: 0, cancelled: true, error: None },
-            Err(e) => StudioEvent::ListenFinished { project_id, checked: 0, failing: 0, retaken: 0, cancelled: false, error: Some(e.to_string()) },
         }
     }
 
-    fn run_render(&self, project_id: i64, segments: Option<Vec<i64>>, cancel: &AtomicBool, rendered: &mut Vec<i64>) -> Result<RenderSummary> {
+    /// Renders and reports each line's state; each line finished goes to
+    /// `hearing`, if any, and what it has heard so far to the window
+    /// (`listened`: lines heard and to hear, as last reported).
+    fn run_render(
+        &self,
+        project_id: i64,
+        segments: Option<Vec<i64>>,
+        cancel: &AtomicBool,
+        rendered: &mut Vec<i64>,
+        mut hearing: Option<&mut Hearing>,
+        listened: &mut (usize, usize),
+    ) -> Result<RenderSummary> {
         self.speech()?;
         let from = self.player.view().position;
         let scope = RenderScope { only: segments, from_s: Some(from) };
@@ -429,8 +459,14 @@ impl StudioSession {
                 rendered.push(id);
                 self.set_state(id, SegmentState::Ready, None);
                 self.player.lay_again(vec![id]);
+                if let Some(h) = hearing.as_deref_mut() {
+                    h.rendered(id);
+                }
             }
             (self.sink)(StudioEvent::RenderProgress { project_id, done: p.done, total: p.total, rendered: p.rendered });
+            if let Some(h) = hearing.as_deref_mut() {
+                h.pass_on(&mut |e| self.listen_event(project_id, e, listened));
+            }
         })?;
         for (id, reason) in &summary.failed {
             self.set_state(*id, SegmentState::Failed, Some(reason.clone()));
