@@ -85,6 +85,16 @@ pub(crate) fn has_avx2() -> bool {
     }
 }
 
+/// The sum of an AVX vector's eight lanes (inlined into the AVX2 kernels).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) unsafe fn sum_of_lanes(v: std::arch::x86_64::__m256) -> f32 {
+    use std::arch::x86_64::*;
+    let pair = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    let pair = _mm_add_ps(pair, _mm_movehl_ps(pair, pair));
+    _mm_cvtss_f32(_mm_add_ss(pair, _mm_shuffle_ps(pair, pair, 1)))
+}
+
 /// Softmax of `row` in place (the row's maximum subtracted first).
 pub fn softmax_in_place(row: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]

@@ -145,12 +145,7 @@ mod kernel_avx2 {
         _mm256_cvtph_ps(_mm_loadu_si128(at as *const __m128i))
     }
 
-    #[inline(always)]
-    unsafe fn sum(v: __m256) -> f32 {
-        let pair = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-        let pair = _mm_add_ps(pair, _mm_movehl_ps(pair, pair));
-        _mm_cvtss_f32(_mm_add_ss(pair, _mm_shuffle_ps(pair, pair, 1)))
-    }
+    use crate::fast_math::sum_of_lanes as sum;
 
     /// As the AVX-512 kernel, eight lanes at a time (F16C's `vcvtph2ps`).
     #[target_feature(enable = "avx2,fma,f16c")]
