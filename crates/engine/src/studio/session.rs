@@ -138,8 +138,8 @@ struct RunningRender {
 /// What a background job does.
 #[derive(Debug, Clone)]
 enum Job {
-    /// Render what is stale (only these lines when given), then listen back
-    /// to what it rendered when listening back is on.
+    /// Render what is stale (only these lines when given), its lines heard
+    /// beside the render and after it when listening back is on.
     Render(Option<Vec<i64>>),
     /// Listen back to every rendered line not heard since its take or fit changed.
     Listen,
