@@ -1,7 +1,7 @@
 //! The hot kernels, each beside a baseline measured in the same run: the
 //! int8 convolution against candle's f32 conv1d on the same weights, on a
 //! decoder-sized and a generator-sized input (the ratio is what int8 buys),
-//! ALBERT's packed f32 linear against candle's, the generator's fused
+//! ALBERT's packed f32 and bf16 linears against candle's, the generator's fused
 //! AdaIN + Snake against separate tensor operations, the shared LSTM,
 //! Kokoro's STFT there and back, resampling, time-stretch and loudness
 //! over ten seconds of speech-like audio (throughput in samples per second: over 24,000 is
@@ -14,6 +14,7 @@ use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use revoice_benches::{noise, print_memory, speech_like};
+use revoice_engine::model::bf16_matmul;
 use revoice_engine::model::kokoro::layers::AdaIn1d;
 use revoice_engine::model::kokoro::norm_statistics::NormStatistics;
 use revoice_engine::model::kokoro::packed_linear::PackedLinear;
@@ -66,6 +67,14 @@ fn albert_linear(c: &mut Criterion) {
         group.bench_function("f32 packed (AVX-512)", |b| b.iter(|| layer.forward(&x, tokens)));
     } else {
         println!("packed linear skipped: this CPU has no AVX-512");
+    }
+    if bf16_matmul::supported() {
+        let packed = bf16_matmul::PackedRight::linear_weight(&weight, outputs, inputs);
+        group.bench_function("bf16 products, f32 sums (AVX-512 BF16, what int8 models run)", |b| {
+            b.iter(|| bf16_matmul::linear(&x, tokens, &packed, Some(&bias)))
+        });
+    } else {
+        println!("bf16 linear skipped: this CPU has no AVX-512 BF16");
     }
     group.finish();
 }

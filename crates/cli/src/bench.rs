@@ -65,6 +65,7 @@ pub fn synth(data_dir: &Path, voice: &str, reference_python: Option<&str>, threa
 
     println!("revoice bench synth: Kokoro-82M v1.0 on candle (CPU), voice {voice}, {} lines", lines.len());
     let arithmetic = match model.int8_kernel() {
+        Some(kernel) if model.albert_bf16() => format!("int8 convolutions ({}), ALBERT in bf16 (AVX-512 BF16), f32 elsewhere", kernel.describe()),
         Some(kernel) => format!("int8 convolutions ({}), f32 elsewhere", kernel.describe()),
         None => "f32 throughout".to_string(),
     };

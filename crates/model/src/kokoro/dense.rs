@@ -1,17 +1,20 @@
 //! ALBERT's fully connected layers over the last axis (`[..., in] →
-//! [..., out]`) in f32: on a CPU with AVX-512 through the packed kernel
-//! (`packed_linear.rs`), else through candle.
+//! [..., out]`). In the model's fast precision, on a CPU with AVX-512 BF16,
+//! products in bf16 with f32 sums (`bf16_matmul.rs`); otherwise f32: with
+//! AVX-512 through the packed kernel (`packed_linear.rs`), else through candle.
 //!
-//! Not int8, not bf16: ALBERT's activations do not survive u8 per tensor
-//! (measured on the parity cases: 9–12 % relative error at ALBERT's output
-//! and durations a frame off on three of six lines); bf16 held (1.3–1.6 %,
-//! durations equal) but `vdpbf16ps` retires at a quarter of the rate of
-//! f32 FMAs on this machine class, so f32 at a better GEMM was faster.
+//! Not int8: ALBERT's activations do not survive u8 per tensor (measured on
+//! the parity cases: 9–12 % relative error at ALBERT's output and durations
+//! a frame off on three of six lines). bf16 holds (durations equal, see
+//! `tests/kokoro_parity.rs`) and on Zen 4 runs ALBERT's shapes in half the
+//! time of the packed f32 kernel (100 rows × 768 → 2304: 0.94 ms against 1.82).
 
 use candle_core::{DType, Module, Result, Tensor};
 use candle_nn::VarBuilder;
 
+use super::layers::{build_precision, Precision};
 use super::packed_linear::PackedLinear;
+use crate::bf16_matmul::{self, PackedRight};
 use crate::cpu_tensor::with_f32_slice;
 
 /// A linear layer with bias.
@@ -21,6 +24,8 @@ pub enum Dense {
     Candle(candle_nn::Linear),
     /// Through the packed AVX-512 kernel.
     Packed(PackedLinear),
+    /// Products in bf16, sums in f32.
+    Bf16 { weight: PackedRight, bias: Vec<f32> },
 }
 
 impl Dense {
@@ -29,8 +34,14 @@ impl Dense {
         Self::from_parts(vb.get_unchecked_dtype("weight", DType::F32)?, vb.get_unchecked_dtype("bias", DType::F32)?)
     }
 
-    /// From a weight `[out, in]` and a bias `[out]` already loaded.
+    /// From a weight `[out, in]` and a bias `[out]` already loaded; bf16
+    /// when built in [`Precision::Int8`] on a CPU that has it.
     pub fn from_parts(weight: Tensor, bias: Tensor) -> Result<Self> {
+        if build_precision() == Precision::Int8 && bf16_matmul::supported() && weight.device().is_cpu() {
+            let (out, inputs) = weight.dims2()?;
+            let values = weight.flatten_all()?.to_vec1::<f32>()?;
+            return Ok(Dense::Bf16 { weight: PackedRight::linear_weight(&values, out, inputs), bias: bias.to_vec1::<f32>()? });
+        }
         if PackedLinear::supported() && weight.device().is_cpu() {
             let values = weight.flatten_all()?.to_vec1::<f32>()?;
             return Ok(Dense::Packed(PackedLinear::new(&values, weight.dims2()?, &bias.to_vec1::<f32>()?)));
@@ -49,6 +60,14 @@ impl Module for Dense {
                 let rows = x.elem_count() / inputs.max(1);
                 let y = with_f32_slice(x, |data| layer.forward(data, rows))?;
                 dims.push(layer.out());
+                Tensor::from_vec(y, dims, x.device())
+            }
+            Dense::Bf16 { weight, bias } => {
+                let mut dims = x.dims().to_vec();
+                let inputs = dims.pop().expect("at least one axis");
+                let rows = x.elem_count() / inputs.max(1);
+                let y = with_f32_slice(x, |data| bf16_matmul::linear(data, rows, weight, Some(bias)))?;
+                dims.push(weight.n());
                 Tensor::from_vec(y, dims, x.device())
             }
         }

@@ -53,6 +53,11 @@ pub fn building_in<T>(precision: Precision, build: impl FnOnce() -> T) -> T {
     build()
 }
 
+/// The precision the layers built on this thread now take.
+pub fn build_precision() -> Precision {
+    BUILD_PRECISION.with(Cell::get)
+}
+
 /// A 1-D convolution with its geometry (weight norm already folded).
 /// Stride-1 convolutions built in [`Precision::Int8`] run in int8;
 /// otherwise as one accumulating GEMM per kernel tap (`conv_by_taps`);
@@ -101,7 +106,7 @@ impl Conv1d {
     /// Swaps the f32 weights for the int8 form when building in int8 and
     /// the convolution is one the kernel runs (stride 1, ungrouped).
     fn quantize(&mut self) {
-        if self.stride == 1 && self.groups == 1 && BUILD_PRECISION.with(Cell::get) == Precision::Int8 {
+        if self.stride == 1 && self.groups == 1 && build_precision() == Precision::Int8 {
             self.quantized = Some(QuantizedConv::new(&self.weight, self.shape, self.bias.as_deref(), self.padding, self.dilation));
             self.weight = Vec::new();
         }

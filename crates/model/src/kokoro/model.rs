@@ -110,12 +110,20 @@ impl KokoroModel {
         }
     }
 
-    /// The arithmetic as render keys name it: `F32`, `Int8` (AVX-512 VNNI)
-    /// or `Int8-avx2` (7-bit weights, so its audio differs).
+    /// True when ALBERT's linears multiply in bf16 (the int8 model on a CPU
+    /// with AVX-512 BF16; see `dense.rs`).
+    pub fn albert_bf16(&self) -> bool {
+        self.precision == Precision::Int8 && crate::bf16_matmul::supported()
+    }
+
+    /// The arithmetic as render keys name it: `F32`, `Int8-bf16` (AVX-512
+    /// VNNI convolutions, bf16 ALBERT), `Int8` (VNNI, f32 ALBERT) or
+    /// `Int8-avx2` (7-bit weights): each gives slightly different audio.
     pub fn arithmetic(&self) -> &'static str {
         use super::quantized_conv::Int8Kernel;
         match (self.precision, self.int8_kernel()) {
             (Precision::Int8, Some(Int8Kernel::Avx2)) => "Int8-avx2",
+            (Precision::Int8, _) if self.albert_bf16() => "Int8-bf16",
             (Precision::Int8, _) => "Int8",
             (Precision::F32, _) => "F32",
         }
