@@ -6,7 +6,7 @@
 //! covers the whole line the stream is the one pass, checked in f32 where
 //! nothing else differs: measured 6e-7 of a 0.35 peak); the previews' sketch only estimates those
 //! statistics, so its audio is held to 0.35 log-mel L1 of the one pass
-//! (both int8). Measured on these nine lines: 0.17 to 0.30; for scale, the
+//! (both int8). Measured on these nine lines: 0.16 to 0.27; for scale, the
 //! int8 one pass is 0.14 to 0.19 from the f32 one, and two int8 renders
 //! whose activations are only scaled differently are about 0.1 apart.
 //! Whisper must hear the streamed lines as well as the one-pass ones.

@@ -3,6 +3,7 @@
 //! engine's own weight files, and the network itself on candle.
 
 mod albert;
+mod calibration;
 pub mod config;
 mod decoder;
 mod dense;

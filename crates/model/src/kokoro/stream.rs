@@ -2,20 +2,22 @@
 //! want statistics over the whole line. Its early upsampling stage (the
 //! stats that matter most, and about a third of its work) runs on the
 //! whole line as in one pass. The last stage is sketched: the line's
-//! opening piece plus short spans spread over the rest, run together as one
-//! input, every norm measured over the spans' centres alone, weighted so
-//! each quarter of the line's loudness counts as in the line. The opening
-//! piece's audio comes out of the sketch and is handed on at once; every
-//! later piece is a window of the line with context on both sides, run
-//! through the last stage with the sketch's statistics replayed and trimmed
-//! to its own frames. All pieces share one set of statistics, so they join
-//! without seams; how far the stream is from the one-pass audio is down to
-//! the sketch (measured in `tests/kokoro_stream.rs`).
+//! opening piece plus short spans spread over the rest by loudness, run
+//! together as one input, every norm measured over the spans alone, each
+//! frame weighted so that the sketch's loudness and decoder features sum
+//! as the line's do (`calibration.rs`). The opening piece's audio comes out
+//! of the sketch and is handed on at once; every later piece is a window of
+//! the line with context on both sides, run through the last stage with the
+//! sketch's statistics replayed and trimmed to its own frames. All pieces
+//! share one set of statistics, so they join without seams; how far the
+//! stream is from the one-pass audio is down to the sketch (measured in
+//! `tests/kokoro_stream.rs`).
 
 use std::ops::{ControlFlow, Range};
 
 use candle_core::{Result, Tensor};
 
+use super::calibration::FrameCovariates;
 use super::generator::Generator;
 use super::norm_statistics::NormStatistics;
 
@@ -49,20 +51,22 @@ impl StreamPlan {
     /// The previews' plan: lines up to 2 s whole (one pass is as quick as
     /// a sketch there); longer ones a quarter second first, then a second
     /// at a time, each with the last stage's reach (3 frames) as context;
-    /// a sketch of up to twelve spans of 0.15 s, their windows within 40 %
-    /// of the line. Measured on nine lines: twelve spans left the worst line
-    /// 0.28 log-mel L1 from the one pass (8 spans 0.30; 14 x 0.1 s 0.40,
-    /// 20 x 0.1 s 0.33, 24 x 0.075 s 0.30) but cost a 3.3 s line more than
-    /// its one pass; a 40 % share 0.30 (30 %: 0.42).
+    /// a sketch of two-frame spans without context (their edges are off,
+    /// but many short spans over the line measure it better than a few
+    /// exact ones) covering 15 % of the line. Measured on eighteen lines
+    /// against the one pass: worst log-mel L1 0.27, mean 0.20 to 0.22; the
+    /// plan before (twelve exact 12-frame spans in 40 % of the line,
+    /// weighted by energy quartile) 0.29, 0.22 to 0.24. 10 % left 0.37,
+    /// 20 % 0.26.
     pub const PREVIEW: StreamPlan = StreamPlan {
         whole_up_to_frames: 160,
         first_frames: 20,
         piece_frames: 80,
         context_frames: 3,
-        sketch_spans: 12,
-        sketch_share_percent: 40,
-        sketch_span_frames: 12,
-        sketch_context_frames: 3,
+        sketch_spans: 120,
+        sketch_share_percent: 15,
+        sketch_span_frames: 2,
+        sketch_context_frames: 0,
     };
 
     /// How many spans the sketch of a line of `frames` measures: at most
@@ -93,17 +97,13 @@ impl Window {
     }
 }
 
-/// Energy bins the sketch's frames are weighted by.
-const ENERGY_BINS: usize = 4;
-
 /// The sketch of a line whose frames have loudness `energy` (the model's
-/// energy curve): its windows, the opening piece first and then
+/// energy curve): its windows, the opening piece first and then up to
 /// `plan.sketch_spans` spans centred on frames at evenly spaced ranks of
 /// loudness, so quiet, middling and loud stretches are all measured; and
-/// each measured frame's weight (window by window, centre frames in order),
-/// which makes every quarter of the line's loudness count as much as it
-/// does in the line.
-fn sketch(plan: &StreamPlan, energy: &[f32]) -> (Vec<Window>, Vec<f64>) {
+/// each measured frame's weight (window by window, centre frames in order)
+/// from `covariates` (see [`FrameCovariates::weights`]).
+fn sketch(plan: &StreamPlan, energy: &[f32], covariates: &FrameCovariates) -> (Vec<Window>, Vec<f64>) {
     let frames = energy.len();
     let first = plan.first_frames.min(frames);
     let mut windows = vec![Window::around(0..first, plan.context_frames, frames)];
@@ -130,17 +130,8 @@ fn sketch(plan: &StreamPlan, energy: &[f32]) -> (Vec<Window>, Vec<f64>) {
         }
         windows[1..].sort_by_key(|w| w.centre.start);
     }
-    // Post-stratify: a bin's frames weigh its share of the line over its
-    // share of the sketch.
-    let mut sorted = energy.to_vec();
-    sorted.sort_by(f32::total_cmp);
-    let bin = |f: usize| (1..ENERGY_BINS).filter(|&b| energy[f] >= sorted[b * frames / ENERGY_BINS]).count();
-    let mut in_line = [0usize; ENERGY_BINS];
-    (0..frames).for_each(|f| in_line[bin(f)] += 1);
-    let measured: Vec<usize> = windows.iter().flat_map(|w| w.centre.clone()).map(bin).collect();
-    let mut in_sketch = [0usize; ENERGY_BINS];
-    measured.iter().for_each(|&b| in_sketch[b] += 1);
-    let weights = measured.iter().map(|&b| in_line[b] as f64 / in_sketch[b] as f64).collect();
+    let measured: Vec<usize> = windows.iter().flat_map(|w| w.centre.clone()).collect();
+    let weights = covariates.weights(&measured);
     (windows, weights)
 }
 
@@ -175,7 +166,9 @@ impl Generator {
             candle_core::bail!("an energy value per frame: {} for {frames} frames", energy.len());
         }
         // The sketch: its windows run as one input, measured over their centres.
-        let (windows, weights) = sketch(plan, energy);
+        let features = x.flatten_all()?.to_vec1::<f32>()?;
+        let covariates = FrameCovariates::new(energy, &features, features.len() / frames);
+        let (windows, weights) = sketch(plan, energy, &covariates);
         let (mut measured, mut offset) = (Vec::new(), 0);
         for w in &windows {
             measured.extend(w.centre.clone().map(|f| offset + f - w.outer.start));
@@ -234,36 +227,43 @@ impl Generator {
 mod tests {
     use super::*;
 
+    /// Covariates of a line with a flat decoder output: only loudness varies.
+    fn flat_features(energy: &[f32]) -> FrameCovariates {
+        FrameCovariates::new(energy, &vec![0.5; 4 * energy.len()], 4)
+    }
+
     #[test]
     fn the_sketch_opens_the_line_and_measures_quiet_and_loud_stretches() {
         let plan = StreamPlan::PREVIEW;
         // Quiet at both ends, loud in the middle.
         let energy: Vec<f32> = (0..440).map(|f| if (100..340).contains(&f) { 1.0 + (f % 7) as f32 } else { -3.0 }).collect();
-        let (windows, weights) = sketch(&plan, &energy);
+        let (windows, weights) = sketch(&plan, &energy, &flat_features(&energy));
         assert_eq!(windows[0], Window { outer: 0..20 + plan.context_frames, centre: 0..20 });
-        assert_eq!(windows.len(), 1 + plan.sketch_spans_for(440));
-        assert_eq!(plan.sketch_spans_for(440), 9, "40 % of 440 frames in windows of 18");
-        assert_eq!(plan.sketch_spans_for(2000), plan.sketch_spans);
+        assert_eq!(plan.sketch_spans_for(440), 33, "15 % of 440 frames in spans of 2");
+        assert_eq!(windows.len(), 1 + 33);
+        assert_eq!(plan.sketch_spans_for(4000), plan.sketch_spans);
         for pair in windows.windows(2) {
             assert!(pair[0].centre.end <= pair[1].centre.start, "{pair:?}");
         }
         for w in &windows[1..] {
             assert_eq!(w.centre.len(), plan.sketch_span_frames);
-            assert_eq!(w.outer, w.centre.start - plan.sketch_context_frames..(w.centre.end + plan.sketch_context_frames).min(440));
+            assert_eq!(w.outer, w.centre, "sketch spans run without context");
         }
         let centres: Vec<usize> = windows.iter().flat_map(|w| w.centre.clone()).collect();
         assert_eq!(weights.len(), centres.len());
         assert!(centres.iter().any(|&f| (100..340).contains(&f)) && centres[20..].iter().any(|&f| !(100..340).contains(&f)));
-        // The weights restore the line's share of quiet frames (200 of 440).
+        // The weights restore the line's share of quiet frames (200 of 440),
+        // which the opening piece (all quiet) throws off.
         let quiet: f64 = centres.iter().zip(&weights).filter(|(&f, _)| !(100..340).contains(&f)).map(|(_, w)| w).sum();
         let total: f64 = weights.iter().sum();
-        assert!((quiet / total - 200.0 / 440.0).abs() < 0.15, "{}", quiet / total);
+        let plain = centres.iter().filter(|&&f| !(100..340).contains(&f)).count() as f64 / centres.len() as f64;
+        assert!((quiet / total - 200.0 / 440.0).abs() < (plain - 200.0 / 440.0).abs(), "{} (unweighted {plain})", quiet / total);
     }
 
     #[test]
     fn sketch_spans_shrink_to_fit_a_short_rest() {
-        let plan = StreamPlan::PREVIEW;
-        let (windows, _) = sketch(&plan, &[0.0; 50]);
+        let plan = StreamPlan { sketch_span_frames: 12, sketch_context_frames: 3, ..StreamPlan::PREVIEW };
+        let (windows, _) = sketch(&plan, &[0.0; 50], &flat_features(&[0.0; 50]));
         assert!(windows.iter().all(|w| w.outer.end <= 50));
         assert_eq!(windows.len(), 2, "one span at least");
         assert_eq!(windows[1].centre.len(), plan.sketch_span_frames);
