@@ -40,8 +40,9 @@ fn ln(size: usize, vb: VarBuilder) -> Result<LayerNorm> {
 struct Dense {
     linear: Linear,
     half: Option<HalfRows>,
-    /// A bf16 copy for many rows at once (the encoder's, where supported).
-    bf16: Option<PackedRight>,
+    /// A bf16 copy for many rows at once (the encoder's, where supported),
+    /// with the bias as a slice.
+    bf16: Option<(PackedRight, Option<Vec<f32>>)>,
 }
 
 impl Dense {
@@ -57,7 +58,9 @@ impl Dense {
     /// Makes the bf16 copy.
     fn make_bf16_copy(&mut self) -> Result<()> {
         let (rows, cols) = self.linear.weight().dims2()?;
-        self.bf16 = Some(with_f32_slice(self.linear.weight(), |w| PackedRight::linear_weight(w, rows, cols))?);
+        let packed = with_f32_slice(self.linear.weight(), |w| PackedRight::linear_weight(w, rows, cols))?;
+        let bias = self.linear.bias().map(|b| b.to_vec1::<f32>()).transpose()?;
+        self.bf16 = Some((packed, bias));
         Ok(())
     }
 }
@@ -74,8 +77,7 @@ fn apply(layer: &Dense, x: &Tensor) -> Result<Tensor> {
         let rows = x.flatten_all()?.to_vec1::<f32>()?;
         return Tensor::from_vec(half.forward(&rows, b * t), (b, t, half.rows()), x.device());
     }
-    if let Some(packed) = layer.bf16.as_ref().filter(|_| b * t > FEW_ROWS) {
-        let bias = layer.linear.bias().map(|b| b.to_vec1::<f32>()).transpose()?;
+    if let Some((packed, bias)) = layer.bf16.as_ref().filter(|_| b * t > FEW_ROWS) {
         let y = with_f32_slice(x, |rows| bf16_matmul::linear(rows, b * t, packed, bias.as_deref()))?;
         return Tensor::from_vec(y, (b, t, packed.n()), x.device());
     }
@@ -381,7 +383,8 @@ pub struct Decoder {
 /// self-attention cache of the tokens fed so far.
 pub struct DecoderState {
     memory: Vec<Tensor>,
-    /// The same keys and values in f16 for token steps (with the f16 weights, where supported).
+    /// The same keys and values in f16 for token steps (with the f16
+    /// weights, where supported), made on the first step.
     step_memory: Vec<StepMemory>,
     cache: Vec<KeyValues>,
     /// Tokens fed so far (the next position).
@@ -443,19 +446,23 @@ impl Decoder {
     /// A fresh state over the encoder output `audio [1, 1500, 512]`.
     pub fn start(&self, audio: &Tensor) -> Result<DecoderState> {
         let memory = self.blocks.iter().map(|b| b.cross.memory(audio)).collect::<Result<Vec<_>>>()?;
-        let step_memory = if self.logits_half.is_some() && StepMemory::supported() {
-            memory
-                .iter()
-                .zip(&self.blocks)
-                .map(|(m, b)| {
-                    let (_, positions, width) = m.dims3()?;
-                    with_f32_slice(m, |m| StepMemory::new(m, positions, b.cross.heads, width / 2 / b.cross.heads))
-                })
-                .collect::<Result<Vec<_>>>()?
-        } else {
-            Vec::new()
-        };
-        Ok(DecoderState { memory, step_memory, cache: vec![KeyValues::default(); self.blocks.len()], position: 0 })
+        Ok(DecoderState { memory, step_memory: Vec::new(), cache: vec![KeyValues::default(); self.blocks.len()], position: 0 })
+    }
+
+    /// The f16 copy of each layer's cross-attention memory for one-token
+    /// steps (with the f16 weights, where supported; else none).
+    fn step_memory(&self, memory: &[Tensor]) -> Result<Vec<StepMemory>> {
+        if self.logits_half.is_none() || !StepMemory::supported() {
+            return Ok(Vec::new());
+        }
+        memory
+            .iter()
+            .zip(&self.blocks)
+            .map(|(m, b)| {
+                let (_, positions, width) = m.dims3()?;
+                with_f32_slice(m, |m| StepMemory::new(m, positions, b.cross.heads, width / 2 / b.cross.heads))
+            })
+            .collect()
     }
 
     /// Feeds `tokens` after those already in `state`; returns the final
@@ -465,6 +472,10 @@ impl Decoder {
         let _enter = self.span.enter();
         let device = self.embeddings.device();
         let n = tokens.len();
+        if n == 1 && state.step_memory.is_empty() {
+            // Made on the first one-token step: a pass that only aligns never takes one.
+            state.step_memory = self.step_memory(&state.memory)?;
+        }
         let ids = Tensor::new(tokens, device)?;
         let x = self.embeddings.index_select(&ids, 0)?;
         let x = (x + self.positions.narrow(0, state.position, n)?)?.unsqueeze(0)?;
