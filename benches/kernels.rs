@@ -64,9 +64,9 @@ fn albert_linear(c: &mut Criterion) {
     group.bench_function("f32 (candle, the baseline)", |b| b.iter(|| candle_core::Module::forward(&exact, &input).unwrap()));
     if PackedLinear::supported() {
         let layer = PackedLinear::new(&weight, (outputs, inputs), &bias);
-        group.bench_function("f32 packed (AVX-512)", |b| b.iter(|| layer.forward(&x, tokens)));
+        group.bench_function("f32 packed (AVX-512, else AVX2)", |b| b.iter(|| layer.forward(&x, tokens)));
     } else {
-        println!("packed linear skipped: this CPU has no AVX-512");
+        println!("packed linear skipped: this CPU has neither AVX-512 nor AVX2 + FMA");
     }
     if bf16_matmul::supported() {
         let packed = bf16_matmul::PackedRight::linear_weight(&weight, outputs, inputs);

@@ -1,7 +1,8 @@
 //! ALBERT's fully connected layers over the last axis (`[..., in] →
 //! [..., out]`). In the model's fast precision, on a CPU with AVX-512 BF16,
 //! products in bf16 with f32 sums (`bf16_matmul.rs`); otherwise f32: with
-//! AVX-512 through the packed kernel (`packed_linear.rs`), else through candle.
+//! AVX-512 or AVX2 + FMA through the packed kernel (`packed_linear.rs`),
+//! else through candle.
 //!
 //! Not int8: ALBERT's activations do not survive u8 per tensor (measured on
 //! the parity cases: 9–12 % relative error at ALBERT's output and durations
@@ -22,7 +23,7 @@ use crate::cpu_tensor::with_f32_slice;
 pub enum Dense {
     /// Through candle, weight `[out, in]`.
     Candle(candle_nn::Linear),
-    /// Through the packed AVX-512 kernel.
+    /// Through the packed AVX-512 or AVX2 kernel.
     Packed(PackedLinear),
     /// Products in bf16, sums in f32.
     Bf16 { weight: PackedRight, bias: Vec<f32> },

@@ -1,6 +1,6 @@
-//! A linear layer in f32 on AVX-512 FMA with its weight packed for the
-//! register tile: ALBERT's matmuls, where candle's GEMM reached about a
-//! third of the CPU's FMA rate on a line's few dozen tokens.
+//! A linear layer in f32 on AVX-512 FMA (or AVX2 + FMA) with its weight
+//! packed for the register tile: ALBERT's matmuls, where candle's GEMM
+//! reached about a third of the CPU's FMA rate on a line's few dozen tokens.
 //!
 //! Layouts: the input stays row-major `[rows, inputs]` and each value is
 //! broadcast to sixteen outputs; the weight is packed per block of `BLOCK`
@@ -9,7 +9,8 @@
 //! `BLOCK` outputs (24 accumulators), summed over the inputs in order.
 //! Threads take blocks of outputs, so each reads only its share of the
 //! weight; the output comes out row-major `[rows, out]` as candle's
-//! `Linear` gives it.
+//! `Linear` gives it. On AVX2 (sixteen 8-wide registers) a tile is 4 rows
+//! × half a block (12 accumulators) over the same packing.
 
 /// 16-output vectors per register tile.
 const VECTORS: usize = 3;
@@ -44,9 +45,9 @@ impl Output {
 }
 
 impl PackedLinear {
-    /// True when this CPU has AVX-512 (F).
+    /// True when this CPU has AVX-512 (F), or AVX2 and FMA.
     pub fn supported() -> bool {
-        crate::fast_math::has_avx512()
+        crate::fast_math::has_avx512() || crate::fast_math::has_avx2()
     }
 
     /// Packs `weight` `[out, inputs]` (row-major). Call only where
@@ -74,6 +75,11 @@ impl PackedLinear {
 
     /// `x` `[rows, inputs]` → `[rows, out]`, both row-major.
     pub fn forward(&self, x: &[f32], rows: usize) -> Vec<f32> {
+        self.forward_on(x, rows, crate::fast_math::has_avx512())
+    }
+
+    /// [`Self::forward`] on the AVX-512 kernel or the AVX2 one.
+    fn forward_on(&self, x: &[f32], rows: usize, avx512: bool) -> Vec<f32> {
         assert_eq!(x.len(), rows * self.inputs, "input size");
         let mut y = vec![0f32; rows * self.out];
         if rows == 0 || self.inputs == 0 {
@@ -96,13 +102,17 @@ impl PackedLinear {
         use rayon::prelude::*;
         (0..tasks).into_par_iter().for_each(|task| {
             let range = blocks * task / tasks..blocks * (task + 1) / tasks;
-            // SAFETY: `supported` held when the layer was built (see `new`);
-            // the kernel reads `x` (whole tiles of ROWS rows) and the packed
+            // SAFETY: `supported` held when the layer was built (see `new`),
+            // and `avx512` only where the CPU has it; the kernel reads `x` (whole tiles of ROWS rows) and the packed
             // weights within their sizes, and writes rows `..rows` of `y` in
             // the columns of its own blocks only, so tasks never overlap.
             #[cfg(target_arch = "x86_64")]
             unsafe {
-                kernel::run(self, x, output.at(), rows, range)
+                if avx512 {
+                    kernel::run(self, x, output.at(), rows, range)
+                } else {
+                    kernel::run_avx2(self, x, output.at(), rows, range)
+                }
             };
             #[cfg(not(target_arch = "x86_64"))]
             {
@@ -155,6 +165,55 @@ mod kernel {
             }
         }
     }
+
+    /// Rows per AVX2 register tile.
+    const AVX2_ROWS: usize = 4;
+    /// 8-wide vectors per AVX2 register tile: half a block.
+    const AVX2_VECTORS: usize = BLOCK / 16;
+
+    /// [`run`] on AVX2 + FMA: each block in two halves of 24 outputs, 4 rows
+    /// at a time (`ROWS` is a multiple of 4, so `x` holds whole tiles).
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn run_avx2(layer: &PackedLinear, x: &[f32], y: *mut f32, rows: usize, blocks: Range<usize>) {
+        const _: () = assert!(ROWS.is_multiple_of(AVX2_ROWS));
+        let inputs = layer.inputs;
+        for block in blocks {
+            for half in 0..2 {
+                let first_lane = half * 8 * AVX2_VECTORS;
+                let weights = unsafe { layer.packed.as_ptr().add(block * inputs * BLOCK + first_lane) };
+                let bias: [__m256; AVX2_VECTORS] =
+                    std::array::from_fn(|v| unsafe { _mm256_loadu_ps(layer.bias.as_ptr().add(block * BLOCK + first_lane + 8 * v)) });
+                let first_out = block * BLOCK + first_lane;
+                for r0 in (0..rows).step_by(AVX2_ROWS) {
+                    let mut acc = [bias; AVX2_ROWS];
+                    let row = unsafe { x.as_ptr().add(r0 * inputs) };
+                    for i in 0..inputs {
+                        let w: [__m256; AVX2_VECTORS] = std::array::from_fn(|v| unsafe { _mm256_loadu_ps(weights.add(i * BLOCK + 8 * v)) });
+                        for (r, acc_row) in acc.iter_mut().enumerate() {
+                            let xv = _mm256_set1_ps(unsafe { row.add(r * inputs + i).read() });
+                            for (a, &wv) in acc_row.iter_mut().zip(&w) {
+                                *a = _mm256_fmadd_ps(wv, xv, *a);
+                            }
+                        }
+                    }
+                    for (r, acc_row) in acc.iter().enumerate().take(rows - r0) {
+                        let out_row = unsafe { y.add((r0 + r) * layer.out) };
+                        for (v, &a) in acc_row.iter().enumerate() {
+                            let o = first_out + 8 * v;
+                            if o + 8 <= layer.out {
+                                unsafe { _mm256_storeu_ps(out_row.add(o), a) };
+                            } else if o < layer.out {
+                                let mut lanes = [0f32; 8];
+                                unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), a) };
+                                let n = layer.out - o;
+                                unsafe { std::ptr::copy_nonoverlapping(lanes.as_ptr(), out_row.add(o), n) };
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -177,22 +236,26 @@ mod tests {
     #[test]
     fn matches_the_exact_product_to_f32_rounding() {
         if !PackedLinear::supported() {
-            eprintln!("no AVX-512 on this CPU: ALBERT runs through candle's GEMM there");
+            eprintln!("neither AVX-512 nor AVX2 + FMA on this CPU: ALBERT runs through candle's GEMM there");
             return;
         }
         // Odd sizes on purpose: outputs not a multiple of 16 or of a block,
         // rows not a multiple of a tile, one row, one input, more blocks
         // than threads and fewer.
-        for &(rows, out, inputs) in &[(13, 70, 33), (1, 16, 2), (50, 300, 768), (7, 5, 1)] {
-            let x = noise(rows * inputs, 1);
-            let w = noise(out * inputs, 2);
-            let bias = noise(out, 3);
-            let got = PackedLinear::new(&w, (out, inputs), &bias).forward(&x, rows);
-            let want = reference(&x, rows, &w, (out, inputs), &bias);
-            assert_eq!(got.len(), want.len());
-            for (g, w) in got.iter().zip(&want) {
-                // f32 sums of ≤ 768 products of values in [−1, 1].
-                assert!((*g as f64 - w).abs() < 1e-5 * (inputs as f64).sqrt(), "{rows}×{inputs}→{out}: {g} vs {w}");
+        // Each kernel this CPU runs (both on an AVX-512 machine).
+        let kernels = [(true, crate::fast_math::has_avx512()), (false, crate::fast_math::has_avx2())];
+        for (avx512, _) in kernels.into_iter().filter(|(_, runs)| *runs) {
+            for &(rows, out, inputs) in &[(13, 70, 33), (1, 16, 2), (50, 300, 768), (7, 5, 1), (9, 47, 20)] {
+                let x = noise(rows * inputs, 1);
+                let w = noise(out * inputs, 2);
+                let bias = noise(out, 3);
+                let got = PackedLinear::new(&w, (out, inputs), &bias).forward_on(&x, rows, avx512);
+                let want = reference(&x, rows, &w, (out, inputs), &bias);
+                assert_eq!(got.len(), want.len());
+                for (g, w) in got.iter().zip(&want) {
+                    // f32 sums of ≤ 768 products of values in [−1, 1].
+                    assert!((*g as f64 - w).abs() < 1e-5 * (inputs as f64).sqrt(), "avx512 {avx512}, {rows}×{inputs}→{out}: {g} vs {w}");
+                }
             }
         }
     }
