@@ -18,6 +18,12 @@ use super::packed_linear::PackedLinear;
 use crate::bf16_matmul::{self, PackedRight};
 use crate::cpu_tensor::with_f32_slice;
 
+/// True when ALBERT's linears built in `precision` multiply in bf16: the
+/// int8 model on a CPU with AVX-512 BF16.
+pub fn bf16_in(precision: Precision) -> bool {
+    precision == Precision::Int8 && bf16_matmul::supported()
+}
+
 /// A linear layer with bias.
 #[derive(Debug, Clone)]
 pub enum Dense {
@@ -38,7 +44,7 @@ impl Dense {
     /// From a weight `[out, in]` and a bias `[out]` already loaded; bf16
     /// when built in [`Precision::Int8`] on a CPU that has it.
     pub fn from_parts(weight: Tensor, bias: Tensor) -> Result<Self> {
-        if build_precision() == Precision::Int8 && bf16_matmul::supported() && weight.device().is_cpu() {
+        if bf16_in(build_precision()) && weight.device().is_cpu() {
             let (out, inputs) = weight.dims2()?;
             let values = weight.flatten_all()?.to_vec1::<f32>()?;
             return Ok(Dense::Bf16 { weight: PackedRight::linear_weight(&values, out, inputs), bias: bias.to_vec1::<f32>()? });
@@ -55,22 +61,19 @@ impl Module for Dense {
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
         match self {
             Dense::Candle(linear) => linear.forward(x),
-            Dense::Packed(layer) => {
-                let mut dims = x.dims().to_vec();
-                let inputs = dims.pop().expect("at least one axis");
-                let rows = x.elem_count() / inputs.max(1);
-                let y = with_f32_slice(x, |data| layer.forward(data, rows))?;
-                dims.push(layer.out());
-                Tensor::from_vec(y, dims, x.device())
-            }
-            Dense::Bf16 { weight, bias } => {
-                let mut dims = x.dims().to_vec();
-                let inputs = dims.pop().expect("at least one axis");
-                let rows = x.elem_count() / inputs.max(1);
-                let y = with_f32_slice(x, |data| bf16_matmul::linear(data, rows, weight, Some(bias)))?;
-                dims.push(weight.n());
-                Tensor::from_vec(y, dims, x.device())
-            }
+            Dense::Packed(layer) => over_rows(x, layer.out(), |data, rows| layer.forward(data, rows)),
+            Dense::Bf16 { weight, bias } => over_rows(x, weight.n(), |data, rows| bf16_matmul::linear(data, rows, weight, Some(bias))),
         }
     }
+}
+
+/// `x` `[..., in]` through `layer` (rows of `in` values in, rows of `out`
+/// out): `[..., out]`.
+fn over_rows(x: &Tensor, out: usize, layer: impl FnOnce(&[f32], usize) -> Vec<f32>) -> Result<Tensor> {
+    let mut dims = x.dims().to_vec();
+    let inputs = dims.pop().expect("at least one axis");
+    let rows = x.elem_count() / inputs.max(1);
+    let y = with_f32_slice(x, |data| layer(data, rows))?;
+    dims.push(out);
+    Tensor::from_vec(y, dims, x.device())
 }

@@ -113,7 +113,7 @@ impl KokoroModel {
     /// True when ALBERT's linears multiply in bf16 (the int8 model on a CPU
     /// with AVX-512 BF16; see `dense.rs`).
     pub fn albert_bf16(&self) -> bool {
-        self.precision == Precision::Int8 && crate::bf16_matmul::supported()
+        super::dense::bf16_in(self.precision)
     }
 
     /// The arithmetic as render keys name it: `F32`, `Int8-bf16` (AVX-512
