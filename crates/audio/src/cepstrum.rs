@@ -12,8 +12,14 @@
 //! `compare.rs` computes (80 HTK-mel bands, n_fft 1024, hop 256), through
 //! an orthonormal DCT-II. Figures are comparable with each other, not with
 //! MCD figures made with another analysis (SPTK's mcep, WORLD).
+//!
+//! A recording made at a lower rate than the voice it is compared with (a
+//! 16 kHz file against Kokoro's 24 kHz) has nothing above its own Nyquist
+//! frequency, and over the whole band that emptiness would outweigh the
+//! voice: [`mel_cepstral_distortion_below`] compares only the bands below a
+//! frequency both carry.
 
-use crate::compare::{log_mel_frames, LOG_FLOOR};
+use crate::compare::{bands_below, log_mel_frames, LOG_FLOOR};
 
 /// Mel-cepstral coefficients compared (1..=COEFFICIENTS).
 pub const COEFFICIENTS: usize = 24;
@@ -24,7 +30,18 @@ pub const SILENCE_DB: f64 = 40.0;
 /// `sample_rate`) after aligning them in time; `None` when either holds no
 /// frame of sound.
 pub fn mel_cepstral_distortion(a: &[f32], b: &[f32], sample_rate: u32) -> Option<f64> {
-    let (ca, cb) = (voiced_cepstra(a, sample_rate), voiced_cepstra(b, sample_rate));
+    mel_cepstral_distortion_below(a, b, sample_rate, sample_rate as f64 / 2.0)
+}
+
+/// The mel-cepstral distortion as [`mel_cepstral_distortion`], over the
+/// mel bands that lie wholly below `top_hz` (the cepstrum is taken over
+/// those bands alone); `None` also when fewer bands than coefficients do.
+pub fn mel_cepstral_distortion_below(a: &[f32], b: &[f32], sample_rate: u32, top_hz: f64) -> Option<f64> {
+    let bands = bands_below(sample_rate, top_hz);
+    if bands <= COEFFICIENTS {
+        return None;
+    }
+    let (ca, cb) = (voiced_cepstra(a, sample_rate, bands), voiced_cepstra(b, sample_rate, bands));
     if ca.is_empty() || cb.is_empty() {
         return None;
     }
@@ -33,16 +50,18 @@ pub fn mel_cepstral_distortion(a: &[f32], b: &[f32], sample_rate: u32) -> Option
     Some(scale * total / steps as f64)
 }
 
-/// The mel cepstra (c1..=COEFFICIENTS) of the frames of `x` that are not silence.
-fn voiced_cepstra(x: &[f32], sample_rate: u32) -> Vec<[f64; COEFFICIENTS]> {
-    let (frames, bands) = log_mel_frames(x, sample_rate);
+/// The mel cepstra (c1..=COEFFICIENTS) over the lowest `bands` mel bands
+/// of the frames of `x` that are not silence.
+fn voiced_cepstra(x: &[f32], sample_rate: u32, bands: usize) -> Vec<[f64; COEFFICIENTS]> {
+    let (frames, all) = log_mel_frames(x, sample_rate);
     if frames.is_empty() {
         return Vec::new();
     }
     let dct = dct_matrix(bands);
     let cepstra: Vec<(f64, [f64; COEFFICIENTS])> = frames
-        .chunks(bands)
+        .chunks(all)
         .map(|frame| {
+            let frame = &frame[..bands];
             let c = |k: usize| dct[k].iter().zip(frame).map(|(w, v)| w * v).sum::<f64>();
             let mut out = [0f64; COEFFICIENTS];
             for (d, slot) in out.iter_mut().enumerate() {
@@ -140,6 +159,41 @@ mod tests {
         let other = vowel(140.0, 2200.0, 1.0);
         let far = mel_cepstral_distortion(&a, &other, RATE).unwrap();
         assert!(near < far / 3.0, "near {near:.2} dB, far {far:.2} dB");
+    }
+
+    /// `x` low-passed at `hz`: a one-pole filter run four times each way.
+    fn low_passed(x: &[f32], hz: f32) -> Vec<f32> {
+        let a = (-2.0 * std::f32::consts::PI * hz / RATE as f32).exp();
+        let mut y = x.to_vec();
+        for _ in 0..4 {
+            for pass in 0..2 {
+                let mut state = 0.0;
+                let mut step = |s: &mut f32| {
+                    state = (1.0 - a) * *s + a * state;
+                    *s = state;
+                };
+                if pass == 0 {
+                    y.iter_mut().for_each(&mut step);
+                } else {
+                    y.iter_mut().rev().for_each(&mut step);
+                }
+            }
+        }
+        y
+    }
+
+    #[test]
+    fn a_band_limited_take_is_compared_below_its_band_edge() {
+        // A bright vowel with energy to the top of the band, and the same vowel as a
+        // 16 kHz recording would carry it (nothing above ~6 kHz after the filter's slope).
+        let bright: Vec<f32> = vowel(140.0, 700.0, 1.0).iter().zip(vowel(300.0, 9000.0, 1.0)).map(|(a, b)| a + b).collect();
+        let limited = low_passed(&bright, 4000.0);
+        let whole = mel_cepstral_distortion(&bright, &limited, RATE).unwrap();
+        let below = mel_cepstral_distortion_below(&bright, &limited, RATE, 3000.0).unwrap();
+        let other = mel_cepstral_distortion_below(&bright, &low_passed(&vowel(140.0, 2200.0, 1.0), 4000.0), RATE, 3000.0).unwrap();
+        assert!(below < whole / 3.0, "the empty top band dominates the whole: {whole:.2} dB, below 3 kHz {below:.2} dB");
+        assert!(below < other / 3.0, "below the edge the same vowel is near ({below:.2} dB) and another far ({other:.2} dB)");
+        assert_eq!(mel_cepstral_distortion_below(&bright, &bright, RATE, 200.0), None, "too few bands to compare");
     }
 
     #[test]

@@ -69,11 +69,23 @@ pub fn waveform_cosine(a: &[f32], b: &[f32]) -> f64 {
     ab / (aa.sqrt() * bb.sqrt()).max(1e-30)
 }
 
-fn mel_filterbank(sample_rate: u32) -> Vec<Vec<f64>> {
+/// The edges of the mel bands at `sample_rate`, in Hz: band `b` rises
+/// from edge `b` to its peak at `b + 1` and falls to zero at `b + 2`.
+fn band_edges(sample_rate: u32) -> Vec<f64> {
     let mel = |f: f64| 2595.0 * (1.0 + f / 700.0).log10();
     let hz = |m: f64| 700.0 * (10f64.powf(m / 2595.0) - 1.0);
     let top = mel(sample_rate as f64 / 2.0);
-    let edges: Vec<f64> = (0..BANDS + 2).map(|i| hz(top * i as f64 / (BANDS + 1) as f64)).collect();
+    (0..BANDS + 2).map(|i| hz(top * i as f64 / (BANDS + 1) as f64)).collect()
+}
+
+/// How many of the lowest mel bands at `sample_rate` lie wholly below
+/// `top_hz` (a band-limited recording's content stops there).
+pub(crate) fn bands_below(sample_rate: u32, top_hz: f64) -> usize {
+    band_edges(sample_rate)[2..].iter().take_while(|upper| **upper <= top_hz).count()
+}
+
+fn mel_filterbank(sample_rate: u32) -> Vec<Vec<f64>> {
+    let edges = band_edges(sample_rate);
     let bins: Vec<f64> = (0..N_FFT / 2 + 1).map(|k| k as f64 * sample_rate as f64 / N_FFT as f64).collect();
     (0..BANDS)
         .map(|b| {

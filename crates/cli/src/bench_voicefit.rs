@@ -1,34 +1,51 @@
 //! `revoice bench voicefit`: fits a voice to each reference recording in a
 //! folder (speakers that are not Kokoro voices: `scripts/voicefit-references`
-//! renders some with Piper and Festival) on a scratch copy of the data
-//! folder, and prints per reference the similarity on held-out sentences of
-//! the best stock voice and the blend (the baselines, measured in the same
-//! run) and of the fitted voice, the fit's time, Whisper's word error rate
-//! on the fitted voice's and the best stock voice's renders of the held-out
-//! sentences (is the fitted voice still intelligible?), and the peak memory.
-//! Where the folder has the speaker's own reading of the held-out sentences
-//! (`held-out/<same file name>`), it also prints that reading's similarity
-//! to the reference: the speaker against itself, the ceiling a fitted voice
-//! is measured against. Beside the speaker encoder's figures, the spectral
-//! distance (mel-cepstral distortion) of the fitted voice and the best stock
-//! voice to the recording, each saying the recording's own words.
+//! gathers some: Piper and Festival voices and a real reader) on a scratch
+//! copy of the data folder, once for each language the voice should speak
+//! (the recording's own and others: the dubbing case, an actor's voice
+//! speaking another language), and prints per reference and language:
+//! - on held-out sentences of that language, the similarity to the
+//!   recording of the language's best stock voice and blend (the baselines,
+//!   measured in the same run) and of the fitted voice; where the folder has
+//!   the speaker's own reading of other sentences (`held-out/<same file
+//!   name>`), that reading's similarity: the speaker against itself, the
+//!   ceiling a fitted voice is measured against;
+//! - Whisper's word error rate in that language on the fitted voice's and
+//!   the best stock voice's renders of those sentences (is the fitted voice
+//!   still intelligible?), and their pitch (register and range) beside the
+//!   recording's;
+//! - in the recording's own language, the spectral distance (mel-cepstral
+//!   distortion) of the fitted voice and the best stock voice to the
+//!   recording, each saying the recording's own words, and their pace
+//!   against the recording's on those words;
+//! - the fit's time, and the peak memory.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use revoice_engine::audio::cepstrum::mel_cepstral_distortion;
+use revoice_engine::audio::cepstrum::mel_cepstral_distortion_below;
+use revoice_engine::audio::pitch::{voice_stats, VoiceStats};
 use revoice_engine::cache::ReferenceInput;
+use revoice_engine::language::{of_tag, primary};
 use revoice_engine::model::speaker::cosine_similarity;
+use revoice_engine::model::whisper::TranscriptOptions;
 use revoice_engine::speech::SayRequest;
 use revoice_engine::text::pronounce::Pronunciations;
 use revoice_engine::text::word_errors::word_errors;
-use revoice_engine::voice::fit::probe::HELD_OUT_SENTENCES;
-use revoice_engine::voice::fit::{FitProgress, FitSettings};
+use revoice_engine::voice::fit::probe::sentences_for;
+use revoice_engine::voice::fit::{FitProgress, FitSettings, FittedVoice};
 use revoice_engine::voice_spec::VoiceSpec;
 use revoice_engine::{Engine, EngineConfig, Error, FitRequest, Result};
 
 use crate::bench::memory_mib;
+
+/// The share of a recording's Nyquist frequency its spectrum is compared
+/// over (resampling and codecs roll off just below it).
+const BAND_SHARE: f64 = 0.9;
+
+/// In `--languages`, the recording's own language.
+pub const OWN_LANGUAGE: &str = "own";
 
 fn references(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -43,8 +60,39 @@ fn references(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// A reference recording, heard.
+struct Recording {
+    name: String,
+    /// Its samples at the engine's rate.
+    samples: Vec<f32>,
+    /// The highest frequency it carries, in Hz: a little under the Nyquist
+    /// frequency of the rate it was recorded at, or of the engine's.
+    band_top_hz: f64,
+    /// The language Whisper hears it in, and its words.
+    language: String,
+    words: String,
+    stats: VoiceStats,
+}
+
+async fn hear_recording(engine: &Arc<Engine>, path: &Path) -> Result<Recording> {
+    let (engine, path) = (engine.clone(), path.to_path_buf());
+    tokio::task::spawn_blocking(move || -> Result<Recording> {
+        let options = TranscriptOptions { language: None, word_timestamps: false, initial_prompt: None };
+        let heard = engine.listener().transcribe_file(&path, &options, &mut |_| true)?;
+        let rate = engine.speech()?.sample_rate();
+        let decoded = revoice_engine::audio::decode::decode_file(&path)?;
+        let samples = revoice_engine::audio::resample::resample(&decoded.samples, decoded.sample_rate, rate)?;
+        let band_top_hz = BAND_SHARE * decoded.sample_rate.min(rate) as f64 / 2.0;
+        let stats = voice_stats(&samples, rate);
+        let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        Ok(Recording { name, samples, band_top_hz, language: heard.language.clone(), words: heard.text(), stats })
+    })
+    .await
+    .map_err(|e| Error::internal("hearing the reference", e.to_string()))?
+}
+
 /// The similarity to the reference (`matched`) of the speaker's own reading
-/// of the held-out sentences, when `dir/held-out/<name>` has one.
+/// of other sentences, when `dir/held-out/<name>` has one.
 async fn speaker_itself(engine: &Arc<Engine>, dir: &Path, name: &str, reference: &[f32]) -> Result<Option<f32>> {
     let reading = dir.join("held-out").join(name);
     if !reading.is_file() {
@@ -57,59 +105,103 @@ async fn speaker_itself(engine: &Arc<Engine>, dir: &Path, name: &str, reference:
     Ok(Some(cosine_similarity(&own.embedding, reference)))
 }
 
-/// How far each of `voices` is from the recording in spectrum, saying the
-/// recording's own words (as Whisper hears them): the mel-cepstral
-/// distortion in dB after aligning the two in time, and the words.
-async fn own_words_distance(engine: &Arc<Engine>, recording: &Path, voices: Vec<VoiceSpec>) -> Result<(Vec<Option<f64>>, String)> {
-    let (engine, recording) = (engine.clone(), recording.to_path_buf());
-    tokio::task::spawn_blocking(move || -> Result<(Vec<Option<f64>>, String)> {
-        let options = revoice_engine::model::whisper::TranscriptOptions { language: Some("en".into()), word_timestamps: false, initial_prompt: None };
-        let words = engine.listener().transcribe_file(&recording, &options, &mut |_| true)?.text();
+/// A voice saying the recording's own words, against the recording.
+struct OwnWords {
+    /// Mel-cepstral distortion in dB after aligning the two in time.
+    distance: Option<f64>,
+    /// Its speech time over the recording's (the same words): its pace.
+    pace: f32,
+}
+
+async fn own_words(engine: &Arc<Engine>, recording: &Arc<Recording>, voice: VoiceSpec) -> Result<OwnWords> {
+    let (engine, recording) = (engine.clone(), recording.clone());
+    tokio::task::spawn_blocking(move || -> Result<OwnWords> {
         let rate = engine.speech()?.sample_rate();
-        let decoded = revoice_engine::audio::decode::decode_file(&recording)?;
-        let own = revoice_engine::audio::resample::resample(&decoded.samples, decoded.sample_rate, rate)?;
-        let mut distances = Vec::new();
-        for voice in voices {
-            let request = SayRequest { text: words.clone(), voice, speed: 1.0, seed: Some(1) };
-            let said = engine.say_pronounced(&request, &Pronunciations::default())?.1;
-            distances.push(mel_cepstral_distortion(&own, &said, rate));
-        }
-        Ok((distances, words))
+        let request = SayRequest { text: recording.words.clone(), voice, speed: 1.0, seed: Some(1) };
+        let said = engine.say_pronounced(&request, &Pronunciations::default())?.1;
+        let pace = voice_stats(&said, rate).speech_seconds / recording.stats.speech_seconds.max(f32::EPSILON);
+        Ok(OwnWords { distance: mel_cepstral_distortion_below(&recording.samples, &said, rate, recording.band_top_hz), pace })
     })
     .await
     .map_err(|e| Error::internal("measuring the spectral distance", e.to_string()))?
 }
 
-/// Whisper's word error rate over the held-out sentences said by `voice`
-/// (a stock voice or a registered fitted voice's spec).
-async fn held_out_word_errors(engine: &Arc<Engine>, voice: VoiceSpec) -> Result<f64> {
-    let engine = engine.clone();
-    tokio::task::spawn_blocking(move || -> Result<f64> {
+/// A voice on the held-out sentences of a language: Whisper's word error
+/// rate in that language, and how its voice sits.
+struct HeldOut {
+    word_errors: f64,
+    stats: VoiceStats,
+}
+
+async fn held_out(engine: &Arc<Engine>, voice: VoiceSpec, language: &str) -> Result<HeldOut> {
+    let sentences = sentences_for(language).ok_or_else(|| Error::invalid(format!("language {language:?}"), "has no sentences a voice can be fitted on"))?;
+    let (engine, spoken) = (engine.clone(), primary(language));
+    tokio::task::spawn_blocking(move || -> Result<HeldOut> {
+        let rate = engine.speech()?.sample_rate();
         let mut clips = Vec::new();
-        for sentence in HELD_OUT_SENTENCES {
+        for sentence in sentences.held_out {
             let request = SayRequest { text: sentence.to_string(), voice: voice.clone(), speed: 1.0, seed: Some(1) };
             clips.push(engine.say_pronounced(&request, &Pronunciations::default())?.1);
         }
         let clip_refs: Vec<&[f32]> = clips.iter().map(Vec::as_slice).collect();
-        let heard = engine.listener().hear_clips(&clip_refs, engine.speech()?.sample_rate(), Some("en"), &mut || true)?;
-        let (errors, words) = HELD_OUT_SENTENCES.iter().zip(&heard).fold((0.0, 0usize), |(e, w), (written, heard)| {
+        let heard = engine.listener().hear_clips(&clip_refs, rate, Some(&spoken), &mut || true)?;
+        let (errors, words) = sentences.held_out.iter().zip(&heard).fold((0.0, 0usize), |(e, w), (written, heard)| {
             let errors = word_errors(written, heard);
             (e + errors.rate() * errors.words as f64, w + errors.words)
         });
-        Ok(errors / words.max(1) as f64)
+        let whole: Vec<f32> = clips.concat();
+        Ok(HeldOut { word_errors: errors / words.max(1) as f64, stats: voice_stats(&whole, rate) })
     })
     .await
     .map_err(|e| Error::internal("hearing the fitted voice", e.to_string()))?
 }
 
-/// Fits every recording in `dir` with `settings`.
-pub async fn voicefit(data_dir: &Path, dir: &Path, settings: FitSettings) -> Result<()> {
+/// One reference fitted to speak one language.
+struct Row {
+    reference: Arc<Recording>,
+    language: String,
+    speech_seconds: f64,
+    fitted: FittedVoice,
+    fit_seconds: f64,
+    itself: Option<f32>,
+    /// The fitted voice and the best stock voice, in that order.
+    held_out: [HeldOut; 2],
+    own_words: Option<[OwnWords; 2]>,
+}
+
+/// The languages `--languages` names for a recording in `own` (its own
+/// language first; each once; `own` where the list says so).
+pub fn target_languages(list: &[String], own: &str) -> Result<Vec<String>> {
+    let mut targets: Vec<String> = Vec::new();
+    for item in list {
+        let tag = if item == OWN_LANGUAGE {
+            of_tag(own)
+                .and_then(|l| l.kokoro_language)
+                .ok_or_else(|| Error::invalid(format!("the recording's language {own:?}"), "has no Kokoro voices to fit"))?
+                .to_string()
+        } else {
+            item.clone()
+        };
+        if sentences_for(&tag).is_none() {
+            return Err(Error::invalid(format!("language {tag:?}"), "has no sentences a voice can be fitted on"));
+        }
+        if !targets.iter().any(|t| primary(t) == primary(&tag)) {
+            targets.push(tag);
+        }
+    }
+    targets.sort_by_key(|t| primary(t) != primary(own));
+    Ok(targets)
+}
+
+/// Fits every recording in `dir` with `settings`, to speak each of `languages`.
+pub async fn voicefit(data_dir: &Path, dir: &Path, settings: FitSettings, languages: &[String]) -> Result<()> {
     let files = references(dir)?;
     let scratch = crate::bench_api::scratch(data_dir)?;
     let engine = Arc::new(Engine::open(EngineConfig::load_from(scratch.path().to_path_buf())?).await?);
     println!(
-        "revoice bench voicefit: {} references, {} min budget each ({:.0} % of it refining outside the stock voices, on {} probe sets in turn), population {}, seed {}, {}+{} directions, tone match up to {} dB",
+        "revoice bench voicefit: {} references, each to speak {}; {} min budget a fit ({:.0} % of it refining outside the stock voices, on {} probe sets in turn), population {}, seed {}, {}+{} directions, tone match up to {} dB",
         files.len(),
+        languages.join(", "),
         settings.minutes,
         settings.refine_share * 100.0,
         settings.probe_sets,
@@ -121,62 +213,139 @@ pub async fn voicefit(data_dir: &Path, dir: &Path, settings: FitSettings) -> Res
     );
     let mut rows = Vec::new();
     for file in &files {
-        let name = file.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        eprintln!("fitting {name}...");
-        let request = FitRequest { recording: ReferenceInput::LocalFile(file.clone()), settings: settings.clone(), language: "en-US".into() };
-        let started = Instant::now();
-        let label = name.clone();
-        let progress: Arc<dyn Fn(&FitProgress) + Send + Sync> = Arc::new(move |p: &FitProgress| {
-            eprintln!("  {label}: generation {:>3}, similarity {:.3} (start {:.3}), {:.0} s", p.generation, p.best_similarity, p.start_similarity, p.seconds);
-        });
-        let (matched, fitted) = engine.fit_voice(request, progress).await?;
-        let seconds = started.elapsed().as_secs_f64();
-        let (fitted_voice, stock_voice) =
-            (VoiceSpec::from_fitted(&fitted.recipe, &fitted.held_out.best_stock), VoiceSpec::parse_stock(&fitted.held_out.best_stock)?);
-        let fitted_wer = held_out_word_errors(&engine, fitted_voice.clone()).await?;
-        let stock_wer = held_out_word_errors(&engine, stock_voice.clone()).await?;
-        let (mcd, words) = own_words_distance(&engine, file, vec![fitted_voice, stock_voice]).await?;
-        eprintln!("  {name} says: {words}");
-        let itself = speaker_itself(&engine, dir, &name, &matched.embedding).await?;
-        rows.push((name, matched.quality.speech_seconds, fitted, seconds, fitted_wer, stock_wer, itself, mcd));
+        let recording = Arc::new(hear_recording(&engine, file).await?);
+        eprintln!("{} ({}) says: {}", recording.name, recording.language, recording.words);
+        let mut itself = None;
+        for language in target_languages(languages, &recording.language)? {
+            eprintln!("fitting {} to speak {language}...", recording.name);
+            let request = FitRequest { recording: ReferenceInput::LocalFile(file.clone()), settings: settings.clone(), language: language.clone() };
+            let started = Instant::now();
+            let label = format!("{} → {language}", recording.name);
+            let progress: Arc<dyn Fn(&FitProgress) + Send + Sync> = Arc::new(move |p: &FitProgress| {
+                eprintln!(
+                    "  {label}: generation {:>3}, similarity {:.3} (start {:.3}), {:.0} s",
+                    p.generation, p.best_similarity, p.start_similarity, p.seconds
+                );
+            });
+            let (matched, fitted) = engine.fit_voice(request, progress).await?;
+            let fit_seconds = started.elapsed().as_secs_f64();
+            let fitted_voice = VoiceSpec::from_fitted(&fitted.recipe, &fitted.held_out.best_stock);
+            let stock_voice = VoiceSpec::parse_stock(&fitted.held_out.best_stock)?;
+            let held_out = [held_out(&engine, fitted_voice.clone(), &language).await?, held_out(&engine, stock_voice.clone(), &language).await?];
+            let own_words = if primary(&language) == primary(&recording.language) {
+                Some([own_words(&engine, &recording, fitted_voice).await?, own_words(&engine, &recording, stock_voice).await?])
+            } else {
+                None
+            };
+            if itself.is_none() {
+                itself = Some(speaker_itself(&engine, dir, &recording.name, &matched.embedding).await?);
+            }
+            rows.push(Row {
+                reference: recording.clone(),
+                language,
+                speech_seconds: matched.quality.speech_seconds,
+                fitted,
+                fit_seconds,
+                itself: itself.flatten(),
+                held_out,
+                own_words,
+            });
+        }
     }
-    println!();
-    println!("similarity to the reference on sentences not used in the fit (GE2E cosine):");
-    println!("(style: the fitted style without its tone match; tone dB: the tone match's largest gain;");
-    println!(" itself: the speaker's own reading of the held-out sentences, where the folder has one;");
-    println!(" WER: Whisper's word error rate on the held-out sentences, fitted voice / best stock voice;");
-    println!(" MCD: mel-cepstral distortion in dB to the recording, saying its own words as Whisper hears them, fitted / best stock)");
-    println!(
-        "{:<14} {:>8}  {:<12} {:>6}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>7}  {:>6}  {:>5}  {:>11}  {:>11}",
-        "reference", "speech s", "best stock", "sim", "blend", "style", "fitted", "vs best", "itself", "tone dB", "fit s", "gens", "WER", "MCD dB"
-    );
-    for (name, speech, f, seconds, fitted_wer, stock_wer, itself, mcd) in &rows {
-        let db = |d: Option<f64>| d.map_or("-".to_string(), |d| format!("{d:.2}"));
-        let h = &f.held_out;
-        let style = h.style_only_similarity.map_or("-".to_string(), |s| format!("{s:.3}"));
-        let tone = f.recipe.tone.as_ref().map_or("-".to_string(), |t| format!("{:.1}", t.largest_db()));
-        let itself = itself.map_or("-".to_string(), |s| format!("{s:.3}"));
-        println!(
-            "{:<14} {:>8.1}  {:<12} {:>6.3}  {:>6.3}  {:>6}  {:>6.3}  {:>+7.3}  {:>6}  {:>7}  {:>6.0}  {:>5}  {:>4.1}% / {:>3.1}%  {:>5} / {:>5}",
-            name,
-            speech,
-            h.best_stock,
-            h.best_stock_similarity,
-            h.blend_similarity,
-            style,
-            h.fitted_similarity,
-            h.fitted_similarity - h.best_stock_similarity,
-            itself,
-            tone,
-            seconds,
-            f.generations,
-            fitted_wer * 100.0,
-            stock_wer * 100.0,
-            db(mcd[0]),
-            db(mcd[1])
-        );
-    }
+    print_similarity(&rows);
+    print_measures(&rows);
     println!("peak memory (RSS): {:.0} MiB", memory_mib().0);
     engine.close().await;
     Ok(())
+}
+
+fn or_dash<T>(value: Option<T>, show: impl Fn(T) -> String) -> String {
+    value.map_or("-".to_string(), show)
+}
+
+fn print_similarity(rows: &[Row]) {
+    println!();
+    println!("similarity to the reference on held-out sentences of the language the voice speaks (GE2E cosine):");
+    println!("(rec: the language Whisper hears the recording in; speaks: the language the voice was fitted to speak;");
+    println!(" style: the fitted style without its tone match; tone dB: the tone match's largest gain;");
+    println!(" itself: the speaker's own reading of other sentences, where the folder has one)");
+    println!(
+        "{:<14} {:>4} {:>6} {:>8}  {:<12} {:>6}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>7}  {:>6}  {:>5}",
+        "reference", "rec", "speaks", "speech s", "best stock", "sim", "blend", "style", "fitted", "vs best", "itself", "tone dB", "fit s", "gens"
+    );
+    for row in rows {
+        let (f, h) = (&row.fitted, &row.fitted.held_out);
+        println!(
+            "{:<14} {:>4} {:>6} {:>8.1}  {:<12} {:>6.3}  {:>6.3}  {:>6}  {:>6.3}  {:>+7.3}  {:>6}  {:>7}  {:>6.0}  {:>5}",
+            row.reference.name,
+            row.reference.language,
+            row.language,
+            row.speech_seconds,
+            h.best_stock,
+            h.best_stock_similarity,
+            h.blend_similarity,
+            or_dash(h.style_only_similarity, |s| format!("{s:.3}")),
+            h.fitted_similarity,
+            h.fitted_similarity - h.best_stock_similarity,
+            or_dash(row.itself, |s| format!("{s:.3}")),
+            or_dash(f.recipe.tone.as_ref(), |t| format!("{:.1}", t.largest_db())),
+            row.fit_seconds,
+            f.generations,
+        );
+    }
+}
+
+fn print_measures(rows: &[Row]) {
+    println!();
+    println!("beside the speaker encoder, fitted voice / best stock voice:");
+    println!("(WER: Whisper's word error rate on the held-out sentences, in the language the voice speaks;");
+    println!(" pitch: median Hz on them, and range in semitones (10th to 90th percentile), after the recording's own;");
+    println!(" MCD: mel-cepstral distortion in dB to the recording, saying its own words as Whisper hears them,");
+    println!("  over the mel bands below the recording's band top (kHz: 0.9 of its Nyquist frequency);");
+    println!(" and pace: the speech time of those words over the recording's (1: the same pace); own language only)");
+    println!("{:<14} {:>6}  {:>13}  {:>17}  {:>16}  {:>5}  {:>13}  {:>11}", "reference", "speaks", "WER", "pitch Hz", "range st", "kHz", "MCD dB", "pace");
+    for row in rows {
+        let [fitted, stock] = &row.held_out;
+        let own = &row.reference.stats;
+        let own_words = row.own_words.as_ref();
+        println!(
+            "{:<14} {:>6}  {:>5.1}% / {:>4.1}%  {:>5.0}: {:>4.0} / {:>4.0}  {:>4.1}: {:>4.1} / {:>4.1}  {:>5.1}  {:>5} / {:>5}  {:>4} / {:>4}",
+            row.reference.name,
+            row.language,
+            fitted.word_errors * 100.0,
+            stock.word_errors * 100.0,
+            own.median_pitch_hz,
+            fitted.stats.median_pitch_hz,
+            stock.stats.median_pitch_hz,
+            own.pitch_range_semitones,
+            fitted.stats.pitch_range_semitones,
+            stock.stats.pitch_range_semitones,
+            row.reference.band_top_hz / 1000.0,
+            or_dash(own_words.and_then(|o| o[0].distance), |d| format!("{d:.1}")),
+            or_dash(own_words.and_then(|o| o[1].distance), |d| format!("{d:.1}")),
+            or_dash(own_words, |o| format!("{:.2}", o[0].pace)),
+            or_dash(own_words, |o| format!("{:.2}", o[1].pace)),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn the_recordings_own_language_comes_first_and_each_language_once() {
+        assert_eq!(target_languages(&list(&["own", "es"]), "en").unwrap(), ["en-US", "es"]);
+        assert_eq!(target_languages(&list(&["en-US", "es", "own"]), "it").unwrap(), ["it", "en-US", "es"]);
+        assert_eq!(target_languages(&list(&["own", "en-US", "es"]), "en").unwrap(), ["en-US", "es"]);
+        assert_eq!(target_languages(&list(&["es"]), "en").unwrap(), ["es"]);
+        let unknown = target_languages(&list(&["ko"]), "en").unwrap_err().to_string();
+        assert!(unknown.contains("\"ko\""), "{unknown}");
+        let unspoken = target_languages(&list(&["own"]), "ko").unwrap_err().to_string();
+        assert!(unspoken.contains("\"ko\""), "{unspoken}");
+    }
 }

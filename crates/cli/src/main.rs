@@ -182,8 +182,10 @@ enum BenchCommand {
         requests: usize,
     },
     /// Fit a voice to each recording in a folder (speakers that are not Kokoro voices; see
-    /// scripts/voicefit-references) and print the similarity on held-out sentences of the best
-    /// stock voice, the blend and the fitted voice, the fit's time and peak memory.
+    /// scripts/voicefit-references), once for each language it should speak, and print on
+    /// held-out sentences of that language the similarity of the best stock voice, the blend and
+    /// the fitted voice, their word error rate and pitch, in the recording's own language their
+    /// spectral distance and pace saying the recording's words, the fit's time and peak memory.
     Voicefit {
         /// Folder of reference recordings.
         #[arg(long, default_value = "target/voicefit-refs")]
@@ -211,6 +213,10 @@ enum BenchCommand {
         /// two sentences; at most 4).
         #[arg(long, default_value_t = 1)]
         probe_sets: usize,
+        /// The languages each voice is fitted to speak, by Kokoro language tag (en-US, es, fr, it,
+        /// pt-BR, hi, zh, ja); `own`: the language Whisper hears the recording in.
+        #[arg(long, value_delimiter = ',', default_value = "own,en-US,es")]
+        languages: Vec<String>,
     },
     /// The loop a dubber lives in: the demo rendered and every line heard back, one after the
     /// other and heard while rendering, on fresh copies of the project: wall times, the render's
@@ -526,7 +532,9 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
             serve::run(&engine, args).await?;
             ExitCode::SUCCESS
         }
-        Command::Bench { command: BenchCommand::Voicefit { references, minutes, generations, population, tone_match, seed, refine, probe_sets } } => {
+        Command::Bench {
+            command: BenchCommand::Voicefit { references, minutes, generations, population, tone_match, seed, refine, probe_sets, languages },
+        } => {
             let settings = revoice_engine::voice::fit::FitSettings {
                 minutes,
                 population,
@@ -538,7 +546,7 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
                 ..Default::default()
             };
             settings.check()?;
-            bench_voicefit::voicefit(engine.data_dir(), &references, settings).await?;
+            bench_voicefit::voicefit(engine.data_dir(), &references, settings, &languages).await?;
             ExitCode::SUCCESS
         }
         Command::Bench { command: BenchCommand::Fleet { lines } } => {
