@@ -18,7 +18,14 @@
 //!   distortion) of the fitted voice and the best stock voice to the
 //!   recording, each saying the recording's own words, and their pace
 //!   against the recording's on those words;
+//! - how natural each voice sounds to an outside judge (DNSMOS, through
+//!   `scripts/dev/naturalness_reference.py`, when a Python with it is
+//!   given): the recording, the best stock voice, the blend and the fitted
+//!   voice;
 //! - the fit's time, and the peak memory.
+//!
+//! The held-out renders and each fitted voice's record are kept in a folder
+//! (`target/voicefit-renders` by default), to listen to and to judge again.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -63,6 +70,7 @@ fn references(dir: &Path) -> Result<Vec<PathBuf>> {
 /// A reference recording, heard.
 struct Recording {
     name: String,
+    path: PathBuf,
     /// Its samples at the engine's rate.
     samples: Vec<f32>,
     /// The highest frequency it carries, in Hz: a little under the Nyquist
@@ -85,7 +93,7 @@ async fn hear_recording(engine: &Arc<Engine>, path: &Path) -> Result<Recording> 
         let band_top_hz = BAND_SHARE * decoded.sample_rate.min(rate) as f64 / 2.0;
         let stats = voice_stats(&samples, rate);
         let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        Ok(Recording { name, samples, band_top_hz, language: heard.language.clone(), words: heard.text(), stats })
+        Ok(Recording { name, path, samples, band_top_hz, language: heard.language.clone(), words: heard.text(), stats })
     })
     .await
     .map_err(|e| Error::internal("hearing the reference", e.to_string()))?
@@ -127,10 +135,12 @@ async fn own_words(engine: &Arc<Engine>, recording: &Arc<Recording>, voice: Voic
 }
 
 /// A voice on the held-out sentences of a language: Whisper's word error
-/// rate in that language, and how its voice sits.
+/// rate in that language, how its voice sits, and the renders one after
+/// the other.
 struct HeldOut {
     word_errors: f64,
     stats: VoiceStats,
+    said: Vec<f32>,
 }
 
 async fn held_out(engine: &Arc<Engine>, voice: VoiceSpec, language: &str) -> Result<HeldOut> {
@@ -149,8 +159,8 @@ async fn held_out(engine: &Arc<Engine>, voice: VoiceSpec, language: &str) -> Res
             let errors = word_errors(written, heard);
             (e + errors.rate() * errors.words as f64, w + errors.words)
         });
-        let whole: Vec<f32> = clips.concat();
-        Ok(HeldOut { word_errors: errors / words.max(1) as f64, stats: voice_stats(&whole, rate) })
+        let said: Vec<f32> = clips.concat();
+        Ok(HeldOut { word_errors: errors / words.max(1) as f64, stats: voice_stats(&said, rate), said })
     })
     .await
     .map_err(|e| Error::internal("hearing the fitted voice", e.to_string()))?
@@ -164,8 +174,8 @@ struct Row {
     fitted: FittedVoice,
     fit_seconds: f64,
     itself: Option<f32>,
-    /// The fitted voice and the best stock voice, in that order.
-    held_out: [HeldOut; 2],
+    /// The fitted voice, the best stock voice and the blend, in that order.
+    held_out: [HeldOut; 3],
     own_words: Option<[OwnWords; 2]>,
 }
 
@@ -193,8 +203,10 @@ pub fn target_languages(list: &[String], own: &str) -> Result<Vec<String>> {
     Ok(targets)
 }
 
-/// Fits every recording in `dir` with `settings`, to speak each of `languages`.
-pub async fn voicefit(data_dir: &Path, dir: &Path, settings: FitSettings, languages: &[String]) -> Result<()> {
+/// Fits every recording in `dir` with `settings`, to speak each of
+/// `languages`, keeps the renders in `renders`, and has them judged for
+/// naturalness by `judge` (a Python with DNSMOS), if given.
+pub async fn voicefit(data_dir: &Path, dir: &Path, settings: FitSettings, languages: &[String], renders: &Path, judge: Option<&str>) -> Result<()> {
     let files = references(dir)?;
     let scratch = crate::bench_api::scratch(data_dir)?;
     let engine = Arc::new(Engine::open(EngineConfig::load_from(scratch.path().to_path_buf())?).await?);
@@ -231,7 +243,12 @@ pub async fn voicefit(data_dir: &Path, dir: &Path, settings: FitSettings, langua
             let fit_seconds = started.elapsed().as_secs_f64();
             let fitted_voice = VoiceSpec::from_fitted(&fitted.recipe, &fitted.held_out.best_stock);
             let stock_voice = VoiceSpec::parse_stock(&fitted.held_out.best_stock)?;
-            let held_out = [held_out(&engine, fitted_voice.clone(), &language).await?, held_out(&engine, stock_voice.clone(), &language).await?];
+            let blend_voice = VoiceSpec::parse_stock(&matched.blend_spec())?;
+            let held_out = [
+                held_out(&engine, fitted_voice.clone(), &language).await?,
+                held_out(&engine, stock_voice.clone(), &language).await?,
+                held_out(&engine, blend_voice, &language).await?,
+            ];
             let own_words = if primary(&language) == primary(&recording.language) {
                 Some([own_words(&engine, &recording, fitted_voice).await?, own_words(&engine, &recording, stock_voice).await?])
             } else {
@@ -252,11 +269,107 @@ pub async fn voicefit(data_dir: &Path, dir: &Path, settings: FitSettings, langua
             });
         }
     }
+    let kept = keep_renders(&rows, renders, engine.speech()?.sample_rate())?;
     print_similarity(&rows);
     print_measures(&rows);
+    print_naturalness(&rows, &kept, judge);
     println!("peak memory (RSS): {:.0} MiB", memory_mib().0);
     engine.close().await;
     Ok(())
+}
+
+/// The files one row's voices were kept in: the fitted voice, the best
+/// stock voice and the blend on the held-out sentences.
+struct Kept {
+    renders: [PathBuf; 3],
+}
+
+/// Writes each row's held-out renders as WAV files and its fitted voice's
+/// record as JSON into `folder`, named `<reference>.<language>.<voice>`.
+fn keep_renders(rows: &[Row], folder: &Path, rate: u32) -> Result<Vec<Kept>> {
+    std::fs::create_dir_all(folder).map_err(|e| Error::io("create", folder, e))?;
+    let mut kept = Vec::new();
+    for row in rows {
+        let stem = Path::new(&row.reference.name).file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+        let named = |ending: &str| folder.join(format!("{stem}.{}.{ending}", row.language));
+        let renders = ["fitted", "stock", "blend"].map(|voice| named(&format!("{voice}.wav")));
+        for (path, held_out) in renders.iter().zip(&row.held_out) {
+            revoice_engine::audio::wav::write_pcm16(path, &held_out.said, rate)?;
+        }
+        let record = named("fitted.json");
+        let json = serde_json::to_string_pretty(&row.fitted).map_err(|e| Error::internal("writing the fitted voice's record", e.to_string()))?;
+        std::fs::write(&record, json).map_err(|e| Error::io("write", &record, e))?;
+        kept.push(Kept { renders });
+    }
+    eprintln!("held-out renders and fitted voices kept in {}", folder.display());
+    Ok(kept)
+}
+
+/// One clip's scores from the naturalness judge.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Naturalness {
+    /// P.835 signal quality (distortion of the voice itself) and overall.
+    signal: f64,
+    overall: f64,
+}
+
+/// Runs `scripts/dev/naturalness_reference.py` on `clips`.
+fn judge_naturalness(python: &str, clips: &[PathBuf]) -> std::result::Result<(String, Vec<Naturalness>), String> {
+    let request = serde_json::json!({ "clips": clips });
+    let answer = crate::bench::run_dev_script(python, "naturalness_reference.py", &[], &request)?;
+    let scores = answer["clips"]
+        .as_array()
+        .ok_or("the naturalness judge answered without clips")?
+        .iter()
+        .map(|c| Naturalness { signal: c["sig_mos"].as_f64().unwrap_or(f64::NAN), overall: c["ovrl_mos"].as_f64().unwrap_or(f64::NAN) })
+        .collect::<Vec<_>>();
+    if scores.len() != clips.len() {
+        return Err(format!("the naturalness judge scored {} clips of {}", scores.len(), clips.len()));
+    }
+    Ok((answer["judge"].as_str().unwrap_or("?").to_string(), scores))
+}
+
+fn print_naturalness(rows: &[Row], kept: &[Kept], judge: Option<&str>) {
+    println!();
+    let Some(python) = judge else {
+        println!("naturalness: no judge (make one with scripts/dev/naturalness-venv, then --reference-python target/naturalness-venv/bin/python)");
+        return;
+    };
+    // Each recording once, then every row's three voices.
+    let mut clips: Vec<PathBuf> = Vec::new();
+    let mut recordings: Vec<&str> = Vec::new();
+    for row in rows {
+        if !recordings.contains(&row.reference.name.as_str()) {
+            recordings.push(&row.reference.name);
+            clips.push(row.reference.path.clone());
+        }
+    }
+    clips.extend(kept.iter().flat_map(|k| k.renders.iter().cloned()));
+    let (name, scores) = match judge_naturalness(python, &clips) {
+        Ok(judged) => judged,
+        Err(e) => {
+            println!("naturalness: the judge failed: {e}");
+            return;
+        }
+    };
+    let (of_recordings, of_voices) = scores.split_at(recordings.len());
+    println!("naturalness by {name}, signal / overall quality on a 1-5 opinion scale (held-out sentences; the recording as it is):");
+    println!("{:<14} {:>6}  {:>11}  {:>11}  {:>11}  {:>11}  {:>12}", "reference", "speaks", "recording", "best stock", "blend", "fitted", "fitted-stock");
+    let show = |n: &Naturalness| format!("{:.2} / {:.2}", n.signal, n.overall);
+    for (row, voices) in rows.iter().zip(of_voices.chunks(3)) {
+        let recording = &of_recordings[recordings.iter().position(|r| *r == row.reference.name).unwrap_or(0)];
+        println!(
+            "{:<14} {:>6}  {:>11}  {:>11}  {:>11}  {:>11}  {:>+5.2} / {:>+5.2}",
+            row.reference.name,
+            row.language,
+            show(recording),
+            show(&voices[1]),
+            show(&voices[2]),
+            show(&voices[0]),
+            voices[0].signal - voices[1].signal,
+            voices[0].overall - voices[1].overall,
+        );
+    }
 }
 
 fn or_dash<T>(value: Option<T>, show: impl Fn(T) -> String) -> String {
@@ -305,7 +418,7 @@ fn print_measures(rows: &[Row]) {
     println!(" and pace: the speech time of those words over the recording's (1: the same pace); own language only)");
     println!("{:<14} {:>6}  {:>13}  {:>17}  {:>16}  {:>5}  {:>13}  {:>11}", "reference", "speaks", "WER", "pitch Hz", "range st", "kHz", "MCD dB", "pace");
     for row in rows {
-        let [fitted, stock] = &row.held_out;
+        let [fitted, stock, _] = &row.held_out;
         let own = &row.reference.stats;
         let own_words = row.own_words.as_ref();
         println!(

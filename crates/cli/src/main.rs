@@ -217,6 +217,13 @@ enum BenchCommand {
         /// pt-BR, hi, zh, ja); `own`: the language Whisper hears the recording in.
         #[arg(long, value_delimiter = ',', default_value = "own,en-US,es")]
         languages: Vec<String>,
+        /// Folder to keep the held-out renders (WAV) and the fitted voices' records (JSON) in.
+        #[arg(long, default_value = "target/voicefit-renders")]
+        renders: PathBuf,
+        /// Python with the naturalness judge (DNSMOS; scripts/dev/naturalness-venv makes one;
+        /// default: $REVOICE_NATURALNESS_PYTHON, then python3).
+        #[arg(long)]
+        reference_python: Option<String>,
     },
     /// The loop a dubber lives in: the demo rendered and every line heard back, one after the
     /// other and heard while rendering, on fresh copies of the project: wall times, the render's
@@ -533,7 +540,8 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
             ExitCode::SUCCESS
         }
         Command::Bench {
-            command: BenchCommand::Voicefit { references, minutes, generations, population, tone_match, seed, refine, probe_sets, languages },
+            command:
+                BenchCommand::Voicefit { references, minutes, generations, population, tone_match, seed, refine, probe_sets, languages, renders, reference_python },
         } => {
             let settings = revoice_engine::voice::fit::FitSettings {
                 minutes,
@@ -546,7 +554,8 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
                 ..Default::default()
             };
             settings.check()?;
-            bench_voicefit::voicefit(engine.data_dir(), &references, settings, &languages).await?;
+            let judge = bench::find_python(reference_python, "REVOICE_NATURALNESS_PYTHON", "speechmos.dnsmos, librosa");
+            bench_voicefit::voicefit(engine.data_dir(), &references, settings, &languages, &renders, judge.as_deref()).await?;
             ExitCode::SUCCESS
         }
         Command::Bench { command: BenchCommand::Fleet { lines } } => {
