@@ -33,6 +33,13 @@ pub fn mel_cepstral_distortion(a: &[f32], b: &[f32], sample_rate: u32) -> Option
     mel_cepstral_distortion_below(a, b, sample_rate, sample_rate as f64 / 2.0)
 }
 
+/// The highest frequency a recording made at `recorded_rate` carries when
+/// compared at `compared_rate`, in Hz: 0.9 of the lower Nyquist frequency
+/// (resampling and codecs roll off just below it).
+pub fn band_top_hz(recorded_rate: u32, compared_rate: u32) -> f64 {
+    0.9 * recorded_rate.min(compared_rate) as f64 / 2.0
+}
+
 /// The mel-cepstral distortion as [`mel_cepstral_distortion`], over the
 /// mel bands that lie wholly below `top_hz` (the cepstrum is taken over
 /// those bands alone); `None` also when fewer bands than coefficients do.

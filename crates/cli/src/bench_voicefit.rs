@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use revoice_engine::audio::cepstrum::mel_cepstral_distortion_below;
+use revoice_engine::audio::cepstrum::{band_top_hz, mel_cepstral_distortion_below};
 use revoice_engine::audio::pitch::{voice_stats, VoiceStats};
 use revoice_engine::cache::ReferenceInput;
 use revoice_engine::language::{of_tag, primary};
@@ -46,10 +46,6 @@ use revoice_engine::voice_spec::VoiceSpec;
 use revoice_engine::{Engine, EngineConfig, Error, FitRequest, Result};
 
 use crate::bench::memory_mib;
-
-/// The share of a recording's Nyquist frequency its spectrum is compared
-/// over (resampling and codecs roll off just below it).
-const BAND_SHARE: f64 = 0.9;
 
 /// In `--languages`, the recording's own language.
 pub const OWN_LANGUAGE: &str = "own";
@@ -90,7 +86,7 @@ async fn hear_recording(engine: &Arc<Engine>, path: &Path) -> Result<Recording> 
         let rate = engine.speech()?.sample_rate();
         let decoded = revoice_engine::audio::decode::decode_file(&path)?;
         let samples = revoice_engine::audio::resample::resample(&decoded.samples, decoded.sample_rate, rate)?;
-        let band_top_hz = BAND_SHARE * decoded.sample_rate.min(rate) as f64 / 2.0;
+        let band_top_hz = band_top_hz(decoded.sample_rate, rate);
         let stats = voice_stats(&samples, rate);
         let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         Ok(Recording { name, path, samples, band_top_hz, language: heard.language.clone(), words: heard.text(), stats })
@@ -211,7 +207,7 @@ pub async fn voicefit(data_dir: &Path, dir: &Path, settings: FitSettings, langua
     let scratch = crate::bench_api::scratch(data_dir)?;
     let engine = Arc::new(Engine::open(EngineConfig::load_from(scratch.path().to_path_buf())?).await?);
     println!(
-        "revoice bench voicefit: {} references, each to speak {}; {} min budget a fit ({:.0} % of it refining outside the stock voices, on {} probe sets in turn), population {}, seed {}, {}+{} directions, tone match up to {} dB",
+        "revoice bench voicefit: {} references, each to speak {}; {} min budget a fit ({:.0} % of it refining outside the stock voices, on {} probe sets in turn), population {}, seed {}, {}+{} directions, tone match up to {} dB, spectral weight {}",
         files.len(),
         languages.join(", "),
         settings.minutes,
@@ -221,7 +217,8 @@ pub async fn voicefit(data_dir: &Path, dir: &Path, settings: FitSettings, langua
         settings.seed,
         settings.timbre_dims,
         settings.prosody_dims,
-        settings.tone_match_db
+        settings.tone_match_db,
+        settings.spectral_weight
     );
     let mut rows = Vec::new();
     for file in &files {

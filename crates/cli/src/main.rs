@@ -217,6 +217,11 @@ enum BenchCommand {
         /// pt-BR, hi, zh, ja); `own`: the language Whisper hears the recording in.
         #[arg(long, value_delimiter = ',', default_value = "own,en-US,es")]
         languages: Vec<String>,
+        /// How much the spectral distance to the recording, saying its own words, counts beside
+        /// the speaker encoder's similarity in each fit's score (0: not at all; only where the
+        /// voice speaks the recording's language).
+        #[arg(long, default_value_t = 0.0)]
+        spectral_weight: f32,
         /// Folder to keep the held-out renders (WAV) and the fitted voices' records (JSON) in.
         #[arg(long, default_value = "target/voicefit-renders")]
         renders: PathBuf,
@@ -541,7 +546,20 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
         }
         Command::Bench {
             command:
-                BenchCommand::Voicefit { references, minutes, generations, population, tone_match, seed, refine, probe_sets, languages, renders, reference_python },
+                BenchCommand::Voicefit {
+                    references,
+                    minutes,
+                    generations,
+                    population,
+                    tone_match,
+                    seed,
+                    refine,
+                    probe_sets,
+                    spectral_weight,
+                    languages,
+                    renders,
+                    reference_python,
+                },
         } => {
             let settings = revoice_engine::voice::fit::FitSettings {
                 minutes,
@@ -551,6 +569,7 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
                 seed,
                 refine_share: refine,
                 probe_sets,
+                spectral_weight,
                 ..Default::default()
             };
             settings.check()?;

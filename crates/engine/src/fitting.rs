@@ -16,7 +16,7 @@ use revoice_core::blocking::wait;
 use revoice_core::error::{Error, Result};
 use revoice_speech::cache::ReferenceInput;
 use revoice_voices::fit::flights::{Flight, MAX_QUEUED_FITS};
-use revoice_voices::fit::probe::ProbeJudge;
+use revoice_voices::fit::probe::{OwnWords, ProbeJudge};
 use revoice_voices::fit::{self, FitCheckpoint, FitProgress, FitSettings, FittedVoice, StyleRecipe, StyleSpace};
 use revoice_voices::MatchedVoice;
 
@@ -58,9 +58,56 @@ fn check_language(language: &str) -> Result<()> {
 /// The recording's tonal balance (`None` when it has too little sound or
 /// too low a rate to measure it: then the fit matches no tone).
 fn recording_spectrum(recording: &ReferenceInput) -> Result<Option<LongTermSpectrum>> {
-    let bytes = recording.read_bytes()?;
-    let decoded = revoice_audio::decode::decode_bytes(bytes.to_vec(), std::path::Path::new(&recording.describe()))?;
+    let decoded = decode_recording(recording)?;
     Ok(long_term_spectrum(&decoded.samples, decoded.sample_rate))
+}
+
+fn decode_recording(recording: &ReferenceInput) -> Result<revoice_audio::decode::DecodedAudio> {
+    let bytes = recording.read_bytes()?;
+    revoice_audio::decode::decode_bytes(bytes.to_vec(), std::path::Path::new(&recording.describe()))
+}
+
+/// Pieces of the recording's own words shorter than this are joined to the
+/// next: too little to compare spectra on.
+const SHORTEST_PIECE_SECONDS: f64 = 2.0;
+
+/// The recording's own words in pieces (Whisper's segments, short ones
+/// joined), its samples at `rate` for each, when Whisper hears it in
+/// `language`; `None` in another language (the voice will not say the
+/// recording's words) or when nothing is heard.
+fn own_words(engine: &Engine, recording: &ReferenceInput, language: &str, rate: u32, weight: f32) -> Result<Option<OwnWords>> {
+    let decoded = decode_recording(recording)?;
+    let options = revoice_model::whisper::TranscriptOptions { language: None, word_timestamps: false, initial_prompt: None };
+    let heard = engine.listener().transcribe(&decoded.samples, decoded.sample_rate, &options, &mut |_| true)?;
+    if !revoice_text::language::speaks(language, &heard.language) {
+        return Ok(None);
+    }
+    let samples = revoice_audio::resample::resample(&decoded.samples, decoded.sample_rate, rate)?;
+    let at = |seconds: f64| ((seconds.max(0.0) * rate as f64) as usize).min(samples.len());
+    let segments: Vec<(f64, f64, &str)> = heard.segments.iter().map(|s| (s.start, s.end, s.text.as_str())).collect();
+    let pieces: Vec<(String, Vec<f32>)> = pieces_of(&segments).into_iter().map(|(words, start, end)| (words, samples[at(start)..at(end)].to_vec())).collect();
+    if pieces.is_empty() {
+        return Ok(None);
+    }
+    let band_top_hz = revoice_audio::cepstrum::band_top_hz(decoded.sample_rate, rate);
+    Ok(Some(OwnWords { pieces, band_top_hz, weight: weight as f64 }))
+}
+
+/// Whisper's segments (start, end, words) as pieces of at least
+/// [`SHORTEST_PIECE_SECONDS`]: a short segment is joined to the next; a
+/// short tail is left out.
+fn pieces_of(segments: &[(f64, f64, &str)]) -> Vec<(String, f64, f64)> {
+    let mut pieces = Vec::new();
+    let (mut words, mut start) = (String::new(), None::<f64>);
+    for (from, to, text) in segments {
+        let begun = *start.get_or_insert(*from);
+        words.push_str(text);
+        if to - begun >= SHORTEST_PIECE_SECONDS {
+            pieces.push((words.trim().to_string(), begun, *to));
+            (words, start) = (String::new(), None);
+        }
+    }
+    pieces
 }
 
 /// The fit key of a recording's content identity (`sha256:<hex>`).
@@ -251,7 +298,7 @@ impl Engine {
             starts.push(("blend".to_string(), StyleRecipe::of_blend(&matched.blend.iter().map(|p| (p.voice.clone(), p.weight)).collect::<Vec<_>>())));
         }
         let (store, runtime, key_owned, flight_owned) = (self.store().clone(), self.runtime().clone(), key.to_string(), flight.clone());
-        let (request, reference) = (request.clone(), matched.embedding.clone());
+        let (request, reference, engine) = (request.clone(), matched.embedding.clone(), self.clone());
         let fitted = tokio::task::spawn_blocking(move || -> Result<(FittedVoice, FitCheckpoint)> {
             let front_end = &speech.front_end;
             let encoder = references.hooks().matcher().encoder();
@@ -259,7 +306,14 @@ impl Engine {
                 true => recording_spectrum(&request.recording)?.map(|s| (s, request.settings.tone_match_db)),
                 false => None,
             };
-            let judge = ProbeJudge::new(speech.renderer.scheduler(), front_end, encoder, speech.sample_rate(), reference, tone_target, &best)?;
+            let mut judge = ProbeJudge::new(speech.renderer.scheduler(), front_end, encoder, speech.sample_rate(), reference, tone_target, &best)?;
+            if request.settings.spectral_weight > 0.0 {
+                let weight = request.settings.spectral_weight;
+                if let Some(own) = own_words(&engine, &request.recording, &request.language, speech.sample_rate(), weight)? {
+                    tracing::info!(pieces = own.pieces.len(), weight, "the fit hears the recording's own words too");
+                    judge = judge.with_own_words(front_end, own, &best)?;
+                }
+            }
             let space = StyleSpace::new(front_end.stock_voices(), request.settings.timbre_dims, request.settings.prosody_dims);
             let mut on_generation = |checkpoint: &FitCheckpoint, progress: &FitProgress| -> Result<()> {
                 let json = serde_json::to_string(checkpoint).expect("a checkpoint serialises");
@@ -277,5 +331,22 @@ impl Engine {
         let (checkpoint_json, fitted_json) = (serde_json::to_string(&checkpoint).expect("serialises"), serde_json::to_string(&fitted).expect("serialises"));
         self.store().finish_fit(key, &checkpoint_json, &fitted_json).await?;
         Ok(fitted)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_recordings_words_are_cut_in_pieces_long_enough_to_compare() {
+        let segments = [(0.0, 3.1, " The weather turned cold."), (3.1, 3.9, " Brr."), (3.9, 6.5, " Children gathered."), (6.5, 7.0, " Yes.")];
+        let pieces = pieces_of(&segments);
+        assert_eq!(
+            pieces,
+            vec![("The weather turned cold.".to_string(), 0.0, 3.1), ("Brr. Children gathered.".to_string(), 3.1, 6.5)],
+            "a short segment joins the next, a short tail is left out"
+        );
+        assert!(pieces_of(&[]).is_empty());
     }
 }

@@ -60,6 +60,12 @@ pub struct FitSettings {
     /// generation; 1: always the same probes (fits saved before it).
     #[serde(default = "one_probe_set")]
     pub probe_sets: usize,
+    /// How much the spectral distance to the recording, saying its own
+    /// words, counts beside the encoder's similarity (see
+    /// [`probe::OwnWords`]); 0: not at all (fits saved before it). Only
+    /// where the voice is fitted to speak the recording's language.
+    #[serde(default)]
+    pub spectral_weight: f32,
 }
 
 fn one_probe_set() -> usize {
@@ -77,6 +83,10 @@ pub const REFINE_SHARE: f32 = 0.85;
 /// `revoice bench voicefit --probe-sets N` shows it holds up held out).
 pub const PROBE_SETS: usize = 4;
 
+/// The largest weight the spectral distance may have: beyond it the
+/// encoder's similarity hardly counts.
+pub const MAX_SPECTRAL_WEIGHT: f32 = 4.0;
+
 impl Default for FitSettings {
     fn default() -> FitSettings {
         FitSettings {
@@ -89,6 +99,7 @@ impl Default for FitSettings {
             tone_match_db: TONE_MATCH_DB,
             refine_share: REFINE_SHARE,
             probe_sets: 1,
+            spectral_weight: 0.0,
         }
     }
 }
@@ -105,8 +116,9 @@ impl FitSettings {
         // stored under.
         let base = if self.tone_match_db > 0.0 { format!("{base} tone={}", self.tone_match_db) } else { base };
         let base = if self.refine_share > 0.0 { format!("{base} refine={}", self.refine_share) } else { base };
-        if self.probe_sets > 1 {
-            format!("{base} probes={}", self.probe_sets)
+        let base = if self.probe_sets > 1 { format!("{base} probes={}", self.probe_sets) } else { base };
+        if self.spectral_weight > 0.0 {
+            format!("{base} spectral={}", self.spectral_weight)
         } else {
             base
         }
@@ -118,6 +130,12 @@ impl FitSettings {
             return Err(revoice_core::error::Error::invalid(
                 "voice fit settings",
                 format!("the refinement's share of the budget must be from 0 to below 1, not {}", self.refine_share),
+            ));
+        }
+        if !(0.0..=MAX_SPECTRAL_WEIGHT).contains(&self.spectral_weight) {
+            return Err(revoice_core::error::Error::invalid(
+                "voice fit settings",
+                format!("the spectral distance's weight must be from 0 to {MAX_SPECTRAL_WEIGHT}, not {}", self.spectral_weight),
             ));
         }
         if !(1..=PROBE_SETS).contains(&self.probe_sets) {
@@ -207,6 +225,9 @@ mod tests {
         assert_eq!(FitSettings::default().key(), format!("{} refine={REFINE_SHARE}", settings.key()));
         let rotating = FitSettings { probe_sets: PROBE_SETS, ..Default::default() };
         assert_eq!(rotating.key(), format!("{} refine={REFINE_SHARE} probes={PROBE_SETS}", settings.key()));
+        let spectral = FitSettings { spectral_weight: 0.5, ..Default::default() };
+        assert_eq!(spectral.key(), format!("{} refine={REFINE_SHARE} spectral=0.5", settings.key()));
+        assert_eq!(settings.spectral_weight, 0.0, "fits saved before it weigh no spectral distance");
     }
 
     #[test]
@@ -216,6 +237,10 @@ mod tests {
         for share in [1.0, -0.1, f32::NAN] {
             let error = FitSettings { refine_share: share, ..Default::default() }.check().unwrap_err().to_string();
             assert!(error.contains("refinement's share"), "{error}");
+        }
+        for weight in [-0.1, MAX_SPECTRAL_WEIGHT + 0.1, f32::NAN] {
+            let error = FitSettings { spectral_weight: weight, ..Default::default() }.check().unwrap_err().to_string();
+            assert!(error.contains("spectral distance"), "{error}");
         }
         for sets in [0, PROBE_SETS + 1] {
             let error = FitSettings { probe_sets: sets, ..Default::default() }.check().unwrap_err().to_string();

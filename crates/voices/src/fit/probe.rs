@@ -10,11 +10,16 @@
 //! candidate is heard through the tone curve that gives its probe renders
 //! the recording's tonal balance (computed from the spectra, not searched),
 //! so the search looks for the voice, and the curve for the microphone.
+//! With [`OwnWords`], each candidate also says one piece of the recording's
+//! own words per generation, and its spectral distance to the recording
+//! there (against the reading voice's) counts in its score beside the
+//! encoder's: a judge of another kind than the encoder.
 
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use revoice_audio::cepstrum::mel_cepstral_distortion_below;
 use revoice_audio::pitch::{voice_stats, VoiceStats};
 use revoice_audio::tone::{long_term_spectrum, LongTermSpectrum, ToneCurve};
 use revoice_core::error::{Error, Result};
@@ -214,6 +219,30 @@ const MIN_CONSISTENCY: f32 = 0.7;
 /// How far a candidate's pace may drift from the starting voice's (ratio).
 const MAX_PACE_DRIFT: f32 = 1.3;
 
+/// The recording's own words, cut in pieces (a few seconds each, as
+/// Whisper heard them), for the spectral term of a fit's score.
+pub struct OwnWords {
+    /// Each piece's words and the recording's samples saying them (at the
+    /// model's rate).
+    pub pieces: Vec<(String, Vec<f32>)>,
+    /// The highest frequency the recording carries, in Hz: the spectra are
+    /// compared below it.
+    pub band_top_hz: f64,
+    /// How much a candidate's distance counts: its score gains
+    /// `weight × (1 − distance ÷ the reading voice's distance)`.
+    pub weight: f64,
+}
+
+/// [`OwnWords`] as the judge uses them: each piece as tokens, and the
+/// reading voice's distance on it, once measured.
+struct OwnPieces {
+    pieces: Vec<(Vec<u32>, Vec<f32>)>,
+    band_top_hz: f64,
+    weight: f64,
+    reading_voice: String,
+    baseline: std::sync::Mutex<Vec<Option<f64>>>,
+}
+
 /// The reference, the sentences, and the means to render and listen.
 pub struct ProbeJudge<'a> {
     scheduler: &'a Scheduler,
@@ -231,6 +260,7 @@ pub struct ProbeJudge<'a> {
     /// Seconds per token the starting voice takes for the probes, once
     /// known (per token, so the probe sets compare).
     pace: std::sync::Mutex<Option<f32>>,
+    own_words: Option<OwnPieces>,
 }
 
 fn tokens(front_end: &FrontEnd, sentences: &[&str], voice: &str) -> Result<Vec<Vec<u32>>> {
@@ -279,7 +309,33 @@ impl<'a> ProbeJudge<'a> {
             held_out: tokens(front_end, &sentences.held_out, reading_voice)?,
             validation: tokens(front_end, &sentences.validation, reading_voice)?,
             pace: std::sync::Mutex::new(None),
+            own_words: None,
         })
+    }
+
+    /// The judge, with the recording's own words counting in each
+    /// candidate's score (pieces that the reading voice cannot read, or
+    /// that are too short to compare, are left out; none left: no term).
+    pub fn with_own_words(mut self, front_end: &FrontEnd, own_words: OwnWords, reading_voice: &str) -> Result<ProbeJudge<'a>> {
+        let mut pieces = Vec::new();
+        for (words, samples) in own_words.pieces {
+            let lines = tokens(front_end, &[words.as_str()], reading_voice)?;
+            // A piece the front end splits is read as its first line only: too little to compare.
+            if let [line] = lines.as_slice() {
+                pieces.push((line.clone(), samples));
+            }
+        }
+        if !pieces.is_empty() && own_words.weight > 0.0 {
+            let count = pieces.len();
+            self.own_words = Some(OwnPieces {
+                pieces,
+                band_top_hz: own_words.band_top_hz,
+                weight: own_words.weight,
+                reading_voice: reading_voice.to_string(),
+                baseline: std::sync::Mutex::new(vec![None; count]),
+            });
+        }
+        Ok(self)
     }
 
     /// Renders every recipe reading `lines`, as one scheduler job (each
@@ -353,6 +409,33 @@ impl<'a> ProbeJudge<'a> {
         Ok(Heard { similarity, consistency, stats: voice_stats(&whole, self.sample_rate) })
     }
 
+    /// Each candidate's spectral term on piece `at` of the recording's own
+    /// words (`said`: its render of them, through its tone match): the
+    /// weight times how much nearer to the recording it is than the
+    /// reading voice, as a share of the reading voice's distance.
+    fn spectral_terms(&self, own: &OwnPieces, at: usize, said: &[Option<RowAudio>]) -> Result<Vec<f64>> {
+        let (tokens, recording) = &own.pieces[at];
+        let distance = |samples: &[f32]| mel_cepstral_distortion_below(recording, samples, self.sample_rate, own.band_top_hz);
+        let known = own.baseline.lock().unwrap_or_else(|p| p.into_inner())[at];
+        let baseline = match known {
+            Some(d) => d,
+            None => {
+                let reading = StyleRecipe::of_blend(&[(own.reading_voice.clone(), 1.0)]);
+                let render = self.render(std::slice::from_ref(&reading), std::slice::from_ref(tokens))?;
+                let d = render.first().and_then(|r| r.first()).and_then(|r| distance(&r.samples)).unwrap_or(f64::NAN);
+                own.baseline.lock().unwrap_or_else(|p| p.into_inner())[at] = Some(d);
+                d
+            }
+        };
+        Ok(said
+            .par_iter()
+            .map(|render| {
+                let d = render.as_ref().and_then(|r| distance(&r.samples));
+                spectral_term(d, baseline, own.weight)
+            })
+            .collect())
+    }
+
     /// The guards' penalty for a candidate's renders.
     fn penalty(&self, heard: &Heard, tokens: usize) -> f64 {
         let mut penalty = 0.0;
@@ -375,17 +458,28 @@ impl Judge for ProbeJudge<'_> {
         let plain: Vec<StyleRecipe> = recipes.iter().map(|r| StyleRecipe { tone: None, ..r.clone() }).collect();
         let probes = &self.probes[probe_set % self.probes.len()];
         let tokens: usize = probes.iter().map(Vec::len).sum();
-        let mut renders = self.render(&plain, probes)?;
+        // The recording's own words ride along in the same batch, after the probes.
+        let piece = self.own_words.as_ref().map(|own| probe_set % own.pieces.len());
+        let mut lines = probes.clone();
+        if let (Some(own), Some(at)) = (&self.own_words, piece) {
+            lines.push(own.pieces[at].0.clone());
+        }
+        let mut renders = self.render(&plain, &lines)?;
+        let mut said: Vec<Option<RowAudio>> = renders.iter_mut().map(|r| if piece.is_some() { r.pop() } else { None }).collect();
         let tones: Vec<Option<ToneCurve>> = renders.iter().map(|r| self.tone_for(r)).collect();
-        for (audio, tone) in renders.iter_mut().zip(&tones) {
+        for ((audio, own), tone) in renders.iter_mut().zip(said.iter_mut()).zip(&tones) {
             if let Some(tone) = tone {
-                for row in audio.iter_mut() {
+                for row in audio.iter_mut().chain(own.iter_mut()) {
                     row.samples = tone.apply(&row.samples, row.sample_rate);
                 }
             }
         }
         // Listening is the encoder's work per candidate: side by side on the pool.
         let heard: Vec<Heard> = renders.par_iter().map(|r| self.hear(r)).collect::<Result<_>>()?;
+        let spectral: Vec<f64> = match (&self.own_words, piece) {
+            (Some(own), Some(at)) => self.spectral_terms(own, at, &said)?,
+            _ => vec![0.0; recipes.len()],
+        };
         {
             // The first candidates judged are the starting points: their pace is the reference pace.
             let mut pace = self.pace.lock().unwrap_or_else(|p| p.into_inner());
@@ -396,7 +490,8 @@ impl Judge for ProbeJudge<'_> {
         Ok(heard
             .iter()
             .zip(tones)
-            .map(|(h, tone)| Verdict { similarity: h.similarity, fitness: h.similarity as f64 - self.penalty(h, tokens), tone })
+            .zip(spectral)
+            .map(|((h, tone), spectral)| Verdict { similarity: h.similarity, fitness: h.similarity as f64 - self.penalty(h, tokens) + spectral, tone })
             .collect())
     }
 
@@ -409,9 +504,31 @@ impl Judge for ProbeJudge<'_> {
     }
 }
 
+/// A candidate's spectral term: `weight × (1 − distance ÷ baseline)`,
+/// bounded to ±`weight` (a voice twice as far loses the whole weight, and
+/// no voice gains more than it); nothing when either distance is unknown.
+fn spectral_term(distance: Option<f64>, baseline: f64, weight: f64) -> f64 {
+    match distance {
+        Some(d) if baseline.is_finite() && baseline > 0.0 => weight * (1.0 - d / baseline).clamp(-1.0, 1.0),
+        // A render with no sound to compare is as far as can be.
+        None if baseline.is_finite() && baseline > 0.0 => -weight,
+        _ => 0.0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_spectral_term_rewards_a_voice_nearer_the_recording_than_the_reading_voice() {
+        assert_eq!(spectral_term(Some(40.0), 40.0, 0.5), 0.0, "as near as the reading voice: no change");
+        assert!((spectral_term(Some(30.0), 40.0, 0.5) - 0.125).abs() < 1e-12, "a quarter nearer gains a quarter of the weight");
+        assert!((spectral_term(Some(50.0), 40.0, 0.5) + 0.125).abs() < 1e-12, "a quarter farther loses as much");
+        assert_eq!(spectral_term(Some(200.0), 40.0, 0.5), -0.5, "bounded");
+        assert_eq!(spectral_term(None, 40.0, 0.5), -0.5, "silence is as far as can be");
+        assert_eq!(spectral_term(Some(30.0), f64::NAN, 0.5), 0.0, "no baseline, no term");
+    }
 
     #[test]
     fn probe_validation_and_held_out_sentences_never_share_a_sentence() {
