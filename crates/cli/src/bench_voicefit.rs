@@ -82,9 +82,12 @@ async fn hear_recording(engine: &Arc<Engine>, path: &Path) -> Result<Recording> 
     let (engine, path) = (engine.clone(), path.to_path_buf());
     tokio::task::spawn_blocking(move || -> Result<Recording> {
         let options = TranscriptOptions { language: None, word_timestamps: false, initial_prompt: None };
-        let heard = engine.listener().transcribe_file(&path, &options, &mut |_| true)?;
-        let rate = engine.speech()?.sample_rate();
         let decoded = revoice_engine::audio::decode::decode_file(&path)?;
+        let heard = engine
+            .listener()
+            .transcribe(&decoded.samples, decoded.sample_rate, &options, &mut |_| true)
+            .map_err(|e| e.context(format!("transcribing {}", path.display())))?;
+        let rate = engine.speech()?.sample_rate();
         let samples = revoice_engine::audio::resample::resample(&decoded.samples, decoded.sample_rate, rate)?;
         let band_top_hz = band_top_hz(decoded.sample_rate, rate);
         let stats = voice_stats(&samples, rate);

@@ -314,13 +314,13 @@ impl<'a> ProbeJudge<'a> {
     }
 
     /// The judge, with the recording's own words counting in each
-    /// candidate's score (pieces that the reading voice cannot read, or
-    /// that are too short to compare, are left out; none left: no term).
+    /// candidate's score (a piece the front end reads as more than one
+    /// line is left out; none left: no term).
     pub fn with_own_words(mut self, front_end: &FrontEnd, own_words: OwnWords, reading_voice: &str) -> Result<ProbeJudge<'a>> {
         let mut pieces = Vec::new();
         for (words, samples) in own_words.pieces {
             let lines = tokens(front_end, &[words.as_str()], reading_voice)?;
-            // A piece the front end splits is read as its first line only: too little to compare.
+            // A piece the front end splits into lines would be said in several renders: left out.
             if let [line] = lines.as_slice() {
                 pieces.push((line.clone(), samples));
             }
