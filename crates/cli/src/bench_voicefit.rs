@@ -20,12 +20,16 @@
 //!   against the recording's on those words;
 //! - how natural each voice sounds to an outside judge (DNSMOS, through
 //!   `scripts/dev/naturalness_reference.py`, when a Python with it is
-//!   given): the recording, the best stock voice, the blend and the fitted
-//!   voice;
+//!   given): the recording, the best stock voice, the blend, the fitted
+//!   voice and its style without the tone match (which of the two costs
+//!   naturalness);
 //! - the fit's time, and the peak memory.
 //!
 //! The held-out renders and each fitted voice's record are kept in a folder
-//! (`target/voicefit-renders` by default), to listen to and to judge again.
+//! (`target/voicefit-renders` by default), to listen to and to judge again:
+//! `--kept <that folder>` judges the kept voices again instead of fitting
+//! (their styles through today's tone match; minutes instead of hours, for
+//! trying a change to the tone match or the measures).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -41,7 +45,7 @@ use revoice_engine::speech::SayRequest;
 use revoice_engine::text::pronounce::Pronunciations;
 use revoice_engine::text::word_errors::word_errors;
 use revoice_engine::voice::fit::probe::sentences_for;
-use revoice_engine::voice::fit::{FitProgress, FitSettings, FittedVoice};
+use revoice_engine::voice::fit::{FitProgress, FitSettings, FittedVoice, StyleRecipe};
 use revoice_engine::voice_spec::VoiceSpec;
 use revoice_engine::{Engine, EngineConfig, Error, FitRequest, Result};
 
@@ -173,9 +177,11 @@ struct Row {
     fitted: FittedVoice,
     fit_seconds: f64,
     itself: Option<f32>,
-    /// The fitted voice, the best stock voice and the blend, in that order.
-    held_out: [HeldOut; 3],
-    own_words: Option<[OwnWords; 2]>,
+    /// The fitted voice, the best stock voice, the blend and the fitted
+    /// style without its tone match, in that order.
+    held_out: [HeldOut; 4],
+    /// The fitted voice, the best stock voice and the style without its tone.
+    own_words: Option<[OwnWords; 3]>,
 }
 
 /// The languages `--languages` names for a recording in `own` (its own
@@ -202,17 +208,45 @@ pub fn target_languages(list: &[String], own: &str) -> Result<Vec<String>> {
     Ok(targets)
 }
 
-/// Fits every recording in `dir` with `settings`, to speak each of
+/// The fitted voice an earlier run kept in `folder` for `recording`
+/// speaking `language`; `None` when it kept none.
+fn kept_voice(folder: &Path, recording: &Recording, language: &str) -> Result<Option<FittedVoice>> {
+    let path = folder.join(format!("{}.{language}.fitted.json", stem_of(&recording.name)));
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let json = std::fs::read_to_string(&path).map_err(|e| Error::io("read", &path, e))?;
+    serde_json::from_str(&json).map(Some).map_err(|e| Error::invalid(path.display().to_string(), format!("is not a fitted voice's record: {e}")))
+}
+
+fn stem_of(name: &str) -> String {
+    Path::new(name).file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned())
+}
+
+/// Fits every recording in `dir` with `settings` (or, with `kept`, judges
+/// again the fitted voices an earlier run kept there), to speak each of
 /// `languages`, keeps the renders in `renders`, and has them judged for
 /// naturalness by `judge` (a Python with DNSMOS), if given.
-pub async fn voicefit(data_dir: &Path, dir: &Path, settings: FitSettings, languages: &[String], renders: &Path, judge: Option<&str>) -> Result<()> {
+pub async fn voicefit(
+    data_dir: &Path,
+    dir: &Path,
+    settings: FitSettings,
+    languages: &[String],
+    renders: &Path,
+    kept: Option<&Path>,
+    judge: Option<&str>,
+) -> Result<()> {
+    if kept.is_some_and(|k| k == renders) {
+        return Err(Error::invalid(format!("--kept {}", renders.display()), "is the folder this run keeps its renders in; name another --renders"));
+    }
     let files = references(dir)?;
     let scratch = crate::bench_api::scratch(data_dir)?;
     let engine = Arc::new(Engine::open(EngineConfig::load_from(scratch.path().to_path_buf())?).await?);
     println!(
-        "revoice bench voicefit: {} references, each to speak {}; {} min budget a fit ({:.0} % of it refining outside the stock voices, on {} probe sets in turn), population {}, seed {}, {}+{} directions, tone match up to {} dB, spectral weight {}",
+        "revoice bench voicefit: {} references, each to speak {}; {}{} min budget a fit ({:.0} % of it refining outside the stock voices, on {} probe sets in turn), population {}, seed {}, {}+{} directions, tone match up to {} dB, register moved up to {} semitones, spectral weight {}",
         files.len(),
         languages.join(", "),
+        kept.map_or(String::new(), |k| format!("the fitted voices kept in {} judged again (fitted with their own settings); ", k.display())),
         settings.minutes,
         settings.refine_share * 100.0,
         settings.probe_sets,
@@ -221,6 +255,7 @@ pub async fn voicefit(data_dir: &Path, dir: &Path, settings: FitSettings, langua
         settings.timbre_dims,
         settings.prosody_dims,
         settings.tone_match_db,
+        settings.register_semitones,
         settings.spectral_weight
     );
     let mut rows = Vec::new();
@@ -229,7 +264,17 @@ pub async fn voicefit(data_dir: &Path, dir: &Path, settings: FitSettings, langua
         eprintln!("{} ({}) says: {}", recording.name, recording.language, recording.words);
         let mut itself = None;
         for language in target_languages(languages, &recording.language)? {
-            eprintln!("fitting {} to speak {language}...", recording.name);
+            let kept_fit = match kept {
+                Some(folder) => match kept_voice(folder, &recording, &language)? {
+                    Some(fitted) => Some(fitted),
+                    None => {
+                        eprintln!("{} has no voice kept for {} speaking {language}: left out", folder.display(), recording.name);
+                        continue;
+                    }
+                },
+                None => None,
+            };
+            eprintln!("{} {} to speak {language}...", if kept_fit.is_some() { "judging again" } else { "fitting" }, recording.name);
             let request = FitRequest { recording: ReferenceInput::LocalFile(file.clone()), settings: settings.clone(), language: language.clone() };
             let started = Instant::now();
             let label = format!("{} → {language}", recording.name);
@@ -239,18 +284,33 @@ pub async fn voicefit(data_dir: &Path, dir: &Path, settings: FitSettings, langua
                     p.generation, p.best_similarity, p.start_similarity, p.seconds
                 );
             });
-            let (matched, fitted) = engine.fit_voice(request, progress).await?;
-            let fit_seconds = started.elapsed().as_secs_f64();
+            let (matched, fitted, fit_seconds) = match kept_fit {
+                Some(kept_fit) => {
+                    let (matched, fitted) = engine.fit_judged_again(request, kept_fit).await?;
+                    let seconds = fitted.seconds as f64;
+                    (matched, fitted, seconds)
+                }
+                None => {
+                    let (matched, fitted) = engine.fit_voice(request, progress).await?;
+                    (matched, fitted, started.elapsed().as_secs_f64())
+                }
+            };
             let fitted_voice = VoiceSpec::from_fitted(&fitted.recipe, &fitted.held_out.best_stock);
+            let style_voice = VoiceSpec::from_fitted(&StyleRecipe { tone: None, ..fitted.recipe.clone() }, &fitted.held_out.best_stock);
             let stock_voice = VoiceSpec::parse_stock(&fitted.held_out.best_stock)?;
             let blend_voice = VoiceSpec::parse_stock(&matched.blend_spec())?;
             let held_out = [
                 held_out(&engine, fitted_voice.clone(), &language).await?,
                 held_out(&engine, stock_voice.clone(), &language).await?,
                 held_out(&engine, blend_voice, &language).await?,
+                held_out(&engine, style_voice.clone(), &language).await?,
             ];
             let own_words = if primary(&language) == primary(&recording.language) {
-                Some([own_words(&engine, &recording, fitted_voice).await?, own_words(&engine, &recording, stock_voice).await?])
+                Some([
+                    own_words(&engine, &recording, fitted_voice).await?,
+                    own_words(&engine, &recording, stock_voice).await?,
+                    own_words(&engine, &recording, style_voice).await?,
+                ])
             } else {
                 None
             };
@@ -279,9 +339,10 @@ pub async fn voicefit(data_dir: &Path, dir: &Path, settings: FitSettings, langua
 }
 
 /// The files one row's voices were kept in: the fitted voice, the best
-/// stock voice and the blend on the held-out sentences.
+/// stock voice, the blend and the style without its tone match on the
+/// held-out sentences.
 struct Kept {
-    renders: [PathBuf; 3],
+    renders: [PathBuf; 4],
 }
 
 /// Writes each row's held-out renders as WAV files and its fitted voice's
@@ -290,9 +351,9 @@ fn keep_renders(rows: &[Row], folder: &Path, rate: u32) -> Result<Vec<Kept>> {
     std::fs::create_dir_all(folder).map_err(|e| Error::io("create", folder, e))?;
     let mut kept = Vec::new();
     for row in rows {
-        let stem = Path::new(&row.reference.name).file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+        let stem = stem_of(&row.reference.name);
         let named = |ending: &str| folder.join(format!("{stem}.{}.{ending}", row.language));
-        let renders = ["fitted", "stock", "blend"].map(|voice| named(&format!("{voice}.wav")));
+        let renders = ["fitted", "stock", "blend", "style"].map(|voice| named(&format!("{voice}.wav")));
         for (path, held_out) in renders.iter().zip(&row.held_out) {
             revoice_engine::audio::wav::write_pcm16(path, &held_out.said, rate)?;
         }
@@ -354,17 +415,22 @@ fn print_naturalness(rows: &[Row], kept: &[Kept], judge: Option<&str>) {
     };
     let (of_recordings, of_voices) = scores.split_at(recordings.len());
     println!("naturalness by {name}, signal / overall quality on a 1-5 opinion scale (held-out sentences; the recording as it is):");
-    println!("{:<14} {:>6}  {:>11}  {:>11}  {:>11}  {:>11}  {:>12}", "reference", "speaks", "recording", "best stock", "blend", "fitted", "fitted-stock");
+    println!("(style: the fitted style without its tone match)");
+    println!(
+        "{:<14} {:>6}  {:>11}  {:>11}  {:>11}  {:>11}  {:>11}  {:>13}",
+        "reference", "speaks", "recording", "best stock", "blend", "style", "fitted", "fitted-stock"
+    );
     let show = |n: &Naturalness| format!("{:.2} / {:.2}", n.signal, n.overall);
-    for (row, voices) in rows.iter().zip(of_voices.chunks(3)) {
+    for (row, voices) in rows.iter().zip(of_voices.chunks(4)) {
         let recording = &of_recordings[recordings.iter().position(|r| *r == row.reference.name).unwrap_or(0)];
         println!(
-            "{:<14} {:>6}  {:>11}  {:>11}  {:>11}  {:>11}  {:>+5.2} / {:>+5.2}",
+            "{:<14} {:>6}  {:>11}  {:>11}  {:>11}  {:>11}  {:>11}  {:>+5.2} / {:>+5.2}",
             row.reference.name,
             row.language,
             show(recording),
             show(&voices[1]),
             show(&voices[2]),
+            show(&voices[3]),
             show(&voices[0]),
             voices[0].signal - voices[1].signal,
             voices[0].overall - voices[1].overall,
@@ -381,15 +447,16 @@ fn print_similarity(rows: &[Row]) {
     println!("similarity to the reference on held-out sentences of the language the voice speaks (GE2E cosine):");
     println!("(rec: the language Whisper hears the recording in; speaks: the language the voice was fitted to speak;");
     println!(" style: the fitted style without its tone match; tone dB: the tone match's largest gain;");
+    println!(" reg st: the semitones its pitch is moved by to the recording's register;");
     println!(" itself: the speaker's own reading of other sentences, where the folder has one)");
     println!(
-        "{:<14} {:>4} {:>6} {:>8}  {:<12} {:>6}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>7}  {:>6}  {:>5}",
-        "reference", "rec", "speaks", "speech s", "best stock", "sim", "blend", "style", "fitted", "vs best", "itself", "tone dB", "fit s", "gens"
+        "{:<14} {:>4} {:>6} {:>8}  {:<12} {:>6}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>7}  {:>6}  {:>6}  {:>5}",
+        "reference", "rec", "speaks", "speech s", "best stock", "sim", "blend", "style", "fitted", "vs best", "itself", "tone dB", "reg st", "fit s", "gens"
     );
     for row in rows {
         let (f, h) = (&row.fitted, &row.fitted.held_out);
         println!(
-            "{:<14} {:>4} {:>6} {:>8.1}  {:<12} {:>6.3}  {:>6.3}  {:>6}  {:>6.3}  {:>+7.3}  {:>6}  {:>7}  {:>6.0}  {:>5}",
+            "{:<14} {:>4} {:>6} {:>8.1}  {:<12} {:>6.3}  {:>6.3}  {:>6}  {:>6.3}  {:>+7.3}  {:>6}  {:>7}  {:>6}  {:>6.0}  {:>5}",
             row.reference.name,
             row.reference.language,
             row.language,
@@ -402,6 +469,7 @@ fn print_similarity(rows: &[Row]) {
             h.fitted_similarity - h.best_stock_similarity,
             or_dash(row.itself, |s| format!("{s:.3}")),
             or_dash(f.recipe.tone.as_ref(), |t| format!("{:.1}", t.largest_db())),
+            or_dash(f.recipe.pitch_semitones, |p| format!("{p:+.1}")),
             row.fit_seconds,
             f.generations,
         );
@@ -414,15 +482,19 @@ fn print_measures(rows: &[Row]) {
     println!("(WER: Whisper's word error rate on the held-out sentences, in the language the voice speaks;");
     println!(" pitch: median Hz on them, and range in semitones (10th to 90th percentile), after the recording's own;");
     println!(" MCD: mel-cepstral distortion in dB to the recording, saying its own words as Whisper hears them,");
-    println!("  over the mel bands below the recording's band top (kHz: 0.9 of its Nyquist frequency);");
+    println!("  over the mel bands below the recording's band top (kHz: 0.9 of its Nyquist frequency),");
+    println!("  and of the fitted style without its tone match;");
     println!(" and pace: the speech time of those words over the recording's (1: the same pace); own language only)");
-    println!("{:<14} {:>6}  {:>13}  {:>17}  {:>16}  {:>5}  {:>13}  {:>11}", "reference", "speaks", "WER", "pitch Hz", "range st", "kHz", "MCD dB", "pace");
+    println!(
+        "{:<14} {:>6}  {:>13}  {:>17}  {:>16}  {:>5}  {:>13}  {:>5}  {:>11}",
+        "reference", "speaks", "WER", "pitch Hz", "range st", "kHz", "MCD dB", "style", "pace"
+    );
     for row in rows {
-        let [fitted, stock, _] = &row.held_out;
+        let [fitted, stock, _, _] = &row.held_out;
         let own = &row.reference.stats;
         let own_words = row.own_words.as_ref();
         println!(
-            "{:<14} {:>6}  {:>5.1}% / {:>4.1}%  {:>5.0}: {:>4.0} / {:>4.0}  {:>4.1}: {:>4.1} / {:>4.1}  {:>5.1}  {:>5} / {:>5}  {:>4} / {:>4}",
+            "{:<14} {:>6}  {:>5.1}% / {:>4.1}%  {:>5.0}: {:>4.0} / {:>4.0}  {:>4.1}: {:>4.1} / {:>4.1}  {:>5.1}  {:>5} / {:>5}  {:>5}  {:>4} / {:>4}",
             row.reference.name,
             row.language,
             fitted.word_errors * 100.0,
@@ -436,6 +508,7 @@ fn print_measures(rows: &[Row]) {
             row.reference.band_top_hz / 1000.0,
             or_dash(own_words.and_then(|o| o[0].distance), |d| format!("{d:.1}")),
             or_dash(own_words.and_then(|o| o[1].distance), |d| format!("{d:.1}")),
+            or_dash(own_words.and_then(|o| o[2].distance), |d| format!("{d:.1}")),
             or_dash(own_words, |o| format!("{:.2}", o[0].pace)),
             or_dash(own_words, |o| format!("{:.2}", o[1].pace)),
         );

@@ -202,6 +202,10 @@ enum BenchCommand {
         /// The tone match's largest gain in dB (0: fit the style alone).
         #[arg(long, default_value_t = revoice_engine::voice::fit::TONE_MATCH_DB)]
         tone_match: f32,
+        /// Move the voice's pitch to the recording's register by up to this many semitones (0,
+        /// the default: the pitch the fitted style predicts; up to 12).
+        #[arg(long, default_value_t = 0.0)]
+        register: f32,
         /// Seed of the search's samples (fits with other seeds show how much of a result is luck).
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -225,6 +229,10 @@ enum BenchCommand {
         /// Folder to keep the held-out renders (WAV) and the fitted voices' records (JSON) in.
         #[arg(long, default_value = "target/voicefit-renders")]
         renders: PathBuf,
+        /// Instead of fitting, judge again the fitted voices an earlier run kept in this folder
+        /// (its --renders): their styles through today's tone match, every measure again.
+        #[arg(long)]
+        kept: Option<PathBuf>,
         /// Python with the naturalness judge (DNSMOS; scripts/dev/naturalness-venv makes one;
         /// default: $REVOICE_NATURALNESS_PYTHON, then python3).
         #[arg(long)]
@@ -362,6 +370,10 @@ enum VoicesCommand {
         /// this many dB; 0 fits the voice's style alone.
         #[arg(long, default_value_t = revoice_engine::voice::fit::TONE_MATCH_DB)]
         tone_match: f32,
+        /// Move the voice's pitch to the recording's register by up to this many semitones (0,
+        /// the default: the pitch the fitted style predicts; up to 12).
+        #[arg(long, default_value_t = 0.0)]
+        register: f32,
     },
     /// Show a library voice's record: fitted or matched, and its similarity figures.
     Show { name: String },
@@ -552,12 +564,14 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
                     generations,
                     population,
                     tone_match,
+                    register,
                     seed,
                     refine,
                     probe_sets,
                     spectral_weight,
                     languages,
                     renders,
+                    kept,
                     reference_python,
                 },
         } => {
@@ -566,6 +580,7 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
                 population,
                 max_generations: generations,
                 tone_match_db: tone_match,
+                register_semitones: register,
                 seed,
                 refine_share: refine,
                 probe_sets,
@@ -574,7 +589,7 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
             };
             settings.check()?;
             let judge = bench::find_python(reference_python, "REVOICE_NATURALNESS_PYTHON", "speechmos.dnsmos, librosa");
-            bench_voicefit::voicefit(engine.data_dir(), &references, settings, &languages, &renders, judge.as_deref()).await?;
+            bench_voicefit::voicefit(engine.data_dir(), &references, settings, &languages, &renders, kept.as_deref(), judge.as_deref()).await?;
             ExitCode::SUCCESS
         }
         Command::Bench { command: BenchCommand::Fleet { lines } } => {
@@ -606,12 +621,12 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
             voices::add(&engine, &file, details).await?;
             ExitCode::SUCCESS
         }
-        Command::Voices { command: VoicesCommand::Fit { name, file, consent, description, minutes, language, tone_match } } => {
+        Command::Voices { command: VoicesCommand::Fit { name, file, consent, description, minutes, language, tone_match, register } } => {
             if !(0.0..=24.0).contains(&tone_match) {
                 return Err(revoice_engine::Error::invalid(format!("--tone-match {tone_match}"), "must be between 0 (no tone match) and 24 dB"));
             }
             let details = revoice_engine::voice::library::VoiceDetails { name, description, reference_text: String::new(), consent };
-            let settings = revoice_engine::voice::fit::FitSettings { minutes, tone_match_db: tone_match, ..Default::default() };
+            let settings = revoice_engine::voice::fit::FitSettings { minutes, tone_match_db: tone_match, register_semitones: register, ..Default::default() };
             voices::fit(&engine, &file, details, settings, language).await?;
             ExitCode::SUCCESS
         }

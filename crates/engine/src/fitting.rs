@@ -11,7 +11,9 @@ use sha2::{Digest, Sha256};
 use tokio::sync::watch;
 
 use crate::Engine;
-use revoice_audio::tone::{long_term_spectrum, LongTermSpectrum};
+use revoice_audio::decode::DecodedAudio;
+use revoice_audio::pitch::voice_stats;
+use revoice_audio::tone::long_term_spectrum;
 use revoice_core::blocking::wait;
 use revoice_core::error::{Error, Result};
 use revoice_speech::cache::ReferenceInput;
@@ -55,14 +57,7 @@ fn check_language(language: &str) -> Result<()> {
     ))
 }
 
-/// The recording's tonal balance (`None` when it has too little sound or
-/// too low a rate to measure it: then the fit matches no tone).
-fn recording_spectrum(recording: &ReferenceInput) -> Result<Option<LongTermSpectrum>> {
-    let decoded = decode_recording(recording)?;
-    Ok(long_term_spectrum(&decoded.samples, decoded.sample_rate))
-}
-
-fn decode_recording(recording: &ReferenceInput) -> Result<revoice_audio::decode::DecodedAudio> {
+fn decode_recording(recording: &ReferenceInput) -> Result<DecodedAudio> {
     let bytes = recording.read_bytes()?;
     revoice_audio::decode::decode_bytes(bytes.to_vec(), std::path::Path::new(&recording.describe()))
 }
@@ -75,8 +70,7 @@ const SHORTEST_PIECE_SECONDS: f64 = 2.0;
 /// joined), its samples at `rate` for each, when Whisper hears it in
 /// `language`; `None` in another language (the voice will not say the
 /// recording's words) or when nothing is heard.
-fn own_words(engine: &Engine, recording: &ReferenceInput, language: &str, rate: u32, weight: f32) -> Result<Option<OwnWords>> {
-    let decoded = decode_recording(recording)?;
+fn own_words(engine: &Engine, decoded: &DecodedAudio, language: &str, rate: u32, weight: f32) -> Result<Option<OwnWords>> {
     let options = revoice_model::whisper::TranscriptOptions { language: None, word_timestamps: false, initial_prompt: None };
     let heard = engine.listener().transcribe(&decoded.samples, decoded.sample_rate, &options, &mut |_| true)?;
     if !revoice_text::language::speaks(language, &heard.language) {
@@ -156,16 +150,8 @@ impl Engine {
     /// before is returned at once; one running now is waited for; one that
     /// was killed resumes from its checkpoint.
     pub async fn fit_voice(self: &Arc<Self>, request: FitRequest, on_progress: Arc<dyn Fn(&FitProgress) + Send + Sync>) -> Result<(MatchedVoice, FittedVoice)> {
-        check_language(&request.language)?;
-        request.settings.check()?;
+        let matched = self.fit_match(&request).await?;
         let key = self.fit_key(&request)?;
-        let engine = self.clone();
-        let input = request.recording.clone();
-        let mut matched = tokio::task::spawn_blocking(move || engine.match_recording(input))
-            .await
-            .map_err(|e| Error::internal("matching the recording", e.to_string()))??;
-        // Its closest voices in the language it is fitted to speak: the fit starts from them.
-        matched.speak(&request.language)?;
         let flight = self.fits.join(&key);
         let mut updates = flight.progress.subscribe();
         let forward = on_progress.clone();
@@ -289,6 +275,61 @@ impl Engine {
             Some(record) => serde_json::from_str(&record.checkpoint_json).ok(),
             None => None,
         };
+        let (store, runtime, key_owned, flight_owned) = (self.store().clone(), self.runtime().clone(), key.to_string(), flight.clone());
+        let (settings, language) = (request.settings.clone(), request.language.clone());
+        let fitted = self
+            .with_fit_judge(request, matched, move |judge, space, starts, best| {
+                let mut on_generation = |checkpoint: &FitCheckpoint, progress: &FitProgress| -> Result<()> {
+                    let json = serde_json::to_string(checkpoint).expect("a checkpoint serialises");
+                    wait(&runtime, store.save_fit_checkpoint(&key_owned, &json))?;
+                    flight_owned.progress.send_replace(Some(progress.clone()));
+                    Ok(())
+                };
+                let cancelled = || flight_owned.cancelled.load(Ordering::SeqCst);
+                fit::fit(judge, space, starts, best, &language, &settings, resume, &mut on_generation, &cancelled)
+            })
+            .await;
+        flight.cancelled.store(false, Ordering::SeqCst);
+        let (fitted, checkpoint) = fitted?;
+        let (checkpoint_json, fitted_json) = (serde_json::to_string(&checkpoint).expect("serialises"), serde_json::to_string(&fitted).expect("serialises"));
+        self.store().finish_fit(key, &checkpoint_json, &fitted_json).await?;
+        Ok(fitted)
+    }
+
+    /// A fitted voice found before (`kept`, fitted to `request`'s recording
+    /// and language) judged again as a fit ending now would judge it: its
+    /// style through today's tone match, its figures measured again (see
+    /// [`fit::judged_again`]). Nothing is stored; for the voice-fit bench.
+    pub async fn fit_judged_again(self: &Arc<Self>, request: FitRequest, kept: FittedVoice) -> Result<(MatchedVoice, FittedVoice)> {
+        let matched = self.fit_match(&request).await?;
+        let fitted = self.with_fit_judge(&request, &matched, move |judge, _, starts, best| fit::judged_again(judge, starts, best, &kept)).await?;
+        Ok((matched, fitted))
+    }
+
+    /// A fit request checked, and its recording matched to the stock voices
+    /// of the language the voice will speak (the fit starts from them).
+    async fn fit_match(self: &Arc<Self>, request: &FitRequest) -> Result<MatchedVoice> {
+        check_language(&request.language)?;
+        request.settings.check()?;
+        let engine = self.clone();
+        let input = request.recording.clone();
+        let mut matched = tokio::task::spawn_blocking(move || engine.match_recording(input))
+            .await
+            .map_err(|e| Error::internal("matching the recording", e.to_string()))??;
+        matched.speak(&request.language)?;
+        Ok(matched)
+    }
+
+    /// Runs `work` off the async threads with the judge a fit of `request`
+    /// hears its candidates with, the style space it searches, its
+    /// starting voices (the best stock voice of its language, and the blend)
+    /// and the best stock voice's name.
+    async fn with_fit_judge<T: Send + 'static>(
+        self: &Arc<Self>,
+        request: &FitRequest,
+        matched: &MatchedVoice,
+        work: impl FnOnce(&ProbeJudge, &StyleSpace, &[(String, StyleRecipe)], &str) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
         let engine = self.clone();
         let speech = tokio::task::spawn_blocking(move || engine.speech()).await.map_err(|e| Error::internal("loading the model", e.to_string()))??;
         let references = self.references()?;
@@ -297,40 +338,35 @@ impl Engine {
         if matched.blend.len() > 1 {
             starts.push(("blend".to_string(), StyleRecipe::of_blend(&matched.blend.iter().map(|p| (p.voice.clone(), p.weight)).collect::<Vec<_>>())));
         }
-        let (store, runtime, key_owned, flight_owned) = (self.store().clone(), self.runtime().clone(), key.to_string(), flight.clone());
         let (request, reference, engine) = (request.clone(), matched.embedding.clone(), self.clone());
-        let fitted = tokio::task::spawn_blocking(move || -> Result<(FittedVoice, FitCheckpoint)> {
+        tokio::task::spawn_blocking(move || -> Result<T> {
             let front_end = &speech.front_end;
             let encoder = references.hooks().matcher().encoder();
-            let tone_target = match request.settings.tone_match_db > 0.0 {
-                true => recording_spectrum(&request.recording)?.map(|s| (s, request.settings.tone_match_db)),
+            let settings = &request.settings;
+            let decoded = decode_recording(&request.recording)?;
+            // The recording's tonal balance (none when it has too little sound
+            // or too low a rate to measure it: then the fit matches no tone).
+            let tone_target = match settings.tone_match_db > 0.0 {
+                true => long_term_spectrum(&decoded.samples, decoded.sample_rate).map(|s| (s, settings.tone_match_db)),
                 false => None,
             };
             let mut judge = ProbeJudge::new(speech.renderer.scheduler(), front_end, encoder, speech.sample_rate(), reference, tone_target, &best)?;
-            if request.settings.spectral_weight > 0.0 {
-                let weight = request.settings.spectral_weight;
-                if let Some(own) = own_words(&engine, &request.recording, &request.language, speech.sample_rate(), weight)? {
+            if settings.register_semitones > 0.0 {
+                let register_hz = voice_stats(&decoded.samples, decoded.sample_rate).median_pitch_hz;
+                judge = judge.with_register(register_hz, settings.register_semitones);
+            }
+            if settings.spectral_weight > 0.0 {
+                let weight = settings.spectral_weight;
+                if let Some(own) = own_words(&engine, &decoded, &request.language, speech.sample_rate(), weight)? {
                     tracing::info!(pieces = own.pieces.len(), weight, "the fit hears the recording's own words too");
                     judge = judge.with_own_words(front_end, own, &best)?;
                 }
             }
-            let space = StyleSpace::new(front_end.stock_voices(), request.settings.timbre_dims, request.settings.prosody_dims);
-            let mut on_generation = |checkpoint: &FitCheckpoint, progress: &FitProgress| -> Result<()> {
-                let json = serde_json::to_string(checkpoint).expect("a checkpoint serialises");
-                wait(&runtime, store.save_fit_checkpoint(&key_owned, &json))?;
-                flight_owned.progress.send_replace(Some(progress.clone()));
-                Ok(())
-            };
-            let cancelled = || flight_owned.cancelled.load(Ordering::SeqCst);
-            fit::fit(&judge, &space, &starts, &best, &request.language, &request.settings, resume, &mut on_generation, &cancelled)
+            let space = StyleSpace::new(front_end.stock_voices(), settings.timbre_dims, settings.prosody_dims);
+            work(&judge, &space, &starts, &best)
         })
         .await
-        .map_err(|e| Error::internal("fitting the voice", e.to_string()))?;
-        flight.cancelled.store(false, Ordering::SeqCst);
-        let (fitted, checkpoint) = fitted?;
-        let (checkpoint_json, fitted_json) = (serde_json::to_string(&checkpoint).expect("serialises"), serde_json::to_string(&fitted).expect("serialises"));
-        self.store().finish_fit(key, &checkpoint_json, &fitted_json).await?;
-        Ok(fitted)
+        .map_err(|e| Error::internal("fitting the voice", e.to_string()))?
     }
 }
 

@@ -26,6 +26,9 @@ pub struct SpeechRow {
     /// A fitted voice's tone match, applied to the audio after the model
     /// (by whoever drives the model: the engine's scheduler).
     pub tone: Option<Arc<ToneCurve>>,
+    /// Semitones the line's predicted pitch is moved by before the voice
+    /// sounds it (a fitted voice's register); 0: as the model predicts.
+    pub pitch_semitones: f32,
 }
 
 /// What one row became.

@@ -212,7 +212,7 @@ mod tests {
     use super::*;
 
     fn row(tokens: usize, speed: f32, seed: Option<u64>, target: Option<f32>) -> SpeechRow {
-        SpeechRow { tokens: vec![5; tokens], style: vec![0.5; 256], speed, seed, target_seconds: target, tone: None }
+        SpeechRow { tokens: vec![5; tokens], style: vec![0.5; 256], speed, seed, target_seconds: target, tone: None, pitch_semitones: 0.0 }
     }
 
     #[test]

@@ -262,8 +262,15 @@ fn lines_that_differ_in_timbre_alone_share_a_reading_and_sound_as_fresh_passes()
     let model = fastest_model();
     let case = &cases()[0];
     let style = case.style();
-    let row =
-        |style: Vec<f32>, target_seconds: Option<f32>| SpeechRow { tokens: case.tokens(), style, speed: case.speed, seed: None, target_seconds, tone: None };
+    let row = |style: Vec<f32>, target_seconds: Option<f32>| SpeechRow {
+        tokens: case.tokens(),
+        style,
+        speed: case.speed,
+        seed: None,
+        target_seconds,
+        tone: None,
+        pitch_semitones: 0.0,
+    };
     let mut brighter = style.clone();
     brighter[..128].iter_mut().for_each(|v| *v *= 0.8);
     let mut livelier = style.clone();
@@ -280,4 +287,34 @@ fn lines_that_differ_in_timbre_alone_share_a_reading_and_sound_as_fresh_passes()
     assert_ne!(rendered[3].speed, case.speed);
     assert_ne!(audio[0], audio[1], "the timbre still counts");
     assert_eq!(audio[1], audio[4]);
+}
+
+#[test]
+fn a_line_moved_in_pitch_keeps_its_reading_and_timing_and_sounds_in_the_new_register() {
+    use revoice_audio::pitch::voice_stats;
+    use revoice_model::speech::{SpeechModel, SpeechRow};
+    let model = fastest_model();
+    let case = &cases()[0];
+    let row = |pitch_semitones: f32| SpeechRow {
+        tokens: case.tokens(),
+        style: case.style(),
+        speed: case.speed,
+        seed: None,
+        target_seconds: None,
+        tone: None,
+        pitch_semitones,
+    };
+    let rows = [row(0.0), row(-4.0), row(3.0)];
+    let rendered: Vec<_> = model.generate(&rows).into_iter().map(|a| a.unwrap()).collect();
+    assert_eq!(model.reading_cache().len(), 1, "a pitch move is the voice's, not the reading's");
+    let rate = model.sample_rate();
+    let median = |samples: &[f32]| voice_stats(samples, rate).median_pitch_hz;
+    let own = median(&rendered[0].samples);
+    assert!(own > 0.0, "the line is voiced");
+    for (moved, semitones) in rendered[1..].iter().zip([-4.0f32, 3.0]) {
+        assert_eq!(moved.samples.len(), rendered[0].samples.len(), "the same length");
+        assert_eq!(moved.token_seconds, rendered[0].token_seconds, "the same timing");
+        let heard = 12.0 * (median(&moved.samples) / own).log2();
+        assert!((heard - semitones).abs() < 0.6, "asked {semitones} semitones, heard {heard:.2}");
+    }
 }

@@ -1,6 +1,6 @@
 //! A fitted voice's style ([`StyleRecipe`]: weights over the stock packs
-//! for each half of Kokoro's style vector, and a tone match to the
-//! recording's tonal balance) and a fitted voice as it speaks
+//! for each half of Kokoro's style vector, a tone match to the recording's
+//! tonal balance, and a move of its pitch to the recording's register) and a fitted voice as it speaks
 //! ([`FittedStyle`]: the recipe, the stock voice it reads with, its pack
 //! made once). A resolved voice spec carries its fitted style itself
 //! (`VoiceKind::Fitted`), shown as `fitted:<id>` (the id is the recipe's
@@ -38,6 +38,10 @@ pub struct StyleRecipe {
     /// Recipes without one keep their ids.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timbre_offset: Option<Vec<f32>>,
+    /// Semitones every line's predicted pitch is moved by, to sit at the
+    /// recording's register. Recipes without one keep their ids.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pitch_semitones: Option<f32>,
 }
 
 impl StyleRecipe {
@@ -45,7 +49,7 @@ impl StyleRecipe {
     pub fn of_blend(parts: &[(String, f32)]) -> StyleRecipe {
         let total: f32 = parts.iter().map(|(_, w)| w).sum();
         let parts: Vec<(String, f32)> = parts.iter().map(|(n, w)| (n.clone(), w / total)).collect();
-        StyleRecipe { timbre: parts.clone(), prosody: parts, tone: None, timbre_offset: None }
+        StyleRecipe { timbre: parts.clone(), prosody: parts, tone: None, timbre_offset: None, pitch_semitones: None }
     }
 
     /// The style pack it makes from the stock packs.

@@ -55,6 +55,15 @@ pub struct PreparedLine {
     pub row: SpeechRow,
 }
 
+/// How a voice sounds: its style pack, the language it speaks, and a
+/// fitted voice's tone match and register.
+struct VoiceSound {
+    pack: VoicePack,
+    language: &'static str,
+    tone: Option<Arc<ToneCurve>>,
+    pitch_semitones: f32,
+}
+
 /// The stock voices' style packs, the phoneme vocabulary and the G2P.
 pub struct FrontEnd {
     voices: StockVoices,
@@ -114,19 +123,21 @@ impl FrontEnd {
     /// A stock voice's or blend's style pack, and the language it speaks
     /// (its leading voice's).
     pub fn voice_pack(&self, voice: &VoiceSpec) -> Result<(VoicePack, &'static str)> {
-        let (pack, language, _) = self.voice_sound(voice)?;
-        Ok((pack, language))
+        let sound = self.voice_sound(voice)?;
+        Ok((sound.pack, sound.language))
     }
 
-    /// [`Self::voice_pack`], and a fitted voice's tone match.
-    fn voice_sound(&self, voice: &VoiceSpec) -> Result<(VoicePack, &'static str, Option<Arc<ToneCurve>>)> {
+    /// [`Self::voice_pack`], and a fitted voice's tone match and register.
+    fn voice_sound(&self, voice: &VoiceSpec) -> Result<VoiceSound> {
+        let language = voice.language().unwrap_or("en-US");
         if let Some(fitted) = voice.fitted() {
-            return Ok((fitted.pack(&self.voices)?, voice.language().unwrap_or("en-US"), fitted.tone.clone()));
+            let pitch_semitones = fitted.recipe.pitch_semitones.unwrap_or(0.0);
+            return Ok(VoiceSound { pack: fitted.pack(&self.voices)?, language, tone: fitted.tone.clone(), pitch_semitones });
         }
         let parts =
             voice.stock_parts().ok_or_else(|| Error::internal(format!("voice {voice}"), "a library voice must be resolved to its blend before it speaks"))?;
         let pack = if parts.len() == 1 { self.voices.get(parts[0].0)?.clone() } else { self.voices.blend(&parts)? };
-        Ok((pack, voice.language().unwrap_or("en-US"), None))
+        Ok(VoiceSound { pack, language, tone: None, pitch_semitones: 0.0 })
     }
 
     /// Text → model rows, read in the voice's own language.
@@ -144,7 +155,7 @@ impl FrontEnd {
     /// Like [`Self::prepare_as`], the words of `dictionary` said as its
     /// entries say (around the G2P of whichever language reads the text).
     pub fn prepare_with(&self, request: &SayRequest, reading: Option<&'static str>, dictionary: &Pronunciations) -> Result<Vec<PreparedLine>> {
-        let (pack, voice_language, tone) = self.voice_sound(&request.voice)?;
+        let VoiceSound { pack, language: voice_language, tone, pitch_semitones } = self.voice_sound(&request.voice)?;
         let reading = reading.or_else(|| revoice_text::language::voice_reading(voice_language));
         if let Some((script, letters)) = reading.and_then(|r| revoice_text::script::unreadable(&request.text, r)) {
             let reads: Vec<&str> = revoice_text::script::reads(reading.unwrap_or_default()).iter().map(|s| s.name()).collect();
@@ -184,6 +195,7 @@ impl FrontEnd {
                     seed: request.seed,
                     target_seconds: None,
                     tone: tone.clone(),
+                    pitch_semitones,
                 },
                 text: chunk.text,
                 phonemes: chunk.phonemes,

@@ -79,10 +79,14 @@ impl Renderer {
                 if row.target_seconds.is_some() { "target_speech_seconds" } else { "target_seconds" },
                 row.target_seconds.map_or("none".to_string(), |s| s.to_bits().to_string()),
             );
-        // Only a toned row names its tone, so every other row keeps its key.
-        match &row.tone {
-            Some(tone) => key.param("tone", tone.gains_db.iter().map(|g| g.to_bits().to_string()).collect::<Vec<_>>().join(",")).build(),
-            None => key.build(),
+        // Only a toned or pitched row names its tone or pitch, so every other row keeps its key.
+        let key = match &row.tone {
+            Some(tone) => key.param("tone", tone.gains_db.iter().map(|g| g.to_bits().to_string()).collect::<Vec<_>>().join(",")),
+            None => key,
+        };
+        match row.pitch_semitones {
+            0.0 => key.build(),
+            semitones => key.param("pitch_semitones", semitones.to_bits().to_string()).build(),
         }
     }
 

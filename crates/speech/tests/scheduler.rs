@@ -96,7 +96,7 @@ impl SpeechModel for Scripted {
 }
 
 fn row(tag: u32) -> SpeechRow {
-    SpeechRow { tokens: vec![0, tag, 5, 5, 0], style: vec![], speed: 1.0, seed: None, target_seconds: None, tone: None }
+    SpeechRow { tokens: vec![0, tag, 5, 5, 0], style: vec![], speed: 1.0, seed: None, target_seconds: None, tone: None, pitch_semitones: 0.0 }
 }
 
 fn tag(audio: &RowAudio) -> u32 {

@@ -148,7 +148,7 @@ impl KokoroModel {
         let half = self.cfg.style_dim;
         let mut laps = Laps::start();
         let (reading, front) = self.read(tokens, &style[half..2 * half], pace, &mut laps)?;
-        let (decoder, generator) = self.voice(&reading, &style[..half], noise, &mut laps)?;
+        let (decoder, generator) = self.voice(&reading, &style[..half], 0.0, noise, &mut laps)?;
         let Reading { speed, durations, f0, n, asr } = reading;
         let ReadingTrace { bert, d_en, pred_text, duration_logits, en, t_en } = front;
         Ok(Trace { bert, d_en, pred_text, duration_logits, speed, durations, en, f0, n, t_en, asr, decoder, generator, timings: laps.0 })
@@ -233,18 +233,21 @@ impl KokoroModel {
     }
 
     /// The stages the `timbre` half of a style drives: the decoder and the
-    /// generator, from a line's reading.
+    /// generator, from a line's reading with its pitch moved by
+    /// `pitch_semitones`.
     fn voice(
         &self,
         reading: &Reading,
         timbre: &[f32],
+        pitch_semitones: f32,
         noise: SourceNoise,
         laps: &mut Laps,
     ) -> candle_core::Result<(super::decoder::DecoderTrace, super::generator::GeneratorOutput)> {
         let timbre = Tensor::from_slice(timbre, (1, timbre.len()), &self.device)?;
-        let decoder = self.decoder.features(&reading.asr, &reading.f0, &reading.n, &timbre)?;
+        let f0 = pitched(&reading.f0, pitch_semitones)?;
+        let decoder = self.decoder.features(&reading.asr, &f0, &reading.n, &timbre)?;
         laps.lap("decoder");
-        let f0_curve = reading.f0.flatten_all()?.to_vec1::<f32>()?;
+        let f0_curve = f0.flatten_all()?.to_vec1::<f32>()?;
         let generator = self.decoder.generator.forward(&decoder.generator_input, &timbre, &f0_curve, noise)?;
         laps.lap("generator");
         Ok((decoder, generator))
@@ -321,6 +324,15 @@ struct Timing {
 }
 
 /// The reading cache's key for `tokens` read with `prosody` at `pace`.
+/// A pitch curve (Hz) moved by `semitones`: every frame scaled alike, so
+/// the line keeps its intonation in another register.
+fn pitched(f0: &Tensor, semitones: f32) -> candle_core::Result<Tensor> {
+    if semitones == 0.0 {
+        return Ok(f0.clone());
+    }
+    f0.affine(2f64.powf(semitones as f64 / 12.0), 0.0)
+}
+
 fn reading_key(tokens: &[u32], prosody: &[f32], pace: Pace) -> ReadingKey {
     match pace {
         Pace::Speed(speed) => ReadingKey::new(tokens, prosody, false, speed),
@@ -442,7 +454,7 @@ impl KokoroModel {
         let half = self.cfg.style_dim;
         let pass = || -> candle_core::Result<(Arc<Reading>, Vec<f32>)> {
             let reading = self.reading(&row.tokens, &row.style[half..], pace)?;
-            let (_, generator) = self.voice(&reading, &row.style[..half], noise, &mut Laps::start())?;
+            let (_, generator) = self.voice(&reading, &row.style[..half], row.pitch_semitones, noise, &mut Laps::start())?;
             Ok((reading, generator.audio))
         };
         let (reading, samples) = pass().map_err(|e| model_error("synthesis failed", e))?;
@@ -477,9 +489,10 @@ impl KokoroModel {
         let mut pass = || -> candle_core::Result<(Arc<Reading>, bool)> {
             let reading = self.reading(&row.tokens, &row.style[half..], pace)?;
             let timbre = Tensor::from_slice(&row.style[..half], (1, half), &self.device)?;
-            let decoder = self.decoder.features(&reading.asr, &reading.f0, &reading.n, &timbre)?;
+            let f0 = pitched(&reading.f0, row.pitch_semitones)?;
+            let decoder = self.decoder.features(&reading.asr, &f0, &reading.n, &timbre)?;
             let generator = &self.decoder.generator;
-            let (har, _) = generator.source_spectrum(&reading.f0.flatten_all()?.to_vec1::<f32>()?, noise, &self.device)?;
+            let (har, _) = generator.source_spectrum(&f0.flatten_all()?.to_vec1::<f32>()?, noise, &self.device)?;
             let energy = reading.n.flatten_all()?.to_vec1::<f32>()?;
             let finished = generator.stream(&decoder.generator_input, &timbre, &har, &energy, plan, &mut |audio| {
                 samples.extend_from_slice(audio);

@@ -57,7 +57,7 @@ mod tests {
     use super::*;
 
     fn row(phonemes: usize) -> SpeechRow {
-        SpeechRow { tokens: vec![0; phonemes + 2], style: vec![], speed: 1.0, seed: None, target_seconds: None, tone: None }
+        SpeechRow { tokens: vec![0; phonemes + 2], style: vec![], speed: 1.0, seed: None, target_seconds: None, tone: None, pitch_semitones: 0.0 }
     }
 
     fn audio(seconds: f32, level: f32) -> RowAudio {

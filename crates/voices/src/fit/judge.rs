@@ -33,4 +33,9 @@ pub trait Judge {
     /// Each recipe's similarity, as it sounds, on sentences that are
     /// neither probe nor held-out: what the fit chooses its voice by.
     fn validation(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>>;
+    /// `style` with its pitch moved to the recording's register, when the
+    /// judge knows the register and the style sits away from it.
+    fn registered(&self, style: StyleRecipe) -> Result<StyleRecipe> {
+        Ok(style)
+    }
 }

@@ -24,12 +24,21 @@ use serde::{Deserialize, Serialize};
 
 pub use flights::MAX_QUEUED_FITS;
 pub use judge::{Judge, Verdict};
-pub use run::{fit, FitCheckpoint, FitProgress};
+pub use run::{fit, judged_again, FitCheckpoint, FitProgress};
 pub use space::{StyleRecipe, StyleSpace};
 
 /// The tone match's default largest gain: enough for a microphone's and a
 /// room's colour, not enough to turn one voice into another.
 pub const TONE_MATCH_DB: f32 = 12.0;
+
+/// The most a fit may be allowed to move the fitted voice's pitch to the
+/// recording's register, in semitones. Off by default: Kokoro's male
+/// voices sit near 115-125 Hz and the men recorded here at 90-105 Hz, but
+/// moving the fitted voices down there (2.6 to 4.7 semitones) cost them
+/// 0.05 to 0.3 of DNSMOS's naturalness and raised Whisper's Spanish word
+/// errors from 7.1 to 11.9 %, for the encoder's similarity within ±0.02
+/// (`revoice bench voicefit --kept ... --register 6`, session 50).
+pub const MAX_REGISTER_SEMITONES: f32 = 12.0;
 
 /// How a fit searches. Part of its cache key: the same recording fitted
 /// with the same settings is the same voice.
@@ -66,6 +75,11 @@ pub struct FitSettings {
     /// where the voice is fitted to speak the recording's language.
     #[serde(default)]
     pub spectral_weight: f32,
+    /// The largest move, in semitones, of the fitted voice's pitch to the
+    /// recording's register; 0: the pitch the style predicts (fits saved
+    /// before it).
+    #[serde(default)]
+    pub register_semitones: f32,
 }
 
 fn one_probe_set() -> usize {
@@ -100,6 +114,7 @@ impl Default for FitSettings {
             refine_share: REFINE_SHARE,
             probe_sets: 1,
             spectral_weight: 0.0,
+            register_semitones: 0.0,
         }
     }
 }
@@ -117,8 +132,9 @@ impl FitSettings {
         let base = if self.tone_match_db > 0.0 { format!("{base} tone={}", self.tone_match_db) } else { base };
         let base = if self.refine_share > 0.0 { format!("{base} refine={}", self.refine_share) } else { base };
         let base = if self.probe_sets > 1 { format!("{base} probes={}", self.probe_sets) } else { base };
-        if self.spectral_weight > 0.0 {
-            format!("{base} spectral={}", self.spectral_weight)
+        let base = if self.spectral_weight > 0.0 { format!("{base} spectral={}", self.spectral_weight) } else { base };
+        if self.register_semitones > 0.0 {
+            format!("{base} register={}", self.register_semitones)
         } else {
             base
         }
@@ -136,6 +152,12 @@ impl FitSettings {
             return Err(revoice_core::error::Error::invalid(
                 "voice fit settings",
                 format!("the spectral distance's weight must be from 0 to {MAX_SPECTRAL_WEIGHT}, not {}", self.spectral_weight),
+            ));
+        }
+        if !(0.0..=MAX_REGISTER_SEMITONES).contains(&self.register_semitones) {
+            return Err(revoice_core::error::Error::invalid(
+                "voice fit settings",
+                format!("the move to the recording's register must be from 0 to {MAX_REGISTER_SEMITONES} semitones, not {}", self.register_semitones),
             ));
         }
         if !(1..=PROBE_SETS).contains(&self.probe_sets) {
@@ -228,6 +250,11 @@ mod tests {
         let spectral = FitSettings { spectral_weight: 0.5, ..Default::default() };
         assert_eq!(spectral.key(), format!("{} refine={REFINE_SHARE} spectral=0.5", settings.key()));
         assert_eq!(settings.spectral_weight, 0.0, "fits saved before it weigh no spectral distance");
+        assert_eq!(settings.register_semitones, 0.0, "fits saved before it keep the style's pitch");
+        let registered = FitSettings { register_semitones: 4.0, ..settings.clone() };
+        assert_eq!(registered.key(), format!("{} register=4", settings.key()));
+        let error = FitSettings { register_semitones: 13.0, ..Default::default() }.check().unwrap_err().to_string();
+        assert!(error.contains("register"), "{error}");
     }
 
     #[test]

@@ -13,7 +13,11 @@
 //! With [`OwnWords`], each candidate also says one piece of the recording's
 //! own words per generation, and its spectral distance to the recording
 //! there (against the reading voice's) counts in its score beside the
-//! encoder's: a judge of another kind than the encoder.
+//! encoder's: a judge of another kind than the encoder. Told the
+//! recording's register (`FitSettings.register_semitones`), the judge moves
+//! a finished style's pitch towards it ([`Judge::registered`]): the encoder
+//! hardly hears register, and the style's prosody half does not reach a
+//! low man's voice.
 
 use std::sync::Arc;
 
@@ -261,6 +265,9 @@ pub struct ProbeJudge<'a> {
     /// known (per token, so the probe sets compare).
     pace: std::sync::Mutex<Option<f32>>,
     own_words: Option<OwnPieces>,
+    /// The recording's median pitch in Hz and the largest move towards it,
+    /// in semitones.
+    register: Option<(f32, f32)>,
 }
 
 fn tokens(front_end: &FrontEnd, sentences: &[&str], voice: &str) -> Result<Vec<Vec<u32>>> {
@@ -310,7 +317,17 @@ impl<'a> ProbeJudge<'a> {
             validation: tokens(front_end, &sentences.validation, reading_voice)?,
             pace: std::sync::Mutex::new(None),
             own_words: None,
+            register: None,
         })
+    }
+
+    /// The judge, moving a finished style's pitch towards the recording's
+    /// median pitch `recording_hz`, by at most `most_semitones`.
+    pub fn with_register(mut self, recording_hz: f32, most_semitones: f32) -> ProbeJudge<'a> {
+        if recording_hz > 0.0 && most_semitones > 0.0 {
+            self.register = Some((recording_hz, most_semitones));
+        }
+        self
     }
 
     /// The judge, with the recording's own words counting in each
@@ -345,6 +362,7 @@ impl<'a> ProbeJudge<'a> {
         for recipe in recipes {
             let pack = recipe.pack(self.voices)?;
             let tone = recipe.tone.clone().map(Arc::new);
+            let pitch_semitones = recipe.pitch_semitones.unwrap_or(0.0);
             for tokens in lines {
                 rows.push(SpeechRow {
                     tokens: tokens.clone(),
@@ -353,6 +371,7 @@ impl<'a> ProbeJudge<'a> {
                     seed: None,
                     target_seconds: None,
                     tone: tone.clone(),
+                    pitch_semitones,
                 });
             }
         }
@@ -502,6 +521,31 @@ impl Judge for ProbeJudge<'_> {
     fn validation(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>> {
         self.similarities(recipes, &self.validation)
     }
+
+    fn registered(&self, style: StyleRecipe) -> Result<StyleRecipe> {
+        let Some((recording_hz, most)) = self.register else { return Ok(style) };
+        // Where the style's own pitch sits, on the search's probes.
+        let plain = StyleRecipe { tone: None, pitch_semitones: None, ..style.clone() };
+        let renders = self.render(&[plain], &self.probes[0])?.remove(0);
+        let whole: Vec<f32> = renders.iter().flat_map(|r| r.samples.iter().copied()).collect();
+        let voice_hz = voice_stats(&whole, self.sample_rate).median_pitch_hz;
+        Ok(StyleRecipe { pitch_semitones: register_move(recording_hz, voice_hz, most), ..style })
+    }
+}
+
+/// A move smaller than this is not worth a new register.
+const SMALLEST_REGISTER_MOVE: f32 = 0.5;
+
+/// The semitones that bring a voice whose median pitch is `voice_hz` to
+/// `recording_hz`, at most `most` either way; `None` when the voice has no
+/// pitch or is within [`SMALLEST_REGISTER_MOVE`] already.
+fn register_move(recording_hz: f32, voice_hz: f32, most: f32) -> Option<f32> {
+    if voice_hz <= 0.0 || recording_hz <= 0.0 {
+        return None;
+    }
+    let semitones = (12.0 * (recording_hz / voice_hz).log2()).clamp(-most, most);
+    // Two decimals: the same register always gives the same recipe id.
+    (semitones.abs() >= SMALLEST_REGISTER_MOVE).then(|| (semitones * 100.0).round() / 100.0)
 }
 
 /// A candidate's spectral term: `weight × (1 − distance ÷ baseline)`,
@@ -528,6 +572,16 @@ mod tests {
         assert_eq!(spectral_term(Some(200.0), 40.0, 0.5), -0.5, "bounded");
         assert_eq!(spectral_term(None, 40.0, 0.5), -0.5, "silence is as far as can be");
         assert_eq!(spectral_term(Some(30.0), f64::NAN, 0.5), 0.0, "no baseline, no term");
+    }
+
+    #[test]
+    fn a_voice_moves_to_the_recordings_register_within_bounds() {
+        // 90 Hz against 120 Hz is about five semitones down.
+        let down = register_move(90.0, 120.0, 6.0).unwrap();
+        assert!((down + 4.98).abs() < 0.01, "{down}");
+        assert_eq!(register_move(240.0, 120.0, 6.0), Some(6.0), "an octave up is held to the bound");
+        assert_eq!(register_move(121.0, 120.0, 6.0), None, "a voice already there stays");
+        assert_eq!(register_move(120.0, 0.0, 6.0), None, "a voice without pitch stays");
     }
 
     #[test]

@@ -101,6 +101,93 @@ fn chosen_voice(judge: &dyn Judge, choices: Vec<Snapshot>) -> Result<Snapshot> {
     Ok(choices.into_iter().nth(at).expect("the refinement has a voice"))
 }
 
+/// What a fit did, for its record.
+struct FitRecord<'a> {
+    language: &'a str,
+    settings: &'a FitSettings,
+    started_from: &'a str,
+    generations: u64,
+    candidates: u64,
+    seconds: f32,
+}
+
+/// The fitted voice of `style` (heard through `verdict`'s tone match), at
+/// the recording's register where the judge knows it, with its figures on
+/// the held-out sentences beside the starting voices'.
+fn finished(
+    judge: &dyn Judge,
+    starts: &[(String, StyleRecipe)],
+    best_stock: &str,
+    style: StyleRecipe,
+    verdict: Verdict,
+    record: &FitRecord,
+) -> Result<FittedVoice> {
+    // A moved pitch is heard again: the tone match follows the move.
+    let (style, verdict) = match judge.registered(style.clone())? {
+        moved if moved.pitch_semitones != style.pitch_semitones => {
+            let verdict = judge.judge(std::slice::from_ref(&moved), 0)?.remove(0);
+            (moved, verdict)
+        }
+        _ => (style, verdict),
+    };
+    let fit_similarity = verdict.similarity;
+    let recipe = StyleRecipe { tone: verdict.tone, ..style.clone() };
+    // Held out: the voice, the starting voices as they are, and the voice's
+    // style without its tone match (how much of the gain is the tone's).
+    let mut compared: Vec<StyleRecipe> = vec![recipe.clone()];
+    compared.extend(starts.iter().map(|(_, r)| r.clone()));
+    if recipe.tone.is_some() {
+        compared.push(StyleRecipe { tone: None, ..style });
+    }
+    let held = judge.held_out(&compared)?;
+    let style_only_similarity = recipe.tone.as_ref().map(|_| held[held.len() - 1]);
+    let similarity_of = |label: &str| starts.iter().position(|(l, _)| l == label).map_or(0.0, |i| held[i + 1]);
+    // A search that only learnt the probe sentences sounds less like the
+    // reference on others: then the best starting voice is the voice, so a
+    // fitted voice never sounds less like the reference than where it began.
+    let (best_start, best_start_similarity) =
+        held[1..=starts.len()].iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, s)| (i, *s)).unwrap_or((0, f32::MIN));
+    let (recipe, fitted_similarity, kept_start) =
+        if held[0] >= best_start_similarity { (recipe, held[0], false) } else { (starts[best_start].1.clone(), best_start_similarity, true) };
+    Ok(FittedVoice {
+        recipe,
+        kept_start,
+        language: record.language.to_string(),
+        settings: record.settings.clone(),
+        started_from: if kept_start { starts[best_start].0.clone() } else { record.started_from.to_string() },
+        fit_similarity,
+        held_out: HeldOutFigures {
+            best_stock: best_stock.to_string(),
+            best_stock_similarity: similarity_of(best_stock),
+            blend_similarity: similarity_of("blend"),
+            fitted_similarity,
+            style_only_similarity: style_only_similarity.filter(|_| !kept_start),
+        },
+        generations: record.generations,
+        candidates: record.candidates,
+        seconds: record.seconds,
+    })
+}
+
+/// A fitted voice found before, judged again as a fit ending today would
+/// judge it: its style (without its tone match) heard through the judge's
+/// tone match, and every figure on the held-out sentences measured again.
+/// For trying a changed tone match or judge on kept voices without
+/// searching again; the search's own record (generations, time) is kept.
+pub fn judged_again(judge: &dyn Judge, starts: &[(String, StyleRecipe)], best_stock: &str, kept: &FittedVoice) -> Result<FittedVoice> {
+    let style = StyleRecipe { tone: None, ..kept.recipe.clone() };
+    let verdict = judge.judge(std::slice::from_ref(&style), 0)?.remove(0);
+    let record = FitRecord {
+        language: &kept.language,
+        settings: &kept.settings,
+        started_from: &kept.started_from,
+        generations: kept.generations,
+        candidates: kept.candidates,
+        seconds: kept.seconds,
+    };
+    finished(judge, starts, best_stock, style, verdict, &record)
+}
+
 /// Fits a voice. `starts` are the starting points to judge first (the best
 /// stock voice, the blend); `resume` a checkpoint of this same fit;
 /// `on_generation` sees each checkpoint and progress (an error from it
@@ -226,43 +313,15 @@ pub fn fit(
     } else {
         searched_best(judge, space, &state)?
     };
-    let fit_similarity = verdict.similarity;
-    let recipe = StyleRecipe { tone: verdict.tone, ..style.clone() };
-    // Held out: the voice, the starting voices as they are, and the voice's
-    // style without its tone match (how much of the gain is the tone's).
-    let mut compared: Vec<StyleRecipe> = vec![recipe.clone()];
-    compared.extend(starts.iter().map(|(_, r)| r.clone()));
-    if recipe.tone.is_some() {
-        compared.push(StyleRecipe { tone: None, ..style });
-    }
-    let held = judge.held_out(&compared)?;
-    let style_only_similarity = recipe.tone.as_ref().map(|_| held[held.len() - 1]);
-    let similarity_of = |label: &str| starts.iter().position(|(l, _)| l == label).map_or(0.0, |i| held[i + 1]);
-    // A search that only learnt the probe sentences sounds less like the
-    // reference on others: then the best starting voice is the voice, so a
-    // fitted voice never sounds less like the reference than where it began.
-    let (best_start, best_start_similarity) =
-        held[1..=starts.len()].iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, s)| (i, *s)).unwrap_or((0, f32::MIN));
-    let (recipe, fitted_similarity, kept_start) =
-        if held[0] >= best_start_similarity { (recipe, held[0], false) } else { (starts[best_start].1.clone(), best_start_similarity, true) };
-    let fitted = FittedVoice {
-        recipe,
-        kept_start,
-        language: language.to_string(),
-        settings: settings.clone(),
-        started_from: if kept_start { starts[best_start].0.clone() } else { state.started_from.clone() },
-        fit_similarity,
-        held_out: HeldOutFigures {
-            best_stock: best_stock.to_string(),
-            best_stock_similarity: similarity_of(best_stock),
-            blend_similarity: similarity_of("blend"),
-            fitted_similarity,
-            style_only_similarity: style_only_similarity.filter(|_| !kept_start),
-        },
+    let record = FitRecord {
+        language,
+        settings,
+        started_from: &state.started_from,
         generations: state.generations(),
         candidates: state.candidates,
         seconds: (resumed_at + began.elapsed().as_secs_f64()) as f32,
     };
+    let fitted = finished(judge, starts, best_stock, style, verdict, &record)?;
     Ok((fitted, state))
 }
 
@@ -350,5 +409,45 @@ mod tests {
         // search's probes, then validation and held-out (not probes).
         let probes: Vec<usize> = judge.probe_sets.borrow().iter().copied().filter(|s| *s != usize::MAX).collect();
         assert_eq!(probes, [0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 1, 0]);
+    }
+
+    /// [`Towards`], asking every finished style to sit a semitone and a half lower.
+    #[derive(Default)]
+    struct Lower(Towards);
+
+    impl Judge for Lower {
+        fn judge(&self, recipes: &[StyleRecipe], probe_set: usize) -> Result<Vec<Verdict>> {
+            self.0.judge(recipes, probe_set)
+        }
+
+        fn held_out(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>> {
+            self.0.held_out(recipes)
+        }
+
+        fn validation(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>> {
+            self.0.validation(recipes)
+        }
+
+        fn registered(&self, style: StyleRecipe) -> Result<StyleRecipe> {
+            Ok(StyleRecipe { pitch_semitones: Some(-1.5), ..style })
+        }
+    }
+
+    #[test]
+    fn a_kept_voice_judged_again_keeps_its_style_and_record() {
+        let voices = test_voices();
+        let space = StyleSpace::new(&voices, 2, 2);
+        let starts = vec![("af_heart".to_string(), StyleRecipe::of_blend(&[("af_heart".to_string(), 1.0)]))];
+        let settings = FitSettings { minutes: 600.0, population: 6, max_generations: Some(3), refine_share: 0.5, ..Default::default() };
+        let (kept, _) = fit(&Towards::default(), &space, &starts, "af_heart", "en-US", &settings, None, &mut |_, _| Ok(()), &|| false).unwrap();
+        let again = judged_again(&Towards::default(), &starts, "af_heart", &kept).unwrap();
+        assert_eq!(again, kept, "the same judge finds the same voice and figures");
+        // A judge that knows the register moves the voice there, and the rest stays.
+        let lower = judged_again(&Lower::default(), &starts, "af_heart", &kept).unwrap();
+        assert_eq!(lower.recipe.pitch_semitones, Some(-1.5));
+        assert_eq!(StyleRecipe { pitch_semitones: None, ..lower.recipe.clone() }, kept.recipe);
+        assert_eq!((lower.generations, lower.candidates, lower.seconds), (kept.generations, kept.candidates, kept.seconds));
+        let (fitted, _) = fit(&Lower::default(), &space, &starts, "af_heart", "en-US", &settings, None, &mut |_, _| Ok(()), &|| false).unwrap();
+        assert_eq!(fitted.recipe.pitch_semitones, Some(-1.5), "a fit ends at the register too");
     }
 }

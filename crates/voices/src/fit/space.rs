@@ -109,6 +109,7 @@ impl StyleSpace {
             prosody: half(&start.prosody, &self.directions[1], prosody_coords),
             tone: None,
             timbre_offset: start.timbre_offset.clone(),
+            pitch_semitones: None,
         }
     }
 }
