@@ -118,13 +118,26 @@ impl ToneCurve {
     /// The curve that gives `voice` `target`'s tonal balance, smoothed over
     /// [`SMOOTHING_BANDS`] on each side, over the bands both carry (the
     /// bands above keep the highest one's gain), each band's gain within
-    /// ±`max_db`.
+    /// ±`max_db`: the curve a fitted voice speaks through.
     pub fn matching(target: &LongTermSpectrum, voice: &LongTermSpectrum, max_db: f32) -> ToneCurve {
+        Self::matched(target, voice, max_db, SMOOTHING_BANDS)
+    }
+
+    /// [`Self::matching`] band by band, unsmoothed: what a fit hears its
+    /// candidates through while it searches. It takes up the fine colour
+    /// of the recording's spectrum as well as its channel, so the search
+    /// does not push the style to copy them: searching through the
+    /// smoothed curve left the fitted styles less natural (DNSMOS signal
+    /// 0.07 to 0.45 lower) and less similar (session 50).
+    pub fn matching_in_detail(target: &LongTermSpectrum, voice: &LongTermSpectrum, max_db: f32) -> ToneCurve {
+        Self::matched(target, voice, max_db, 0)
+    }
+
+    fn matched(target: &LongTermSpectrum, voice: &LongTermSpectrum, max_db: f32, half: usize) -> ToneCurve {
         let carried = target.band_db.len().min(voice.band_db.len());
         let raw: Vec<f32> = (0..carried).map(|i| target.band_db[i] - voice.band_db[i]).collect();
         let smoothed: Vec<f32> = (0..raw.len())
             .map(|i| {
-                let half = SMOOTHING_BANDS;
                 let (lo, hi) = (i.saturating_sub(half), (i + half).min(raw.len() - 1));
                 // A triangle: the band itself counts most, the ends least.
                 let weight = |j: usize| (half + 1 - i.abs_diff(j)) as f32;
@@ -275,6 +288,8 @@ mod tests {
             assert!(raw_peak > 8.0, "the peak is measured: {raw_peak}");
             let matched = ToneCurve::matching(&target, &voice, 30.0);
             assert!(matched.largest_db() < most * raw_peak, "{hz} Hz: {:?}", matched.gains_db);
+            let in_detail = ToneCurve::matching_in_detail(&target, &voice, 30.0);
+            assert!((in_detail.largest_db() - raw_peak).abs() < 0.5, "band by band, the peak stays: {:?}", in_detail.gains_db);
         }
     }
 

@@ -236,7 +236,8 @@ pub async fn voicefit(
     kept: Option<&Path>,
     judge: Option<&str>,
 ) -> Result<()> {
-    if kept.is_some_and(|k| k == renders) {
+    let same_folder = |a: &Path, b: &Path| std::fs::canonicalize(a).ok().zip(std::fs::canonicalize(b).ok()).is_some_and(|(a, b)| a == b);
+    if kept.is_some_and(|k| same_folder(k, renders)) {
         return Err(Error::invalid(format!("--kept {}", renders.display()), "is the folder this run keeps its renders in; name another --renders"));
     }
     let files = references(dir)?;

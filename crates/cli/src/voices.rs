@@ -220,6 +220,9 @@ fn print_fit(f: &revoice_engine::voice::fit::FittedVoice) {
         Some(tone) => println!("    tone          matched to the recording's tonal balance (largest gain {:.1} dB)", tone.largest_db()),
         None => println!("    tone          as Kokoro renders it (no tone match)"),
     }
+    if let Some(semitones) = f.recipe.pitch_semitones {
+        println!("    register      pitch moved {semitones:+.1} semitones to the recording's");
+    }
 }
 
 /// Prints a library voice's record.

@@ -15,7 +15,9 @@ pub struct Verdict {
     pub similarity: f32,
     /// What the search maximises: the similarity less the guards' penalties.
     pub fitness: f64,
-    /// The tone match it was heard through (from its probe renders' spectrum).
+    /// The tone match it would speak through (from its probe renders'
+    /// spectrum; smoothed, while it was heard through the same match band
+    /// by band: see `ToneCurve::matching_in_detail`).
     #[serde(default)]
     pub tone: Option<ToneCurve>,
 }

@@ -8,8 +8,10 @@
 //! other from sentence to sentence loses score, so the search cannot win
 //! with a sound that fools the encoder. With tone matching on, each
 //! candidate is heard through the tone curve that gives its probe renders
-//! the recording's tonal balance (computed from the spectra, not searched),
-//! so the search looks for the voice, and the curve for the microphone.
+//! the recording's tonal balance band by band (computed from the spectra,
+//! not searched), so the search looks for the voice, and the curve for the
+//! microphone; its verdict carries the smoothed curve the voice would
+//! speak through ([`ToneCurve::matching_in_detail`] says why the two differ).
 //! With [`OwnWords`], each candidate also says one piece of the recording's
 //! own words per generation, and its spectral distance to the recording
 //! there (against the reading voice's) counts in its score beside the
@@ -407,11 +409,14 @@ impl<'a> ProbeJudge<'a> {
             .collect()
     }
 
-    /// The tone match that gives `renders` the recording's tonal balance.
-    fn tone_for(&self, renders: &[RowAudio]) -> Option<ToneCurve> {
+    /// The tone matches that give `renders` the recording's tonal balance:
+    /// band by band, which the candidate is heard through, and smoothed,
+    /// which the voice would speak through (see [`ToneCurve::matching_in_detail`]).
+    fn tones_for(&self, renders: &[RowAudio]) -> Option<(ToneCurve, ToneCurve)> {
         let (target, max_db) = self.tone_target.as_ref()?;
         let whole: Vec<f32> = renders.iter().flat_map(|r| r.samples.iter().copied()).collect();
-        long_term_spectrum(&whole, self.sample_rate).map(|voice| ToneCurve::matching(target, &voice, *max_db))
+        let voice = long_term_spectrum(&whole, self.sample_rate)?;
+        Some((ToneCurve::matching_in_detail(target, &voice, *max_db), ToneCurve::matching(target, &voice, *max_db)))
     }
 
     fn hear(&self, renders: &[RowAudio]) -> Result<Heard> {
@@ -485,9 +490,9 @@ impl Judge for ProbeJudge<'_> {
         }
         let mut renders = self.render(&plain, &lines)?;
         let mut said: Vec<Option<RowAudio>> = renders.iter_mut().map(|r| if piece.is_some() { r.pop() } else { None }).collect();
-        let tones: Vec<Option<ToneCurve>> = renders.iter().map(|r| self.tone_for(r)).collect();
+        let tones: Vec<Option<(ToneCurve, ToneCurve)>> = renders.iter().map(|r| self.tones_for(r)).collect();
         for ((audio, own), tone) in renders.iter_mut().zip(said.iter_mut()).zip(&tones) {
-            if let Some(tone) = tone {
+            if let Some((tone, _)) = tone {
                 for row in audio.iter_mut().chain(own.iter_mut()) {
                     row.samples = tone.apply(&row.samples, row.sample_rate);
                 }
@@ -510,7 +515,11 @@ impl Judge for ProbeJudge<'_> {
             .iter()
             .zip(tones)
             .zip(spectral)
-            .map(|((h, tone), spectral)| Verdict { similarity: h.similarity, fitness: h.similarity as f64 - self.penalty(h, tokens) + spectral, tone })
+            .map(|((h, tone), spectral)| Verdict {
+                similarity: h.similarity,
+                fitness: h.similarity as f64 - self.penalty(h, tokens) + spectral,
+                tone: tone.map(|(_, spoken)| spoken),
+            })
             .collect())
     }
 
