@@ -1,6 +1,7 @@
 //! A fitted voice's style ([`StyleRecipe`]: weights over the stock packs
 //! for each half of Kokoro's style vector, a tone match to the recording's
-//! tonal balance, and a move of its pitch to the recording's register) and a fitted voice as it speaks
+//! tonal balance, and a move of its pitch to the recording's register) and
+//! a fitted voice as it speaks
 //! ([`FittedStyle`]: the recipe, the stock voice it reads with, its pack
 //! made once). A resolved voice spec carries its fitted style itself
 //! (`VoiceKind::Fitted`), shown as `fitted:<id>` (the id is the recipe's
