@@ -123,6 +123,8 @@ test("the script edits, selects, filters; a clip is trimmed and nudged by a fram
   // Undo and redo the edit.
   await session.click("#undo");
   await waitFor("the edit undone", async () => ((await rowText(first)) === "The tide is out." ? true : null), 10000, 100);
+  // The row can show the undo before the toolbar offers the redo; a click on a disabled button is lost.
+  await waitFor("redo offered", async () => ((await session.execute("return !document.querySelector('#redo').disabled;")) ? true : null), 10000, 100);
   await session.click("#redo");
   await waitFor("the edit redone", async () => ((await rowText(first)) === "The tide is far out." ? true : null), 10000, 100);
 
