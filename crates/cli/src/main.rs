@@ -650,7 +650,8 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
 
 async fn run_models(engine: &revoice_engine::Engine, command: ModelsCommand) -> revoice_engine::Result<ExitCode> {
     use revoice_engine::model::install::{
-        install_japanese, install_kokoro, install_speaker_encoder, install_whisper, EncoderRelease, InstallOutcome, Source, WhisperRelease,
+        install_japanese, install_kokoro, install_naturalness, install_speaker_encoder, install_whisper, naturalness, EncoderRelease, InstallOutcome, Source,
+        WhisperRelease,
     };
     use revoice_engine::model::kokoro::KokoroRelease;
     match command {
@@ -666,11 +667,13 @@ async fn run_models(engine: &revoice_engine::Engine, command: ModelsCommand) -> 
                 let progress = progress::TerminalProgress::new();
                 let kokoro = install_kokoro(&data_dir, &KokoroRelease::v1_0(), &source, force, &progress)?;
                 let encoder = install_speaker_encoder(&data_dir, &EncoderRelease::resemblyzer_0_1_4(), &source, force, &progress)?;
+                let judge = install_naturalness(&data_dir, &naturalness::speechmos_0_0_1_1(), &source, force, &progress)?;
                 let whisper = install_whisper(&data_dir, &WhisperRelease::base_1_0_0(), &source, force, &progress)?;
                 let japanese = install_japanese(&data_dir, &source, force, &progress)?;
                 Ok([
                     (revoice_engine::model::assets::KOKORO.name, kokoro),
                     (revoice_engine::model::assets::SPEAKER_ENCODER.name, encoder),
+                    (revoice_engine::model::assets::NATURALNESS.name, judge),
                     (revoice_engine::model::assets::WHISPER.name, whisper),
                     (revoice_engine::model::assets::JAPANESE.name, japanese),
                 ])

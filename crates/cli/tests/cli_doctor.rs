@@ -24,7 +24,7 @@ fn doctor_reports_the_data_folder_database_models_and_audio_as_json() {
     assert_eq!(report["engine_version"], env!("CARGO_PKG_VERSION"));
     assert!(report["sqlite_version"].as_str().unwrap().starts_with("3."));
     let models = report["models"].as_array().unwrap();
-    assert_eq!(models.len(), 4, "Kokoro, the speaker encoder, Whisper and the Japanese dictionary");
+    assert_eq!(models.len(), 5, "Kokoro, the speaker encoder, the naturalness judge, Whisper and the Japanese dictionary");
     assert!(models.iter().all(|m| m["state"] == "missing"));
     assert!(report["audio"]["host"].is_string());
     // The data folder got its layout: config, database, a log file.

@@ -40,8 +40,16 @@ pub const WHISPER: ModelAsset =
 pub const JAPANESE: ModelAsset =
     ModelAsset { id: "unidic-lite-1.0.8", name: "Japanese dictionary (unidic-lite 1.0.8)", purpose: "reading Japanese text for the Japanese voices" };
 
+/// The naturalness judge: DNSMOS P.835's network as PyPI's speechmos
+/// 0.0.1.1 ships it, which scores how natural speech sounds.
+pub const NATURALNESS: ModelAsset =
+    ModelAsset { id: "dnsmos-p835-0.0.1.1", name: "DNSMOS P.835 naturalness judge (speechmos 0.0.1.1)", purpose: "keeping fitted voices natural-sounding" };
+
+/// The naturalness judge's one file, the ONNX network as shipped.
+pub const NATURALNESS_FILE: &str = "sig_bak_ovr.onnx";
+
 /// Every model asset, in the order the doctor reports them.
-pub const ALL: [ModelAsset; 4] = [KOKORO, SPEAKER_ENCODER, WHISPER, JAPANESE];
+pub const ALL: [ModelAsset; 5] = [KOKORO, SPEAKER_ENCODER, NATURALNESS, WHISPER, JAPANESE];
 
 /// Name of the manifest that marks a complete install.
 pub const MANIFEST_FILE_NAME: &str = "manifest.json";

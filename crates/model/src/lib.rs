@@ -12,6 +12,7 @@ pub mod half_rows;
 pub mod install;
 pub mod kokoro;
 pub mod lstm;
+pub mod naturalness;
 pub mod onnx;
 pub mod speaker;
 pub mod speech;

@@ -140,9 +140,9 @@ fn file_label(path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::install::packages::tests::sha;
     use crate::install::test_server::TestServer;
     use crate::install::NoProgress;
-    use sha2::{Digest, Sha256};
     use std::net::TcpListener;
     use std::sync::atomic::Ordering;
 
@@ -153,10 +153,6 @@ mod tests {
 
     fn body() -> Vec<u8> {
         (0..300_000u32).map(|i| (i * 7 % 251) as u8).collect()
-    }
-
-    fn sha(bytes: &[u8]) -> String {
-        hex::encode(Sha256::digest(bytes))
     }
 
     #[test]

