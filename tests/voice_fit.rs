@@ -167,6 +167,10 @@ async fn a_fitted_library_voice_speaks_as_its_recipe_and_its_record_says_so() {
     let tone = fitted.recipe.tone.clone().expect("a fit matches the recording's tone by default");
     assert!(tone.largest_db() <= FitSettings::default().tone_match_db);
     assert!(fitted.held_out.style_only_similarity.is_some(), "the record says what the style alone scores");
+    // The fit listened for naturalness: the record says how natural the voice and the stock voice sound.
+    for naturalness in [fitted.held_out.fitted_naturalness, fitted.held_out.best_stock_naturalness] {
+        assert!(naturalness.is_some_and(|n| (1.0..=5.0).contains(&n)), "{:?}", fitted.held_out);
+    }
     let style_only = StyleRecipe { tone: None, ..fitted.recipe.clone() };
     let style_only = VoiceSpec::from_fitted(&style_only, "af_bella");
     let say = |voice: VoiceSpec| {

@@ -388,7 +388,13 @@ styleOnlySimilarity: number | null,
 /**
  * The tone match's largest boost or cut in dB (when it has one).
  */
-toneLargestDb: number | null, generations: number, seconds: number, };
+toneLargestDb: number | null, 
+/**
+ * How natural the best stock voice and the fitted voice sound on the
+ * same sentences (DNSMOS's speech-signal score, 1 to 5; fits that did
+ * not listen for it have none).
+ */
+bestStockNaturalness: number | null, fittedNaturalness: number | null, generations: number, seconds: number, };
 export type FitInProgress = { 
 /**
  * The language the voice is being fitted to speak.

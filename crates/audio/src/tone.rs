@@ -151,6 +151,11 @@ impl ToneCurve {
         ToneCurve { gains_db: gains }
     }
 
+    /// The same curve with every gain scaled by `share` (0: flat, 1: as it is).
+    pub fn scaled(&self, share: f32) -> ToneCurve {
+        ToneCurve { gains_db: self.gains_db.iter().map(|g| g * share).collect() }
+    }
+
     /// The largest boost or cut, in dB.
     pub fn largest_db(&self) -> f32 {
         self.gains_db.iter().fold(0.0, |m, g| m.max(g.abs()))

@@ -258,10 +258,10 @@ pub async fn voicefit(
     let scratch = crate::bench_api::scratch(data_dir)?;
     let engine = Arc::new(Engine::open(EngineConfig::load_from(scratch.path().to_path_buf())?).await?);
     println!(
-        "revoice bench voicefit: {} references, each to speak {}; {}{} min budget a fit ({:.0} % of it refining outside the stock voices, on {} probe sets in turn), population {}, seed {}, {}+{} directions, tone match up to {} dB, register moved up to {} semitones, spectral weight {}",
+        "revoice bench voicefit: {} references, each to speak {}; {}{} min budget a fit ({:.0} % of it refining outside the stock voices, on {} probe sets in turn), population {}, seed {}, {}+{} directions, tone match up to {} dB, register moved up to {} semitones, spectral weight {}, naturalness weight {}",
         files.len(),
         languages.join(", "),
-        kept.map_or(String::new(), |k| format!("the fitted voices kept in {} judged again (fitted with their own settings); ", k.display())),
+        kept.map_or(String::new(), |k| format!("the fitted voices kept in {} judged again (fitted with their own settings, chosen with today's); ", k.display())),
         settings.minutes,
         settings.refine_share * 100.0,
         settings.probe_sets,
@@ -271,7 +271,8 @@ pub async fn voicefit(
         settings.prosody_dims,
         settings.tone_match_db,
         settings.register_semitones,
-        settings.spectral_weight
+        settings.spectral_weight,
+        settings.naturalness_weight
     );
     let mut rows = Vec::new();
     for file in &files {
@@ -387,6 +388,8 @@ struct Naturalness {
     /// P.835 signal quality (distortion of the voice itself) and overall.
     signal: f64,
     overall: f64,
+    /// P.808 overall: another network, which the fit never listens with.
+    p808: f64,
 }
 
 /// Runs `scripts/dev/naturalness_reference.py` on `clips`.
@@ -397,7 +400,10 @@ fn judge_naturalness(python: &str, clips: &[PathBuf]) -> std::result::Result<(St
         .as_array()
         .ok_or("the naturalness judge answered without clips")?
         .iter()
-        .map(|c| Naturalness { signal: c["sig_mos"].as_f64().unwrap_or(f64::NAN), overall: c["ovrl_mos"].as_f64().unwrap_or(f64::NAN) })
+        .map(|c| {
+            let score = |key: &str| c[key].as_f64().unwrap_or(f64::NAN);
+            Naturalness { signal: score("sig_mos"), overall: score("ovrl_mos"), p808: score("p808_mos") }
+        })
         .collect::<Vec<_>>();
     if scores.len() != clips.len() {
         return Err(format!("the naturalness judge scored {} clips of {}", scores.len(), clips.len()));
@@ -449,6 +455,26 @@ fn print_naturalness(rows: &[Row], kept: &[Kept], judge: Option<&str>) {
             show(&voices[0]),
             voices[0].signal - voices[1].signal,
             voices[0].overall - voices[1].overall,
+        );
+    }
+    println!();
+    println!("a second opinion, DNSMOS P.808 (a network the fit does not listen with; the fit weighs the P.835 signal score):");
+    println!(
+        "{:<14} {:>6}  {:>9}  {:>10}  {:>5}  {:>5}  {:>6}  {:>12}",
+        "reference", "speaks", "recording", "best stock", "blend", "style", "fitted", "fitted-stock"
+    );
+    for (row, voices) in rows.iter().zip(of_voices.chunks(4)) {
+        let recording = &of_recordings[recordings.iter().position(|r| *r == row.reference.name).unwrap_or(0)];
+        println!(
+            "{:<14} {:>6}  {:>9.2}  {:>10.2}  {:>5.2}  {:>5.2}  {:>6.2}  {:>+12.2}",
+            row.reference.name,
+            row.language,
+            recording.p808,
+            voices[1].p808,
+            voices[2].p808,
+            voices[3].p808,
+            voices[0].p808,
+            voices[0].p808 - voices[1].p808
         );
     }
 }

@@ -206,6 +206,10 @@ enum BenchCommand {
         /// the default: the pitch the fitted style predicts; up to 12).
         #[arg(long, default_value_t = 0.0)]
         register: f32,
+        /// How much sounding less natural than the best stock voice counts against the voice when
+        /// the fit chooses its tone match's strength, full or half (0: not at all; up to 10).
+        #[arg(long, default_value_t = revoice_engine::voice::fit::NATURALNESS_WEIGHT)]
+        naturalness_weight: f32,
         /// Seed of the search's samples (fits with other seeds show how much of a result is luck).
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -374,6 +378,10 @@ enum VoicesCommand {
         /// the default: the pitch the fitted style predicts; up to 12).
         #[arg(long, default_value_t = 0.0)]
         register: f32,
+        /// How much sounding less natural than the best stock voice counts against the voice when
+        /// the fit chooses its tone match's strength, full or half (0: not at all; up to 10).
+        #[arg(long, default_value_t = revoice_engine::voice::fit::NATURALNESS_WEIGHT)]
+        naturalness_weight: f32,
     },
     /// Show a library voice's record: fitted or matched, and its similarity figures.
     Show { name: String },
@@ -565,6 +573,7 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
                     population,
                     tone_match,
                     register,
+                    naturalness_weight,
                     seed,
                     refine,
                     probe_sets,
@@ -581,6 +590,7 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
                 max_generations: generations,
                 tone_match_db: tone_match,
                 register_semitones: register,
+                naturalness_weight,
                 seed,
                 refine_share: refine,
                 probe_sets,
@@ -621,12 +631,18 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
             voices::add(&engine, &file, details).await?;
             ExitCode::SUCCESS
         }
-        Command::Voices { command: VoicesCommand::Fit { name, file, consent, description, minutes, language, tone_match, register } } => {
+        Command::Voices { command: VoicesCommand::Fit { name, file, consent, description, minutes, language, tone_match, register, naturalness_weight } } => {
             if !(0.0..=24.0).contains(&tone_match) {
                 return Err(revoice_engine::Error::invalid(format!("--tone-match {tone_match}"), "must be between 0 (no tone match) and 24 dB"));
             }
             let details = revoice_engine::voice::library::VoiceDetails { name, description, reference_text: String::new(), consent };
-            let settings = revoice_engine::voice::fit::FitSettings { minutes, tone_match_db: tone_match, register_semitones: register, ..Default::default() };
+            let settings = revoice_engine::voice::fit::FitSettings {
+                minutes,
+                tone_match_db: tone_match,
+                register_semitones: register,
+                naturalness_weight,
+                ..Default::default()
+            };
             voices::fit(&engine, &file, details, settings, language).await?;
             ExitCode::SUCCESS
         }

@@ -212,6 +212,14 @@ fn print_fit(f: &revoice_engine::voice::fit::FittedVoice) {
     if let Some(style_only) = f.held_out.style_only_similarity {
         println!("      its style without the tone   {style_only:.3}");
     }
+    let h = &f.held_out;
+    if let Some(fitted) = h.fitted_naturalness {
+        println!("    naturalness on the same sentences (DNSMOS speech signal, 1-5; the fit weighs it {}):", f.settings.naturalness_weight);
+        let shown = |n: Option<f32>| n.map_or("-".to_string(), |n| format!("{n:.2}"));
+        println!("      best stock voice ({:<10}) {}", h.best_stock, shown(h.best_stock_naturalness));
+        println!("      blend of stock voices        {}", shown(h.blend_naturalness));
+        println!("      fitted voice                 {fitted:.2}");
+    }
     if let Some(offset) = &f.recipe.timbre_offset {
         let rms = (offset.iter().map(|o| o * o).sum::<f32>() / offset.len().max(1) as f32).sqrt();
         println!("    timbre        refined beyond the stock voices' blend (offset RMS {rms:.3})");

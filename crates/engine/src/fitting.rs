@@ -4,6 +4,7 @@
 //! every generation (a killed fit resumes from it), and the fitted voice
 //! stored under the fit's key, so the same recording is never fitted twice.
 
+use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -16,6 +17,7 @@ use revoice_audio::pitch::voice_stats;
 use revoice_audio::tone::long_term_spectrum;
 use revoice_core::blocking::wait;
 use revoice_core::error::{Error, Result};
+use revoice_model::naturalness::NaturalnessJudge;
 use revoice_speech::cache::ReferenceInput;
 use revoice_voices::fit::flights::{Flight, MAX_QUEUED_FITS};
 use revoice_voices::fit::probe::{OwnWords, ProbeJudge};
@@ -302,7 +304,8 @@ impl Engine {
     /// [`fit::judged_again`]). Nothing is stored; for the voice-fit bench.
     pub async fn fit_judged_again(self: &Arc<Self>, request: FitRequest, kept: FittedVoice) -> Result<(MatchedVoice, FittedVoice)> {
         let matched = self.fit_match(&request).await?;
-        let fitted = self.with_fit_judge(&request, &matched, move |judge, _, starts, best| fit::judged_again(judge, starts, best, &kept)).await?;
+        let today = request.settings.clone();
+        let fitted = self.with_fit_judge(&request, &matched, move |judge, _, starts, best| fit::judged_again(judge, starts, best, &kept, &today)).await?;
         Ok((matched, fitted))
     }
 
@@ -350,7 +353,11 @@ impl Engine {
                 true => long_term_spectrum(&decoded.samples, decoded.sample_rate).map(|s| (s, settings.tone_match_db)),
                 false => None,
             };
+            let naturalness = naturalness_judge(engine.data_dir(), settings.naturalness_weight)?;
             let mut judge = ProbeJudge::new(speech.renderer.scheduler(), front_end, encoder, speech.sample_rate(), reference, tone_target, &best)?;
+            if let Some(naturalness) = &naturalness {
+                judge = judge.with_naturalness(naturalness);
+            }
             if settings.register_semitones > 0.0 {
                 let register_hz = voice_stats(&decoded.samples, decoded.sample_rate).median_pitch_hz;
                 judge = judge.with_register(register_hz, settings.register_semitones);
@@ -367,6 +374,23 @@ impl Engine {
         })
         .await
         .map_err(|e| Error::internal("fitting the voice", e.to_string()))?
+    }
+}
+
+/// The naturalness judge a fit weighing naturalness listens with. It is
+/// one of the model assets; a data folder installed before it fits without
+/// weighing naturalness, and says so.
+fn naturalness_judge(data_dir: &Path, weight: f32) -> Result<Option<NaturalnessJudge>> {
+    if weight <= 0.0 {
+        return Ok(None);
+    }
+    match NaturalnessJudge::load(data_dir) {
+        Ok(judge) => Ok(Some(judge)),
+        Err(Error::InvalidInput { input, reason }) => {
+            tracing::warn!(%input, %reason, "the fit cannot weigh naturalness");
+            Ok(None)
+        }
+        Err(other) => Err(other),
     }
 }
 

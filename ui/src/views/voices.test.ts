@@ -125,6 +125,8 @@ describe("a library voice's fits, one per language", () => {
     fittedSimilarity: 0.78,
     styleOnlySimilarity: null,
     toneLargestDb: null,
+    bestStockNaturalness: null,
+    fittedNaturalness: null,
     generations: 40,
     seconds: 480,
     ...over,
@@ -174,7 +176,12 @@ describe("a library voice's fits, one per language", () => {
   });
 
   it("a voice fitted to two languages shows a fitted block for each, named, with its meters", async () => {
-    await open(voice({ kind: "fitted", fits: [fit("en-US", { styleOnlySimilarity: 0.74, toneLargestDb: 3.2 }), fit("es", { bestStock: "ef_dora" })] }));
+    await open(
+      voice({
+        kind: "fitted",
+        fits: [fit("en-US", { styleOnlySimilarity: 0.74, toneLargestDb: 3.2, bestStockNaturalness: 3.61, fittedNaturalness: 3.5 }), fit("es", { bestStock: "ef_dora" })],
+      }),
+    );
     const blocks = [...host.querySelectorAll<HTMLElement>("[data-voice='Ana'] [data-fit='fitted']")];
     expect(blocks.map((b) => b.dataset.fitLanguage)).toEqual(["en-US", "es"]);
     expect(blocks[0]!.textContent).toContain("Speaks English (US) as a fitted voice");
@@ -184,6 +191,8 @@ describe("a library voice's fits, one per language", () => {
     expect([...blocks[0]!.querySelectorAll<HTMLElement>("[data-meter]")].map((m) => m.dataset.meter)).toEqual(["stock", "blend", "style", "fitted"]);
     expect([...blocks[1]!.querySelectorAll<HTMLElement>("[data-meter]")].map((m) => m.dataset.meter)).toEqual(["stock", "blend", "fitted"]);
     expect(blocks[0]!.textContent).toContain("up to 3.2 dB");
+    expect(blocks[0]!.querySelector("[data-naturalness]")!.textContent).toBe("Naturalness on the same sentences (DNSMOS, 1 to 5): the fitted voice 3.50, the best stock voice 3.61.");
+    expect(blocks[1]!.querySelector("[data-naturalness]")).toBeNull();
     expect(blocks[0]!.textContent).toContain("40 generations in 8 min");
     // Fitted in its own language: no blend block; the A/B row hears the fitted voice and its fit's best stock voice.
     expect($("[data-fit='matched']")).toBeNull();

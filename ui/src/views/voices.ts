@@ -12,7 +12,7 @@
 // waits beside its voice and is asked for again.
 import { html, nothing, type TemplateResult } from "lit-html";
 import * as engine from "../engine";
-import type { LibraryVoice, StudioEvent, VoiceChoice } from "../engine";
+import type { FitFigures, LibraryVoice, StudioEvent, VoiceChoice } from "../engine";
 import { actOn, BusyRetry, FieldErrors, STOPPED, type EngineError } from "../errors";
 import { browseButton } from "../pick";
 import { parseBlend } from "./blend";
@@ -245,6 +245,11 @@ export class VoiceLibrary {
   private fitSection(v: LibraryVoice): TemplateResult {
     const meter = (label: string, similarity: number, id: string) =>
       html`<div class="fit-meter" data-meter=${id}><span class="fit-label">${label}</span><span class="fit-bar"><span class="fit-fill ${id}" style="width: ${Math.max(0, Math.min(1, similarity)) * 100}%"></span></span><span class="fit-value">${similarity.toFixed(2)}</span></div>`;
+    // How natural the fitted voice sounds beside its best stock voice, where the fit listened for it.
+    const naturalness = (f: FitFigures) =>
+      f.fittedNaturalness === null
+        ? nothing
+        : html`<p class="muted" data-naturalness>Naturalness on the same sentences (DNSMOS, 1 to 5): the fitted voice ${f.fittedNaturalness.toFixed(2)}${f.bestStockNaturalness === null ? "" : `, the best stock voice ${f.bestStockNaturalness.toFixed(2)}`}.</p>`;
     const name = (language: string) => LANGUAGES[language] ?? language;
     // Until its own language is fitted (or being fitted), it speaks as the blend there.
     const ownDone = v.fits.some((f) => f.language === v.language) || v.fitting.some((f) => f.language === v.language);
@@ -258,6 +263,7 @@ export class VoiceLibrary {
       (f) => html`<div class="fit" data-fit="fitted" data-fit-language=${f.language}>
         <p>Speaks ${name(f.language)} as a <strong>fitted voice</strong>: a Kokoro style found by search to sound like the recording (not a clone). Similarity to the recording on sentences the fit never heard:</p>
         ${meter(`Best stock voice (${f.bestStock})`, f.bestStockSimilarity, "stock")}${meter("Blend of stock voices", f.blendSimilarity, "blend")}${f.styleOnlySimilarity === null ? nothing : meter("Fitted style, no tone match", f.styleOnlySimilarity, "style")}${meter("Fitted voice", f.fittedSimilarity, "fitted")}
+        ${naturalness(f)}
         <p class="muted">${f.toneLargestDb === null ? "" : `Tone matched to the recording's microphone and room (up to ${f.toneLargestDb.toFixed(1)} dB). `}${f.generations} generations in ${f.seconds < 60 ? `${Math.round(f.seconds)} s` : `${Math.round(f.seconds / 60)} min`}</p>
       </div>`,
     );

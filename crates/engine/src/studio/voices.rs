@@ -103,6 +103,11 @@ pub struct FitFigures {
     pub style_only_similarity: Option<f32>,
     /// The tone match's largest boost or cut in dB (when it has one).
     pub tone_largest_db: Option<f32>,
+    /// How natural the best stock voice and the fitted voice sound on the
+    /// same sentences (DNSMOS's speech-signal score, 1 to 5; fits that did
+    /// not listen for it have none).
+    pub best_stock_naturalness: Option<f32>,
+    pub fitted_naturalness: Option<f32>,
     pub generations: u32,
     pub seconds: f32,
 }
@@ -153,6 +158,8 @@ fn fit_figures(matched: &MatchedVoice) -> Vec<FitFigures> {
             fitted_similarity: f.held_out.fitted_similarity,
             style_only_similarity: f.held_out.style_only_similarity,
             tone_largest_db: f.recipe.tone.as_ref().map(|t| t.largest_db()),
+            best_stock_naturalness: f.held_out.best_stock_naturalness,
+            fitted_naturalness: f.held_out.fitted_naturalness,
             generations: f.generations as u32,
             seconds: f.seconds,
         })

@@ -22,6 +22,15 @@ pub struct Verdict {
     pub tone: Option<ToneCurve>,
 }
 
+/// How a voice sounded on sentences of the fit's: how much like the
+/// reference, and how natural (DNSMOS's speech-signal score, 1 to 5) where
+/// the judge listens for that.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Listened {
+    pub similarity: f32,
+    pub naturalness: Option<f32>,
+}
+
 /// Renders and scores candidates.
 pub trait Judge {
     /// Each recipe on one of the fit's probe sets (0: the search's; a
@@ -29,12 +38,12 @@ pub trait Judge {
     /// (a recipe's own tone is set aside), through the tone match the judge
     /// finds for it, if any.
     fn judge(&self, recipes: &[StyleRecipe], probe_set: usize) -> Result<Vec<Verdict>>;
-    /// Each recipe's similarity on sentences the fit never heard, as it
-    /// sounds (through its own tone, if it has one).
-    fn held_out(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>>;
-    /// Each recipe's similarity, as it sounds, on sentences that are
-    /// neither probe nor held-out: what the fit chooses its voice by.
-    fn validation(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>>;
+    /// How each recipe sounds on sentences the fit never heard (through its
+    /// own tone, if it has one).
+    fn held_out(&self, recipes: &[StyleRecipe]) -> Result<Vec<Listened>>;
+    /// How each recipe sounds on sentences that are neither probe nor
+    /// held-out: what the fit chooses its voice by.
+    fn validation(&self, recipes: &[StyleRecipe]) -> Result<Vec<Listened>>;
     /// `style` with its pitch moved to the recording's register, when the
     /// judge knows the register and the style sits away from it.
     fn registered(&self, style: StyleRecipe) -> Result<StyleRecipe> {

@@ -19,7 +19,9 @@
 //! recording's register (`FitSettings.register_semitones`), the judge moves
 //! a finished style's pitch towards it ([`Judge::registered`]): the encoder
 //! hardly hears register, and the style's prosody half does not reach a
-//! low man's voice.
+//! low man's voice. Given the naturalness judge, it also scores how natural
+//! the voices sound on the validation and held-out sentences (too slow to
+//! hear every candidate by; the fit chooses its tone match's strength by it).
 
 use std::sync::Arc;
 
@@ -31,12 +33,13 @@ use revoice_audio::tone::{long_term_spectrum, LongTermSpectrum, ToneCurve};
 use revoice_core::error::{Error, Result};
 use revoice_model::kokoro::release::stock_voices;
 use revoice_model::kokoro::voices::StockVoices;
+use revoice_model::naturalness::NaturalnessJudge;
 use revoice_model::speaker::{cosine_similarity, SpeakerEncoder};
 use revoice_model::speech::{RowAudio, SpeechRow};
 use revoice_speech::front_end::{FrontEnd, SayRequest};
 use revoice_speech::scheduler::{Job, Scheduler};
 
-use super::judge::{Judge, Verdict};
+use super::judge::{Judge, Listened, Verdict};
 use super::space::StyleRecipe;
 
 /// What a fit reads in one language, written for the studio in that
@@ -270,6 +273,8 @@ pub struct ProbeJudge<'a> {
     /// The recording's median pitch in Hz and the largest move towards it,
     /// in semitones.
     register: Option<(f32, f32)>,
+    /// The naturalness judge, listening on validation and held-out renders.
+    naturalness: Option<&'a NaturalnessJudge>,
 }
 
 fn tokens(front_end: &FrontEnd, sentences: &[&str], voice: &str) -> Result<Vec<Vec<u32>>> {
@@ -320,7 +325,15 @@ impl<'a> ProbeJudge<'a> {
             pace: std::sync::Mutex::new(None),
             own_words: None,
             register: None,
+            naturalness: None,
         })
+    }
+
+    /// A judge that also listens for how natural the voices sound on the
+    /// validation and held-out sentences ([`Listened::naturalness`]).
+    pub fn with_naturalness(mut self, naturalness: &'a NaturalnessJudge) -> ProbeJudge<'a> {
+        self.naturalness = Some(naturalness);
+        self
     }
 
     /// The judge, moving a finished style's pitch towards the recording's
@@ -398,13 +411,17 @@ impl<'a> ProbeJudge<'a> {
 
     /// Each recipe's similarity reading `lines` as it sounds (through its
     /// own tone, if it has one), all of them heard as one take.
-    fn similarities(&self, recipes: &[StyleRecipe], lines: &[Vec<u32>]) -> Result<Vec<f32>> {
+    fn listened(&self, recipes: &[StyleRecipe], lines: &[Vec<u32>]) -> Result<Vec<Listened>> {
         let renders = self.render(recipes, lines)?;
         renders
             .par_iter()
             .map(|r| {
                 let whole: Vec<f32> = r.iter().flat_map(|a| a.samples.iter().copied()).collect();
-                self.similarity(&whole)
+                let naturalness = match self.naturalness {
+                    Some(judge) => Some(judge.score_one_window(&whole, self.sample_rate)?.signal),
+                    None => None,
+                };
+                Ok(Listened { similarity: self.similarity(&whole)?, naturalness })
             })
             .collect()
     }
@@ -523,12 +540,12 @@ impl Judge for ProbeJudge<'_> {
             .collect())
     }
 
-    fn held_out(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>> {
-        self.similarities(recipes, &self.held_out)
+    fn held_out(&self, recipes: &[StyleRecipe]) -> Result<Vec<Listened>> {
+        self.listened(recipes, &self.held_out)
     }
 
-    fn validation(&self, recipes: &[StyleRecipe]) -> Result<Vec<f32>> {
-        self.similarities(recipes, &self.validation)
+    fn validation(&self, recipes: &[StyleRecipe]) -> Result<Vec<Listened>> {
+        self.listened(recipes, &self.validation)
     }
 
     fn registered(&self, style: StyleRecipe) -> Result<StyleRecipe> {
