@@ -115,6 +115,19 @@ impl ModelAsset {
         let state = check_install(&dir);
         ModelAssetStatus { asset: *self, dir, state }
     }
+
+    /// The folder of the complete install in `data_dir`, or an error naming
+    /// it that says `what` ("Whisper") is not installed and how to install it.
+    pub fn installed_dir(&self, data_dir: &Path, what: &str) -> revoice_core::error::Result<PathBuf> {
+        let status = self.status(data_dir);
+        if !status.is_installed() {
+            return Err(revoice_core::error::Error::invalid(
+                status.dir.display().to_string(),
+                format!("{what} is not installed (or the install is damaged): run `revoice models install`"),
+            ));
+        }
+        Ok(status.dir)
+    }
 }
 
 fn check_install(dir: &Path) -> AssetState {

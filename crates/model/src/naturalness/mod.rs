@@ -31,8 +31,8 @@ use revoice_core::error::{Error, Result};
 pub const SAMPLE_RATE: u32 = 16_000;
 /// Windows start a second apart.
 const WINDOW_HOP: usize = SAMPLE_RATE as usize;
-/// At most this many windows go through the network at once (each takes
-/// about 40 MB of activations).
+/// At most this many windows go through the network's Fourier step at
+/// once (the convolutions take them one at a time).
 const WINDOWS_AT_ONCE: usize = 4;
 
 /// The calibration polynomials (highest power first) from raw scores to
@@ -59,6 +59,10 @@ pub struct NaturalnessJudge {
     net: std::sync::Mutex<DnsmosNet>,
 }
 
+fn no_audio() -> Error {
+    Error::invalid("naturalness judge input", "no audio to judge")
+}
+
 fn calibrated(raw: [f32; 3]) -> [f32; 3] {
     let mut out = [0.0; 3];
     for ((o, x), [a, b, c]) in out.iter_mut().zip(raw).zip(CALIBRATION) {
@@ -70,14 +74,7 @@ fn calibrated(raw: [f32; 3]) -> [f32; 3] {
 impl NaturalnessJudge {
     /// Loads the judge installed in a data directory.
     pub fn load(data_dir: &Path) -> Result<NaturalnessJudge> {
-        let status = assets::NATURALNESS.status(data_dir);
-        if !matches!(status.state, assets::AssetState::Installed { .. }) {
-            return Err(Error::InvalidInput {
-                input: status.dir.display().to_string(),
-                reason: "the naturalness judge is not installed (or the install is damaged): run `revoice models install`".into(),
-            });
-        }
-        Self::load_file(&status.dir.join(assets::NATURALNESS_FILE))
+        Self::load_file(&assets::NATURALNESS.installed_dir(data_dir, "the naturalness judge")?.join(assets::NATURALNESS_FILE))
     }
 
     /// Loads the judge from the ONNX file.
@@ -90,31 +87,20 @@ impl NaturalnessJudge {
         Ok(NaturalnessJudge { net: std::sync::Mutex::new(net) })
     }
 
-    /// Scores a clip at `sample_rate`.
-    pub fn score(&self, samples: &[f32], sample_rate: u32) -> Result<Naturalness> {
-        if samples.is_empty() {
-            return Err(Error::InvalidInput { input: "naturalness judge input".into(), reason: "no audio to judge".into() });
-        }
-        let audio = revoice_audio::resample::resample(samples, sample_rate, SAMPLE_RATE)?;
-        self.score_16k(&audio)
-    }
-
     /// Scores a clip at `sample_rate` on its first window only (a clip
     /// shorter than a window repeated to fill it): a quicker judgement, the
-    /// same as [`Self::score`] for clips of up to 9 s, and of a longer
+    /// same as [`Self::score_16k`] for clips of up to 9 s, and of a longer
     /// clip's first 9 s.
     pub fn score_one_window(&self, samples: &[f32], sample_rate: u32) -> Result<Naturalness> {
-        if samples.is_empty() {
-            return Err(Error::InvalidInput { input: "naturalness judge input".into(), reason: "no audio to judge".into() });
-        }
         let audio = revoice_audio::resample::resample(samples, sample_rate, SAMPLE_RATE)?;
-        let first = windows(&audio).and_then(|w| w.into_iter().next()).expect("audio that is not empty fills a window");
+        let mut first = filled(&audio).ok_or_else(no_audio)?;
+        first.truncate(WINDOW);
         self.judged(&[first])
     }
 
-    /// Scores a clip already at 16 kHz.
+    /// Scores a clip already at 16 kHz as speechmos does (every window).
     pub fn score_16k(&self, samples: &[f32]) -> Result<Naturalness> {
-        let windows = windows(samples).ok_or_else(|| Error::InvalidInput { input: "naturalness judge input".into(), reason: "no audio to judge".into() })?;
+        let windows = windows(samples).ok_or_else(no_audio)?;
         self.judged(&windows)
     }
 
@@ -137,13 +123,9 @@ impl NaturalnessJudge {
     }
 }
 
-/// The clip's windows as speechmos cuts them: peak-limited to 1, repeated
-/// until it fills a window, then windows starting on whole seconds
-/// (`floor(seconds) - 9.01`, truncated, + 1 of them). Like speechmos, a
-/// window whose end, computed as `(i + 9.01) * 16000` in floating point,
-/// rounds a sample short is left out (the 8th to 24th, for example), so
-/// that long clips score as the reference scores them. `None` for no audio.
-fn windows(samples: &[f32]) -> Option<Vec<Vec<f32>>> {
+/// The clip peak-limited to 1 and repeated until it fills a window, as
+/// speechmos prepares it; `None` for no audio.
+fn filled(samples: &[f32]) -> Option<Vec<f32>> {
     if samples.is_empty() {
         return None;
     }
@@ -153,6 +135,17 @@ fn windows(samples: &[f32]) -> Option<Vec<Vec<f32>>> {
     while audio.len() < WINDOW {
         audio.extend_from_within(..);
     }
+    Some(audio)
+}
+
+/// The clip's windows as speechmos cuts them: peak-limited to 1, repeated
+/// until it fills a window, then windows starting on whole seconds
+/// (`floor(seconds) - 9.01`, truncated, + 1 of them). Like speechmos, a
+/// window whose end, computed as `(i + 9.01) * 16000` in floating point,
+/// rounds a sample short is left out (the 8th to 24th, for example), so
+/// that long clips score as the reference scores them. `None` for no audio.
+fn windows(samples: &[f32]) -> Option<Vec<Vec<f32>>> {
+    let audio = filled(samples)?;
     let window_seconds = WINDOW as f64 / SAMPLE_RATE as f64;
     let seconds = (audio.len() / SAMPLE_RATE as usize) as f64;
     let count = ((seconds - window_seconds) as i64 + 1).max(1) as usize;

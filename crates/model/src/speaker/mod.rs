@@ -61,14 +61,7 @@ fn model_error(what: &str, e: candle_core::Error) -> Error {
 impl SpeakerEncoder {
     /// Loads the encoder installed in a data directory.
     pub fn load(data_dir: &Path) -> Result<SpeakerEncoder> {
-        let status = assets::SPEAKER_ENCODER.status(data_dir);
-        if !matches!(status.state, assets::AssetState::Installed { .. }) {
-            return Err(Error::InvalidInput {
-                input: status.dir.display().to_string(),
-                reason: "the speaker encoder is not installed (or the install is damaged): run `revoice models install`".into(),
-            });
-        }
-        Self::load_file(&status.dir.join(ENCODER_FILE))
+        Self::load_file(&assets::SPEAKER_ENCODER.installed_dir(data_dir, "the speaker encoder")?.join(ENCODER_FILE))
     }
 
     /// Loads the encoder from its safetensors file.

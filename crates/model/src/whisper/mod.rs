@@ -88,11 +88,7 @@ pub struct WhisperModel {
 impl WhisperModel {
     /// Loads the model installed in a data directory.
     pub fn load(data_dir: &Path) -> Result<WhisperModel> {
-        let status = assets::WHISPER.status(data_dir);
-        if !matches!(status.state, assets::AssetState::Installed { .. }) {
-            return Err(Error::invalid(status.dir.display().to_string(), "Whisper is not installed (or the install is damaged): run `revoice models install`"));
-        }
-        Self::load_dir(&status.dir)
+        Self::load_dir(&assets::WHISPER.installed_dir(data_dir, "Whisper")?)
     }
 
     /// Loads the engine files in `dir`, decoding token steps through f16

@@ -98,22 +98,6 @@ fn worth(heard: &Listened, floor: Option<f32>, weight: f32) -> f32 {
     heard.similarity - weight * shortfall
 }
 
-/// Each of `recipes` heard on the validation sentences, with the
-/// naturalness floor the choice weighs them against: the best stock
-/// voice's (`stock`) naturalness there less [`NATURAL_MARGIN`], when the fit
-/// weighs naturalness and the judge hears it.
-fn validated(judge: &dyn Judge, recipes: &[StyleRecipe], stock: Option<&StyleRecipe>, weight: f32) -> Result<(Vec<Listened>, Option<f32>)> {
-    let mut heard_recipes = recipes.to_vec();
-    let stock = stock.filter(|_| weight > 0.0);
-    heard_recipes.extend(stock.cloned());
-    let mut heard = judge.validation(&heard_recipes)?;
-    let floor = match stock {
-        Some(_) => heard.pop().and_then(|h| h.naturalness).map(|n| n - NATURAL_MARGIN),
-        None => None,
-    };
-    Ok((heard, floor))
-}
-
 /// The index of the voice worth most (the later of a tie).
 fn worthiest(heard: &[Listened], floor: Option<f32>, weight: f32) -> usize {
     heard.iter().map(|h| worth(h, floor, weight)).enumerate().max_by(|a, b| a.1.total_cmp(&b.1)).map_or(0, |(i, _)| i)
@@ -154,13 +138,14 @@ const TONE_STRENGTHS: [f32; 2] = [0.5, 1.0];
 /// `tone` at the strength worth most on the validation sentences (full
 /// strength when the fit does not weigh naturalness).
 fn tone_chosen(judge: &dyn Judge, style: &StyleRecipe, tone: Option<ToneCurve>, stock: Option<&StyleRecipe>, weight: f32) -> Result<Option<ToneCurve>> {
+    let Some(stock) = stock.filter(|_| weight > 0.0) else { return Ok(tone) };
     let Some(tone) = tone else { return Ok(None) };
-    if weight <= 0.0 || stock.is_none() {
-        return Ok(Some(tone));
-    }
     let tones: Vec<ToneCurve> = TONE_STRENGTHS.iter().map(|s| tone.scaled(*s)).collect();
-    let recipes: Vec<StyleRecipe> = tones.iter().map(|t| StyleRecipe { tone: Some(t.clone()), ..style.clone() }).collect();
-    let (heard, floor) = validated(judge, &recipes, stock, weight)?;
+    let mut recipes: Vec<StyleRecipe> = tones.iter().map(|t| StyleRecipe { tone: Some(t.clone()), ..style.clone() }).collect();
+    // The best stock voice, heard on the same sentences, sets the floor.
+    recipes.push(stock.clone());
+    let mut heard = judge.validation(&recipes)?;
+    let floor = heard.pop().and_then(|h| h.naturalness).map(|n| n - NATURAL_MARGIN);
     let at = worthiest(&heard, floor, weight);
     for ((strength, h), chosen) in TONE_STRENGTHS.iter().zip(&heard).zip((0..).map(|i| i == at)) {
         tracing::info!(strength, validation = h.similarity, naturalness = h.naturalness, floor, chosen, "tone match");
