@@ -114,6 +114,9 @@ async fn a_stopped_fit_resumes_from_its_checkpoint_to_the_voice_a_straight_fit_f
     let (engine, _dir, checkpoint) = fit_stopped_at(1).await;
     let stopped_at = checkpoint["search"]["generation"].as_u64().unwrap();
     assert!((1..3).contains(&stopped_at), "stopped at generation {stopped_at}");
+    // The search listened for naturalness: its starting voices were heard by the guard.
+    let naturalness = checkpoint["origin_verdict"]["naturalness"].as_f64();
+    assert!(naturalness.is_some_and(|n| (1.0..=5.0).contains(&n)), "{:?}", checkpoint["origin_verdict"]);
     let (voice, seen) = resumed(&engine).await;
     same_voice(&voice, &alone);
     assert!(seen.iter().all(|g| *g > stopped_at), "resumed after generation {stopped_at}, saw {seen:?}");

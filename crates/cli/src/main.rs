@@ -210,6 +210,11 @@ enum BenchCommand {
         /// the fit chooses its tone match's strength, full or half (0: not at all; up to 10).
         #[arg(long, default_value_t = revoice_engine::voice::fit::NATURALNESS_WEIGHT)]
         naturalness_weight: f32,
+        /// How much a candidate sounding less natural than the best stock voice on the same probe
+        /// sentences counts against it while the fit searches (0: the search does not listen
+        /// for naturalness; up to 10).
+        #[arg(long, default_value_t = revoice_engine::voice::fit::NATURALNESS_GUARD)]
+        naturalness_guard: f32,
         /// Seed of the search's samples (fits with other seeds show how much of a result is luck).
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -382,6 +387,11 @@ enum VoicesCommand {
         /// the fit chooses its tone match's strength, full or half (0: not at all; up to 10).
         #[arg(long, default_value_t = revoice_engine::voice::fit::NATURALNESS_WEIGHT)]
         naturalness_weight: f32,
+        /// How much a candidate sounding less natural than the best stock voice on the same probe
+        /// sentences counts against it while the fit searches (0: the search does not listen
+        /// for naturalness; up to 10).
+        #[arg(long, default_value_t = revoice_engine::voice::fit::NATURALNESS_GUARD)]
+        naturalness_guard: f32,
     },
     /// Show a library voice's record: fitted or matched, and its similarity figures.
     Show { name: String },
@@ -574,6 +584,7 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
                     tone_match,
                     register,
                     naturalness_weight,
+                    naturalness_guard,
                     seed,
                     refine,
                     probe_sets,
@@ -591,6 +602,7 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
                 tone_match_db: tone_match,
                 register_semitones: register,
                 naturalness_weight,
+                naturalness_guard,
                 seed,
                 refine_share: refine,
                 probe_sets,
@@ -631,7 +643,9 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
             voices::add(&engine, &file, details).await?;
             ExitCode::SUCCESS
         }
-        Command::Voices { command: VoicesCommand::Fit { name, file, consent, description, minutes, language, tone_match, register, naturalness_weight } } => {
+        Command::Voices {
+            command: VoicesCommand::Fit { name, file, consent, description, minutes, language, tone_match, register, naturalness_weight, naturalness_guard },
+        } => {
             if !(0.0..=24.0).contains(&tone_match) {
                 return Err(revoice_engine::Error::invalid(format!("--tone-match {tone_match}"), "must be between 0 (no tone match) and 24 dB"));
             }
@@ -641,6 +655,7 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
                 tone_match_db: tone_match,
                 register_semitones: register,
                 naturalness_weight,
+                naturalness_guard,
                 ..Default::default()
             };
             voices::fit(&engine, &file, details, settings, language).await?;

@@ -353,10 +353,11 @@ impl Engine {
                 true => long_term_spectrum(&decoded.samples, decoded.sample_rate).map(|s| (s, settings.tone_match_db)),
                 false => None,
             };
-            let naturalness = naturalness_judge(engine.data_dir(), settings.naturalness_weight)?;
+            let naturalness = naturalness_judge(engine.data_dir(), settings.naturalness_weight > 0.0 || settings.naturalness_guard > 0.0)?;
             let mut judge = ProbeJudge::new(speech.renderer.scheduler(), front_end, encoder, speech.sample_rate(), reference, tone_target, &best)?;
             if let Some(naturalness) = &naturalness {
-                judge = judge.with_naturalness(naturalness);
+                // The best stock voice sets the naturalness every candidate is held to.
+                judge = judge.with_naturalness(naturalness).with_naturalness_guard(settings.naturalness_guard, starts[0].1.clone());
             }
             if settings.register_semitones > 0.0 {
                 let register_hz = voice_stats(&decoded.samples, decoded.sample_rate).median_pitch_hz;
@@ -377,11 +378,11 @@ impl Engine {
     }
 }
 
-/// The naturalness judge a fit weighing naturalness listens with. It is
-/// one of the model assets; a data folder installed before it fits without
-/// weighing naturalness, and says so.
-fn naturalness_judge(data_dir: &Path, weight: f32) -> Result<Option<NaturalnessJudge>> {
-    if weight <= 0.0 {
+/// The naturalness judge a fit weighing or guarding naturalness listens
+/// with, when it is `wanted`. It is one of the model assets; a data folder
+/// installed before it fits without weighing naturalness, and says so.
+fn naturalness_judge(data_dir: &Path, wanted: bool) -> Result<Option<NaturalnessJudge>> {
+    if !wanted {
         return Ok(None);
     }
     match NaturalnessJudge::load(data_dir) {

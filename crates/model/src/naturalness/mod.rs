@@ -98,6 +98,21 @@ impl NaturalnessJudge {
         self.judged(&[first])
     }
 
+    /// Scores a clip at `sample_rate` as it is, without repeating it to
+    /// fill a window (the first window of a longer one): half the work of
+    /// [`Self::score_one_window`] for a 4.5 s clip, within about ±0.1 of it.
+    /// A short clip scores a little lower than the same voice at 9 s, so
+    /// compare clips of about the same length.
+    pub fn score_clip(&self, samples: &[f32], sample_rate: u32) -> Result<Naturalness> {
+        let audio = revoice_audio::resample::resample(samples, sample_rate, SAMPLE_RATE)?;
+        let mut clip = peak_limited(&audio).ok_or_else(no_audio)?;
+        while clip.len() < net::SHORTEST {
+            clip.extend_from_within(..);
+        }
+        clip.truncate(WINDOW);
+        self.judged(&[clip])
+    }
+
     /// Scores a clip already at 16 kHz as speechmos does (every window).
     pub fn score_16k(&self, samples: &[f32]) -> Result<Naturalness> {
         let windows = windows(samples).ok_or_else(no_audio)?;
@@ -123,15 +138,20 @@ impl NaturalnessJudge {
     }
 }
 
-/// The clip peak-limited to 1 and repeated until it fills a window, as
-/// speechmos prepares it; `None` for no audio.
-fn filled(samples: &[f32]) -> Option<Vec<f32>> {
+/// The clip with its peak limited to 1; `None` for no audio.
+fn peak_limited(samples: &[f32]) -> Option<Vec<f32>> {
     if samples.is_empty() {
         return None;
     }
     let peak = samples.iter().fold(0f32, |m, s| m.max(s.abs()));
     let gain = 1.0 / peak.max(1.0);
-    let mut audio: Vec<f32> = samples.iter().map(|s| s * gain).collect();
+    Some(samples.iter().map(|s| s * gain).collect())
+}
+
+/// The clip peak-limited to 1 and repeated until it fills a window, as
+/// speechmos prepares it; `None` for no audio.
+fn filled(samples: &[f32]) -> Option<Vec<f32>> {
+    let mut audio = peak_limited(samples)?;
     while audio.len() < WINDOW {
         audio.extend_from_within(..);
     }

@@ -95,29 +95,32 @@ impl DnsmosNet {
         Ok(DnsmosNet { fourier_real: fourier("real")?, fourier_imag: fourier("imag")?, convs, denses })
     }
 
-    /// Raw `[signal, background, overall]` for each window of exactly
-    /// [`WINDOW`] samples.
+    /// Raw `[signal, background, overall]` for each clip of 16 kHz audio: a
+    /// window of [`WINDOW`] samples as speechmos scores it, or a shorter
+    /// clip as it is (at least [`SHORTEST`] samples; the network ends in a
+    /// global max, so it takes any length), a longer one's first window.
     pub fn forward(&self, windows: &[&[f32]]) -> Result<Vec<[f32; 3]>> {
         let device = self.fourier_real.device();
-        let mut frames = Vec::with_capacity(windows.len() * FRAMES * FRAME);
-        for window in windows {
-            if window.len() != WINDOW {
-                candle_core::bail!("a window holds {} samples, not {WINDOW}", window.len());
-            }
-            for f in 0..FRAMES {
+        let counts: Vec<usize> = windows.iter().map(|w| frames_in(w.len())).collect::<Result<_>>()?;
+        let total: usize = counts.iter().sum();
+        let mut frames = Vec::with_capacity(total * FRAME);
+        for (window, count) in windows.iter().zip(&counts) {
+            for f in 0..*count {
                 frames.extend_from_slice(&window[f * HOP..f * HOP + FRAME]);
             }
         }
-        let frames = Tensor::from_vec(frames, (windows.len() * FRAMES, FRAME), device)?;
+        let frames = Tensor::from_vec(frames, (total, FRAME), device)?;
         let real = frames.matmul(&self.fourier_real)?;
         let imag = frames.matmul(&self.fourier_imag)?;
         let power = (real.sqr()? + imag.sqr()?)?.maximum(1e-12)?;
         let log_power = (power.log()? / std::f64::consts::LN_10)?;
         let log_power = log_power.to_vec2::<f32>()?;
         let mut features = Vec::with_capacity(windows.len());
-        for window in log_power.chunks(FRAMES) {
-            // One window's image, frames × bins × 1 channel.
-            let mut image = Image { height: FRAMES, width: 161, channels: 1, values: window.concat() };
+        let mut rows = log_power.iter();
+        for count in counts {
+            // One clip's image, frames × bins × 1 channel.
+            let values: Vec<f32> = rows.by_ref().take(count).flatten().copied().collect();
+            let mut image = Image { height: count, width: 161, channels: 1, values };
             for conv in &self.convs {
                 image = conv.forward(&image)?;
                 if conv.pooled {
@@ -136,6 +139,18 @@ impl DnsmosNet {
         let scores = x.to_dtype(DType::F32)?.to_vec2::<f32>()?;
         Ok(scores.into_iter().map(|s| [s[0], s[1], s[2]]).collect())
     }
+}
+
+/// The fewest samples a clip may hold: enough frames for the three 2×2
+/// poolings to leave a row.
+pub const SHORTEST: usize = FRAME + 7 * HOP;
+
+/// How many frames the network sees in `samples` samples: 900 in a window.
+fn frames_in(samples: usize) -> Result<usize> {
+    if samples < SHORTEST {
+        candle_core::bail!("a clip of {samples} samples is shorter than the network's {SHORTEST}");
+    }
+    Ok(((samples.min(WINDOW) - FRAME) / HOP + 1).min(FRAMES))
 }
 
 /// Activations of one window: height × width × channels, row-major.

@@ -70,3 +70,19 @@ fn a_file_that_is_not_the_model_is_an_error_naming_it() {
     assert!(err.contains("sig_bak_ovr.onnx"), "{err}");
     assert!(NaturalnessJudge::load(dir.path()).err().unwrap().to_string().contains("revoice models install"));
 }
+
+#[test]
+fn a_clip_scored_as_it_is_agrees_with_its_window_and_still_hears_the_buzz() {
+    let judge = installed_judge();
+    let speech: Vec<f32> = fixture_clip("george.flac").into_iter().take(9 * SAMPLE_RATE as usize / 2).collect();
+    let window = judge.score_one_window(&speech, SAMPLE_RATE).unwrap();
+    let clip = judge.score_clip(&speech, SAMPLE_RATE).unwrap();
+    assert!((window.signal - clip.signal).abs() < 0.2, "repeated to a window {window:?}, as it is {clip:?}");
+    let peak = speech.iter().fold(0f32, |m, s| m.max(s.abs()));
+    let buzzed: Vec<f32> = speech.iter().map(|s| (s * 30.0).clamp(-peak, peak)).collect();
+    let distorted = judge.score_clip(&buzzed, SAMPLE_RATE).unwrap();
+    assert!(clip.signal > distorted.signal + 0.3, "clean {clip:?}, clipped {distorted:?}");
+    // A clip shorter than the network's frames is repeated until it has enough.
+    assert!(judge.score_clip(&speech[..400], SAMPLE_RATE).is_ok());
+    assert!(judge.score_clip(&[], SAMPLE_RATE).is_err());
+}

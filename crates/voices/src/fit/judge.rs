@@ -20,6 +20,10 @@ pub struct Verdict {
     /// by band: see `ToneCurve::matching_in_detail`).
     #[serde(default)]
     pub tone: Option<ToneCurve>,
+    /// How natural its probe renders sound (DNSMOS's speech-signal score on
+    /// the clip as it is), where the judge guards naturalness.
+    #[serde(default)]
+    pub naturalness: Option<f32>,
 }
 
 /// How a voice sounded on sentences of the fit's: how much like the

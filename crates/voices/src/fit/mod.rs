@@ -87,6 +87,13 @@ pub struct FitSettings {
     /// (fits saved before it).
     #[serde(default)]
     pub naturalness_weight: f32,
+    /// How much a candidate sounding less natural than the best stock voice
+    /// on the same probe sentences (less [`NATURAL_MARGIN`]) counts against
+    /// it while the fit searches, per point of DNSMOS's speech-signal
+    /// score; 0: the search does not listen for naturalness (fits saved
+    /// before it).
+    #[serde(default)]
+    pub naturalness_guard: f32,
 }
 
 fn one_probe_set() -> usize {
@@ -116,7 +123,11 @@ pub const NATURAL_MARGIN: f32 = 0.1;
 /// held out and 0.015 and 0.026 of similarity (session 51).
 pub const NATURALNESS_WEIGHT: f32 = 1.0;
 
-/// The largest weight naturalness may have in the choice.
+/// The default weight of the search's naturalness guard
+/// ([`FitSettings::naturalness_guard`]).
+pub const NATURALNESS_GUARD: f32 = 1.0;
+
+/// The largest weight naturalness may have in the choice or the guard.
 pub const MAX_NATURALNESS_WEIGHT: f32 = 10.0;
 
 /// The largest weight the spectral distance may have: beyond it the
@@ -138,6 +149,7 @@ impl Default for FitSettings {
             spectral_weight: 0.0,
             register_semitones: 0.0,
             naturalness_weight: NATURALNESS_WEIGHT,
+            naturalness_guard: NATURALNESS_GUARD,
         }
     }
 }
@@ -157,8 +169,9 @@ impl FitSettings {
         let base = if self.probe_sets > 1 { format!("{base} probes={}", self.probe_sets) } else { base };
         let base = if self.spectral_weight > 0.0 { format!("{base} spectral={}", self.spectral_weight) } else { base };
         let base = if self.register_semitones > 0.0 { format!("{base} register={}", self.register_semitones) } else { base };
-        if self.naturalness_weight > 0.0 {
-            format!("{base} natural={}", self.naturalness_weight)
+        let base = if self.naturalness_weight > 0.0 { format!("{base} natural={}", self.naturalness_weight) } else { base };
+        if self.naturalness_guard > 0.0 {
+            format!("{base} guard={}", self.naturalness_guard)
         } else {
             base
         }
@@ -188,6 +201,12 @@ impl FitSettings {
             return Err(revoice_core::error::Error::invalid(
                 "voice fit settings",
                 format!("naturalness's weight must be from 0 to {MAX_NATURALNESS_WEIGHT}, not {}", self.naturalness_weight),
+            ));
+        }
+        if !(0.0..=MAX_NATURALNESS_WEIGHT).contains(&self.naturalness_guard) {
+            return Err(revoice_core::error::Error::invalid(
+                "voice fit settings",
+                format!("the naturalness guard's weight must be from 0 to {MAX_NATURALNESS_WEIGHT}, not {}", self.naturalness_guard),
             ));
         }
         if !(1..=PROBE_SETS).contains(&self.probe_sets) {
@@ -285,8 +304,14 @@ mod tests {
         assert_eq!(settings.refine_share, 0.0);
         assert_eq!(settings.probe_sets, 1);
         assert_eq!(settings.key(), "fit/v1 minutes=8 population=8 timbre=6 prosody=4 seed=1 generations=any tone=12");
-        assert_eq!(FitSettings::default().key(), format!("{} refine={REFINE_SHARE} natural={NATURALNESS_WEIGHT}", settings.key()));
-        let unweighed = FitSettings { naturalness_weight: 0.0, ..Default::default() };
+        assert_eq!(FitSettings::default().key(), format!("{} refine={REFINE_SHARE} natural={NATURALNESS_WEIGHT} guard={NATURALNESS_GUARD}", settings.key()));
+        let unguarded = FitSettings { naturalness_guard: 0.0, ..Default::default() };
+        assert_eq!(
+            unguarded.key(),
+            format!("{} refine={REFINE_SHARE} natural={NATURALNESS_WEIGHT}", settings.key()),
+            "fits saved before the guard keep their keys"
+        );
+        let unweighed = FitSettings { naturalness_weight: 0.0, naturalness_guard: 0.0, ..Default::default() };
         assert_eq!(unweighed.key(), format!("{} refine={REFINE_SHARE}", settings.key()));
         let rotating = FitSettings { probe_sets: PROBE_SETS, ..unweighed.clone() };
         assert_eq!(rotating.key(), format!("{} refine={REFINE_SHARE} probes={PROBE_SETS}", settings.key()));
@@ -301,6 +326,9 @@ mod tests {
         assert_eq!(settings.naturalness_weight, 0.0, "fits saved before it chose without weighing naturalness");
         let error = FitSettings { naturalness_weight: -1.0, ..Default::default() }.check().unwrap_err().to_string();
         assert!(error.contains("naturalness"), "{error}");
+        assert_eq!(settings.naturalness_guard, 0.0, "fits saved before it searched without the guard");
+        let error = FitSettings { naturalness_guard: 11.0, ..Default::default() }.check().unwrap_err().to_string();
+        assert!(error.contains("naturalness guard"), "{error}");
     }
 
     #[test]

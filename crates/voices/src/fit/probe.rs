@@ -20,8 +20,10 @@
 //! a finished style's pitch towards it ([`Judge::registered`]): the encoder
 //! hardly hears register, and the style's prosody half does not reach a
 //! low man's voice. Given the naturalness judge, it also scores how natural
-//! the voices sound on the validation and held-out sentences (too slow to
-//! hear every candidate by; the fit chooses its tone match's strength by it).
+//! the voices sound on the validation and held-out sentences (the fit
+//! chooses its tone match's strength by it), and with a guard every
+//! candidate's probe renders too, so the search keeps to voices about as
+//! natural as the best stock voice ([`ProbeJudge::with_naturalness_guard`]).
 
 use std::sync::Arc;
 
@@ -41,6 +43,7 @@ use revoice_speech::scheduler::{Job, Scheduler};
 
 use super::judge::{Judge, Listened, Verdict};
 use super::space::StyleRecipe;
+use super::NATURAL_MARGIN;
 
 /// What a fit reads in one language, written for the studio in that
 /// language's own spelling: `probe_sets`, what candidates read while the
@@ -275,6 +278,28 @@ pub struct ProbeJudge<'a> {
     register: Option<(f32, f32)>,
     /// The naturalness judge, listening on validation and held-out renders.
     naturalness: Option<&'a NaturalnessJudge>,
+    /// Where every candidate is held to a floor of naturalness too.
+    guard: Option<NaturalGuard>,
+}
+
+/// Holds candidates to the naturalness of a stock voice: each candidate's
+/// probe renders, as it is heard (through its tone match), are scored as
+/// one clip, and each point of the opinion scale it falls more than
+/// [`NATURAL_MARGIN`] below the floor voice's score on the same probes
+/// costs `weight` of its fitness. The encoder cannot hear the buzz a style
+/// pushed away from the stock voices makes, so without it the refinement
+/// walks into it (session 51: the fitted styles lost 0.35 to 0.5 of
+/// DNSMOS's signal score against the stock voices).
+struct NaturalGuard {
+    weight: f64,
+    floor_voice: StyleRecipe,
+    /// The floor voice's score on each probe set, once measured.
+    floors: std::sync::Mutex<Vec<Option<f32>>>,
+}
+
+/// A voice's renders of several lines as one clip.
+fn joined(renders: &[RowAudio]) -> Vec<f32> {
+    renders.iter().flat_map(|r| r.samples.iter().copied()).collect()
 }
 
 fn tokens(front_end: &FrontEnd, sentences: &[&str], voice: &str) -> Result<Vec<Vec<u32>>> {
@@ -326,6 +351,7 @@ impl<'a> ProbeJudge<'a> {
             own_words: None,
             register: None,
             naturalness: None,
+            guard: None,
         })
     }
 
@@ -333,6 +359,17 @@ impl<'a> ProbeJudge<'a> {
     /// validation and held-out sentences ([`Listened::naturalness`]).
     pub fn with_naturalness(mut self, naturalness: &'a NaturalnessJudge) -> ProbeJudge<'a> {
         self.naturalness = Some(naturalness);
+        self
+    }
+
+    /// The judge, also holding every candidate to `floor_voice`'s
+    /// naturalness on the same probes (see [`NaturalGuard`]); needs the
+    /// naturalness judge, and a weight above 0.
+    pub fn with_naturalness_guard(mut self, weight: f32, floor_voice: StyleRecipe) -> ProbeJudge<'a> {
+        if weight > 0.0 && self.naturalness.is_some() {
+            let floors = std::sync::Mutex::new(vec![None; self.probes.len()]);
+            self.guard = Some(NaturalGuard { weight: weight as f64, floor_voice: StyleRecipe { tone: None, ..floor_voice }, floors });
+        }
         self
     }
 
@@ -412,18 +449,44 @@ impl<'a> ProbeJudge<'a> {
     /// Each recipe's similarity reading `lines` as it sounds (through its
     /// own tone, if it has one), all of them heard as one take.
     fn listened(&self, recipes: &[StyleRecipe], lines: &[Vec<u32>]) -> Result<Vec<Listened>> {
-        let renders = self.render(recipes, lines)?;
-        renders
-            .par_iter()
-            .map(|r| {
-                let whole: Vec<f32> = r.iter().flat_map(|a| a.samples.iter().copied()).collect();
-                let naturalness = match self.naturalness {
-                    Some(judge) => Some(judge.score_one_window(&whole, self.sample_rate)?.signal),
-                    None => None,
-                };
-                Ok(Listened { similarity: self.similarity(&whole)?, naturalness })
-            })
-            .collect()
+        let clips: Vec<Vec<f32>> = self.render(recipes, lines)?.iter().map(|r| joined(r)).collect();
+        let similarities: Vec<f32> = clips.par_iter().map(|clip| self.similarity(clip)).collect::<Result<_>>()?;
+        // One clip after another, outside the pool: the naturalness judge
+        // spreads over the cores itself and judges one clip at a time.
+        let naturalness: Vec<Option<f32>> = match self.naturalness {
+            Some(judge) => clips.iter().map(|clip| judge.score_one_window(clip, self.sample_rate).map(|n| Some(n.signal))).collect::<Result<_>>()?,
+            None => vec![None; clips.len()],
+        };
+        Ok(similarities.into_iter().zip(naturalness).map(|(similarity, naturalness)| Listened { similarity, naturalness }).collect())
+    }
+
+    /// Holds the candidates whose probe clips are `clips` (on probe set
+    /// `set`) to the guard's floor: lowers each one's `fitness` by its
+    /// shortfall, and returns how natural each sounded. Only what the
+    /// search reads is scored (see [`scored_best`]); a candidate left
+    /// unscored keeps its fitness, an upper bound that stays below the
+    /// best half's. Nothing where the judge does not guard.
+    fn guard(&self, clips: &[Vec<f32>], fitness: &mut [f64], set: usize) -> Result<Vec<Option<f32>>> {
+        let (Some(guard), Some(judge)) = (&self.guard, self.naturalness) else { return Ok(vec![None; clips.len()]) };
+        let at = set % self.probes.len();
+        let known = guard.floors.lock().unwrap_or_else(|p| p.into_inner())[at];
+        let floor = match known {
+            Some(floor) => floor,
+            None => {
+                // The floor voice heard as a candidate is: through the tone match its renders need.
+                let mut renders = self.render(std::slice::from_ref(&guard.floor_voice), &self.probes[at])?.remove(0);
+                if let Some((tone, _)) = self.tones_for(&renders) {
+                    renders.iter_mut().for_each(|row| row.samples = tone.apply(&row.samples, row.sample_rate));
+                }
+                let floor = judge.score_clip(&joined(&renders), self.sample_rate)?.signal;
+                guard.floors.lock().unwrap_or_else(|p| p.into_inner())[at] = Some(floor);
+                floor
+            }
+        };
+        scored_best(fitness, |i| {
+            let naturalness = judge.score_clip(&clips[i], self.sample_rate)?.signal;
+            Ok((naturalness, guard.weight * natural_shortfall(naturalness, floor)))
+        })
     }
 
     /// The tone matches that give `renders` the recording's tonal balance:
@@ -431,13 +494,12 @@ impl<'a> ProbeJudge<'a> {
     /// which the voice would speak through (see [`ToneCurve::matching_in_detail`]).
     fn tones_for(&self, renders: &[RowAudio]) -> Option<(ToneCurve, ToneCurve)> {
         let (target, max_db) = self.tone_target.as_ref()?;
-        let whole: Vec<f32> = renders.iter().flat_map(|r| r.samples.iter().copied()).collect();
-        let voice = long_term_spectrum(&whole, self.sample_rate)?;
+        let voice = long_term_spectrum(&joined(renders), self.sample_rate)?;
         Some((ToneCurve::matching_in_detail(target, &voice, *max_db), ToneCurve::matching(target, &voice, *max_db)))
     }
 
     fn hear(&self, renders: &[RowAudio]) -> Result<Heard> {
-        let whole: Vec<f32> = renders.iter().flat_map(|r| r.samples.iter().copied()).collect();
+        let whole = joined(renders);
         let similarity = self.similarity(&whole)?;
         let each: Vec<Vec<f32>> = renders.iter().map(|r| self.embedding(&r.samples).map(Option::unwrap_or_default)).collect::<Result<_>>()?;
         let mut pairs = Vec::new();
@@ -528,15 +590,15 @@ impl Judge for ProbeJudge<'_> {
                 *pace = heard.iter().map(|h| h.stats.seconds / tokens as f32).reduce(f32::max).filter(|s| *s > 0.0);
             }
         }
+        let mut fitness: Vec<f64> = heard.iter().zip(&spectral).map(|(h, spectral)| h.similarity as f64 - self.penalty(h, tokens) + spectral).collect();
+        let clips: Vec<Vec<f32>> = renders.iter().map(|r| joined(r)).collect();
+        let naturalness = self.guard(&clips, &mut fitness, probe_set)?;
         Ok(heard
             .iter()
             .zip(tones)
-            .zip(spectral)
-            .map(|((h, tone), spectral)| Verdict {
-                similarity: h.similarity,
-                fitness: h.similarity as f64 - self.penalty(h, tokens) + spectral,
-                tone: tone.map(|(_, spoken)| spoken),
-            })
+            .zip(fitness)
+            .zip(naturalness)
+            .map(|(((h, tone), fitness), naturalness)| Verdict { similarity: h.similarity, fitness, tone: tone.map(|(_, spoken)| spoken), naturalness })
             .collect())
     }
 
@@ -553,10 +615,40 @@ impl Judge for ProbeJudge<'_> {
         // Where the style's own pitch sits, on the search's probes.
         let plain = StyleRecipe { tone: None, pitch_semitones: None, ..style.clone() };
         let renders = self.render(&[plain], &self.probes[0])?.remove(0);
-        let whole: Vec<f32> = renders.iter().flat_map(|r| r.samples.iter().copied()).collect();
-        let voice_hz = voice_stats(&whole, self.sample_rate).median_pitch_hz;
+        let voice_hz = voice_stats(&joined(&renders), self.sample_rate).median_pitch_hz;
         Ok(StyleRecipe { pitch_semitones: register_move(recording_hz, voice_hz, most), ..style })
     }
+}
+
+/// Scores candidates by `score` (their score and the cost it puts on their
+/// fitness), best `fitness` first, until the best half and one more (the
+/// searches weigh their best half; the refinement's first candidate is the
+/// voice itself, outside its ranking) are certain: a cost only lowers a
+/// fitness, so once that many scored candidates are worth at least the
+/// next one's fitness before its cost, none after it can join them.
+/// Lowers each scored fitness by its cost; returns the scores.
+fn scored_best(fitness: &mut [f64], mut score: impl FnMut(usize) -> Result<(f32, f64)>) -> Result<Vec<Option<f32>>> {
+    let wanted = fitness.len() / 2 + 1;
+    let mut order: Vec<usize> = (0..fitness.len()).collect();
+    order.sort_by(|a, b| fitness[*b].total_cmp(&fitness[*a]));
+    let mut scores = vec![None; fitness.len()];
+    let mut scored: Vec<f64> = Vec::new();
+    for i in order {
+        if scored.iter().filter(|f| **f >= fitness[i]).count() >= wanted {
+            break;
+        }
+        let (value, cost) = score(i)?;
+        scores[i] = Some(value);
+        fitness[i] -= cost;
+        scored.push(fitness[i]);
+    }
+    Ok(scores)
+}
+
+/// How far `naturalness` falls below `floor` less [`NATURAL_MARGIN`], on
+/// the opinion scale (0 where it does not).
+fn natural_shortfall(naturalness: f32, floor: f32) -> f64 {
+    (floor - NATURAL_MARGIN - naturalness).max(0.0) as f64
 }
 
 /// A move smaller than this is not worth a new register.
@@ -598,6 +690,44 @@ mod tests {
         assert_eq!(spectral_term(Some(200.0), 40.0, 0.5), -0.5, "bounded");
         assert_eq!(spectral_term(None, 40.0, 0.5), -0.5, "silence is as far as can be");
         assert_eq!(spectral_term(Some(30.0), f64::NAN, 0.5), 0.0, "no baseline, no term");
+    }
+
+    #[test]
+    fn only_candidates_that_could_be_in_the_best_half_are_scored() {
+        // Eight candidates; scoring costs the best two a lot.
+        let mut fitness = vec![0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2];
+        let costs = [0.5, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+        let mut asked = Vec::new();
+        let scores = scored_best(&mut fitness, |i| {
+            asked.push(i);
+            Ok((i as f32, costs[i]))
+        })
+        .unwrap();
+        // The best five are certain once six are scored: the two that fell
+        // are worth 0.4 and 0.3, the next unscored at most 0.3.
+        assert_eq!(asked, vec![0, 1, 2, 3, 4, 5]);
+        assert_eq!(scores[6..], [None, None]);
+        assert!((fitness[0] - 0.4).abs() < 1e-12 && fitness[7] == 0.2);
+        let mut ranked: Vec<usize> = (0..8).collect();
+        ranked.sort_by(|a, b| fitness[*b].total_cmp(&fitness[*a]));
+        assert_eq!(ranked[..5], [2, 3, 4, 0, 5], "the best five as if every candidate were scored");
+        // Nothing costs: only the best five are scored.
+        let mut fitness = vec![0.1, 0.5, 0.3, 0.9, 0.7, 0.2, 0.8, 0.4];
+        let mut count = 0;
+        scored_best(&mut fitness, |_| {
+            count += 1;
+            Ok((3.5, 0.0))
+        })
+        .unwrap();
+        assert_eq!(count, 5);
+    }
+
+    #[test]
+    fn only_falling_further_than_the_margin_below_the_floor_costs() {
+        assert_eq!(natural_shortfall(3.5, 3.5), 0.0, "as natural as the floor voice");
+        assert_eq!(natural_shortfall(3.45, 3.5), 0.0, "within the margin");
+        assert!((natural_shortfall(3.0, 3.5) - (0.5 - NATURAL_MARGIN as f64)).abs() < 1e-6);
+        assert_eq!(natural_shortfall(4.2, 3.5), 0.0, "more natural gains nothing");
     }
 
     #[test]

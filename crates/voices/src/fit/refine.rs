@@ -160,7 +160,7 @@ mod tests {
     use super::*;
 
     fn verdict(fitness: f64) -> Verdict {
-        Verdict { similarity: fitness as f32, fitness, tone: None }
+        Verdict { similarity: fitness as f32, fitness, tone: None, naturalness: None }
     }
 
     /// A judge that prefers offsets near `target`.

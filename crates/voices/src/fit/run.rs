@@ -360,6 +360,7 @@ pub fn fit(
                 probe_set,
                 step = refinement.step,
                 similarity = refinement.judged.verdict.similarity,
+                naturalness = refinement.judged.verdict.naturalness,
                 "refinement"
             );
             // Similarities on other sets are other sentences: the best so
@@ -416,7 +417,7 @@ mod tests {
                         - weight(&r.timbre, "bf_emma").powi(2)
                         - (weight(&r.prosody, "am_adam") - 0.4).powi(2)
                         - weight(&r.prosody, "bm_lewis").powi(2);
-                    Verdict { similarity: (1.0 + fitness) as f32, fitness, tone: None }
+                    Verdict { similarity: (1.0 + fitness) as f32, fitness, tone: None, naturalness: None }
                 })
                 .collect())
         }
@@ -533,7 +534,7 @@ mod tests {
 
     impl Judge for Trade {
         fn judge(&self, recipes: &[StyleRecipe], _: usize) -> Result<Vec<Verdict>> {
-            Ok(recipes.iter().map(|r| Verdict { similarity: Self::listened(r).similarity, fitness: 0.0, tone: None }).collect())
+            Ok(recipes.iter().map(|r| Verdict { similarity: Self::listened(r).similarity, fitness: 0.0, tone: None, naturalness: None }).collect())
         }
 
         fn held_out(&self, recipes: &[StyleRecipe]) -> Result<Vec<Listened>> {
