@@ -9,10 +9,13 @@
 //! The convolutions run as matrix products over strips of rows, the
 //! activations kept height × width × channels: candle's own 2-D
 //! convolution took 1.3 s a window on this 2-core machine, these 0.57 s.
+//! [`Arithmetic::Quick`] multiplies in bf16 where the CPU can (AVX-512
+//! BF16), for the fit's guard, which ranks voices and reports nothing.
 
 use candle_core::{DType, Device, Result, Tensor};
 use rayon::prelude::*;
 
+use crate::bf16_matmul::{self, PackedRight};
 use crate::onnx::OnnxModel;
 
 /// Samples one window holds (9.01 s at 16 kHz).
@@ -35,9 +38,21 @@ const DENSES: [(&str, bool); 3] = [("dense", true), ("dense_1", true), ("dense_3
 /// channel, as [`patches`] lays out a pixel's neighbourhood.
 struct Conv {
     kernel: Tensor,
+    /// The kernel rounded to bf16, where the CPU multiplies in it.
+    kernel_bf16: Option<PackedRight>,
     bias: Vec<f32>,
     inputs: usize,
     pooled: bool,
+}
+
+/// How a clip is scored: in f32, as onnxruntime scores it, or quicker
+/// with the convolutions' products in bf16 where the CPU has AVX-512 BF16
+/// (about twice as fast; for ranking voices against each other, not for
+/// a figure to report).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arithmetic {
+    Exact,
+    Quick,
 }
 
 struct Dense {
@@ -77,7 +92,14 @@ impl DnsmosNet {
                 .permute((2, 3, 1, 0))?
                 .reshape((9 * channels, out))?
                 .contiguous()?;
-            convs.push(Conv { kernel, bias: bias.values, inputs: channels, pooled });
+            let kernel_bf16 = match bf16_matmul::supported() {
+                true => {
+                    let values = kernel.flatten_all()?.to_vec1::<f32>()?;
+                    Some(PackedRight::pack(9 * channels, out, |r, c| values[r * out + c]))
+                }
+                false => None,
+            };
+            convs.push(Conv { kernel, kernel_bf16, bias: bias.values, inputs: channels, pooled });
             channels = out;
         }
         let mut denses = Vec::with_capacity(DENSES.len());
@@ -99,7 +121,7 @@ impl DnsmosNet {
     /// window of [`WINDOW`] samples as speechmos scores it, or a shorter
     /// clip as it is (at least [`SHORTEST`] samples; the network ends in a
     /// global max, so it takes any length), a longer one's first window.
-    pub fn forward(&self, windows: &[&[f32]]) -> Result<Vec<[f32; 3]>> {
+    pub fn forward(&self, windows: &[&[f32]], arithmetic: Arithmetic) -> Result<Vec<[f32; 3]>> {
         let device = self.fourier_real.device();
         let counts: Vec<usize> = windows.iter().map(|w| frames_in(w.len())).collect::<Result<_>>()?;
         let total: usize = counts.iter().sum();
@@ -122,7 +144,7 @@ impl DnsmosNet {
             let values: Vec<f32> = rows.by_ref().take(count).flatten().copied().collect();
             let mut image = Image { height: count, width: 161, channels: 1, values };
             for conv in &self.convs {
-                image = conv.forward(&image)?;
+                image = conv.forward(&image, arithmetic)?;
                 if conv.pooled {
                     image = image.max_pooled();
                 }
@@ -215,7 +237,7 @@ fn patches(image: &Image, rows: std::ops::Range<usize>) -> Vec<f32> {
 
 impl Conv {
     /// The convolution, its bias and ReLU.
-    fn forward(&self, image: &Image) -> Result<Image> {
+    fn forward(&self, image: &Image, arithmetic: Arithmetic) -> Result<Image> {
         if image.channels != self.inputs {
             candle_core::bail!("a convolution of {} channels given {}", self.inputs, image.channels);
         }
@@ -224,9 +246,18 @@ impl Conv {
         for start in (0..image.height).step_by(STRIP_ROWS) {
             let rows = start..(start + STRIP_ROWS).min(image.height);
             let pixels = rows.len() * image.width;
-            let strip = Tensor::from_vec(patches(image, rows), (pixels, 9 * self.inputs), self.kernel.device())?;
-            let out = strip.matmul(&self.kernel)?.flatten_all()?.to_vec1::<f32>()?;
-            values.extend(out.chunks_exact(outputs).flat_map(|pixel| pixel.iter().zip(&self.bias).map(|(v, b)| (v + b).max(0.0))));
+            let strip = patches(image, rows);
+            match (&self.kernel_bf16, arithmetic) {
+                (Some(kernel), Arithmetic::Quick) => {
+                    let out = bf16_matmul::linear(&strip, pixels, kernel, Some(&self.bias));
+                    values.extend(out.into_iter().map(|v| v.max(0.0)));
+                }
+                _ => {
+                    let strip = Tensor::from_vec(strip, (pixels, 9 * self.inputs), self.kernel.device())?;
+                    let out = strip.matmul(&self.kernel)?.flatten_all()?.to_vec1::<f32>()?;
+                    values.extend(out.chunks_exact(outputs).flat_map(|pixel| pixel.iter().zip(&self.bias).map(|(v, b)| (v + b).max(0.0))));
+                }
+            }
         }
         Ok(Image { height: image.height, width: image.width, channels: outputs, values })
     }
