@@ -207,7 +207,7 @@ enum BenchCommand {
         #[arg(long, default_value_t = 0.0)]
         register: f32,
         /// How much sounding less natural than the best stock voice counts against the voice when
-        /// the fit chooses its tone match's strength, full or half (0: not at all; up to 10).
+        /// the fit chooses its tone match's strength, full, half or none (0: not at all; up to 10).
         #[arg(long, default_value_t = revoice_engine::voice::fit::NATURALNESS_WEIGHT)]
         naturalness_weight: f32,
         /// How much a candidate sounding less natural than the best stock voice on the same probe
@@ -215,6 +215,10 @@ enum BenchCommand {
         /// for naturalness; up to 10).
         #[arg(long, default_value_t = revoice_engine::voice::fit::NATURALNESS_GUARD)]
         naturalness_guard: f32,
+        /// How far below the best stock voice's naturalness on the probes a candidate may fall
+        /// before the guard costs it anything (0: every point below costs; up to 1).
+        #[arg(long, default_value_t = revoice_engine::voice::fit::GUARD_MARGIN)]
+        guard_margin: f32,
         /// Seed of the search's samples (fits with other seeds show how much of a result is luck).
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -384,7 +388,7 @@ enum VoicesCommand {
         #[arg(long, default_value_t = 0.0)]
         register: f32,
         /// How much sounding less natural than the best stock voice counts against the voice when
-        /// the fit chooses its tone match's strength, full or half (0: not at all; up to 10).
+        /// the fit chooses its tone match's strength, full, half or none (0: not at all; up to 10).
         #[arg(long, default_value_t = revoice_engine::voice::fit::NATURALNESS_WEIGHT)]
         naturalness_weight: f32,
         /// How much a candidate sounding less natural than the best stock voice on the same probe
@@ -585,6 +589,7 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
                     register,
                     naturalness_weight,
                     naturalness_guard,
+                    guard_margin,
                     seed,
                     refine,
                     probe_sets,
@@ -603,6 +608,7 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
                 register_semitones: register,
                 naturalness_weight,
                 naturalness_guard,
+                naturalness_guard_margin: guard_margin,
                 seed,
                 refine_share: refine,
                 probe_sets,

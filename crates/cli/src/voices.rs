@@ -215,8 +215,8 @@ fn print_fit(f: &revoice_engine::voice::fit::FittedVoice) {
     let h = &f.held_out;
     if let Some(fitted) = h.fitted_naturalness {
         println!(
-            "    naturalness on the same sentences (DNSMOS speech signal, 1-5; the search guards it at weight {}, the tone choice weighs it {}):",
-            f.settings.naturalness_guard, f.settings.naturalness_weight
+            "    naturalness on the same sentences (DNSMOS speech signal, 1-5; the search guards it at weight {} below a margin of {}, the tone choice weighs it {}):",
+            f.settings.naturalness_guard, f.settings.naturalness_guard_margin, f.settings.naturalness_weight
         );
         let shown = |n: Option<f32>| n.map_or("-".to_string(), |n| format!("{n:.2}"));
         println!("      best stock voice ({:<10}) {}", h.best_stock, shown(h.best_stock_naturalness));

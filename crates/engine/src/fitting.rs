@@ -357,7 +357,11 @@ impl Engine {
             let mut judge = ProbeJudge::new(speech.renderer.scheduler(), front_end, encoder, speech.sample_rate(), reference, tone_target, &best)?;
             if let Some(naturalness) = &naturalness {
                 // The best stock voice sets the naturalness every candidate is held to.
-                judge = judge.with_naturalness(naturalness).with_naturalness_guard(settings.naturalness_guard, starts[0].1.clone());
+                judge = judge.with_naturalness(naturalness).with_naturalness_guard(
+                    settings.naturalness_guard,
+                    settings.naturalness_guard_margin,
+                    starts[0].1.clone(),
+                );
             }
             if settings.register_semitones > 0.0 {
                 let register_hz = voice_stats(&decoded.samples, decoded.sample_rate).median_pitch_hz;

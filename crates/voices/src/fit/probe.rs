@@ -43,7 +43,6 @@ use revoice_speech::scheduler::{Job, Scheduler};
 
 use super::judge::{Judge, Listened, Verdict};
 use super::space::StyleRecipe;
-use super::NATURAL_MARGIN;
 
 /// What a fit reads in one language, written for the studio in that
 /// language's own spelling: `probe_sets`, what candidates read while the
@@ -285,13 +284,14 @@ pub struct ProbeJudge<'a> {
 /// Holds candidates to the naturalness of a stock voice: each candidate's
 /// probe renders, as it is heard (through its tone match), are scored as
 /// one clip, and each point of the opinion scale it falls more than
-/// [`NATURAL_MARGIN`] below the floor voice's score on the same probes
-/// costs `weight` of its fitness. The encoder cannot hear the buzz a style
+/// `margin` below the floor voice's score on the same probes costs
+/// `weight` of its fitness. The encoder cannot hear the buzz a style
 /// pushed away from the stock voices makes, so without it the refinement
 /// walks into it (session 51: the fitted styles lost 0.35 to 0.5 of
 /// DNSMOS's signal score against the stock voices).
 struct NaturalGuard {
     weight: f64,
+    margin: f32,
     floor_voice: StyleRecipe,
     /// The floor voice's score on each probe set, once measured.
     floors: std::sync::Mutex<Vec<Option<f32>>>,
@@ -363,12 +363,12 @@ impl<'a> ProbeJudge<'a> {
     }
 
     /// The judge, also holding every candidate to `floor_voice`'s
-    /// naturalness on the same probes (see [`NaturalGuard`]); needs the
-    /// naturalness judge, and a weight above 0.
-    pub fn with_naturalness_guard(mut self, weight: f32, floor_voice: StyleRecipe) -> ProbeJudge<'a> {
+    /// naturalness on the same probes, less `margin` (see
+    /// [`NaturalGuard`]); needs the naturalness judge, and a weight above 0.
+    pub fn with_naturalness_guard(mut self, weight: f32, margin: f32, floor_voice: StyleRecipe) -> ProbeJudge<'a> {
         if weight > 0.0 && self.naturalness.is_some() {
             let floors = std::sync::Mutex::new(vec![None; self.probes.len()]);
-            self.guard = Some(NaturalGuard { weight: weight as f64, floor_voice: StyleRecipe { tone: None, ..floor_voice }, floors });
+            self.guard = Some(NaturalGuard { weight: weight as f64, margin, floor_voice: StyleRecipe { tone: None, ..floor_voice }, floors });
         }
         self
     }
@@ -479,13 +479,14 @@ impl<'a> ProbeJudge<'a> {
                     renders.iter_mut().for_each(|row| row.samples = tone.apply(&row.samples, row.sample_rate));
                 }
                 let floor = judge.score_clip(&joined(&renders), self.sample_rate)?.signal;
+                tracing::debug!(probe_set = at, floor, margin = guard.margin, "naturalness floor");
                 guard.floors.lock().unwrap_or_else(|p| p.into_inner())[at] = Some(floor);
                 floor
             }
         };
         scored_best(fitness, |i| {
             let naturalness = judge.score_clip(&clips[i], self.sample_rate)?.signal;
-            Ok((naturalness, guard.weight * natural_shortfall(naturalness, floor)))
+            Ok((naturalness, guard.weight * natural_shortfall(naturalness, floor - guard.margin)))
         })
     }
 
@@ -567,7 +568,9 @@ impl Judge for ProbeJudge<'_> {
         if let (Some(own), Some(at)) = (&self.own_words, piece) {
             lines.push(own.pieces[at].0.clone());
         }
+        let began = std::time::Instant::now();
         let mut renders = self.render(&plain, &lines)?;
+        let rendered = began.elapsed();
         let mut said: Vec<Option<RowAudio>> = renders.iter_mut().map(|r| if piece.is_some() { r.pop() } else { None }).collect();
         let tones: Vec<Option<(ToneCurve, ToneCurve)>> = renders.iter().map(|r| self.tones_for(r)).collect();
         for ((audio, own), tone) in renders.iter_mut().zip(said.iter_mut()).zip(&tones) {
@@ -578,7 +581,9 @@ impl Judge for ProbeJudge<'_> {
             }
         }
         // Listening is the encoder's work per candidate: side by side on the pool.
+        let toned = began.elapsed();
         let heard: Vec<Heard> = renders.par_iter().map(|r| self.hear(r)).collect::<Result<_>>()?;
+        let listened = began.elapsed();
         let spectral: Vec<f64> = match (&self.own_words, piece) {
             (Some(own), Some(at)) => self.spectral_terms(own, at, &said)?,
             _ => vec![0.0; recipes.len()],
@@ -592,7 +597,18 @@ impl Judge for ProbeJudge<'_> {
         }
         let mut fitness: Vec<f64> = heard.iter().zip(&spectral).map(|(h, spectral)| h.similarity as f64 - self.penalty(h, tokens) + spectral).collect();
         let clips: Vec<Vec<f32>> = renders.iter().map(|r| joined(r)).collect();
+        let spoken = began.elapsed();
         let naturalness = self.guard(&clips, &mut fitness, probe_set)?;
+        tracing::debug!(
+            candidates = recipes.len(),
+            render_ms = rendered.as_millis() as u64,
+            tone_ms = (toned - rendered).as_millis() as u64,
+            encoder_ms = (listened - toned).as_millis() as u64,
+            own_words_ms = (spoken - listened).as_millis() as u64,
+            guard_ms = (began.elapsed() - spoken).as_millis() as u64,
+            guarded = naturalness.iter().flatten().count(),
+            "judged"
+        );
         Ok(heard
             .iter()
             .zip(tones)
@@ -645,10 +661,10 @@ fn scored_best(fitness: &mut [f64], mut score: impl FnMut(usize) -> Result<(f32,
     Ok(scores)
 }
 
-/// How far `naturalness` falls below `floor` less [`NATURAL_MARGIN`], on
-/// the opinion scale (0 where it does not).
+/// How far `naturalness` falls below `floor`, on the opinion scale (0
+/// where it does not).
 fn natural_shortfall(naturalness: f32, floor: f32) -> f64 {
-    (floor - NATURAL_MARGIN - naturalness).max(0.0) as f64
+    (floor - naturalness).max(0.0) as f64
 }
 
 /// A move smaller than this is not worth a new register.
@@ -723,10 +739,9 @@ mod tests {
     }
 
     #[test]
-    fn only_falling_further_than_the_margin_below_the_floor_costs() {
-        assert_eq!(natural_shortfall(3.5, 3.5), 0.0, "as natural as the floor voice");
-        assert_eq!(natural_shortfall(3.45, 3.5), 0.0, "within the margin");
-        assert!((natural_shortfall(3.0, 3.5) - (0.5 - NATURAL_MARGIN as f64)).abs() < 1e-6);
+    fn only_falling_below_the_floor_costs() {
+        assert_eq!(natural_shortfall(3.5, 3.5), 0.0, "as natural as the floor");
+        assert!((natural_shortfall(3.0, 3.5) - 0.5).abs() < 1e-6);
         assert_eq!(natural_shortfall(4.2, 3.5), 0.0, "more natural gains nothing");
     }
 

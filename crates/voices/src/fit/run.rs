@@ -131,17 +131,18 @@ fn chosen_voice(judge: &dyn Judge, choices: Vec<Snapshot>) -> Result<Snapshot> {
 
 /// The strengths of its tone match a fitted voice is heard at before the
 /// fit chooses one: the match colours the voice as well as correcting the
-/// microphone, and a gentler match may sound more natural.
-/// The full match is last, so it wins a tie.
-const TONE_STRENGTHS: [f32; 2] = [0.5, 1.0];
+/// microphone, and a gentler match, or none (the style alone, strength 0),
+/// may sound more natural. The full match is last, so it wins a tie.
+const TONE_STRENGTHS: [f32; 3] = [0.0, 0.5, 1.0];
 
 /// `tone` at the strength worth most on the validation sentences (full
-/// strength when the fit does not weigh naturalness).
+/// strength when the fit does not weigh naturalness); `None` for the
+/// style alone.
 fn tone_chosen(judge: &dyn Judge, style: &StyleRecipe, tone: Option<ToneCurve>, stock: Option<&StyleRecipe>, weight: f32) -> Result<Option<ToneCurve>> {
     let Some(stock) = stock.filter(|_| weight > 0.0) else { return Ok(tone) };
     let Some(tone) = tone else { return Ok(None) };
-    let tones: Vec<ToneCurve> = TONE_STRENGTHS.iter().map(|s| tone.scaled(*s)).collect();
-    let mut recipes: Vec<StyleRecipe> = tones.iter().map(|t| StyleRecipe { tone: Some(t.clone()), ..style.clone() }).collect();
+    let tones: Vec<Option<ToneCurve>> = TONE_STRENGTHS.iter().map(|s| (*s > 0.0).then(|| tone.scaled(*s))).collect();
+    let mut recipes: Vec<StyleRecipe> = tones.iter().map(|t| StyleRecipe { tone: t.clone(), ..style.clone() }).collect();
     // The best stock voice, heard on the same sentences, sets the floor.
     recipes.push(stock.clone());
     let mut heard = judge.validation(&recipes)?;
@@ -150,7 +151,7 @@ fn tone_chosen(judge: &dyn Judge, style: &StyleRecipe, tone: Option<ToneCurve>, 
     for ((strength, h), chosen) in TONE_STRENGTHS.iter().zip(&heard).zip((0..).map(|i| i == at)) {
         tracing::info!(strength, validation = h.similarity, naturalness = h.naturalness, floor, chosen, "tone match");
     }
-    Ok(tones.into_iter().nth(at))
+    Ok(tones.into_iter().nth(at).flatten())
 }
 
 /// What a fit did, for its record.
@@ -520,25 +521,32 @@ mod tests {
     }
 
     /// A judge that hears more of the reference in a voice further out
-    /// (its timbre offset, and its tone match's largest gain) and less
-    /// naturalness: the trade the fit's choice makes.
-    struct Trade;
+    /// (its timbre offset, and its tone match's largest gain: `likeness`
+    /// per dB) and less naturalness (`cost` per dB of the match): the
+    /// trade the fit's choice makes.
+    struct Trade {
+        likeness: f32,
+        cost: f32,
+    }
+
+    /// A tone match that brings some likeness for some naturalness.
+    const TRADE: Trade = Trade { likeness: 0.02, cost: 0.03 };
 
     impl Trade {
-        fn listened(recipe: &StyleRecipe) -> Listened {
+        fn listened(&self, recipe: &StyleRecipe) -> Listened {
             let out = recipe.timbre_offset.as_ref().map_or(0.0, |o| o[0]);
             let tone = recipe.tone.as_ref().map_or(0.0, |t| t.largest_db());
-            Listened { similarity: 0.7 + 0.01 * out + 0.002 * tone, naturalness: Some(3.6 - 0.05 * out - 0.05 * tone) }
+            Listened { similarity: 0.7 + 0.01 * out + self.likeness * tone, naturalness: Some(3.6 - 0.05 * out - self.cost * tone) }
         }
     }
 
     impl Judge for Trade {
         fn judge(&self, recipes: &[StyleRecipe], _: usize) -> Result<Vec<Verdict>> {
-            Ok(recipes.iter().map(|r| Verdict { similarity: Self::listened(r).similarity, fitness: 0.0, tone: None, naturalness: None }).collect())
+            Ok(recipes.iter().map(|r| Verdict { similarity: self.listened(r).similarity, fitness: 0.0, tone: None, naturalness: None }).collect())
         }
 
         fn held_out(&self, recipes: &[StyleRecipe]) -> Result<Vec<Listened>> {
-            Ok(recipes.iter().map(Self::listened).collect())
+            Ok(recipes.iter().map(|r| self.listened(r)).collect())
         }
 
         fn validation(&self, recipes: &[StyleRecipe]) -> Result<Vec<Listened>> {
@@ -553,11 +561,11 @@ mod tests {
             .into_iter()
             .map(|g| {
                 let recipe = StyleRecipe { timbre_offset: Some(vec![g as f32]), ..stock.clone() };
-                Snapshot { generation: g, verdict: Trade.judge(std::slice::from_ref(&recipe), 0).unwrap().remove(0), recipe }
+                Snapshot { generation: g, verdict: TRADE.judge(std::slice::from_ref(&recipe), 0).unwrap().remove(0), recipe }
             })
             .collect();
         // The most similar, however much less natural.
-        assert_eq!(chosen_voice(&Trade, snapshots).unwrap().generation, 10);
+        assert_eq!(chosen_voice(&TRADE, snapshots).unwrap().generation, 10);
         // What a voice is worth when naturalness is weighed: free within the margin, then at the weight.
         let heard = |naturalness| Listened { similarity: 0.8, naturalness: Some(naturalness) };
         assert!((worth(&heard(3.45), Some(3.5), 1.0) - 0.75).abs() < 1e-5);
@@ -566,16 +574,20 @@ mod tests {
     }
 
     #[test]
-    fn a_tone_match_that_costs_naturalness_is_softened() {
+    fn a_tone_match_that_costs_naturalness_is_softened_or_left_off() {
         let stock = StyleRecipe::of_blend(&[("am_adam".to_string(), 1.0)]);
         let tone = ToneCurve { gains_db: vec![10.0, -4.0, 0.0] };
-        // Full: likeness 0.72, naturalness 3.1; half: 0.71 and 3.35, 0.15 under the floor.
-        let softened = tone_chosen(&Trade, &stock, Some(tone.clone()), Some(&stock), 1.0).unwrap().unwrap();
+        // Full: likeness 0.9, naturalness 3.3, 0.2 under the floor; half:
+        // 0.8 and 3.45, within the margin; none: 0.7 and 3.6.
+        let softened = tone_chosen(&TRADE, &stock, Some(tone.clone()), Some(&stock), 1.0).unwrap().unwrap();
         assert_eq!(softened.gains_db, vec![5.0, -2.0, 0.0]);
-        assert_eq!(tone_chosen(&Trade, &stock, Some(tone.clone()), Some(&stock), 0.0).unwrap(), Some(tone.clone()), "unweighed: the full match");
+        assert_eq!(tone_chosen(&TRADE, &stock, Some(tone.clone()), Some(&stock), 0.0).unwrap(), Some(tone.clone()), "unweighed: the full match");
         // A gentle match costs nothing below the margin: kept whole.
         let gentle = ToneCurve { gains_db: vec![1.5, 0.0, -1.0] };
-        assert_eq!(tone_chosen(&Trade, &stock, Some(gentle.clone()), Some(&stock), 1.0).unwrap(), Some(gentle));
-        assert_eq!(tone_chosen(&Trade, &stock, None, Some(&stock), 1.0).unwrap(), None);
+        assert_eq!(tone_chosen(&TRADE, &stock, Some(gentle.clone()), Some(&stock), 1.0).unwrap(), Some(gentle));
+        // A match that colours more than it brings: the style alone.
+        let colouring = Trade { likeness: 0.002, cost: 0.05 };
+        assert_eq!(tone_chosen(&colouring, &stock, Some(tone.clone()), Some(&stock), 1.0).unwrap(), None);
+        assert_eq!(tone_chosen(&TRADE, &stock, None, Some(&stock), 1.0).unwrap(), None);
     }
 }
