@@ -125,6 +125,12 @@ pub const PROBE_SETS: usize = 4;
 /// against the voice (see [`FitSettings::naturalness_weight`]).
 pub const NATURAL_MARGIN: f32 = 0.1;
 
+/// How far `naturalness` falls below `floor`, on the opinion scale (0
+/// where it does not): what the guard and the tone choice weigh.
+pub(crate) fn natural_shortfall(naturalness: f32, floor: f32) -> f32 {
+    (floor - naturalness).max(0.0)
+}
+
 /// The default weight of naturalness in the choice of the tone match's
 /// strength: a tenth of the opinion scale lost below the margin costs a
 /// tenth of similarity. Judging session 49's fits again with it halved the
@@ -325,6 +331,13 @@ impl FittedVoice {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_falling_below_the_floor_costs() {
+        assert_eq!(natural_shortfall(3.5, 3.5), 0.0, "as natural as the floor");
+        assert!((natural_shortfall(3.0, 3.5) - 0.5).abs() < 1e-6);
+        assert_eq!(natural_shortfall(4.2, 3.5), 0.0, "more natural gains nothing");
+    }
 
     #[test]
     fn fits_saved_before_the_refinement_keep_their_keys() {

@@ -42,6 +42,7 @@ use revoice_speech::front_end::{FrontEnd, SayRequest};
 use revoice_speech::scheduler::{Job, Scheduler};
 
 use super::judge::{Judge, Listened, Verdict};
+use super::natural_shortfall;
 use super::space::StyleRecipe;
 
 /// What a fit reads in one language, written for the studio in that
@@ -486,7 +487,7 @@ impl<'a> ProbeJudge<'a> {
         };
         scored_best(fitness, |i| {
             let naturalness = judge.score_clip(&clips[i], self.sample_rate)?.signal;
-            Ok((naturalness, guard.weight * natural_shortfall(naturalness, floor - guard.margin)))
+            Ok((naturalness, guard.weight * natural_shortfall(naturalness, floor - guard.margin) as f64))
         })
     }
 
@@ -499,9 +500,9 @@ impl<'a> ProbeJudge<'a> {
         Some((ToneCurve::matching_in_detail(target, &voice, *max_db), ToneCurve::matching(target, &voice, *max_db)))
     }
 
-    fn hear(&self, renders: &[RowAudio]) -> Result<Heard> {
-        let whole = joined(renders);
-        let similarity = self.similarity(&whole)?;
+    /// A candidate's `renders`, and `whole`, the same joined as one clip.
+    fn hear(&self, renders: &[RowAudio], whole: &[f32]) -> Result<Heard> {
+        let similarity = self.similarity(whole)?;
         let each: Vec<Vec<f32>> = renders.iter().map(|r| self.embedding(&r.samples).map(Option::unwrap_or_default)).collect::<Result<_>>()?;
         let mut pairs = Vec::new();
         for i in 0..each.len() {
@@ -510,7 +511,7 @@ impl<'a> ProbeJudge<'a> {
             }
         }
         let consistency = if pairs.is_empty() { 1.0 } else { pairs.iter().sum::<f32>() / pairs.len() as f32 };
-        Ok(Heard { similarity, consistency, stats: voice_stats(&whole, self.sample_rate) })
+        Ok(Heard { similarity, consistency, stats: voice_stats(whole, self.sample_rate) })
     }
 
     /// Each candidate's spectral term on piece `at` of the recording's own
@@ -582,7 +583,8 @@ impl Judge for ProbeJudge<'_> {
         }
         // Listening is the encoder's work per candidate: side by side on the pool.
         let toned = began.elapsed();
-        let heard: Vec<Heard> = renders.par_iter().map(|r| self.hear(r)).collect::<Result<_>>()?;
+        let clips: Vec<Vec<f32>> = renders.iter().map(|r| joined(r)).collect();
+        let heard: Vec<Heard> = renders.par_iter().zip(&clips).map(|(r, clip)| self.hear(r, clip)).collect::<Result<_>>()?;
         let listened = began.elapsed();
         let spectral: Vec<f64> = match (&self.own_words, piece) {
             (Some(own), Some(at)) => self.spectral_terms(own, at, &said)?,
@@ -596,7 +598,6 @@ impl Judge for ProbeJudge<'_> {
             }
         }
         let mut fitness: Vec<f64> = heard.iter().zip(&spectral).map(|(h, spectral)| h.similarity as f64 - self.penalty(h, tokens) + spectral).collect();
-        let clips: Vec<Vec<f32>> = renders.iter().map(|r| joined(r)).collect();
         let spoken = began.elapsed();
         let naturalness = self.guard(&clips, &mut fitness, probe_set)?;
         tracing::debug!(
@@ -659,12 +660,6 @@ fn scored_best(fitness: &mut [f64], mut score: impl FnMut(usize) -> Result<(f32,
         scored.push(fitness[i]);
     }
     Ok(scores)
-}
-
-/// How far `naturalness` falls below `floor`, on the opinion scale (0
-/// where it does not).
-fn natural_shortfall(naturalness: f32, floor: f32) -> f64 {
-    (floor - naturalness).max(0.0) as f64
 }
 
 /// A move smaller than this is not worth a new register.
@@ -736,13 +731,6 @@ mod tests {
         })
         .unwrap();
         assert_eq!(count, 5);
-    }
-
-    #[test]
-    fn only_falling_below_the_floor_costs() {
-        assert_eq!(natural_shortfall(3.5, 3.5), 0.0, "as natural as the floor");
-        assert!((natural_shortfall(3.0, 3.5) - 0.5).abs() < 1e-6);
-        assert_eq!(natural_shortfall(4.2, 3.5), 0.0, "more natural gains nothing");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use super::judge::{Judge, Listened, Verdict};
 use super::refine::{Refinement, Snapshot};
 use super::search::Cmaes;
 use super::space::{StyleRecipe, StyleSpace, BOUND};
-use super::{FitSettings, FittedVoice, HeldOutFigures, NATURAL_MARGIN};
+use super::{natural_shortfall, FitSettings, FittedVoice, HeldOutFigures, NATURAL_MARGIN};
 use revoice_audio::tone::ToneCurve;
 use revoice_core::error::{Error, Result};
 
@@ -92,7 +92,7 @@ fn searched_best(judge: &dyn Judge, space: &StyleSpace, state: &FitCheckpoint) -
 /// than `floor` (the best stock voice's naturalness less the margin).
 fn worth(heard: &Listened, floor: Option<f32>, weight: f32) -> f32 {
     let shortfall = match (heard.naturalness, floor) {
-        (Some(naturalness), Some(floor)) => (floor - naturalness).max(0.0),
+        (Some(naturalness), Some(floor)) => natural_shortfall(naturalness, floor),
         _ => 0.0,
     };
     heard.similarity - weight * shortfall
