@@ -24,7 +24,7 @@ use candle_core::Device;
 
 use crate::assets;
 use crate::onnx::OnnxModel;
-pub use net::{Arithmetic, DnsmosNet, WINDOW};
+pub use net::{DnsmosNet, WINDOW};
 use revoice_core::error::{Error, Result};
 
 /// Sample rate the model listens at.
@@ -95,14 +95,13 @@ impl NaturalnessJudge {
         let audio = revoice_audio::resample::resample(samples, sample_rate, SAMPLE_RATE)?;
         let mut first = filled(&audio).ok_or_else(no_audio)?;
         first.truncate(WINDOW);
-        self.judged(&[first], Arithmetic::Exact)
+        self.judged(&[first])
     }
 
     /// Scores a clip at `sample_rate` as it is, without repeating it to
-    /// fill a window (the first window of a longer one), with
-    /// [`Arithmetic::Quick`]: a quarter of the work of
-    /// [`Self::score_one_window`] for a 4.5 s clip, within about ±0.1 of it.
-    /// A short clip scores a little lower than the same voice at 9 s, so
+    /// fill a window (the first window of a longer one): the network's
+    /// work in proportion to the clip (`benches/model.rs` times it), within
+    /// about ±0.1 of [`Self::score_one_window`]. A short clip scores a little lower than the same voice at 9 s, so
     /// compare clips of about the same length. For ranking voices.
     pub fn score_clip(&self, samples: &[f32], sample_rate: u32) -> Result<Naturalness> {
         let audio = revoice_audio::resample::resample(samples, sample_rate, SAMPLE_RATE)?;
@@ -111,24 +110,23 @@ impl NaturalnessJudge {
             clip.extend_from_within(..);
         }
         clip.truncate(WINDOW);
-        self.judged(&[clip], Arithmetic::Quick)
+        self.judged(&[clip])
     }
 
     /// Scores a clip already at 16 kHz as speechmos does (every window).
     pub fn score_16k(&self, samples: &[f32]) -> Result<Naturalness> {
         let windows = windows(samples).ok_or_else(no_audio)?;
-        self.judged(&windows, Arithmetic::Exact)
+        self.judged(&windows)
     }
 
     /// The mean calibrated scores of whole windows.
-    fn judged(&self, windows: &[Vec<f32>], arithmetic: Arithmetic) -> Result<Naturalness> {
+    fn judged(&self, windows: &[Vec<f32>]) -> Result<Naturalness> {
         let net = self.net.lock().unwrap_or_else(|p| p.into_inner());
         let mut sums = [0.0f64; 3];
         for batch in windows.chunks(WINDOWS_AT_ONCE) {
             let views: Vec<&[f32]> = batch.iter().map(Vec::as_slice).collect();
-            let raw = net
-                .forward(&views, arithmetic)
-                .map_err(|e| Error::InvalidInput { input: "naturalness judge".into(), reason: format!("running the network: {e}") })?;
+            let raw =
+                net.forward(&views).map_err(|e| Error::InvalidInput { input: "naturalness judge".into(), reason: format!("running the network: {e}") })?;
             for scores in raw {
                 for (sum, s) in sums.iter_mut().zip(calibrated(scores)) {
                     *sum += s as f64;
