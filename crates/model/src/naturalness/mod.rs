@@ -101,8 +101,9 @@ impl NaturalnessJudge {
     /// Scores a clip at `sample_rate` as it is, without repeating it to
     /// fill a window (the first window of a longer one): the network's
     /// work in proportion to the clip (`benches/model.rs` times it), within
-    /// about ±0.1 of [`Self::score_one_window`]. A short clip scores a little lower than the same voice at 9 s, so
-    /// compare clips of about the same length. For ranking voices.
+    /// about ±0.1 of [`Self::score_one_window`]. A short clip scores a
+    /// little lower than the same voice at 9 s, so compare clips of about
+    /// the same length. For ranking voices.
     pub fn score_clip(&self, samples: &[f32], sample_rate: u32) -> Result<Naturalness> {
         let audio = revoice_audio::resample::resample(samples, sample_rate, SAMPLE_RATE)?;
         let mut clip = peak_limited(&audio).ok_or_else(no_audio)?;

@@ -197,19 +197,14 @@ impl Image {
 }
 
 impl Conv {
-    /// The convolution, its bias and ReLU.
+    /// The convolution, its bias and ReLU, read in place from the image
+    /// with a zero border: an output row is three products, one for each
+    /// image row around it, whose left operand's rows (a pixel's three
+    /// neighbours in that row) overlap, a pixel apart. One output row a task.
     fn forward(&self, image: &Image) -> Result<Image> {
         if image.channels != self.inputs {
             candle_core::bail!("a convolution of {} channels given {}", self.inputs, image.channels);
         }
-        Ok(self.in_place(image))
-    }
-
-    /// The convolution read in place from the image with a zero border:
-    /// an output row is three products, one for each image row around it,
-    /// whose left operand's rows (a pixel's three neighbours in that row)
-    /// overlap, a pixel apart. One output row a task.
-    fn in_place(&self, image: &Image) -> Image {
         let (w, c, outputs) = (image.width, image.channels, self.bias.len());
         let row_values = (w + 2) * c;
         let mut padded = vec![0f32; (image.height + 2) * row_values];
@@ -253,7 +248,7 @@ impl Conv {
                 pixel.iter_mut().zip(&self.bias).for_each(|(v, b)| *v = (*v + b).max(0.0));
             }
         });
-        Image { height: image.height, width: w, channels: outputs, values }
+        Ok(Image { height: image.height, width: w, channels: outputs, values })
     }
 }
 
@@ -261,12 +256,12 @@ impl Conv {
 mod tests {
     use super::*;
 
-    /// Rows `rows` of `image`'s 3×3 neighbourhoods (zero outside the image),
-    /// a row of `9 × channels` values per pixel.
-    fn patches(image: &Image, rows: std::ops::Range<usize>) -> Vec<f32> {
+    /// `image`'s 3×3 neighbourhoods (zero outside the image), a row of
+    /// `9 × channels` values per pixel.
+    fn patches(image: &Image) -> Vec<f32> {
         let (w, c) = (image.width, image.channels);
-        let mut out = vec![0.0; rows.len() * w * 9 * c];
-        out.par_chunks_mut(w * 9 * c).zip(rows).for_each(|(row_out, y)| {
+        let mut out = vec![0.0; image.height * w * 9 * c];
+        out.chunks_mut(w * 9 * c).enumerate().for_each(|(y, row_out)| {
             for x in 0..w {
                 let pixel = &mut row_out[x * 9 * c..][..9 * c];
                 for ky in 0..3 {
@@ -291,7 +286,7 @@ mod tests {
     /// `conv` over `image` as a product of its patch rows, in f64.
     fn by_patches(conv: &Conv, image: &Image) -> Vec<f64> {
         let (k, outputs) = (9 * conv.inputs, conv.bias.len());
-        let strip = patches(image, 0..image.height);
+        let strip = patches(image);
         let mut out = Vec::new();
         for pixel in strip.chunks_exact(k) {
             for c in 0..outputs {
