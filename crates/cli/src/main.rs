@@ -228,7 +228,7 @@ enum BenchCommand {
         refine: f32,
         /// Probe sets the refinement reads in turn, a set per generation (1: always the same
         /// two sentences; at most 4).
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = revoice_engine::voice::fit::DEFAULT_PROBE_SETS)]
         probe_sets: usize,
         /// The languages each voice is fitted to speak, by Kokoro language tag (en-US, es, fr, it,
         /// pt-BR, hi, zh, ja); `own`: the language Whisper hears the recording in.
