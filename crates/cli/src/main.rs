@@ -191,7 +191,7 @@ enum BenchCommand {
         #[arg(long, default_value = "target/voicefit-refs")]
         references: PathBuf,
         /// Time budget of each fit, in minutes.
-        #[arg(long, default_value_t = 8.0)]
+        #[arg(long, default_value_t = revoice_engine::config::DEFAULT_FIT_MINUTES)]
         minutes: f32,
         /// Stop each fit after this many generations.
         #[arg(long)]
@@ -374,7 +374,7 @@ enum VoicesCommand {
         #[arg(long, default_value = "")]
         description: String,
         /// Time budget for the search, in minutes.
-        #[arg(long, default_value_t = 8.0)]
+        #[arg(long, default_value_t = revoice_engine::config::DEFAULT_FIT_MINUTES)]
         minutes: f32,
         /// The language the voice will speak.
         #[arg(long, default_value = "en-US")]

@@ -207,9 +207,16 @@ pub struct VoiceSettings {
 
 impl Default for VoiceSettings {
     fn default() -> Self {
-        VoiceSettings { fit_minutes: 8.0 }
+        VoiceSettings { fit_minutes: DEFAULT_FIT_MINUTES }
     }
 }
+
+/// A voice fit's budget unless one is set, in minutes. Five: with two
+/// probe sets read in turn and the naturalness guard at 0.4 of its first
+/// cost, 5-minute fits on 2 cores reach what 8-minute fits reached
+/// (`revoice bench voicefit`, sessions 54-55: held-out similarity and
+/// naturalness on every measured row, Italian with 8 minutes no better).
+pub const DEFAULT_FIT_MINUTES: f32 = 5.0;
 
 /// The range a fit's budget may be set in, minutes.
 pub const FIT_MINUTES: std::ops::RangeInclusive<f32> = 0.1..=120.0;

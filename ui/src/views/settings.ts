@@ -150,7 +150,7 @@ export class SettingsPage {
       void this.save({ fitMinutes: n });
     };
     // Shown to two decimals at most (the engine keeps it as a 32-bit float).
-    return html`<label class="setting"><span>${label}</span><input type="number" id=${id} min="0.1" max="120" step="0.1" aria-label=${label} .value=${String(Math.round(value * 100) / 100)} @change=${change} ${this.refused.on(id)} />${this.refused.note(id)}<span class="muted">How long a voice fit searches for a voice like the recording (8 minutes by default); a longer search may sound closer. Fits run in the background.</span></label>`;
+    return html`<label class="setting"><span>${label}</span><input type="number" id=${id} min="0.1" max="120" step="0.1" aria-label=${label} .value=${String(Math.round(value * 100) / 100)} @change=${change} ${this.refused.on(id)} />${this.refused.note(id)}<span class="muted">How long a voice fit searches for a voice like the recording (5 minutes by default); a longer search may sound closer. Fits run in the background.</span></label>`;
   }
 
   template(): TemplateResult {

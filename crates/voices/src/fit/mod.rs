@@ -171,7 +171,7 @@ pub const MAX_SPECTRAL_WEIGHT: f32 = 4.0;
 impl Default for FitSettings {
     fn default() -> FitSettings {
         FitSettings {
-            minutes: 8.0,
+            minutes: revoice_core::config::DEFAULT_FIT_MINUTES,
             population: 8,
             timbre_dims: 6,
             prosody_dims: 4,
@@ -350,11 +350,13 @@ mod tests {
     fn fits_saved_before_the_refinement_keep_their_keys() {
         let old = r#"{"minutes":8.0,"population":8,"timbre_dims":6,"prosody_dims":4,"seed":1,"tone_match_db":12.0}"#;
         let settings: FitSettings = serde_json::from_str(old).unwrap();
+        // Today's settings at the old record's budget.
+        let today = FitSettings { minutes: settings.minutes, ..Default::default() };
         assert_eq!(settings.refine_share, 0.0);
         assert_eq!(settings.probe_sets, 1);
         assert_eq!(settings.key(), "fit/v1 minutes=8 population=8 timbre=6 prosody=4 seed=1 generations=any tone=12");
         assert_eq!(
-            FitSettings::default().key(),
+            today.key(),
             format!(
                 "{} refine={REFINE_SHARE} probes={DEFAULT_PROBE_SETS} natural={NATURALNESS_WEIGHT} guard={NATURALNESS_GUARD} margin={GUARD_MARGIN}",
                 settings.key()
@@ -365,13 +367,13 @@ mod tests {
         let first_guard: FitSettings = serde_json::from_str(first_guard).unwrap();
         assert_eq!(first_guard.naturalness_guard_margin, NATURAL_MARGIN);
         assert_eq!(first_guard.key(), format!("{} refine={REFINE_SHARE} natural={NATURALNESS_WEIGHT} guard={NATURALNESS_GUARD}", settings.key()));
-        let unguarded = FitSettings { naturalness_guard: 0.0, probe_sets: 1, ..Default::default() };
+        let unguarded = FitSettings { naturalness_guard: 0.0, probe_sets: 1, ..today.clone() };
         assert_eq!(
             unguarded.key(),
             format!("{} refine={REFINE_SHARE} natural={NATURALNESS_WEIGHT}", settings.key()),
             "fits saved before the guard keep their keys"
         );
-        let unweighed = FitSettings { naturalness_weight: 0.0, naturalness_guard: 0.0, probe_sets: 1, ..Default::default() };
+        let unweighed = FitSettings { naturalness_weight: 0.0, naturalness_guard: 0.0, probe_sets: 1, ..today.clone() };
         assert_eq!(unweighed.key(), format!("{} refine={REFINE_SHARE}", settings.key()));
         let rotating = FitSettings { probe_sets: PROBE_SETS, ..unweighed.clone() };
         assert_eq!(rotating.key(), format!("{} refine={REFINE_SHARE} probes={PROBE_SETS}", settings.key()));
