@@ -11,6 +11,7 @@ use std::sync::Arc;
 use sha2::{Digest, Sha256};
 use tokio::sync::watch;
 
+use crate::listening::Listener;
 use crate::Engine;
 use revoice_audio::decode::DecodedAudio;
 use revoice_audio::pitch::voice_stats;
@@ -363,6 +364,11 @@ impl Engine {
                     starts[0].1.clone(),
                 );
             }
+            // Whisper hears the validation renders, so a voice that swallows words is passed over.
+            let listener = engine.listener();
+            if whisper_installed(listener)? {
+                judge = judge.with_words(listener.as_ref());
+            }
             if settings.register_semitones > 0.0 {
                 let register_hz = voice_stats(&decoded.samples, decoded.sample_rate).median_pitch_hz;
                 judge = judge.with_register(register_hz, settings.register_semitones);
@@ -394,6 +400,19 @@ fn naturalness_judge(data_dir: &Path, wanted: bool) -> Result<Option<Naturalness
         Err(Error::InvalidInput { input, reason }) => {
             tracing::warn!(%input, %reason, "the fit cannot weigh naturalness");
             Ok(None)
+        }
+        Err(other) => Err(other),
+    }
+}
+
+/// Whether Whisper can hear a fit's renders (it loads, or is loaded); a
+/// data folder without it fits without hearing words, and says so.
+fn whisper_installed(listener: &Listener) -> Result<bool> {
+    match listener.model() {
+        Ok(_) => Ok(true),
+        Err(Error::InvalidInput { input, reason }) => {
+            tracing::warn!(%input, %reason, "the fit cannot hear the fitted voice's words");
+            Ok(false)
         }
         Err(other) => Err(other),
     }

@@ -200,6 +200,22 @@ impl Listener {
     }
 }
 
+/// Whisper hears the words of a voice fit's validation renders, each clip
+/// in a window of its own: packed several to a window, what was heard in
+/// one clip moved with its neighbours (one fit heard the same stock voice's
+/// words with five errors when choosing its snapshot and three when
+/// choosing its tone match).
+impl revoice_voices::fit::WordListener for Listener {
+    fn heard(&self, clips: &[&[f32]], sample_rate: u32, language: &str) -> Result<Vec<String>> {
+        let options = TranscriptOptions {
+            language: Some(revoice_text::language::primary(language)),
+            word_timestamps: false,
+            initial_prompt: revoice_text::language::transcription_prompt(language).map(str::to_string),
+        };
+        clips.iter().map(|clip| Ok(self.transcribe(clip, sample_rate, &options, &mut |_| true)?.text())).collect()
+    }
+}
+
 /// Hands memory freed by a dropped model back to the system (glibc keeps
 /// freed heap pages otherwise, so the process would stay as large as it was).
 pub fn release_freed_memory() {

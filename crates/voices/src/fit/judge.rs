@@ -1,6 +1,8 @@
 //! How a fit judges its candidates: the [`Judge`] that renders and scores
-//! style recipes, and the [`Verdict`] on each (the search in `run.rs` and
-//! the refinement in `refine.rs` both read them).
+//! style recipes, the [`Verdict`] on each (the search in `run.rs` and the
+//! refinement in `refine.rs` both read them), and how a voice sounded on
+//! the fit's other sentences ([`Listened`], its words heard by a
+//! [`WordListener`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -27,12 +29,21 @@ pub struct Verdict {
 }
 
 /// How a voice sounded on sentences of the fit's: how much like the
-/// reference, and how natural (DNSMOS's speech-signal score, 1 to 5) where
-/// the judge listens for that.
+/// reference, how natural (DNSMOS's speech-signal score, 1 to 5) where
+/// the judge listens for that, and how many words Whisper heard wrong
+/// (substituted, dropped or added) where the judge listens for words.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Listened {
     pub similarity: f32,
     pub naturalness: Option<f32>,
+    pub word_errors: Option<usize>,
+}
+
+/// Hears what renders say (the engine's Whisper).
+pub trait WordListener: Sync {
+    /// What is said in each of `clips` (at `sample_rate`), spoken in
+    /// `language` (a tag such as `en-US`).
+    fn heard(&self, clips: &[&[f32]], sample_rate: u32, language: &str) -> Result<Vec<String>>;
 }
 
 /// Renders and scores candidates.

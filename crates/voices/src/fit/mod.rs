@@ -23,7 +23,7 @@ pub mod space;
 use serde::{Deserialize, Serialize};
 
 pub use flights::MAX_QUEUED_FITS;
-pub use judge::{Judge, Verdict};
+pub use judge::{Judge, Verdict, WordListener};
 pub use run::{fit, judged_again, FitCheckpoint, FitProgress};
 pub use space::{StyleRecipe, StyleSpace};
 
@@ -82,8 +82,8 @@ pub struct FitSettings {
     pub register_semitones: f32,
     /// How much a voice sounding less natural than the best stock voice
     /// (DNSMOS's speech-signal score on the validation sentences, less
-    /// [`NATURAL_MARGIN`]) counts against its similarity when the fit
-    /// chooses its tone match's strength; 0: not at all, the full match
+    /// `naturalness_guard_margin`) counts against its similarity when the
+    /// fit chooses its tone match's strength; 0: not at all, the full match
     /// (fits saved before it).
     #[serde(default)]
     pub naturalness_weight: f32,
@@ -94,9 +94,10 @@ pub struct FitSettings {
     /// before it).
     #[serde(default)]
     pub naturalness_guard: f32,
-    /// How far below the best stock voice's naturalness on the probes a
-    /// candidate may fall before the guard costs it anything; fits saved
-    /// before it used [`NATURAL_MARGIN`].
+    /// How far below the best stock voice's naturalness a voice may fall
+    /// before it costs anything: a candidate on the probes (the guard) and
+    /// a strength of the tone match on the validation sentences (the
+    /// choice); fits saved before it used [`NATURAL_MARGIN`] for both.
     #[serde(default = "natural_margin")]
     pub naturalness_guard_margin: f32,
 }
@@ -121,15 +122,17 @@ pub const PROBE_SETS: usize = 4;
 /// The probe sets a refinement reads in turn by default. With one, the
 /// search learns the naturalness guard on two sentences and can lose it
 /// held out; in 5-minute fits (`revoice bench voicefit --probe-sets`,
-/// sessions 54-55) two sets kept every row within 0.15 of the best stock
-/// voice's DNSMOS signal score held out, where one set let the LibriVox
-/// reader in Spanish fall 0.45 below it and lp in English 0.28, for
-/// similarity within ±0.04 elsewhere.
+/// sessions 54-55) two sets kept every row within 0.17 of the best stock
+/// voice's DNSMOS signal score held out (slt the lowest, 0.12 to 0.17
+/// below; 0.08 to 0.13 with the tone choice's margin at 0), where one set
+/// let the LibriVox reader in Spanish fall 0.45 below it and lp in English
+/// 0.28, for similarity within ±0.04 elsewhere.
 pub const DEFAULT_PROBE_SETS: usize = 2;
 
-/// How much less natural than the best stock voice a fitted voice may
-/// sound, on DNSMOS's speech-signal scale, before the choice counts it
-/// against the voice (see [`FitSettings::naturalness_weight`]).
+/// The first margin of naturalness: how much less natural than the best
+/// stock voice a voice could sound, on DNSMOS's speech-signal scale,
+/// before the guard and the tone choice counted it against the voice;
+/// fits saved before [`FitSettings::naturalness_guard_margin`] keep it.
 pub const NATURAL_MARGIN: f32 = 0.1;
 
 /// How far `naturalness` falls below `floor`, on the opinion scale (0

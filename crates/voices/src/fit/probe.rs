@@ -24,6 +24,8 @@
 //! chooses its tone match's strength by it), and with a guard every
 //! candidate's probe renders too, so the search keeps to voices about as
 //! natural as the best stock voice ([`ProbeJudge::with_naturalness_guard`]).
+//! Given a [`WordListener`], it hears the words of the validation
+//! renders, so the fit can set aside a voice that swallows them.
 
 use std::sync::Arc;
 
@@ -40,8 +42,9 @@ use revoice_model::speaker::{cosine_similarity, SpeakerEncoder};
 use revoice_model::speech::{RowAudio, SpeechRow};
 use revoice_speech::front_end::{FrontEnd, SayRequest};
 use revoice_speech::scheduler::{Job, Scheduler};
+use revoice_text::word_errors::word_errors_in;
 
-use super::judge::{Judge, Listened, Verdict};
+use super::judge::{Judge, Listened, Verdict, WordListener};
 use super::natural_shortfall;
 use super::space::StyleRecipe;
 
@@ -280,6 +283,12 @@ pub struct ProbeJudge<'a> {
     naturalness: Option<&'a NaturalnessJudge>,
     /// Where every candidate is held to a floor of naturalness too.
     guard: Option<NaturalGuard>,
+    /// The language the sentences are in, and the validation sentences
+    /// as written (what a voice's words are compared with).
+    language: &'static str,
+    validation_text: String,
+    /// Whisper, hearing the words of the validation renders.
+    words: Option<&'a dyn WordListener>,
 }
 
 /// Holds candidates to the naturalness of a stock voice: each candidate's
@@ -353,7 +362,21 @@ impl<'a> ProbeJudge<'a> {
             register: None,
             naturalness: None,
             guard: None,
+            language: sentences.language,
+            validation_text: sentences.validation.join(" "),
+            words: None,
         })
+    }
+
+    /// A judge that also hears the words of the validation renders
+    /// ([`Listened::word_errors`]); not in Japanese, where Whisper writes a
+    /// word in kanji or in kana as it likes, so a count of differing
+    /// characters says little of how clearly a voice speaks.
+    pub fn with_words(mut self, listener: &'a dyn WordListener) -> ProbeJudge<'a> {
+        if self.language != "ja" {
+            self.words = Some(listener);
+        }
+        self
     }
 
     /// A judge that also listens for how natural the voices sound on the
@@ -449,7 +472,8 @@ impl<'a> ProbeJudge<'a> {
 
     /// Each recipe's similarity reading `lines` as it sounds (through its
     /// own tone, if it has one), all of them heard as one take.
-    fn listened(&self, recipes: &[StyleRecipe], lines: &[Vec<u32>]) -> Result<Vec<Listened>> {
+    /// `written`: the lines as written, where their words are to be heard.
+    fn listened(&self, recipes: &[StyleRecipe], lines: &[Vec<u32>], written: Option<&str>) -> Result<Vec<Listened>> {
         let clips: Vec<Vec<f32>> = self.render(recipes, lines)?.iter().map(|r| joined(r)).collect();
         let similarities: Vec<f32> = clips.par_iter().map(|clip| self.similarity(clip)).collect::<Result<_>>()?;
         // One clip after another, outside the pool: the naturalness judge
@@ -458,7 +482,26 @@ impl<'a> ProbeJudge<'a> {
             Some(judge) => clips.iter().map(|clip| judge.score_one_window(clip, self.sample_rate).map(|n| Some(n.signal))).collect::<Result<_>>()?,
             None => vec![None; clips.len()],
         };
-        Ok(similarities.into_iter().zip(naturalness).map(|(similarity, naturalness)| Listened { similarity, naturalness }).collect())
+        let word_errors: Vec<Option<usize>> = match (self.words, written) {
+            (Some(listener), Some(written)) => {
+                let clip_refs: Vec<&[f32]> = clips.iter().map(Vec::as_slice).collect();
+                let heard = listener.heard(&clip_refs, self.sample_rate, self.language)?;
+                heard
+                    .iter()
+                    .map(|heard| {
+                        let errors = word_errors_in(written, heard, self.language);
+                        Some(errors.substitutions + errors.deletions + errors.insertions)
+                    })
+                    .collect()
+            }
+            _ => vec![None; clips.len()],
+        };
+        Ok(similarities
+            .into_iter()
+            .zip(naturalness)
+            .zip(word_errors)
+            .map(|((similarity, naturalness), word_errors)| Listened { similarity, naturalness, word_errors })
+            .collect())
     }
 
     /// Holds the candidates whose probe clips are `clips` (on probe set
@@ -620,11 +663,11 @@ impl Judge for ProbeJudge<'_> {
     }
 
     fn held_out(&self, recipes: &[StyleRecipe]) -> Result<Vec<Listened>> {
-        self.listened(recipes, &self.held_out)
+        self.listened(recipes, &self.held_out, None)
     }
 
     fn validation(&self, recipes: &[StyleRecipe]) -> Result<Vec<Listened>> {
-        self.listened(recipes, &self.validation)
+        self.listened(recipes, &self.validation, Some(&self.validation_text))
     }
 
     fn registered(&self, style: StyleRecipe) -> Result<StyleRecipe> {
