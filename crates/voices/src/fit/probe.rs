@@ -470,9 +470,10 @@ impl<'a> ProbeJudge<'a> {
         Ok(self.embedding(samples)?.map_or(0.0, |e| cosine_similarity(&e, &self.reference)))
     }
 
-    /// Each recipe's similarity reading `lines` as it sounds (through its
-    /// own tone, if it has one), all of them heard as one take.
-    /// `written`: the lines as written, where their words are to be heard.
+    /// How each recipe sounds reading `lines` (through its own tone, if it
+    /// has one), all of them rendered as one job: its similarity, its
+    /// naturalness where the judge listens for it, and, given `written`
+    /// (the lines as written), how many words Whisper hears wrong.
     fn listened(&self, recipes: &[StyleRecipe], lines: &[Vec<u32>], written: Option<&str>) -> Result<Vec<Listened>> {
         let clips: Vec<Vec<f32>> = self.render(recipes, lines)?.iter().map(|r| joined(r)).collect();
         let similarities: Vec<f32> = clips.par_iter().map(|clip| self.similarity(clip)).collect::<Result<_>>()?;

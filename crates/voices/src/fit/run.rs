@@ -168,9 +168,9 @@ const TONE_STRENGTHS: [f32; 3] = [0.0, 0.5, 1.0];
 
 /// `tone` at the strength worth most on the validation sentences, its
 /// naturalness held to `stock`'s less `margin` (full strength when the fit
-/// does not weigh naturalness), among those that
-/// say their words about as clearly as `stock` (see [`chosen_voice`]);
-/// `None` for the style alone.
+/// does not weigh naturalness), among the strengths that say their words
+/// about as clearly as `stock` (see [`chosen_voice`]); `None` for the style
+/// alone.
 fn tone_chosen(
     judge: &dyn Judge,
     style: &StyleRecipe,
