@@ -21,7 +21,7 @@ use revoice_core::error::{Error, Result};
 use revoice_model::naturalness::NaturalnessJudge;
 use revoice_speech::cache::ReferenceInput;
 use revoice_voices::fit::flights::{Flight, MAX_QUEUED_FITS};
-use revoice_voices::fit::probe::{OwnWords, ProbeJudge};
+use revoice_voices::fit::probe::{words_heard_in, OwnWords, ProbeJudge};
 use revoice_voices::fit::{self, FitCheckpoint, FitProgress, FitSettings, FittedVoice, StyleRecipe, StyleSpace};
 use revoice_voices::MatchedVoice;
 
@@ -364,9 +364,10 @@ impl Engine {
                     starts[0].1.clone(),
                 );
             }
-            // Whisper hears the validation renders, so a voice that swallows words is passed over.
+            // Whisper hears the validation renders, so a voice that swallows
+            // words is passed over (loaded only where the fit hears words).
             let listener = engine.listener();
-            if whisper_installed(listener)? {
+            if words_heard_in(&request.language) && whisper_installed(listener)? {
                 judge = judge.with_words(listener.as_ref());
             }
             if settings.register_semitones > 0.0 {

@@ -222,6 +222,13 @@ pub fn sentences_for(language: &str) -> Option<&'static FitSentences> {
     SENTENCES.iter().find(|s| revoice_text::language::speaks(s.language, language))
 }
 
+/// Whether a fit in `language` hears the words its voices say: not in
+/// Japanese, where Whisper writes a word in kanji or in kana as it likes, so
+/// a count of differing characters says little of how clearly a voice speaks.
+pub fn words_heard_in(language: &str) -> bool {
+    !revoice_text::language::speaks("ja", language)
+}
+
 /// The English held-out sentences (the bench's intelligibility check).
 pub const HELD_OUT_SENTENCES: &[&str] = &SENTENCES[0].held_out;
 
@@ -369,11 +376,9 @@ impl<'a> ProbeJudge<'a> {
     }
 
     /// A judge that also hears the words of the validation renders
-    /// ([`Listened::word_errors`]); not in Japanese, where Whisper writes a
-    /// word in kanji or in kana as it likes, so a count of differing
-    /// characters says little of how clearly a voice speaks.
+    /// ([`Listened::word_errors`]), in the languages [`words_heard_in`].
     pub fn with_words(mut self, listener: &'a dyn WordListener) -> ProbeJudge<'a> {
-        if self.language != "ja" {
+        if words_heard_in(self.language) {
             self.words = Some(listener);
         }
         self

@@ -98,6 +98,36 @@ fn worth(heard: &Listened, floor: Option<f32>, weight: f32) -> f32 {
     heard.similarity - weight * shortfall
 }
 
+/// The best stock voice as the fit's end hears it on the validation
+/// sentences: the floor of naturalness and words both choices are held to,
+/// rendered and heard once, when a choice first asks.
+struct StockHeard<'a> {
+    judge: &'a dyn Judge,
+    recipe: Option<&'a StyleRecipe>,
+    heard: std::cell::OnceCell<Option<Listened>>,
+}
+
+impl<'a> StockHeard<'a> {
+    /// `best_stock`'s recipe among `starts`, heard through `judge`.
+    fn new(judge: &'a dyn Judge, starts: &'a [(String, StyleRecipe)], best_stock: &str) -> StockHeard<'a> {
+        let recipe = starts.iter().find(|(label, _)| label == best_stock).map(|(_, r)| r);
+        StockHeard { judge, recipe, heard: std::cell::OnceCell::new() }
+    }
+
+    /// How the stock voice sounds on the validation sentences; `None` where
+    /// the fit has no stock voice among its starts.
+    fn heard(&self) -> Result<Option<Listened>> {
+        if let Some(heard) = self.heard.get() {
+            return Ok(*heard);
+        }
+        let heard = match self.recipe {
+            Some(recipe) => self.judge.validation(std::slice::from_ref(recipe))?.pop(),
+            None => None,
+        };
+        Ok(*self.heard.get_or_init(|| heard))
+    }
+}
+
 /// How many more words than the best stock voice a voice may be heard
 /// saying wrong on the validation sentences before the fit passes it over:
 /// one, since Whisper slips on a word now and then.
@@ -139,11 +169,10 @@ fn worthiest(heard: &[Listened], floor: Option<f32>, weight: f32, stock_errors: 
 /// `stock`, the best stock voice, on the same sentences (beyond
 /// [`WORD_SLACK`]) is passed over: a likeness that swallows words is not
 /// one a dubber can use.
-fn chosen_voice(judge: &dyn Judge, choices: Vec<Snapshot>, stock: Option<&StyleRecipe>) -> Result<Snapshot> {
-    let mut recipes: Vec<StyleRecipe> = choices.iter().map(|c| c.recipe.clone()).collect();
-    recipes.extend(stock.cloned());
-    let mut heard = judge.validation(&recipes)?;
-    let stock_errors = stock.and_then(|_| heard.pop()).and_then(|h| h.word_errors);
+fn chosen_voice(judge: &dyn Judge, choices: Vec<Snapshot>, stock: &StockHeard) -> Result<Snapshot> {
+    let recipes: Vec<StyleRecipe> = choices.iter().map(|c| c.recipe.clone()).collect();
+    let heard = judge.validation(&recipes)?;
+    let stock_errors = stock.heard()?.and_then(|h| h.word_errors);
     for (choice, h) in choices.iter().zip(&heard) {
         tracing::info!(
             generation = choice.generation,
@@ -171,22 +200,16 @@ const TONE_STRENGTHS: [f32; 3] = [0.0, 0.5, 1.0];
 /// does not weigh naturalness), among the strengths that say their words
 /// about as clearly as `stock` (see [`chosen_voice`]); `None` for the style
 /// alone.
-fn tone_chosen(
-    judge: &dyn Judge,
-    style: &StyleRecipe,
-    tone: Option<ToneCurve>,
-    stock: Option<&StyleRecipe>,
-    weight: f32,
-    margin: f32,
-) -> Result<Option<ToneCurve>> {
-    let Some(stock) = stock.filter(|_| weight > 0.0) else { return Ok(tone) };
+fn tone_chosen(judge: &dyn Judge, style: &StyleRecipe, tone: Option<ToneCurve>, stock: &StockHeard, weight: f32, margin: f32) -> Result<Option<ToneCurve>> {
+    if weight <= 0.0 || stock.recipe.is_none() {
+        return Ok(tone);
+    }
     let Some(tone) = tone else { return Ok(None) };
     let tones: Vec<Option<ToneCurve>> = TONE_STRENGTHS.iter().map(|s| (*s > 0.0).then(|| tone.scaled(*s))).collect();
-    let mut recipes: Vec<StyleRecipe> = tones.iter().map(|t| StyleRecipe { tone: t.clone(), ..style.clone() }).collect();
+    let recipes: Vec<StyleRecipe> = tones.iter().map(|t| StyleRecipe { tone: t.clone(), ..style.clone() }).collect();
+    let heard = judge.validation(&recipes)?;
     // The best stock voice, heard on the same sentences, sets the floor.
-    recipes.push(stock.clone());
-    let mut heard = judge.validation(&recipes)?;
-    let stock_heard = heard.pop();
+    let stock_heard = stock.heard()?;
     let floor = stock_heard.and_then(|h| h.naturalness).map(|n| n - margin);
     let stock_errors = stock_heard.and_then(|h| h.word_errors);
     let at = worthiest(&heard, floor, weight, stock_errors);
@@ -214,6 +237,7 @@ fn finished(
     judge: &dyn Judge,
     starts: &[(String, StyleRecipe)],
     best_stock: &str,
+    stock: &StockHeard,
     style: StyleRecipe,
     verdict: Verdict,
     record: &FitRecord,
@@ -228,7 +252,6 @@ fn finished(
     };
     let fit_similarity = verdict.similarity;
     let weight = record.settings.naturalness_weight;
-    let stock = starts.iter().find(|(label, _)| label == best_stock).map(|(_, r)| r);
     let tone = tone_chosen(judge, &style, verdict.tone, stock, weight, record.settings.naturalness_guard_margin)?;
     let recipe = StyleRecipe { tone, ..style.clone() };
     // Held out: the voice, the starting voices as they are, and the voice's
@@ -297,7 +320,7 @@ pub fn judged_again(judge: &dyn Judge, starts: &[(String, StyleRecipe)], best_st
         candidates: kept.candidates,
         seconds: kept.seconds,
     };
-    finished(judge, starts, best_stock, style, verdict, &record)
+    finished(judge, starts, best_stock, &StockHeard::new(judge, starts, best_stock), style, verdict, &record)
 }
 
 /// Fits a voice. `starts` are the starting points to judge first (the best
@@ -385,6 +408,8 @@ pub fn fit(
         state.seconds = resumed_at + began.elapsed().as_secs_f64();
         on_generation(&state, &progress_of(&state, best_similarity))?;
     }
+    // The best stock voice is heard once for both of the end's choices.
+    let stock = StockHeard::new(judge, starts, best_stock);
     let (style, verdict) = if refining {
         // The refinement lives in the checkpoint, so each generation's save holds it.
         if state.refinement.is_none() {
@@ -418,8 +443,7 @@ pub fn fit(
             on_generation(&state, &progress_of(&state, best_similarity))?;
         }
         let refinement = state.refinement.as_ref().expect("the refinement was set above");
-        let stock = starts.iter().find(|(label, _)| label == best_stock).map(|(_, r)| r);
-        let chosen = StyleRecipe { tone: None, ..chosen_voice(judge, refinement.choices(), stock)?.recipe };
+        let chosen = StyleRecipe { tone: None, ..chosen_voice(judge, refinement.choices(), &stock)?.recipe };
         // Heard again on the search's probes: the fit's figure and tone
         // match come from the same sentences whichever set it was judged on.
         let verdict = judge.judge(std::slice::from_ref(&chosen), 0)?.remove(0);
@@ -435,7 +459,7 @@ pub fn fit(
         candidates: state.candidates,
         seconds: (resumed_at + began.elapsed().as_secs_f64()) as f32,
     };
-    let fitted = finished(judge, starts, best_stock, style, verdict, &record)?;
+    let fitted = finished(judge, starts, best_stock, &stock, style, verdict, &record)?;
     Ok((fitted, state))
 }
 
@@ -611,7 +635,8 @@ mod tests {
             })
             .collect();
         // The most similar, however much less natural.
-        assert_eq!(chosen_voice(&TRADE, snapshots, None).unwrap().generation, 10);
+        let starts = [("am_adam".to_string(), stock)];
+        assert_eq!(chosen_voice(&TRADE, snapshots, &StockHeard::new(&TRADE, &starts, "am_adam")).unwrap().generation, 10);
         // What a voice is worth when naturalness is weighed: free within the margin, then at the weight.
         let heard = |naturalness| Listened { similarity: 0.8, naturalness: Some(naturalness), word_errors: None };
         assert!((worth(&heard(3.45), Some(3.5), 1.0) - 0.75).abs() < 1e-5);
@@ -660,39 +685,82 @@ mod tests {
                 })
                 .collect()
         };
-        let chosen = |judge: &Mumbling, stock: Option<&StyleRecipe>| chosen_voice(judge, snapshots(judge), stock).unwrap().generation;
+        let starts = [("am_adam".to_string(), stock.clone())];
+        let chosen =
+            |judge: &Mumbling, best_stock: &str| chosen_voice(judge, snapshots(judge), &StockHeard::new(judge, &starts, best_stock)).unwrap().generation;
         // Generation 7 is heard with three words wrong, 10 with six, against the stock voice's one.
         let mumbling = Mumbling { clear_up_to: 5.0 };
-        assert_eq!(chosen(&mumbling, Some(&stock)), 4);
+        assert_eq!(chosen(&mumbling, "am_adam"), 4);
         // One word more than the stock voice is within Whisper's slips.
-        assert_eq!(chosen(&Mumbling { clear_up_to: 6.0 }, Some(&stock)), 7);
+        assert_eq!(chosen(&Mumbling { clear_up_to: 6.0 }, "am_adam"), 7);
         // Without the stock voice heard, there is nothing to hold the words to.
-        assert_eq!(chosen(&mumbling, None), 10);
+        assert_eq!(chosen(&mumbling, "none of the starts"), 10);
         // Where every voice swallows words, the one heard with the fewest.
-        assert_eq!(chosen(&Mumbling { clear_up_to: -5.0 }, Some(&stock)), 0);
+        assert_eq!(chosen(&Mumbling { clear_up_to: -5.0 }, "am_adam"), 0);
     }
 
     #[test]
     fn a_tone_match_that_costs_naturalness_is_softened_or_left_off() {
         let stock = StyleRecipe::of_blend(&[("am_adam".to_string(), 1.0)]);
         let tone = ToneCurve { gains_db: vec![10.0, -4.0, 0.0] };
+        let starts = [("am_adam".to_string(), stock.clone())];
+        let heard = |judge: &'static Trade| StockHeard::new(judge, &starts, "am_adam");
         // Full: likeness 0.9, naturalness 3.3, 0.2 under the floor; half:
         // 0.8 and 3.45, within the margin; none: 0.7 and 3.6.
-        let softened = tone_chosen(&TRADE, &stock, Some(tone.clone()), Some(&stock), 1.0, NATURAL_MARGIN).unwrap().unwrap();
+        let softened = tone_chosen(&TRADE, &stock, Some(tone.clone()), &heard(&TRADE), 1.0, NATURAL_MARGIN).unwrap().unwrap();
         assert_eq!(softened.gains_db, vec![5.0, -2.0, 0.0]);
         assert_eq!(
-            tone_chosen(&TRADE, &stock, Some(tone.clone()), Some(&stock), 0.0, NATURAL_MARGIN).unwrap(),
+            tone_chosen(&TRADE, &stock, Some(tone.clone()), &heard(&TRADE), 0.0, NATURAL_MARGIN).unwrap(),
             Some(tone.clone()),
             "unweighed: the full match"
         );
         // A gentle match costs nothing below the margin: kept whole.
         let gentle = ToneCurve { gains_db: vec![1.5, 0.0, -1.0] };
-        assert_eq!(tone_chosen(&TRADE, &stock, Some(gentle.clone()), Some(&stock), 1.0, NATURAL_MARGIN).unwrap(), Some(gentle));
+        assert_eq!(tone_chosen(&TRADE, &stock, Some(gentle.clone()), &heard(&TRADE), 1.0, NATURAL_MARGIN).unwrap(), Some(gentle));
         // A match that colours more than it brings: the style alone.
-        let colouring = Trade { likeness: 0.002, cost: 0.05 };
-        assert_eq!(tone_chosen(&colouring, &stock, Some(tone.clone()), Some(&stock), 1.0, NATURAL_MARGIN).unwrap(), None);
-        assert_eq!(tone_chosen(&TRADE, &stock, None, Some(&stock), 1.0, NATURAL_MARGIN).unwrap(), None);
+        static COLOURING: Trade = Trade { likeness: 0.002, cost: 0.05 };
+        let colouring = &COLOURING;
+        assert_eq!(tone_chosen(colouring, &stock, Some(tone.clone()), &heard(colouring), 1.0, NATURAL_MARGIN).unwrap(), None);
+        assert_eq!(tone_chosen(&TRADE, &stock, None, &heard(&TRADE), 1.0, NATURAL_MARGIN).unwrap(), None);
         // Without a margin the half match's 0.15 below the stock voice costs more than the likeness it brings.
-        assert_eq!(tone_chosen(&TRADE, &stock, Some(tone.clone()), Some(&stock), 1.0, 0.0).unwrap(), None);
+        assert_eq!(tone_chosen(&TRADE, &stock, Some(tone.clone()), &heard(&TRADE), 1.0, 0.0).unwrap(), None);
+    }
+
+    /// [`Towards`], hearing every voice through a tone match, and counting
+    /// how often `stock` is rendered on the validation sentences.
+    struct Toned {
+        towards: Towards,
+        stock: StyleRecipe,
+        stock_validations: std::cell::Cell<usize>,
+    }
+
+    impl Judge for Toned {
+        fn judge(&self, recipes: &[StyleRecipe], probe_set: usize) -> Result<Vec<Verdict>> {
+            let tone = ToneCurve { gains_db: vec![3.0, -1.0, 0.0] };
+            Ok(self.towards.judge(recipes, probe_set)?.into_iter().map(|v| Verdict { tone: Some(tone.clone()), ..v }).collect())
+        }
+
+        fn held_out(&self, recipes: &[StyleRecipe]) -> Result<Vec<Listened>> {
+            self.towards.held_out(recipes)
+        }
+
+        fn validation(&self, recipes: &[StyleRecipe]) -> Result<Vec<Listened>> {
+            self.stock_validations.set(self.stock_validations.get() + recipes.iter().filter(|r| **r == self.stock).count());
+            self.towards.validation(recipes)
+        }
+    }
+
+    #[test]
+    fn a_fit_hears_the_stock_voice_once_for_both_of_its_ends_choices() {
+        let voices = test_voices();
+        let space = StyleSpace::new(&voices, 2, 2);
+        let stock = StyleRecipe::of_blend(&[("af_heart".to_string(), 1.0)]);
+        let starts = vec![("af_heart".to_string(), stock.clone())];
+        let settings =
+            FitSettings { minutes: 600.0, population: 6, max_generations: Some(3), refine_share: 0.5, naturalness_weight: 1.0, ..Default::default() };
+        let judge = Toned { towards: Towards::default(), stock, stock_validations: std::cell::Cell::new(0) };
+        let (fitted, _) = fit(&judge, &space, &starts, "af_heart", "en-US", &settings, None, &mut |_, _| Ok(()), &|| false).unwrap();
+        assert!(fitted.recipe.tone.is_some() || fitted.kept_start, "the tone choice ran");
+        assert_eq!(judge.stock_validations.get(), 1, "the snapshot's choice and the tone match's share one hearing");
     }
 }
