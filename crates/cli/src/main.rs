@@ -235,9 +235,9 @@ enum BenchCommand {
         #[arg(long, value_delimiter = ',', default_value = "own,en-US,es")]
         languages: Vec<String>,
         /// How much the spectral distance to the recording, saying its own words, counts beside
-        /// the speaker encoder's similarity in each fit's score (0: not at all; only where the
-        /// voice speaks the recording's language).
-        #[arg(long, default_value_t = 0.0)]
+        /// the speaker encoder's similarity in each fit's score (0: not at all; a voice fitted to
+        /// speak another language says them as the recording's language is read).
+        #[arg(long, default_value_t = revoice_engine::voice::fit::SPECTRAL_WEIGHT)]
         spectral_weight: f32,
         /// Folder to keep the held-out renders (WAV) and the fitted voices' records (JSON) in.
         #[arg(long, default_value = "target/voicefit-renders")]

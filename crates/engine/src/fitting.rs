@@ -65,43 +65,56 @@ fn decode_recording(recording: &ReferenceInput) -> Result<DecodedAudio> {
     revoice_audio::decode::decode_bytes(bytes.to_vec(), std::path::Path::new(&recording.describe()))
 }
 
-/// Pieces of the recording's own words shorter than this are joined to the
-/// next: too little to compare spectra on.
+/// A piece of the recording's own words is at least this long: less is
+/// too little to compare spectra on.
 const SHORTEST_PIECE_SECONDS: f64 = 2.0;
+/// A piece ends at the first pause in the words (a sentence's or clause's
+/// end) past [`SHORTEST_PIECE_SECONDS`], or at the first word end past
+/// this: every candidate of a generation says a piece, so a long one (a
+/// reader's 16 s sentence, heard as one segment) would cost more than the
+/// probes themselves.
+const LONGEST_PIECE_SECONDS: f64 = 4.0;
 
-/// The recording's own words in pieces (Whisper's segments, short ones
-/// joined), its samples at `rate` for each, when Whisper hears it in
-/// `language`; `None` in another language (the voice will not say the
-/// recording's words) or when nothing is heard.
-fn own_words(engine: &Engine, decoded: &DecodedAudio, language: &str, rate: u32, weight: f32) -> Result<Option<OwnWords>> {
-    let options = revoice_model::whisper::TranscriptOptions { language: None, word_timestamps: false, initial_prompt: None };
+/// The recording's own words in pieces of 2 to about 4 s (Whisper's words,
+/// cut at pauses where it can), its samples at `rate` for each, in the
+/// language Whisper hears them in; `None` when nothing is heard.
+fn own_words(engine: &Engine, decoded: &DecodedAudio, rate: u32, weight: f32) -> Result<Option<OwnWords>> {
+    let options = revoice_model::whisper::TranscriptOptions { language: None, word_timestamps: true, initial_prompt: None };
     let heard = engine.listener().transcribe(&decoded.samples, decoded.sample_rate, &options, &mut |_| true)?;
-    if !revoice_text::language::speaks(language, &heard.language) {
-        return Ok(None);
-    }
     let samples = revoice_audio::resample::resample(&decoded.samples, decoded.sample_rate, rate)?;
     let at = |seconds: f64| ((seconds.max(0.0) * rate as f64) as usize).min(samples.len());
-    let segments: Vec<(f64, f64, &str)> = heard.segments.iter().map(|s| (s.start, s.end, s.text.as_str())).collect();
-    let pieces: Vec<(String, Vec<f32>)> = pieces_of(&segments).into_iter().map(|(words, start, end)| (words, samples[at(start)..at(end)].to_vec())).collect();
+    // A segment without word timings counts as one word.
+    let words: Vec<(f64, f64, &str)> = heard
+        .segments
+        .iter()
+        .flat_map(|s| match s.words.is_empty() {
+            true => vec![(s.start, s.end, s.text.as_str())],
+            false => s.words.iter().map(|w| (w.start, w.end, w.word.as_str())).collect(),
+        })
+        .collect();
+    let pieces: Vec<(String, Vec<f32>)> = pieces_of(&words).into_iter().map(|(words, start, end)| (words, samples[at(start)..at(end)].to_vec())).collect();
     if pieces.is_empty() {
         return Ok(None);
     }
     let band_top_hz = revoice_audio::cepstrum::band_top_hz(decoded.sample_rate, rate);
-    Ok(Some(OwnWords { pieces, band_top_hz, weight: weight as f64 }))
+    Ok(Some(OwnWords { pieces, language: heard.language, band_top_hz, weight: weight as f64 }))
 }
 
-/// Whisper's segments (start, end, words) as pieces of at least
-/// [`SHORTEST_PIECE_SECONDS`]: a short segment is joined to the next; a
-/// short tail is left out.
-fn pieces_of(segments: &[(f64, f64, &str)]) -> Vec<(String, f64, f64)> {
+/// Whisper's words (start, end, word) as pieces of at least
+/// [`SHORTEST_PIECE_SECONDS`], each ending at the first pause past that, or
+/// at the first word end past [`LONGEST_PIECE_SECONDS`]; a short tail is
+/// left out.
+fn pieces_of(words: &[(f64, f64, &str)]) -> Vec<(String, f64, f64)> {
     let mut pieces = Vec::new();
-    let (mut words, mut start) = (String::new(), None::<f64>);
-    for (from, to, text) in segments {
+    let (mut text, mut start) = (String::new(), None::<f64>);
+    for (from, to, word) in words {
         let begun = *start.get_or_insert(*from);
-        words.push_str(text);
-        if to - begun >= SHORTEST_PIECE_SECONDS {
-            pieces.push((words.trim().to_string(), begun, *to));
-            (words, start) = (String::new(), None);
+        text.push_str(word);
+        let seconds = to - begun;
+        let pause = word.trim_end().ends_with(['.', ',', ';', ':', '!', '?', '。', '、', '，', '！', '？']);
+        if seconds >= SHORTEST_PIECE_SECONDS && (pause || seconds >= LONGEST_PIECE_SECONDS) {
+            pieces.push((text.trim().to_string(), begun, *to));
+            (text, start) = (String::new(), None);
         }
     }
     pieces
@@ -374,9 +387,10 @@ impl Engine {
                 let register_hz = voice_stats(&decoded.samples, decoded.sample_rate).median_pitch_hz;
                 judge = judge.with_register(register_hz, settings.register_semitones);
             }
-            if settings.spectral_weight > 0.0 {
+            // Whisper hears the recording's words too, for the spectral term.
+            if settings.spectral_weight > 0.0 && whisper_installed(listener)? {
                 let weight = settings.spectral_weight;
-                if let Some(own) = own_words(&engine, &decoded, &request.language, speech.sample_rate(), weight)? {
+                if let Some(own) = own_words(&engine, &decoded, speech.sample_rate(), weight)? {
                     tracing::info!(pieces = own.pieces.len(), weight, "the fit hears the recording's own words too");
                     judge = judge.with_own_words(front_end, own, &best)?;
                 }
@@ -406,13 +420,14 @@ fn naturalness_judge(data_dir: &Path, wanted: bool) -> Result<Option<Naturalness
     }
 }
 
-/// Whether Whisper can hear a fit's renders (it loads, or is loaded); a
-/// data folder without it fits without hearing words, and says so.
+/// Whether Whisper can hear a fit's renders and recording (it loads, or is
+/// loaded); a data folder without it fits without hearing words (neither
+/// the renders' nor the recording's own), and says so.
 fn whisper_installed(listener: &Listener) -> Result<bool> {
     match listener.model() {
         Ok(_) => Ok(true),
         Err(Error::InvalidInput { input, reason }) => {
-            tracing::warn!(%input, %reason, "the fit cannot hear the fitted voice's words");
+            tracing::warn!(%input, %reason, "the fit cannot hear words: not the fitted voice's, nor the recording's own");
             Ok(false)
         }
         Err(other) => Err(other),
@@ -425,13 +440,29 @@ mod tests {
 
     #[test]
     fn the_recordings_words_are_cut_in_pieces_long_enough_to_compare() {
-        let segments = [(0.0, 3.1, " The weather turned cold."), (3.1, 3.9, " Brr."), (3.9, 6.5, " Children gathered."), (6.5, 7.0, " Yes.")];
-        let pieces = pieces_of(&segments);
+        let words = [
+            (0.0, 0.6, " The"),
+            (0.6, 1.4, " weather"),
+            (1.4, 2.2, " turned,"),
+            (2.2, 3.1, " cold."),
+            (3.1, 3.9, " Brr."),
+            (3.9, 5.0, " Children"),
+            (5.0, 6.5, " gathered"),
+            (6.5, 7.2, " on"),
+            (7.2, 8.4, " the"),
+            (8.4, 9.0, " shore"),
+            (9.0, 9.4, " yes."),
+        ];
         assert_eq!(
-            pieces,
-            vec![("The weather turned cold.".to_string(), 0.0, 3.1), ("Brr. Children gathered.".to_string(), 3.1, 6.5)],
-            "a short segment joins the next, a short tail is left out"
+            pieces_of(&words),
+            vec![
+                ("The weather turned,".to_string(), 0.0, 2.2),
+                ("cold. Brr. Children gathered".to_string(), 2.2, 6.5),
+                ("on the shore yes.".to_string(), 6.5, 9.4),
+            ],
+            "a piece ends at the first pause past 2 s, else at the first word past 4 s"
         );
+        assert_eq!(pieces_of(&words[..10]).len(), 2, "a short tail is left out");
         assert!(pieces_of(&[]).is_empty());
     }
 }

@@ -242,11 +242,16 @@ const MIN_CONSISTENCY: f32 = 0.7;
 const MAX_PACE_DRIFT: f32 = 1.3;
 
 /// The recording's own words, cut in pieces (a few seconds each, as
-/// Whisper heard them), for the spectral term of a fit's score.
+/// Whisper heard them), for the spectral term of a fit's score. A voice
+/// fitted to speak another language says them too, read as the
+/// recording's language is read: the term is the timbre on the same
+/// words, whatever the voice will speak.
 pub struct OwnWords {
     /// Each piece's words and the recording's samples saying them (at the
     /// model's rate).
     pub pieces: Vec<(String, Vec<f32>)>,
+    /// The language Whisper heard the words in (a tag such as `en`).
+    pub language: String,
     /// The highest frequency the recording carries, in Hz: the spectra are
     /// compared below it.
     pub band_top_hz: f64,
@@ -255,10 +260,11 @@ pub struct OwnWords {
     pub weight: f64,
 }
 
-/// [`OwnWords`] as the judge uses them: each piece as tokens, and the
-/// reading voice's distance on it, once measured.
+/// [`OwnWords`] as the judge uses them: each piece as the lines the front
+/// end reads it in (tokens), with the recording's samples, and the reading
+/// voice's distance on it, once measured.
 struct OwnPieces {
-    pieces: Vec<(Vec<u32>, Vec<f32>)>,
+    pieces: Vec<(Vec<Vec<u32>>, Vec<f32>)>,
     band_top_hz: f64,
     weight: f64,
     reading_voice: String,
@@ -412,15 +418,20 @@ impl<'a> ProbeJudge<'a> {
     }
 
     /// The judge, with the recording's own words counting in each
-    /// candidate's score (a piece the front end reads as more than one
-    /// line is left out; none left: no term).
+    /// candidate's score, measured against `reading_voice` saying them (a
+    /// piece the front end reads as several lines is said as those lines,
+    /// one after the other; no piece, or words in a language the studio
+    /// cannot read: no term).
     pub fn with_own_words(mut self, front_end: &FrontEnd, own_words: OwnWords, reading_voice: &str) -> Result<ProbeJudge<'a>> {
+        let Some(reader) = words_reader(self.language, &own_words.language, reading_voice) else {
+            tracing::info!(language = own_words.language, "the recording's words are in a language the studio does not read: no spectral term");
+            return Ok(self);
+        };
         let mut pieces = Vec::new();
         for (words, samples) in own_words.pieces {
-            let lines = tokens(front_end, &[words.as_str()], reading_voice)?;
-            // A piece the front end splits into lines would be said in several renders: left out.
-            if let [line] = lines.as_slice() {
-                pieces.push((line.clone(), samples));
+            let lines = tokens(front_end, &[words.as_str()], reader)?;
+            if !lines.is_empty() {
+                pieces.push((lines, samples));
             }
         }
         if !pieces.is_empty() && own_words.weight > 0.0 {
@@ -564,19 +575,19 @@ impl<'a> ProbeJudge<'a> {
     }
 
     /// Each candidate's spectral term on piece `at` of the recording's own
-    /// words (`said`: its render of them, through its tone match): the
-    /// weight times how much nearer to the recording it is than the
-    /// reading voice, as a share of the reading voice's distance.
-    fn spectral_terms(&self, own: &OwnPieces, at: usize, said: &[Option<RowAudio>]) -> Result<Vec<f64>> {
-        let (tokens, recording) = &own.pieces[at];
+    /// words (`said`: its render of them, through its tone match, its
+    /// lines joined): the weight times how much nearer to the recording it
+    /// is than the reading voice, as a share of the reading voice's distance.
+    fn spectral_terms(&self, own: &OwnPieces, at: usize, said: &[Option<Vec<f32>>]) -> Result<Vec<f64>> {
+        let (lines, recording) = &own.pieces[at];
         let distance = |samples: &[f32]| mel_cepstral_distortion_below(recording, samples, self.sample_rate, own.band_top_hz);
         let known = own.baseline.lock().unwrap_or_else(|p| p.into_inner())[at];
         let baseline = match known {
             Some(d) => d,
             None => {
                 let reading = StyleRecipe::of_blend(&[(own.reading_voice.clone(), 1.0)]);
-                let render = self.render(std::slice::from_ref(&reading), std::slice::from_ref(tokens))?;
-                let d = render.first().and_then(|r| r.first()).and_then(|r| distance(&r.samples)).unwrap_or(f64::NAN);
+                let render = self.render(std::slice::from_ref(&reading), lines)?;
+                let d = render.first().and_then(|r| distance(&joined(r))).unwrap_or(f64::NAN);
                 own.baseline.lock().unwrap_or_else(|p| p.into_inner())[at] = Some(d);
                 d
             }
@@ -584,7 +595,7 @@ impl<'a> ProbeJudge<'a> {
         Ok(said
             .par_iter()
             .map(|render| {
-                let d = render.as_ref().and_then(|r| distance(&r.samples));
+                let d = render.as_ref().and_then(|samples| distance(samples));
                 spectral_term(d, baseline, own.weight)
             })
             .collect())
@@ -616,12 +627,13 @@ impl Judge for ProbeJudge<'_> {
         let piece = self.own_words.as_ref().map(|own| probe_set % own.pieces.len());
         let mut lines = probes.clone();
         if let (Some(own), Some(at)) = (&self.own_words, piece) {
-            lines.push(own.pieces[at].0.clone());
+            lines.extend(own.pieces[at].0.iter().cloned());
         }
         let began = std::time::Instant::now();
         let mut renders = self.render(&plain, &lines)?;
         let rendered = began.elapsed();
-        let mut said: Vec<Option<RowAudio>> = renders.iter_mut().map(|r| if piece.is_some() { r.pop() } else { None }).collect();
+        // Each candidate's rows past the probes say the piece.
+        let mut said: Vec<Vec<RowAudio>> = renders.iter_mut().map(|r| r.split_off(probes.len().min(r.len()))).collect();
         let tones: Vec<Option<(ToneCurve, ToneCurve)>> = renders.iter().map(|r| self.tones_for(r)).collect();
         for ((audio, own), tone) in renders.iter_mut().zip(said.iter_mut()).zip(&tones) {
             if let Some((tone, _)) = tone {
@@ -630,6 +642,7 @@ impl Judge for ProbeJudge<'_> {
                 }
             }
         }
+        let said: Vec<Option<Vec<f32>>> = said.iter().map(|rows| (!rows.is_empty()).then(|| joined(rows))).collect();
         // Listening is the encoder's work per candidate: side by side on the pool.
         let toned = began.elapsed();
         let clips: Vec<Vec<f32>> = renders.iter().map(|r| joined(r)).collect();
@@ -726,6 +739,19 @@ fn register_move(recording_hz: f32, voice_hz: f32, most: f32) -> Option<f32> {
     (semitones.abs() >= SMALLEST_REGISTER_MOVE).then(|| (semitones * 100.0).round() / 100.0)
 }
 
+/// The voice whose reading turns the recording's words (heard in
+/// `words_language`) into tokens for a fit in `language`: the fit's
+/// `reading_voice` where the two are one language, else the default voice
+/// of the words' language, so a Spanish voice says an English recording's
+/// words as English is read; `None` for a language the studio reads with
+/// none of its own voices (its default voice would read another language).
+fn words_reader<'v>(language: &str, words_language: &str, reading_voice: &'v str) -> Option<&'v str> {
+    if revoice_text::language::speaks(language, words_language) {
+        return Some(reading_voice);
+    }
+    revoice_text::language::of_tag(words_language).filter(|l| l.native).map(|l| l.default_voice)
+}
+
 /// A candidate's spectral term: `weight × (1 − distance ÷ baseline)`,
 /// bounded to ±`weight` (a voice twice as far loses the whole weight, and
 /// no voice gains more than it); nothing when either distance is unknown.
@@ -741,6 +767,15 @@ fn spectral_term(distance: Option<f64>, baseline: f64, weight: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_recordings_words_are_read_in_their_own_language() {
+        assert_eq!(words_reader("en-US", "en", "af_sky"), Some("af_sky"), "the fit's own reading voice");
+        assert_eq!(words_reader("es", "en", "ef_dora"), Some("af_heart"), "an English recording read as English for a Spanish voice");
+        assert_eq!(words_reader("en-US", "it", "af_sky"), Some("if_sara"));
+        assert_eq!(words_reader("es", "xx", "ef_dora"), None);
+        assert_eq!(words_reader("es", "de", "ef_dora"), None, "German has no voice of its own to read it");
+    }
 
     #[test]
     fn the_spectral_term_rewards_a_voice_nearer_the_recording_than_the_reading_voice() {
