@@ -391,7 +391,7 @@ impl Engine {
             if settings.spectral_weight > 0.0 && whisper_installed(listener)? {
                 let weight = settings.spectral_weight;
                 if let Some(own) = own_words(&engine, &decoded, speech.sample_rate(), weight)? {
-                    tracing::info!(pieces = own.pieces.len(), weight, "the fit hears the recording's own words too");
+                    tracing::info!(pieces = own.pieces.len(), language = own.language, weight, "Whisper heard the recording's own words");
                     judge = judge.with_own_words(front_end, own, &best)?;
                 }
             }
