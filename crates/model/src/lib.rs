@@ -15,6 +15,7 @@ pub mod lstm;
 pub mod naturalness;
 pub mod onnx;
 pub mod speaker;
+pub mod spectral_distance;
 pub mod speech;
 pub mod testing;
 pub mod whisper;

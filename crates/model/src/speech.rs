@@ -6,6 +6,7 @@
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
+use candle_core::Tensor;
 use revoice_audio::tone::ToneCurve;
 use revoice_core::error::Result;
 
@@ -65,6 +66,20 @@ impl SpeechRow {
     }
 }
 
+/// What a differentiable decoder and generator take from a line's reading
+/// (Kokoro's, [`crate::kokoro::differentiable`]): the text
+/// aligned to frames, the pitch and energy curves, and the harmonic
+/// source's spectrum. None of it depends on the timbre.
+pub struct Voicing {
+    /// `[1, channels, frames]`.
+    pub asr: Tensor,
+    /// `[1, 2 × frames]` each.
+    pub f0: Tensor,
+    pub n: Tensor,
+    /// `[1, 2·bins, steps]`.
+    pub har: Tensor,
+}
+
 /// A neural speech model the engine can drive.
 pub trait SpeechModel: Send + Sync {
     /// Model id and revision, part of every synthesis key.
@@ -95,5 +110,12 @@ pub trait SpeechModel: Send + Sync {
     fn spoken_seconds(&self, rows: &[SpeechRow]) -> Vec<Result<f32>> {
         let speech = |a: RowAudio| revoice_audio::levels::speech_edges(&a.samples, a.sample_rate).map_or(0.0, |r| r.len() as f32 / a.sample_rate.max(1) as f32);
         self.generate(rows).into_iter().map(|r| r.map(speech)).collect()
+    }
+
+    /// What a differentiable decoder and generator take for `row` before
+    /// its timbre has a say (see [`crate::kokoro::differentiable`]); `None`
+    /// for a model that has none (only Kokoro does).
+    fn voicing(&self, _row: &SpeechRow) -> Option<Result<Voicing>> {
+        None
     }
 }

@@ -48,6 +48,9 @@ pub fn kokoro() -> SpeechLoader {
 pub struct SpeechStack {
     pub front_end: Arc<FrontEnd>,
     pub renderer: Arc<Renderer>,
+    /// The model the renderer drives, for what goes around the renderer
+    /// (a voice fit's gradient: [`SpeechModel::voicing`]).
+    pub model: Arc<dyn SpeechModel>,
     /// The widths of the batches the scheduler has formed.
     pub batch_sizes: Arc<BatchSizes>,
     model_id: String,
@@ -62,9 +65,10 @@ impl SpeechStack {
         let cache = RenderCacheConfig { max_bytes: (settings.dub.render_cache_mb.max(1) as usize) << 20, ttl: Duration::from_secs(3600) };
         let batch_sizes = Arc::new(BatchSizes::default());
         let (model_id, sample_rate) = (loaded.model.id().to_string(), loaded.model.sample_rate());
+        let model = loaded.model.clone();
         let observed = Arc::new(ObservedModel::new(loaded.model, batch_sizes.clone()));
         let renderer = Renderer::start(observed, loaded.model_key, scheduler, cache)?;
-        Ok(SpeechStack { front_end: Arc::new(loaded.front_end), renderer: Arc::new(renderer), batch_sizes, model_id, sample_rate })
+        Ok(SpeechStack { front_end: Arc::new(loaded.front_end), renderer: Arc::new(renderer), model, batch_sizes, model_id, sample_rate })
     }
 
     /// The model's id (and revision).

@@ -185,7 +185,7 @@ impl Module for Conv1d {
 /// Reads the weight and the padded input in place (strided), so nothing
 /// is unfolded; returns the output and its length.
 #[allow(clippy::too_many_arguments)]
-fn conv_by_taps(
+pub(crate) fn conv_by_taps(
     x: &[f32],
     c_in: usize,
     t: usize,
@@ -208,37 +208,56 @@ fn conv_by_taps(
             row.fill(b[o]);
         }
     }
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-    let parallelism = if threads > 1 { gemm::Parallelism::Rayon(threads) } else { gemm::Parallelism::None };
     for j in 0..k {
         // SAFETY: every pointer covers the m×k, k×n and m×n ranges the strides
         // describe: weight rows of c_in·k with tap j at offset j; padded rows of
         // t_pad with the tap's shift j·dilation + t_out ≤ t_pad; out rows of t_out.
         unsafe {
-            gemm::gemm(
-                c_out,
-                t_out,
-                c_in,
-                out.as_mut_ptr(),
-                1,
-                t_out as isize,
-                true,
-                weight.as_ptr().add(j),
-                k as isize,
-                (c_in * k) as isize,
-                padded.as_ptr().add(j * dilation),
-                1,
-                t_pad as isize,
-                1.0,
-                1.0,
-                false,
-                false,
-                false,
-                parallelism,
-            );
-        }
+            add_product((c_out, t_out, c_in), (out.as_mut_ptr(), t_out), (weight.as_ptr().add(j), c_in * k, k), (padded.as_ptr().add(j * dilation), t_pad))
+        };
     }
     (out, t_out)
+}
+
+/// `out += lhs · rhs` for an `m × n` output from an `m × k` and a `k × n`
+/// operand, over the cores: `out` and `rhs` by rows (row stride given,
+/// steps of 1 along a row), `lhs` by its row and column strides (a tap of a
+/// convolution's weights, read in place or transposed).
+///
+/// # Safety
+/// Each pointer must cover the range its sizes and strides describe.
+pub(crate) unsafe fn add_product(
+    (m, n, k): (usize, usize, usize),
+    (out, out_row): (*mut f32, usize),
+    (lhs, lhs_row, lhs_col): (*const f32, usize, usize),
+    (rhs, rhs_row): (*const f32, usize),
+) {
+    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let parallelism = if threads > 1 { gemm::Parallelism::Rayon(threads) } else { gemm::Parallelism::None };
+    // SAFETY: the caller's.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            out,
+            1,
+            out_row as isize,
+            true,
+            lhs,
+            lhs_col as isize,
+            lhs_row as isize,
+            rhs,
+            1,
+            rhs_row as isize,
+            1.0,
+            1.0,
+            false,
+            false,
+            false,
+            parallelism,
+        )
+    };
 }
 
 /// A 1-D transposed convolution (weight `[in, out/groups, k]`, with bias).

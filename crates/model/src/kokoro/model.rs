@@ -421,6 +421,10 @@ impl crate::speech::SpeechModel for KokoroModel {
         use rayon::prelude::*;
         rows.par_iter().map(|row| self.row_seconds(row)).collect()
     }
+
+    fn voicing(&self, row: &crate::speech::SpeechRow) -> Option<Result<crate::speech::Voicing>> {
+        Some(KokoroModel::voicing(self, row))
+    }
 }
 
 impl KokoroModel {
@@ -470,6 +474,22 @@ impl KokoroModel {
             sample_rate: self.cfg.sample_rate,
             speed: reading.speed,
         }
+    }
+
+    /// What the decoder and generator take for `row` before its timbre
+    /// has a say (see [`super::differentiable`]): its reading and its
+    /// harmonic source's spectrum.
+    pub fn voicing(&self, row: &crate::speech::SpeechRow) -> Result<crate::speech::Voicing> {
+        let pace = self.checked_pace(row)?;
+        let noise = row.seed.map_or(SourceNoise::Off, SourceNoise::Seeded);
+        let half = self.cfg.style_dim;
+        let pass = || -> candle_core::Result<crate::speech::Voicing> {
+            let reading = self.reading(&row.tokens, &row.style[half..], pace)?;
+            let f0 = pitched(&reading.f0, row.pitch_semitones)?;
+            let (har, _) = self.decoder.generator.source_spectrum(&f0.flatten_all()?.to_vec1::<f32>()?, noise, &self.device)?;
+            Ok(crate::speech::Voicing { asr: reading.asr.clone(), f0, n: reading.n.clone(), har })
+        };
+        pass().map_err(|e| model_error("voicing failed", e))
     }
 
     /// Renders `row` as a stream cut by `plan` (see [`super::StreamPlan`]),

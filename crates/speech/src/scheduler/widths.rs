@@ -58,4 +58,7 @@ impl SpeechModel for ObservedModel {
     fn spoken_seconds(&self, rows: &[SpeechRow]) -> Vec<Result<f32>> {
         self.inner.spoken_seconds(rows)
     }
+    fn voicing(&self, row: &SpeechRow) -> Option<Result<revoice_model::speech::Voicing>> {
+        self.inner.voicing(row)
+    }
 }
