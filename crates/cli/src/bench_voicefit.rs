@@ -258,7 +258,7 @@ pub async fn voicefit(
     let scratch = crate::bench_api::scratch(data_dir)?;
     let engine = Arc::new(Engine::open(EngineConfig::load_from(scratch.path().to_path_buf())?).await?);
     println!(
-        "revoice bench voicefit: {} references, each to speak {}; {}{} min budget a fit ({:.0} % of it refining outside the stock voices, on {} probe sets in turn), population {}, seed {}, {}+{} directions, tone match up to {} dB, register moved up to {} semitones, spectral weight {}, naturalness weight {}, naturalness guard {} (margin {})",
+        "revoice bench voicefit: {} references, each to speak {}; {}{} min budget a fit ({:.0} % of it refining outside the stock voices, on {} probe sets in turn), population {}, seed {}, {}+{} directions, tone match up to {} dB, register moved up to {} semitones, spectral weight {}, descent {:.0} % of the budget, naturalness weight {}, naturalness guard {} (margin {})",
         files.len(),
         languages.join(", "),
         kept.map_or(String::new(), |k| format!("the fitted voices kept in {} judged again (fitted with their own settings, chosen with today's); ", k.display())),
@@ -272,6 +272,7 @@ pub async fn voicefit(
         settings.tone_match_db,
         settings.register_semitones,
         settings.spectral_weight,
+        settings.descent_share * 100.0,
         settings.naturalness_weight,
         settings.naturalness_guard,
         settings.naturalness_guard_margin

@@ -239,6 +239,11 @@ enum BenchCommand {
         /// speak another language says them as the recording's language is read).
         #[arg(long, default_value_t = revoice_engine::voice::fit::SPECTRAL_WEIGHT)]
         spectral_weight: f32,
+        /// Share of each fit's budget spent moving the voice's timbre down the gradient of its
+        /// spectral distance to the recording's own words, taken from the refinement's share
+        /// (0: no descent).
+        #[arg(long, default_value_t = revoice_engine::voice::fit::DESCENT_SHARE)]
+        descent: f32,
         /// Folder to keep the held-out renders (WAV) and the fitted voices' records (JSON) in.
         #[arg(long, default_value = "target/voicefit-renders")]
         renders: PathBuf,
@@ -594,6 +599,7 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
                     refine,
                     probe_sets,
                     spectral_weight,
+                    descent,
                     languages,
                     renders,
                     kept,
@@ -613,6 +619,7 @@ async fn run(cli: Cli) -> revoice_engine::Result<ExitCode> {
                 refine_share: refine,
                 probe_sets,
                 spectral_weight,
+                descent_share: descent,
                 ..Default::default()
             };
             settings.check()?;

@@ -100,6 +100,19 @@ fn own_words(engine: &Engine, decoded: &DecodedAudio, rate: u32, weight: f32) ->
     Ok(Some(OwnWords { pieces, language: heard.language, band_top_hz, weight: weight as f64 }))
 }
 
+/// Kokoro's decoder and generator as differentiable operations, from the
+/// data folder's install; `None` where Kokoro is not installed there (a fit
+/// over another model then has no descent).
+fn differentiable_voice(data_dir: &std::path::Path) -> Result<Option<revoice_model::kokoro::differentiable::DifferentiableVoice>> {
+    let weights = revoice_model::assets::KOKORO.dir(data_dir).join(revoice_model::kokoro::WEIGHTS_FILE);
+    if !weights.is_file() {
+        return Ok(None);
+    }
+    let voice = revoice_model::kokoro::differentiable::DifferentiableVoice::load(&weights, &revoice_model::kokoro::config::Config::v1_0())
+        .map_err(|e| Error::invalid(weights.display().to_string(), format!("not a readable weights file ({e}): run `revoice models install --force`")))?;
+    Ok(Some(voice))
+}
+
 /// Whisper's words (start, end, word) as pieces of at least
 /// [`SHORTEST_PIECE_SECONDS`], each ending at the first pause past that, or
 /// at the first word end past [`LONGEST_PIECE_SECONDS`]; a short tail is
@@ -387,13 +400,21 @@ impl Engine {
                 let register_hz = voice_stats(&decoded.samples, decoded.sample_rate).median_pitch_hz;
                 judge = judge.with_register(register_hz, settings.register_semitones);
             }
-            // Whisper hears the recording's words too, for the spectral term.
-            if settings.spectral_weight > 0.0 && whisper_installed(listener)? {
+            // Whisper hears the recording's words too, for the spectral term and the descent.
+            if (settings.spectral_weight > 0.0 || settings.descent_share > 0.0) && whisper_installed(listener)? {
                 let weight = settings.spectral_weight;
                 if let Some(own) = own_words(&engine, &decoded, speech.sample_rate(), weight)? {
                     tracing::info!(pieces = own.pieces.len(), language = own.language, weight, "Whisper heard the recording's own words");
                     judge = judge.with_own_words(front_end, own, &best)?;
                 }
+            }
+            // The decoder and generator the descent takes its gradients through, for this fit only.
+            let descent_voice = match settings.descent_share > 0.0 {
+                true => differentiable_voice(engine.data_dir())?,
+                false => None,
+            };
+            if let Some(voice) = &descent_voice {
+                judge = judge.with_descent(voice, speech.model.as_ref())?;
             }
             let space = StyleSpace::new(front_end.stock_voices(), settings.timbre_dims, settings.prosody_dims);
             work(&judge, &space, &starts, &best)

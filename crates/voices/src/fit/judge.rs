@@ -64,4 +64,12 @@ pub trait Judge {
     fn registered(&self, style: StyleRecipe) -> Result<StyleRecipe> {
         Ok(style)
     }
+    /// How far `recipe`'s style (its own tone set aside) sounds from the
+    /// recording saying piece `piece` of the recording's own words (the
+    /// judge's pieces in turn), in dB, and that distance's gradient with
+    /// respect to the style's timbre offset; `None` where the judge cannot
+    /// take it (no words heard, no differentiable model).
+    fn spectral_gradient(&self, _recipe: &StyleRecipe, _piece: u64) -> Result<Option<(f32, Vec<f32>)>> {
+        Ok(None)
+    }
 }

@@ -35,11 +35,13 @@ use revoice_audio::cepstrum::mel_cepstral_distortion_below;
 use revoice_audio::pitch::{voice_stats, VoiceStats};
 use revoice_audio::tone::{long_term_spectrum, LongTermSpectrum, ToneCurve};
 use revoice_core::error::{Error, Result};
+use revoice_model::kokoro::differentiable::DifferentiableVoice;
 use revoice_model::kokoro::release::stock_voices;
 use revoice_model::kokoro::voices::StockVoices;
 use revoice_model::naturalness::NaturalnessJudge;
 use revoice_model::speaker::{cosine_similarity, SpeakerEncoder};
-use revoice_model::speech::{RowAudio, SpeechRow};
+use revoice_model::spectral_distance::SpectralTarget;
+use revoice_model::speech::{RowAudio, SpeechModel, SpeechRow};
 use revoice_speech::front_end::{FrontEnd, SayRequest};
 use revoice_speech::scheduler::{Job, Scheduler};
 use revoice_text::word_errors::word_errors_in;
@@ -302,6 +304,18 @@ pub struct ProbeJudge<'a> {
     validation_text: String,
     /// Whisper, hearing the words of the validation renders.
     words: Option<&'a dyn WordListener>,
+    /// The differentiable model a descent takes its gradients through.
+    descender: Option<Descender<'a>>,
+}
+
+/// What the judge takes a timbre's gradient with ([`Judge::spectral_gradient`]):
+/// the decoder and generator as differentiable operations, the model that
+/// reads each line for them, and each piece of the recording's own words
+/// as a target (`None` where the analysis finds no sound in it).
+struct Descender<'a> {
+    voice: &'a DifferentiableVoice,
+    model: &'a dyn SpeechModel,
+    targets: Vec<Option<SpectralTarget>>,
 }
 
 /// Holds candidates to the naturalness of a stock voice: each candidate's
@@ -378,6 +392,7 @@ impl<'a> ProbeJudge<'a> {
             language: sentences.language,
             validation_text: sentences.validation.join(" "),
             words: None,
+            descender: None,
         })
     }
 
@@ -434,7 +449,7 @@ impl<'a> ProbeJudge<'a> {
                 pieces.push((lines, samples));
             }
         }
-        if !pieces.is_empty() && own_words.weight > 0.0 {
+        if !pieces.is_empty() {
             let count = pieces.len();
             self.own_words = Some(OwnPieces {
                 pieces,
@@ -443,6 +458,22 @@ impl<'a> ProbeJudge<'a> {
                 reading_voice: reading_voice.to_string(),
                 baseline: std::sync::Mutex::new(vec![None; count]),
             });
+        }
+        Ok(self)
+    }
+
+    /// The judge, also giving the gradient of a style's spectral distance
+    /// to the recording's own words ([`Judge::spectral_gradient`]) through
+    /// `voice`, each line read by `model`; needs the own words
+    /// ([`Self::with_own_words`]).
+    pub fn with_descent(mut self, voice: &'a DifferentiableVoice, model: &'a dyn SpeechModel) -> Result<ProbeJudge<'a>> {
+        let Some(own) = &self.own_words else { return Ok(self) };
+        let target = |samples: &[f32]| {
+            SpectralTarget::new(samples, self.sample_rate, own.band_top_hz).map_err(|e| Error::internal("the recording's spectral target", e.to_string()))
+        };
+        let targets = own.pieces.iter().map(|(_, samples)| target(samples)).collect::<Result<Vec<_>>>()?;
+        if targets.iter().any(Option::is_some) {
+            self.descender = Some(Descender { voice, model, targets });
         }
         Ok(self)
     }
@@ -624,7 +655,7 @@ impl Judge for ProbeJudge<'_> {
         let probes = &self.probes[probe_set % self.probes.len()];
         let tokens: usize = probes.iter().map(Vec::len).sum();
         // The recording's own words ride along in the same batch, after the probes.
-        let piece = self.own_words.as_ref().map(|own| probe_set % own.pieces.len());
+        let piece = self.own_words.as_ref().filter(|own| own.weight > 0.0).map(|own| probe_set % own.pieces.len());
         let mut lines = probes.clone();
         if let (Some(own), Some(at)) = (&self.own_words, piece) {
             lines.extend(own.pieces[at].0.iter().cloned());
@@ -687,6 +718,29 @@ impl Judge for ProbeJudge<'_> {
 
     fn validation(&self, recipes: &[StyleRecipe]) -> Result<Vec<Listened>> {
         self.listened(recipes, &self.validation, Some(&self.validation_text))
+    }
+
+    fn spectral_gradient(&self, recipe: &StyleRecipe, piece: u64) -> Result<Option<(f32, Vec<f32>)>> {
+        let (Some(own), Some(descender)) = (&self.own_words, &self.descender) else { return Ok(None) };
+        let usable: Vec<usize> = (0..own.pieces.len()).filter(|&i| descender.targets[i].is_some()).collect();
+        let Some(&at) = usable.get((piece % usable.len().max(1) as u64) as usize) else { return Ok(None) };
+        let target = descender.targets[at].as_ref().expect("usable pieces have a target");
+        let pack = StyleRecipe { tone: None, ..recipe.clone() }.pack(self.voices)?;
+        let pitch_semitones = recipe.pitch_semitones.unwrap_or(0.0);
+        let rows: Vec<SpeechRow> = own.pieces[at]
+            .0
+            .iter()
+            .map(|tokens| SpeechRow {
+                tokens: tokens.clone(),
+                style: pack.style_for(tokens.len() - 2).to_vec(),
+                speed: 1.0,
+                seed: None,
+                target_seconds: None,
+                tone: None,
+                pitch_semitones,
+            })
+            .collect();
+        descender.voice.timbre_gradient(descender.model, &rows, target)
     }
 
     fn registered(&self, style: StyleRecipe) -> Result<StyleRecipe> {

@@ -73,6 +73,16 @@ impl Refinement {
         Refinement { current, snapshots: vec![judged.clone()], judged, step: FIRST_STEP, generation: 0, seed, path: Vec::new() }
     }
 
+    /// Moves the voice the next generation steps from to `recipe` (its own
+    /// tone set aside), judged as `verdict`, and keeps it as a snapshot:
+    /// a refinement that goes on from a voice found another way.
+    pub fn move_to(&mut self, recipe: StyleRecipe, verdict: Verdict) {
+        self.current = StyleRecipe { tone: None, ..recipe };
+        self.judged = Snapshot { generation: self.generation, recipe: StyleRecipe { tone: verdict.tone.clone(), ..self.current.clone() }, verdict };
+        self.path.clear();
+        self.snapshots.push(self.judged.clone());
+    }
+
     /// The voices to choose among: the snapshots and the voice as last
     /// judged, each voice once.
     pub fn choices(&self) -> Vec<Snapshot> {

@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+use super::descent::Descent;
 use super::judge::{Judge, Listened, Verdict};
 use super::refine::{Refinement, Snapshot};
 use super::search::Cmaes;
@@ -31,12 +32,15 @@ pub struct FitCheckpoint {
     /// The refinement, once the search among the stock voices is done.
     #[serde(default)]
     pub refinement: Option<Refinement>,
+    /// The descent, once the refinement has its start.
+    #[serde(default)]
+    pub descent: Option<Descent>,
 }
 
 impl FitCheckpoint {
-    /// Generations judged so far, in both stages.
+    /// Generations judged so far, in every stage (a descent's step counts as one).
     pub fn generations(&self) -> u64 {
-        self.search.generation + self.refined_generations()
+        self.search.generation + self.refined_generations() + self.descent.as_ref().map_or(0, |d| d.step)
     }
 
     /// Generations of the refinement judged so far.
@@ -359,6 +363,7 @@ pub fn fit(
                 candidates: starts.len() as u64,
                 seconds: began.elapsed().as_secs_f64(),
                 refinement: None,
+                descent: None,
             }
         }
     };
@@ -415,6 +420,39 @@ pub fn fit(
         if state.refinement.is_none() {
             let (style, verdict) = searched_best(judge, space, &state)?;
             state.refinement = Some(Refinement::new(style, verdict, settings.seed));
+        }
+        // The descent moves the refinement's start down the spectral distance's gradient.
+        let descent_budget = search_budget + budget * settings.descent_share.min(settings.refine_share) as f64;
+        if settings.descent_share > 0.0 && !state.descent.as_ref().is_some_and(|d| d.done) {
+            let start = state.refinement.as_ref().expect("the refinement was set above").current.clone();
+            let spread = space.timbre_spread();
+            state.descent.get_or_insert_with(|| Descent::new(start.timbre_offset.clone().unwrap_or_else(|| vec![0.0; spread.len()])));
+            loop {
+                let descent = state.descent.as_mut().expect("the descent was set above");
+                if state.seconds >= descent_budget || !generations_left(descent.step) {
+                    break;
+                }
+                if cancelled() {
+                    return Err(Error::Cancelled("the voice fit".into()));
+                }
+                let recipe = StyleRecipe { timbre_offset: Some(descent.offset.clone()), ..start.clone() };
+                let Some((distance, gradient)) = judge.spectral_gradient(&recipe, descent.step)? else {
+                    tracing::info!("no gradient to descend (no words heard, or no differentiable model)");
+                    break;
+                };
+                descent.step(distance, &gradient, spread);
+                tracing::info!(step = descent.step, distance, "descent");
+                state.seconds = resumed_at + began.elapsed().as_secs_f64();
+                on_generation(&state, &progress_of(&state, best_similarity))?;
+            }
+            let descent = state.descent.as_mut().expect("the descent was set above");
+            descent.done = true;
+            if descent.step > 0 {
+                // The refinement goes on from the descended voice, judged as its candidates are.
+                let moved = StyleRecipe { timbre_offset: Some(descent.offset.clone()), ..start };
+                let verdict = judge.judge(std::slice::from_ref(&moved), 0)?.remove(0);
+                state.refinement.as_mut().expect("the refinement was set above").move_to(moved, verdict);
+            }
         }
         while state.seconds < budget && generations_left(state.refined_generations()) {
             if cancelled() {
@@ -548,6 +586,76 @@ mod tests {
         // search's probes, then validation and held-out (not probes).
         let probes: Vec<usize> = judge.probe_sets.borrow().iter().copied().filter(|s| *s != usize::MAX).collect();
         assert_eq!(probes, [0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 1, 0]);
+    }
+
+    /// [`Towards`], whose spectral distance falls as the timbre offset nears 0.1 in every column.
+    #[derive(Default)]
+    struct Downhill {
+        towards: Towards,
+        gradients: std::cell::Cell<u64>,
+    }
+
+    impl Judge for Downhill {
+        fn judge(&self, recipes: &[StyleRecipe], probe_set: usize) -> Result<Vec<Verdict>> {
+            self.towards.judge(recipes, probe_set)
+        }
+
+        fn held_out(&self, recipes: &[StyleRecipe]) -> Result<Vec<Listened>> {
+            self.towards.held_out(recipes)
+        }
+
+        fn validation(&self, recipes: &[StyleRecipe]) -> Result<Vec<Listened>> {
+            self.towards.validation(recipes)
+        }
+
+        fn spectral_gradient(&self, recipe: &StyleRecipe, _piece: u64) -> Result<Option<(f32, Vec<f32>)>> {
+            self.gradients.set(self.gradients.get() + 1);
+            let offset = recipe.timbre_offset.clone().expect("a descent's recipe has an offset");
+            let distance = offset.iter().map(|o| (o - 0.1) * (o - 0.1)).sum();
+            Ok(Some((distance, offset.iter().map(|o| 2.0 * (o - 0.1)).collect())))
+        }
+    }
+
+    #[test]
+    fn a_descent_moves_the_timbre_down_its_gradient_the_refinement_goes_on_from_there_and_it_resumes_exactly() {
+        let voices = test_voices();
+        let space = StyleSpace::new(&voices, 2, 2);
+        let starts = vec![("af_heart".to_string(), StyleRecipe::of_blend(&[("af_heart".to_string(), 1.0)]))];
+        let settings = FitSettings { minutes: 600.0, population: 6, max_generations: Some(5), refine_share: 0.5, descent_share: 0.25, ..Default::default() };
+        let judge = Downhill::default();
+        let mut checkpoints = Vec::new();
+        let (_, state) = fit(
+            &judge,
+            &space,
+            &starts,
+            "af_heart",
+            "en-US",
+            &settings,
+            None,
+            &mut |c, _| {
+                checkpoints.push(c.clone());
+                Ok(())
+            },
+            &|| false,
+        )
+        .unwrap();
+        let descent = state.descent.clone().expect("the fit descended");
+        assert_eq!((descent.step, judge.gradients.get()), (5, 5), "a step a generation, up to the cap");
+        assert!(descent.done);
+        assert!(descent.distances.windows(2).all(|w| w[1] < w[0]), "the distance falls: {:?}", descent.distances);
+        let refinement = state.refinement.clone().unwrap();
+        assert_eq!(refinement.generation, 5, "the refinement went on after the descent");
+        assert!(
+            refinement.snapshots.iter().any(|s| s.recipe.timbre_offset.as_deref() == Some(descent.offset.as_slice())),
+            "the descended voice is among the voices the fit chooses from"
+        );
+        assert_eq!(state.generations(), state.search.generation + 5 + 5);
+
+        // Killed after the descent's second step, the fit resumes where it stood.
+        let mid = checkpoints.iter().find(|c| c.descent.as_ref().is_some_and(|d| d.step == 2)).cloned().unwrap();
+        let (_, resumed) = fit(&Downhill::default(), &space, &starts, "af_heart", "en-US", &settings, Some(mid), &mut |_, _| Ok(()), &|| false).unwrap();
+        assert_eq!(resumed.descent, state.descent);
+        assert_eq!(resumed.refinement, state.refinement);
     }
 
     /// [`Towards`], asking every finished style to sit a semitone and a half lower.
