@@ -401,15 +401,18 @@ impl Engine {
                 judge = judge.with_register(register_hz, settings.register_semitones);
             }
             // Whisper hears the recording's words too, for the spectral term and the descent.
+            let mut own_words_heard = false;
             if (settings.spectral_weight > 0.0 || settings.descent_share > 0.0) && whisper_installed(listener)? {
                 let weight = settings.spectral_weight;
                 if let Some(own) = own_words(&engine, &decoded, speech.sample_rate(), weight)? {
                     tracing::info!(pieces = own.pieces.len(), language = own.language, weight, "Whisper heard the recording's own words");
                     judge = judge.with_own_words(front_end, own, &best)?;
+                    own_words_heard = true;
                 }
             }
-            // The decoder and generator the descent takes its gradients through, for this fit only.
-            let descent_voice = match settings.descent_share > 0.0 {
+            // The decoder and generator the descent takes its gradients through, for this fit
+            // only, and only where there are words to descend towards.
+            let descent_voice = match settings.descent_share > 0.0 && own_words_heard {
                 true => differentiable_voice(engine.data_dir())?,
                 false => None,
             };

@@ -7,8 +7,9 @@
 //! through Kokoro's decoder and generator, and a step needs one pass forward
 //! and back over a few seconds of speech. The offset stays within
 //! [`super::space::BOUND`] of the stock packs' spread per column, as the
-//! refinement's does. Its state serialises, and each step depends only on
-//! it and the gradient, so a checkpoint resumes exactly.
+//! refinement's does, and the fit keeps only as much of the move as sounds
+//! natural (`run.rs`'s `natural_descent`). Its state serialises, and each
+//! step depends only on it and the gradient, so a checkpoint resumes exactly.
 
 use serde::{Deserialize, Serialize};
 
@@ -37,13 +38,17 @@ pub struct Descent {
     /// Whether the stage is over (its share of the budget spent, or no
     /// gradient to follow).
     pub done: bool,
+    /// The share of the move the fit kept once the stage was over (1: all
+    /// of it; less where the whole move sounded less natural; 0: none).
+    #[serde(default)]
+    pub kept: f32,
 }
 
 impl Descent {
     /// A descent from `offset` (the voice's offset so far; zeros for none).
     pub fn new(offset: Vec<f32>) -> Descent {
         let n = offset.len();
-        Descent { offset, first: vec![0.0; n], second: vec![0.0; n], step: 0, distances: Vec::new(), done: false }
+        Descent { offset, first: vec![0.0; n], second: vec![0.0; n], step: 0, distances: Vec::new(), done: false, kept: 0.0 }
     }
 
     /// One step down `gradient` (of `distance`, in dB, at the current

@@ -193,6 +193,50 @@ fn chosen_voice(judge: &dyn Judge, choices: Vec<Snapshot>, stock: &StockHeard) -
     Ok(choices.into_iter().nth(at).expect("the refinement has a voice"))
 }
 
+/// The shares of a descent's move the fit hears before it keeps one: the
+/// spectral distance knows nothing of artefacts, and the whole move took
+/// lp's English voice 0.23 under the best stock voice's naturalness
+/// (session 57). None of it (the start) first, the whole move last, so
+/// the whole move wins a tie.
+const DESCENT_SHARES: [f32; 4] = [0.0, 0.25, 0.5, 1.0];
+
+/// The voice the fit goes on from after descending from `start` to the
+/// timbre offset `descended`: the share of the move in [`DESCENT_SHARES`]
+/// worth most on the validation sentences, its similarity less `weight`
+/// times how far it sounds less natural than `floor` (as the tone match's
+/// strength is chosen), among the shares that say their words about as
+/// clearly as the best stock voice (heard with `stock_errors`). Returns
+/// the voice and the share kept.
+fn natural_descent(
+    judge: &dyn Judge,
+    start: &StyleRecipe,
+    descended: &[f32],
+    floor: Option<f32>,
+    weight: f32,
+    stock_errors: Option<usize>,
+) -> Result<(StyleRecipe, f32)> {
+    let from = start.timbre_offset.clone().unwrap_or_else(|| vec![0.0; descended.len()]);
+    let moved =
+        |kept: f32| StyleRecipe { timbre_offset: Some(from.iter().zip(descended).map(|(a, b)| a + kept * (b - a)).collect()), tone: None, ..start.clone() };
+    let mut recipes: Vec<StyleRecipe> = DESCENT_SHARES.iter().map(|kept| moved(*kept)).collect();
+    recipes[0] = StyleRecipe { tone: None, ..start.clone() };
+    let heard = judge.validation(&recipes)?;
+    let at = worthiest(&heard, floor, weight, stock_errors);
+    for (kept, h) in DESCENT_SHARES.iter().zip(&heard) {
+        tracing::info!(
+            kept,
+            validation = h.similarity,
+            naturalness = h.naturalness,
+            floor,
+            word_errors = h.word_errors,
+            stock_errors,
+            chosen = *kept == DESCENT_SHARES[at],
+            "descended voice"
+        );
+    }
+    Ok((recipes.swap_remove(at), DESCENT_SHARES[at]))
+}
+
 /// The strengths of its tone match a fitted voice is heard at before the
 /// fit chooses one: the match colours the voice as well as correcting the
 /// microphone, and a gentler match, or none (the style alone, strength 0),
@@ -448,10 +492,16 @@ pub fn fit(
             let descent = state.descent.as_mut().expect("the descent was set above");
             descent.done = true;
             if descent.step > 0 {
-                // The refinement goes on from the descended voice, judged as its candidates are.
-                let moved = StyleRecipe { timbre_offset: Some(descent.offset.clone()), ..start };
-                let verdict = judge.judge(std::slice::from_ref(&moved), 0)?.remove(0);
-                state.refinement.as_mut().expect("the refinement was set above").move_to(moved, verdict);
+                let floor = stock.heard()?.and_then(|h| h.naturalness).map(|n| n - settings.naturalness_guard_margin);
+                let stock_errors = stock.heard()?.and_then(|h| h.word_errors);
+                let (moved, kept) = natural_descent(judge, &start, &descent.offset, floor, settings.naturalness_weight, stock_errors)?;
+                descent.kept = kept;
+                state.seconds = resumed_at + began.elapsed().as_secs_f64();
+                if kept > 0.0 {
+                    // The refinement goes on from the descended voice, judged as its candidates are.
+                    let verdict = judge.judge(std::slice::from_ref(&moved), 0)?.remove(0);
+                    state.refinement.as_mut().expect("the refinement was set above").move_to(moved, verdict);
+                }
             }
         }
         while state.seconds < budget && generations_left(state.refined_generations()) {
@@ -588,11 +638,15 @@ mod tests {
         assert_eq!(probes, [0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 1, 0]);
     }
 
-    /// [`Towards`], whose spectral distance falls as the timbre offset nears 0.1 in every column.
+    /// [`Towards`], whose spectral distance falls as the timbre offset nears
+    /// 0.1 in every column; where `natural_within` is set, a voice sounds
+    /// less natural on the validation sentences as its offset passes that
+    /// far from 0 in any column (and more like the reference as it moves).
     #[derive(Default)]
     struct Downhill {
         towards: Towards,
         gradients: std::cell::Cell<u64>,
+        natural_within: Option<f32>,
     }
 
     impl Judge for Downhill {
@@ -605,7 +659,14 @@ mod tests {
         }
 
         fn validation(&self, recipes: &[StyleRecipe]) -> Result<Vec<Listened>> {
-            self.towards.validation(recipes)
+            let mut heard = self.towards.validation(recipes)?;
+            for (h, r) in heard.iter_mut().zip(recipes) {
+                let farthest = r.timbre_offset.iter().flatten().fold(0.0f32, |m, o| m.max(o.abs()));
+                h.naturalness = self.natural_within.map(|within| 4.0 - 10.0 * (farthest - within).max(0.0));
+                // Where naturalness is heard, the descent also brings likeness.
+                h.similarity += self.natural_within.map_or(0.0, |_| 2.0 * farthest);
+            }
+            Ok(heard)
         }
 
         fn spectral_gradient(&self, recipe: &StyleRecipe, _piece: u64) -> Result<Option<(f32, Vec<f32>)>> {
@@ -642,6 +703,7 @@ mod tests {
         let descent = state.descent.clone().expect("the fit descended");
         assert_eq!((descent.step, judge.gradients.get()), (5, 5), "a step a generation, up to the cap");
         assert!(descent.done);
+        assert_eq!(descent.kept, 1.0, "naturalness unheard: the whole move is kept");
         assert!(descent.distances.windows(2).all(|w| w[1] < w[0]), "the distance falls: {:?}", descent.distances);
         let refinement = state.refinement.clone().unwrap();
         assert_eq!(refinement.generation, 5, "the refinement went on after the descent");
@@ -656,6 +718,34 @@ mod tests {
         let (_, resumed) = fit(&Downhill::default(), &space, &starts, "af_heart", "en-US", &settings, Some(mid), &mut |_, _| Ok(()), &|| false).unwrap();
         assert_eq!(resumed.descent, state.descent);
         assert_eq!(resumed.refinement, state.refinement);
+    }
+
+    #[test]
+    fn a_descent_keeps_only_as_much_of_its_move_as_sounds_natural() {
+        let voices = test_voices();
+        let space = StyleSpace::new(&voices, 2, 2);
+        let starts = vec![("af_heart".to_string(), StyleRecipe::of_blend(&[("af_heart".to_string(), 1.0)]))];
+        let settings = FitSettings { minutes: 600.0, population: 6, max_generations: Some(5), refine_share: 0.5, descent_share: 0.25, ..Default::default() };
+        let descended = |natural_within: f32| {
+            let judge = Downhill { natural_within: Some(natural_within), ..Default::default() };
+            let (_, state) = fit(&judge, &space, &starts, "af_heart", "en-US", &settings, None, &mut |_, _| Ok(()), &|| false).unwrap();
+            let descent = state.descent.clone().expect("the fit descended");
+            let moved_to = state.refinement.unwrap().snapshots.iter().filter_map(|s| s.recipe.timbre_offset.clone()).next();
+            (descent, moved_to)
+        };
+        // Five steps of Adam take every column about 0.1 from 0.
+        let (whole, moved_to) = descended(0.2);
+        assert_eq!(whole.kept, 1.0, "a move that sounds natural is kept whole");
+        assert_eq!(moved_to.as_deref(), Some(whole.offset.as_slice()));
+        let (most, _) = descended(0.098);
+        assert_eq!(most.kept, 1.0, "a little naturalness is worth much likeness (as the tone match weighs them)");
+        let (half, moved_to) = descended(0.06);
+        assert_eq!(half.kept, 0.5, "half the move is within what sounds natural, the whole is not");
+        let moved_to = moved_to.expect("the refinement went on from half the move");
+        assert!(moved_to.iter().zip(&half.offset).all(|(m, o)| (m - 0.5 * o).abs() < 1e-6), "{moved_to:?} against {:?}", half.offset);
+        let (none, moved_to) = descended(0.0);
+        assert_eq!(none.kept, 0.0, "every share of the move costs naturalness");
+        assert_eq!(moved_to, None, "the refinement went on from the start");
     }
 
     /// [`Towards`], asking every finished style to sit a semitone and a half lower.
