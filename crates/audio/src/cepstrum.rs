@@ -85,7 +85,7 @@ fn voiced_cepstra(x: &[f32], sample_rate: u32, bands: usize) -> Vec<[f64; COEFFI
 }
 
 /// Rows of the orthonormal DCT-II for `n` inputs, coefficients 0..=COEFFICIENTS.
-fn dct_matrix(n: usize) -> Vec<Vec<f64>> {
+pub fn dct_matrix(n: usize) -> Vec<Vec<f64>> {
     (0..=COEFFICIENTS)
         .map(|k| {
             let norm = if k == 0 { (1.0 / n as f64).sqrt() } else { (2.0 / n as f64).sqrt() };

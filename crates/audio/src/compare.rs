@@ -11,9 +11,12 @@ use std::sync::Arc;
 use rustfft::num_complex::Complex;
 use rustfft::{Fft, FftPlanner};
 
-const N_FFT: usize = 1024;
-const HOP: usize = 256;
-const BANDS: usize = 80;
+/// The analysis window, in samples.
+pub const N_FFT: usize = 1024;
+/// Samples from one frame to the next.
+pub const HOP: usize = 256;
+/// Mel bands from 0 Hz to Nyquist.
+pub const BANDS: usize = 80;
 const FLOOR: f64 = 1e-5;
 
 /// Mean |Δ log-mel| between `a` and `b` at `sample_rate`.
@@ -54,7 +57,7 @@ pub(crate) fn log_mel_frames(x: &[f32], sample_rate: u32) -> (Vec<f64>, usize) {
 }
 
 /// The floor of a log-mel value (silence).
-pub(crate) const LOG_FLOOR: f64 = -11.512925464970229; // ln(1e-5)
+pub const LOG_FLOOR: f64 = -11.512925464970229; // ln(1e-5)
 
 /// Cosine of the angle between two waveforms over their common length.
 pub fn waveform_cosine(a: &[f32], b: &[f32]) -> f64 {
@@ -80,11 +83,13 @@ fn band_edges(sample_rate: u32) -> Vec<f64> {
 
 /// How many of the lowest mel bands at `sample_rate` lie wholly below
 /// `top_hz` (a band-limited recording's content stops there).
-pub(crate) fn bands_below(sample_rate: u32, top_hz: f64) -> usize {
+pub fn bands_below(sample_rate: u32, top_hz: f64) -> usize {
     band_edges(sample_rate)[2..].iter().take_while(|upper| **upper <= top_hz).count()
 }
 
-fn mel_filterbank(sample_rate: u32) -> Vec<Vec<f64>> {
+/// The [`BANDS`] HTK-mel triangles (unit peak) over the `N_FFT / 2 + 1`
+/// bins of the spectrum at `sample_rate`, lowest band first.
+pub fn mel_filterbank(sample_rate: u32) -> Vec<Vec<f64>> {
     let edges = band_edges(sample_rate);
     let bins: Vec<f64> = (0..N_FFT / 2 + 1).map(|k| k as f64 * sample_rate as f64 / N_FFT as f64).collect();
     (0..BANDS)

@@ -10,18 +10,10 @@
 //! fixed for its gradient.
 
 use candle_core::{Device, Tensor};
+use revoice_audio::cepstrum::{dct_matrix, COEFFICIENTS, SILENCE_DB};
+use revoice_audio::compare::{bands_below, mel_filterbank, HOP, LOG_FLOOR, N_FFT};
 
 use crate::whisper::align::dtw;
-
-/// Coefficients compared (c1..=COEFFICIENTS), as `cepstrum.rs`.
-const COEFFICIENTS: usize = 24;
-const N_FFT: usize = 1024;
-const HOP: usize = 256;
-const BANDS: usize = 80;
-/// The magnitude floor of a band, as `compare.rs`.
-const FLOOR: f64 = 1e-5;
-/// Frames this far below the loudest are silence, in dB.
-const SILENCE_DB: f32 = 40.0;
 
 /// The mel-cepstral analysis at one sample rate, over the lowest bands.
 struct Analysis {
@@ -31,7 +23,6 @@ struct Analysis {
     filterbank: Tensor,
     /// `[COEFFICIENTS, bands]`: DCT rows 1..=COEFFICIENTS.
     dct: Tensor,
-    bands: usize,
 }
 
 impl Analysis {
@@ -46,28 +37,13 @@ impl Analysis {
                 dft[(bins + k) * N_FFT + i] = (-angle.sin() * window) as f32;
             }
         }
-        let edges = band_edges(sample_rate);
-        let mut filterbank = vec![0f32; bands * bins];
-        for b in 0..bands {
-            let (lo, mid, hi) = (edges[b], edges[b + 1], edges[b + 2]);
-            for k in 0..bins {
-                let f = k as f64 * sample_rate as f64 / N_FFT as f64;
-                filterbank[b * bins + k] = ((f - lo) / (mid - lo)).min((hi - f) / (hi - mid)).max(0.0) as f32;
-            }
-        }
-        let mut dct = vec![0f32; COEFFICIENTS * bands];
-        for k in 1..=COEFFICIENTS {
-            for i in 0..bands {
-                let angle = std::f64::consts::PI * k as f64 * (i as f64 + 0.5) / bands as f64;
-                dct[(k - 1) * bands + i] = ((2.0 / bands as f64).sqrt() * angle.cos()) as f32;
-            }
-        }
+        let filterbank: Vec<f32> = mel_filterbank(sample_rate).iter().take(bands).flatten().map(|w| *w as f32).collect();
+        let dct: Vec<f32> = dct_matrix(bands).iter().skip(1).flatten().map(|w| *w as f32).collect();
         let device = Device::Cpu;
         Ok(Analysis {
             dft: Tensor::from_vec(dft, (2 * bins, 1, N_FFT), &device)?,
             filterbank: Tensor::from_vec(filterbank, (bands, bins), &device)?,
             dct: Tensor::from_vec(dct, (COEFFICIENTS, bands), &device)?,
-            bands,
         })
     }
 
@@ -79,11 +55,11 @@ impl Analysis {
         let spectrum = padded.conv1d(&self.dft, 0, HOP, 1, 1)?.squeeze(0)?;
         let power = (spectrum.narrow(0, 0, bins)?.sqr()? + spectrum.narrow(0, bins, bins)?.sqr()?)?;
         let magnitude = (power + 1e-12)?.sqrt()?;
-        let log_mel = (self.filterbank.matmul(&magnitude)? + FLOOR)?.log()?;
+        let log_mel = (self.filterbank.matmul(&magnitude)? + LOG_FLOOR.exp())?.log()?;
         // The frame's level (c0 over the orthonormal DCT, as a mean log level) decides what is silence.
         let level = log_mel.mean(0)?.to_vec1::<f32>()?;
         let loudest = level.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let floor = (loudest - SILENCE_DB * std::f32::consts::LN_10 / 20.0).max(FLOOR.ln() as f32 + 1.0);
+        let floor = (loudest - SILENCE_DB as f32 * std::f32::consts::LN_10 / 20.0).max(LOG_FLOOR as f32 + 1.0);
         let voiced: Vec<u32> = (0..level.len() as u32).filter(|&f| level[f as usize] >= floor).collect();
         if voiced.is_empty() {
             return Ok(None);
@@ -91,14 +67,6 @@ impl Analysis {
         let cepstra = self.dct.matmul(&log_mel)?.t()?.contiguous()?;
         Ok(Some(cepstra.index_select(&Tensor::new(voiced.as_slice(), audio.device())?, 0)?.contiguous()?))
     }
-}
-
-/// The mel-band edges at `sample_rate` (as `compare.rs`).
-fn band_edges(sample_rate: u32) -> Vec<f64> {
-    let mel = |f: f64| 2595.0 * (1.0 + f / 700.0).log10();
-    let hz = |m: f64| 700.0 * (10f64.powf(m / 2595.0) - 1.0);
-    let top = mel(sample_rate as f64 / 2.0);
-    (0..BANDS + 2).map(|i| hz(top * i as f64 / (BANDS + 1) as f64)).collect()
 }
 
 /// A recording of some words, as a voice saying the same words is measured
@@ -114,7 +82,7 @@ impl SpectralTarget {
     /// The target of `recording` at `sample_rate`, compared below `top_hz`;
     /// `None` when it holds no sound or too few bands lie below `top_hz`.
     pub fn new(recording: &[f32], sample_rate: u32, top_hz: f64) -> candle_core::Result<Option<SpectralTarget>> {
-        let bands = band_edges(sample_rate)[2..].iter().take_while(|upper| **upper <= top_hz).count();
+        let bands = bands_below(sample_rate, top_hz);
         if bands <= COEFFICIENTS || recording.len() <= N_FFT / 2 {
             return Ok(None);
         }
@@ -139,11 +107,6 @@ impl SpectralTarget {
         // The ε keeps the square root's gradient finite where frames agree.
         let steps = ((a - b)?.sqr()?.sum(1)? + 1e-6)?.sqrt()?.mean_all()?;
         Ok(Some((steps * (10.0 / std::f64::consts::LN_10 * 2f64.sqrt()))?))
-    }
-
-    /// Mel bands compared.
-    pub fn bands(&self) -> usize {
-        self.analysis.bands
     }
 }
 

@@ -14,6 +14,7 @@ use candle_nn::{Linear, VarBuilder};
 
 use super::config::Config;
 use super::gradient_ops::{AdaInSnake, TapConv};
+use super::layers::{depthwise_conv_transpose1d, zeros_between};
 use super::stft::hann;
 use crate::spectral_distance::SpectralTarget;
 use crate::speech::{SpeechModel, SpeechRow, Voicing};
@@ -89,7 +90,7 @@ impl ConvUp {
     }
 
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        self.conv.forward(&stuffed(x, self.stride)?.contiguous()?)
+        self.conv.forward(&zeros_between(x, self.stride)?.contiguous()?)
     }
 }
 
@@ -98,16 +99,6 @@ fn flipped(w: &Tensor) -> Result<Tensor> {
     let k = w.dim(2)?;
     let reversed: Vec<u32> = (0..k as u32).rev().collect();
     w.index_select(&Tensor::new(reversed, w.device())?, 2)?.contiguous()
-}
-
-/// `x` `[B, C, T]` with `stride − 1` zeros after every step but the last.
-fn stuffed(x: &Tensor, stride: usize) -> Result<Tensor> {
-    if stride == 1 {
-        return Ok(x.clone());
-    }
-    let (b, c, t) = x.dims3()?;
-    let zeros = Tensor::zeros((b, c, t, stride - 1), x.dtype(), x.device())?;
-    Tensor::cat(&[&x.unsqueeze(3)?, &zeros], 3)?.reshape((b, c, t * stride))?.narrow(2, 0, (t - 1) * stride + 1)
 }
 
 /// The decoder's ×2 depthwise transposed convolution (kernel 3, padding 1,
@@ -120,21 +111,7 @@ struct DepthwiseUp {
 
 impl DepthwiseUp {
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        let (_, c, _) = x.dims3()?;
-        let k = self.weight.dim(2)?;
-        let (padding, output_padding) = (1, 1);
-        let padded = stuffed(x, 2)?.pad_with_zeros(2, k - 1 - padding, k - 1 - padding + output_padding)?;
-        let len = padded.dim(2)? + 1 - k;
-        let mut y: Option<Tensor> = None;
-        for j in 0..k {
-            let tap = self.weight.narrow(2, k - 1 - j, 1)?.reshape((1, c, 1))?;
-            let term = padded.narrow(2, j, len)?.broadcast_mul(&tap)?;
-            y = Some(match y {
-                Some(y) => (y + term)?,
-                None => term,
-            });
-        }
-        y.expect("a kernel has taps").broadcast_add(&self.bias.reshape((1, c, 1))?)
+        depthwise_conv_transpose1d(x, &self.weight, 1, 1, 2)?.broadcast_add(&self.bias.reshape((1, (), 1))?)
     }
 }
 

@@ -302,20 +302,14 @@ impl Module for ConvTranspose1d {
 }
 
 /// Depthwise transposed convolution (groups = channels), as zero-stuffing
-/// followed by a depthwise convolution with the flipped kernel.
-fn depthwise_conv_transpose1d(x: &Tensor, weight: &Tensor, padding: usize, output_padding: usize, stride: usize) -> Result<Tensor> {
-    let (b, c, t) = x.dims3()?;
+/// followed by a depthwise convolution with the flipped kernel. Plain
+/// tensor operations, so gradients pass through it.
+pub(crate) fn depthwise_conv_transpose1d(x: &Tensor, weight: &Tensor, padding: usize, output_padding: usize, stride: usize) -> Result<Tensor> {
+    let (b, c, _) = x.dims3()?;
     let k = weight.dim(2)?;
-    // Insert stride−1 zeros between samples.
-    let stuffed = if stride > 1 {
-        let zeros = Tensor::zeros((b, c, t, stride - 1), x.dtype(), x.device())?;
-        Tensor::cat(&[x.unsqueeze(3)?, zeros], 3)?.reshape((b, c, t * stride))?.narrow(2, 0, (t - 1) * stride + 1)?
-    } else {
-        x.clone()
-    };
     let left = k - 1 - padding;
     let right = k - 1 - padding + output_padding;
-    let padded = stuffed.pad_with_zeros(2, left, right)?;
+    let padded = zeros_between(x, stride)?.pad_with_zeros(2, left, right)?;
     let out_len = padded.dim(2)? + 1 - k;
     // Depthwise correlation with the flipped kernel as k shifted, scaled slices
     // (candle's grouped conv runs one convolution per channel).
@@ -325,6 +319,17 @@ fn depthwise_conv_transpose1d(x: &Tensor, weight: &Tensor, padding: usize, outpu
         y = (y + padded.narrow(2, j, out_len)?.broadcast_mul(&tap)?)?;
     }
     Ok(y)
+}
+
+/// `x` `[B, C, T]` with `stride − 1` zeros after every step but the last:
+/// a transposed convolution's input as a plain convolution reads it.
+pub(crate) fn zeros_between(x: &Tensor, stride: usize) -> Result<Tensor> {
+    if stride == 1 {
+        return Ok(x.clone());
+    }
+    let (b, c, t) = x.dims3()?;
+    let zeros = Tensor::zeros((b, c, t, stride - 1), x.dtype(), x.device())?;
+    Tensor::cat(&[&x.unsqueeze(3)?, &zeros], 3)?.reshape((b, c, t * stride))?.narrow(2, 0, (t - 1) * stride + 1)
 }
 
 /// Layer norm over channels with learned `gamma`/`beta`, for `[B, C, T]`.
