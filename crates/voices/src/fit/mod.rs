@@ -200,10 +200,9 @@ pub const SPECTRAL_WEIGHT: f32 = MAX_SPECTRAL_WEIGHT;
 /// 0.754 → 0.783 in Spanish) and took the distance to the recording's own
 /// words from 36.8 to 34.0 dB (slt) and 41.6 to 38.2 dB (the reader),
 /// naturalness within 0.1 of the best stock voice and word errors equal.
-/// Not yet guarded: towards Festival's Italian diphone voice (lp, speaking
-/// English) it cost 0.23 of naturalness for no similarity (0.664 → 0.662),
-/// since the descent follows the recording's spectrum whether or not the
-/// recording sounds natural.
+/// Towards Festival's Italian diphone voice (lp, speaking English) the
+/// whole move cost 0.23 of naturalness for no similarity, so the fit keeps
+/// only as much of it as is worth keeping (`run.rs`, `natural_descent`).
 pub const DESCENT_SHARE: f32 = 0.4;
 
 impl Default for FitSettings {

@@ -478,25 +478,31 @@ impl<'a> ProbeJudge<'a> {
         Ok(self)
     }
 
+    /// The rows of `recipe` reading `lines` (through its tone match, if it has one).
+    fn rows_of(&self, recipe: &StyleRecipe, lines: &[Vec<u32>]) -> Result<Vec<SpeechRow>> {
+        let pack = recipe.pack(self.voices)?;
+        let tone = recipe.tone.clone().map(Arc::new);
+        let pitch_semitones = recipe.pitch_semitones.unwrap_or(0.0);
+        Ok(lines
+            .iter()
+            .map(|tokens| SpeechRow {
+                tokens: tokens.clone(),
+                style: pack.style_for(tokens.len() - 2).to_vec(),
+                speed: 1.0,
+                seed: None,
+                target_seconds: None,
+                tone: tone.clone(),
+                pitch_semitones,
+            })
+            .collect())
+    }
+
     /// Renders every recipe reading `lines`, as one scheduler job (each
     /// through its own tone match, if it has one).
     fn render(&self, recipes: &[StyleRecipe], lines: &[Vec<u32>]) -> Result<Vec<Vec<RowAudio>>> {
         let mut rows = Vec::with_capacity(recipes.len() * lines.len());
         for recipe in recipes {
-            let pack = recipe.pack(self.voices)?;
-            let tone = recipe.tone.clone().map(Arc::new);
-            let pitch_semitones = recipe.pitch_semitones.unwrap_or(0.0);
-            for tokens in lines {
-                rows.push(SpeechRow {
-                    tokens: tokens.clone(),
-                    style: pack.style_for(tokens.len() - 2).to_vec(),
-                    speed: 1.0,
-                    seed: None,
-                    target_seconds: None,
-                    tone: tone.clone(),
-                    pitch_semitones,
-                });
-            }
+            rows.extend(self.rows_of(recipe, lines)?);
         }
         let mut audio = self.scheduler.submit(Job::buffered(rows)).wait()?.into_iter();
         Ok(recipes.iter().map(|_| audio.by_ref().take(lines.len()).collect()).collect())
@@ -725,21 +731,7 @@ impl Judge for ProbeJudge<'_> {
         let usable: Vec<usize> = (0..own.pieces.len()).filter(|&i| descender.targets[i].is_some()).collect();
         let Some(&at) = usable.get((piece % usable.len().max(1) as u64) as usize) else { return Ok(None) };
         let target = descender.targets[at].as_ref().expect("usable pieces have a target");
-        let pack = StyleRecipe { tone: None, ..recipe.clone() }.pack(self.voices)?;
-        let pitch_semitones = recipe.pitch_semitones.unwrap_or(0.0);
-        let rows: Vec<SpeechRow> = own.pieces[at]
-            .0
-            .iter()
-            .map(|tokens| SpeechRow {
-                tokens: tokens.clone(),
-                style: pack.style_for(tokens.len() - 2).to_vec(),
-                speed: 1.0,
-                seed: None,
-                target_seconds: None,
-                tone: None,
-                pitch_semitones,
-            })
-            .collect();
+        let rows = self.rows_of(&StyleRecipe { tone: None, ..recipe.clone() }, &own.pieces[at].0)?;
         descender.voice.timbre_gradient(descender.model, &rows, target)
     }
 
