@@ -38,6 +38,10 @@ pub struct Descent {
     /// Whether the stage is over (its share of the budget spent, or no
     /// gradient to follow).
     pub done: bool,
+    /// Whether a hearing found the voice worth less than where the descent
+    /// began, so it stopped before its share of the budget ran out.
+    #[serde(default)]
+    pub stopped: bool,
     /// The share of the move the fit kept once the stage was over (1: all
     /// of it; less where the whole move sounded less natural; 0: none).
     #[serde(default)]
@@ -48,7 +52,7 @@ impl Descent {
     /// A descent from `offset` (the voice's offset so far; zeros for none).
     pub fn new(offset: Vec<f32>) -> Descent {
         let n = offset.len();
-        Descent { offset, first: vec![0.0; n], second: vec![0.0; n], step: 0, distances: Vec::new(), done: false, kept: 0.0 }
+        Descent { offset, first: vec![0.0; n], second: vec![0.0; n], step: 0, distances: Vec::new(), done: false, stopped: false, kept: 0.0 }
     }
 
     /// One step down `gradient` (of `distance`, in dB, at the current

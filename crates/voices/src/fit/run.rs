@@ -237,6 +237,51 @@ fn natural_descent(
     Ok((recipes.swap_remove(at), DESCENT_SHARES[at]))
 }
 
+/// How many steps a descent takes between hearings of where it stands
+/// ([`worse_than_its_start`]): a hearing costs about a step's time.
+const STEPS_BETWEEN_HEARINGS: u64 = 6;
+
+/// How much less a descended voice must be worth than its start before
+/// the descent stops: one hearing of three sentences moves by ±0.15 of
+/// naturalness from one voice to the next nearby (see [`chosen_voice`]).
+/// Stopped at any loss, the LibriVox reader's descent ended after 12 steps
+/// on a hearing 0.007 under its start, where the whole 30 steps were
+/// natural (session 59).
+const WORSE_BY: f32 = 0.15;
+
+/// Whether the voice descended from `start` to the timbre offset `offset`
+/// is worth clearly less ([`WORSE_BY`]) on the validation sentences than
+/// `start` (as [`natural_descent`] weighs them), or says its words less
+/// clearly than the best stock voice: then the spectral distance leads
+/// away from the voice for this recording, and the rest of the descent's
+/// share is the refinement's. lp's Italian words took its English voice's
+/// worth from 0.61 to 0.38 in six steps, and the fit dropped the whole
+/// move after spending 100 s on it (sessions 58-59). `start_worth` holds
+/// the start's worth once heard.
+fn worse_than_its_start(
+    judge: &dyn Judge,
+    start: &StyleRecipe,
+    offset: &[f32],
+    floor: Option<f32>,
+    weight: f32,
+    stock_errors: Option<usize>,
+    start_worth: &mut Option<f32>,
+) -> Result<bool> {
+    let here = StyleRecipe { timbre_offset: Some(offset.to_vec()), tone: None, ..start.clone() };
+    let heard = match start_worth {
+        Some(_) => judge.validation(std::slice::from_ref(&here))?,
+        None => {
+            let mut heard = judge.validation(&[StyleRecipe { tone: None, ..start.clone() }, here])?;
+            *start_worth = Some(worth(&heard[0], floor, weight));
+            heard.split_off(1)
+        }
+    };
+    let here = &heard[0];
+    let (worth_here, from) = (worth(here, floor, weight), start_worth.expect("the start was heard above"));
+    tracing::info!(worth = worth_here, start_worth = from, naturalness = here.naturalness, word_errors = here.word_errors, "descent heard");
+    Ok(worth_here < from - WORSE_BY || !says_the_words(here, stock_errors))
+}
+
 /// The strengths of its tone match a fitted voice is heard at before the
 /// fit chooses one: the match colours the voice as well as correcting the
 /// microphone, and a gentler match, or none (the style alone, strength 0),
@@ -471,9 +516,12 @@ pub fn fit(
             let start = state.refinement.as_ref().expect("the refinement was set above").current.clone();
             let spread = space.timbre_spread();
             state.descent.get_or_insert_with(|| Descent::new(start.timbre_offset.clone().unwrap_or_else(|| vec![0.0; spread.len()])));
+            let floor = stock.heard()?.and_then(|h| h.naturalness).map(|n| n - settings.naturalness_guard_margin);
+            let stock_errors = stock.heard()?.and_then(|h| h.word_errors);
+            let mut start_worth = None;
             loop {
                 let descent = state.descent.as_mut().expect("the descent was set above");
-                if state.seconds >= descent_budget || !generations_left(descent.step) {
+                if descent.stopped || state.seconds >= descent_budget || !generations_left(descent.step) {
                     break;
                 }
                 if cancelled() {
@@ -486,14 +534,15 @@ pub fn fit(
                 };
                 descent.step(distance, &gradient, spread);
                 tracing::info!(step = descent.step, distance, "descent");
+                descent.stopped = descent.step % STEPS_BETWEEN_HEARINGS == 0
+                    && settings.naturalness_weight > 0.0
+                    && worse_than_its_start(judge, &start, &descent.offset, floor, settings.naturalness_weight, stock_errors, &mut start_worth)?;
                 state.seconds = resumed_at + began.elapsed().as_secs_f64();
                 on_generation(&state, &progress_of(&state, best_similarity))?;
             }
             let descent = state.descent.as_mut().expect("the descent was set above");
             descent.done = true;
             if descent.step > 0 {
-                let floor = stock.heard()?.and_then(|h| h.naturalness).map(|n| n - settings.naturalness_guard_margin);
-                let stock_errors = stock.heard()?.and_then(|h| h.word_errors);
                 let (moved, kept) = natural_descent(judge, &start, &descent.offset, floor, settings.naturalness_weight, stock_errors)?;
                 descent.kept = kept;
                 state.seconds = resumed_at + began.elapsed().as_secs_f64();
@@ -746,6 +795,51 @@ mod tests {
         let (none, moved_to) = descended(0.0);
         assert_eq!(none.kept, 0.0, "every share of the move costs naturalness");
         assert_eq!(moved_to, None, "the refinement went on from the start");
+    }
+
+    #[test]
+    fn a_descent_heard_worse_than_its_start_stops_and_gives_its_time_back() {
+        let voices = test_voices();
+        let space = StyleSpace::new(&voices, 2, 2);
+        let starts = vec![("af_heart".to_string(), StyleRecipe::of_blend(&[("af_heart".to_string(), 1.0)]))];
+        let settings = FitSettings { minutes: 600.0, population: 6, max_generations: Some(14), refine_share: 0.5, descent_share: 0.25, ..Default::default() };
+        let descended = |natural_within: f32| {
+            let judge = Downhill { natural_within: Some(natural_within), ..Default::default() };
+            let mut checkpoints = Vec::new();
+            let (_, state) = fit(
+                &judge,
+                &space,
+                &starts,
+                "af_heart",
+                "en-US",
+                &settings,
+                None,
+                &mut |c, _| {
+                    checkpoints.push(c.clone());
+                    Ok(())
+                },
+                &|| false,
+            )
+            .unwrap();
+            (state, checkpoints, judge.gradients.get())
+        };
+        // Natural all the way: the descent takes every step it may.
+        let (state, _, gradients) = descended(0.2);
+        let descent = state.descent.unwrap();
+        assert_eq!((descent.step, gradients, descent.stopped), (14, 14, false));
+        // Unnatural past 0.02 (every column is about 0.1 from 0 after five
+        // steps): the first hearing, after six, stops it.
+        let (state, checkpoints, gradients) = descended(0.02);
+        let descent = state.descent.clone().unwrap();
+        assert_eq!((descent.step, gradients, descent.stopped), (6, 6, true), "stopped at the first hearing");
+        assert_eq!(state.refinement.as_ref().unwrap().generation, 14, "the refinement has the rest");
+        // Killed when it stopped, the fit resumes without descending further.
+        let at_stop = checkpoints.iter().find(|c| c.descent.as_ref().is_some_and(|d| d.stopped)).cloned().unwrap();
+        let judge = Downhill { natural_within: Some(0.02), ..Default::default() };
+        let (_, resumed) = fit(&judge, &space, &starts, "af_heart", "en-US", &settings, Some(at_stop), &mut |_, _| Ok(()), &|| false).unwrap();
+        assert_eq!(judge.gradients.get(), 0);
+        assert_eq!(resumed.descent, state.descent);
+        assert_eq!(resumed.refinement, state.refinement);
     }
 
     /// [`Towards`], asking every finished style to sit a semitone and a half lower.
