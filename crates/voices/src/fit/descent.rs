@@ -7,8 +7,10 @@
 //! through Kokoro's decoder and generator, and a step needs one pass forward
 //! and back over a few seconds of speech. The offset stays within
 //! [`super::space::BOUND`] of the stock packs' spread per column, as the
-//! refinement's does, and the fit keeps only as much of the move as sounds
-//! natural (`run.rs`'s `natural_descent`). Its state serialises, and each
+//! refinement's does; the fit stops it where a hearing finds it worth
+//! clearly less than its start, and keeps only as much of the move as
+//! sounds natural (`run.rs`'s `worse_than_its_start` and
+//! `natural_descent`). Its state serialises, and each
 //! step depends only on it and the gradient, so a checkpoint resumes exactly.
 
 use serde::{Deserialize, Serialize};
