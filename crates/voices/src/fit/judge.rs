@@ -23,7 +23,7 @@ pub struct Verdict {
     #[serde(default)]
     pub tone: Option<ToneCurve>,
     /// How natural its probe renders sound (DNSMOS's speech-signal score on
-    /// the style's clip before its tone match), where the judge guards naturalness.
+    /// the clip as it is), where the judge guards naturalness.
     #[serde(default)]
     pub naturalness: Option<f32>,
 }

@@ -319,15 +319,10 @@ struct Descender<'a> {
 }
 
 /// Holds candidates to the naturalness of a stock voice: each candidate's
-/// probe renders, its style as it is before its tone match, are scored as
+/// probe renders, as it is heard (through its tone match), are scored as
 /// one clip, and each point of the opinion scale it falls more than
-/// `margin` below the floor voice's score on the same probes (the stock
-/// voice as it is too) costs `weight` of its fitness. Both untoned: heard
-/// through the tone match towards a recording that is itself unnatural (lp,
-/// a phone-band reading at 2.76), the floor fell with the recording's
-/// balance and let the search settle 0.12 to 0.18 below the stock voice a
-/// dubber would otherwise use (session 58); the tone match's own cost is
-/// weighed when the fit chooses its strength. The encoder cannot hear the buzz a style
+/// `margin` below the floor voice's score on the same probes costs
+/// `weight` of its fitness. The encoder cannot hear the buzz a style
 /// pushed away from the stock voices makes, so without it the refinement
 /// walks into it (session 51: the fitted styles lost 0.35 to 0.5 of
 /// DNSMOS's signal score against the stock voices).
@@ -563,7 +558,7 @@ impl<'a> ProbeJudge<'a> {
             .collect())
     }
 
-    /// Holds the candidates whose probe clips (untoned) are `clips` (on probe set
+    /// Holds the candidates whose probe clips are `clips` (on probe set
     /// `set`) to the guard's floor: lowers each one's `fitness` by its
     /// shortfall, and returns how natural each sounded. Only what the
     /// search reads is scored (see [`scored_best`]); a candidate left
@@ -576,8 +571,11 @@ impl<'a> ProbeJudge<'a> {
         let floor = match known {
             Some(floor) => floor,
             None => {
-                // The floor voice as a dubber would otherwise use it: without a tone match.
-                let renders = self.render(std::slice::from_ref(&guard.floor_voice), &self.probes[at])?.remove(0);
+                // The floor voice heard as a candidate is: through the tone match its renders need.
+                let mut renders = self.render(std::slice::from_ref(&guard.floor_voice), &self.probes[at])?.remove(0);
+                if let Some((tone, _)) = self.tones_for(&renders) {
+                    renders.iter_mut().for_each(|row| row.samples = tone.apply(&row.samples, row.sample_rate));
+                }
                 let floor = judge.score_clip(&joined(&renders), self.sample_rate)?.signal;
                 tracing::debug!(probe_set = at, floor, margin = guard.margin, "naturalness floor");
                 guard.floors.lock().unwrap_or_else(|p| p.into_inner())[at] = Some(floor);
@@ -674,8 +672,6 @@ impl Judge for ProbeJudge<'_> {
         // Each candidate's rows past the probes say the piece.
         let mut said: Vec<Vec<RowAudio>> = renders.iter_mut().map(|r| r.split_off(probes.len().min(r.len()))).collect();
         let tones: Vec<Option<(ToneCurve, ToneCurve)>> = renders.iter().map(|r| self.tones_for(r)).collect();
-        // The guard hears each style as it is, before its tone match (see [`NaturalGuard`]).
-        let styles_heard: Vec<Vec<f32>> = if self.guard.is_some() { renders.iter().map(|r| joined(r)).collect() } else { Vec::new() };
         for ((audio, own), tone) in renders.iter_mut().zip(said.iter_mut()).zip(&tones) {
             if let Some((tone, _)) = tone {
                 for row in audio.iter_mut().chain(own.iter_mut()) {
@@ -702,7 +698,7 @@ impl Judge for ProbeJudge<'_> {
         }
         let mut fitness: Vec<f64> = heard.iter().zip(&spectral).map(|(h, spectral)| h.similarity as f64 - self.penalty(h, tokens) + spectral).collect();
         let spoken = began.elapsed();
-        let naturalness = self.guard(&styles_heard, &mut fitness, probe_set)?;
+        let naturalness = self.guard(&clips, &mut fitness, probe_set)?;
         tracing::debug!(
             candidates = recipes.len(),
             render_ms = rendered.as_millis() as u64,

@@ -239,8 +239,8 @@ fn natural_descent(
 
 /// The step after which a descent is heard once ([`worse_than_its_start`]):
 /// by six, lp's Italian words had taken its English voice's worth from
-/// 0.61 to 0.38, while slt's and the LibriVox reader's had risen by 0.15
-/// and 0.08 (session 59). One hearing costs about two steps' time; hearing
+/// 0.55 to -0.82 (naturalness 2.32), while slt's had risen by 0.10 and the
+/// LibriVox reader's by 0.08 (session 59). One hearing costs about two steps' time; hearing
 /// every six steps cost slt four of its 21 steps, and a move that turns
 /// unnatural later is still caught by [`natural_descent`].
 const TRIAL_STEPS: u64 = 6;
