@@ -711,6 +711,22 @@ mod tests {
         }
     }
 
+    /// A fit of af_heart's voice from the start, and every checkpoint it saved.
+    fn fit_saving_checkpoints(
+        judge: &dyn Judge,
+        space: &StyleSpace,
+        starts: &[(String, StyleRecipe)],
+        settings: &FitSettings,
+    ) -> (FitCheckpoint, Vec<FitCheckpoint>) {
+        let mut checkpoints = Vec::new();
+        let mut saved = |c: &FitCheckpoint, _: &FitProgress| {
+            checkpoints.push(c.clone());
+            Ok(())
+        };
+        let (_, state) = fit(judge, space, starts, "af_heart", "en-US", settings, None, &mut saved, &|| false).unwrap();
+        (state, checkpoints)
+    }
+
     #[test]
     fn a_descent_moves_the_timbre_down_its_gradient_the_refinement_goes_on_from_there_and_it_resumes_exactly() {
         let voices = test_voices();
@@ -718,22 +734,7 @@ mod tests {
         let starts = vec![("af_heart".to_string(), StyleRecipe::of_blend(&[("af_heart".to_string(), 1.0)]))];
         let settings = FitSettings { minutes: 600.0, population: 6, max_generations: Some(5), refine_share: 0.5, descent_share: 0.25, ..Default::default() };
         let judge = Downhill::default();
-        let mut checkpoints = Vec::new();
-        let (_, state) = fit(
-            &judge,
-            &space,
-            &starts,
-            "af_heart",
-            "en-US",
-            &settings,
-            None,
-            &mut |c, _| {
-                checkpoints.push(c.clone());
-                Ok(())
-            },
-            &|| false,
-        )
-        .unwrap();
+        let (state, checkpoints) = fit_saving_checkpoints(&judge, &space, &starts, &settings);
         let descent = state.descent.clone().expect("the fit descended");
         assert_eq!((descent.step, judge.gradients.get()), (5, 5), "a step a generation, up to the cap");
         assert!(descent.done);
@@ -790,22 +791,7 @@ mod tests {
         let settings = FitSettings { minutes: 600.0, population: 6, max_generations: Some(14), refine_share: 0.5, descent_share: 0.25, ..Default::default() };
         let descended = |natural_within: f32| {
             let judge = Downhill { natural_within: Some(natural_within), ..Default::default() };
-            let mut checkpoints = Vec::new();
-            let (_, state) = fit(
-                &judge,
-                &space,
-                &starts,
-                "af_heart",
-                "en-US",
-                &settings,
-                None,
-                &mut |c, _| {
-                    checkpoints.push(c.clone());
-                    Ok(())
-                },
-                &|| false,
-            )
-            .unwrap();
+            let (state, checkpoints) = fit_saving_checkpoints(&judge, &space, &starts, &settings);
             (state, checkpoints, judge.gradients.get())
         };
         // Natural all the way: the descent takes every step it may.
